@@ -1,0 +1,19 @@
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/ingest.smk"
+include: "workflow/rules/stats.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        get_final_outputs,
+    localrule: True

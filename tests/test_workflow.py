@@ -1,0 +1,165 @@
+"""End to end: real `snakemake` runs on real BenchFlow 0.7.12 job folders."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+from conftest import REPO
+
+
+def summaries(workflow) -> dict[str, dict]:
+    found = {}
+    for path in sorted((workflow.results / "reports").glob("*/summary.json")):
+        data = json.loads(path.read_text())
+        found[data["setting"]] = data
+    return found
+
+
+def test_counts_match_benchflow_summary_on_real_folders(workflow, real_jobs):
+    workflow.run(roots=real_jobs)
+    seen_jobs = 0
+    for summary in summaries(workflow).values():
+        for job in summary["job_folders"]:
+            check = job["benchflow_summary"]
+            if check["benchflow"] is None:
+                continue
+            seen_jobs += 1
+            assert check["matches"], job
+            assert check["benchflow"]["total"] == check["recount_last_attempts"]["total"]
+    assert seen_jobs >= 13  # every real job folder that has a summary.json
+    oracle = next(s for s in summaries(workflow).values() if s["settings"]["control"] == "oracle")
+    # oracle-run: total 4, passed 1, failed 1, verifier_errored 2 (BenchFlow's own numbers)
+    run = next(j for j in oracle["job_folders"] if j["id"].endswith("oracle-run/2026-11-30__04-23-02"))
+    assert run["benchflow_summary"]["benchflow"] == {
+        "total": 4, "passed": 1, "failed": 1, "errored": 0, "verifier_errored": 2
+    }
+    report = workflow.read(f"reports/{oracle['setting']}/report.md")
+    assert "## Cross-check against BenchFlow's summary.json" in report
+    assert "| 4 / 1 / 1 / 0 / 2 | 4 / 1 / 1 / 0 / 2 | yes |" in report
+
+
+def test_nop_errored_trials_count_as_not_passed(workflow, real_jobs):
+    workflow.run(roots=real_jobs)
+    nop = next(s for s in summaries(workflow).values() if s["settings"]["agent"] == "nop-acp")
+    assert nop["settings"]["control"] == "nop"
+    assert nop["counts"]["trials"] == 4  # three plain runs and the aborted matrix's one trial
+    assert nop["counts"]["passed"] == 0
+    assert nop["counts"]["errored"] == 4
+
+
+def test_reruns_only_what_changed(workflow, real_jobs):
+    workflow.run(roots=real_jobs)
+    first = workflow.snapshot()
+
+    # touching a file without changing it re-runs nothing
+    touched = workflow.path / real_jobs[1] / "v0.7.12-real/oracle-run/2026-11-30__04-23-02/spec-pass__3d1c0484/result.json"
+    touched.touch()
+    assert "Nothing to be done" in workflow.run("-n", roots=real_jobs).stdout
+    workflow.run(roots=real_jobs)
+    assert workflow.snapshot() == first
+
+    # editing one trial's result.json re-runs that folder's ingest and what depends on it
+    edited_job = "benchflow-real-jobs/script-run/nop-tc-x3/nop-tc/trial-02/2026-11-30__04-39-08"
+    result = next((workflow.path / "jobs" / edited_job).glob("*/result.json"))
+    data = json.loads(result.read_text())
+    data["rewards"] = {"reward": 1.0}
+    result.write_text(json.dumps(data, indent=2))
+    workflow.run(roots=real_jobs)
+    second = workflow.snapshot()
+    changed = {path for path in first if first[path][0] != second[path][0]}
+    nop_tc = next(s for s in summaries(workflow).values() if s["settings"]["agent"] == "nop-acp-tc")["setting"]
+    assert changed == {
+        f"ingest/{edited_job}/trials.json",
+        f"ingest/{edited_job}/index.json",
+        f"settings/{nop_tc}/stats.json",
+        f"reports/{nop_tc}/report.md",
+        f"reports/{nop_tc}/summary.json",
+        f"reports/{nop_tc}/writeup.md",
+        "index.md",
+        "exclusions.tsv",
+    }
+    assert summaries(workflow)[nop_tc]["counts"]["passed"] == 1
+
+    # adding a job folder ingests only that folder
+    source = workflow.path / "jobs" / "benchflow-real-jobs/script-run/oracle-x3/oracle/trial-03"
+    shutil.copytree(source, workflow.path / "jobs" / "benchflow-real-jobs/script-run/oracle-x3/oracle/trial-04")
+    log = workflow.run(roots=real_jobs).stderr
+    assert log.count("checkpoint ingest:") == 1, log
+    third = workflow.snapshot()
+    assert "ingest/benchflow-real-jobs/script-run/oracle-x3/oracle/trial-04/2026-11-30__04-36-47/trials.json" in third
+    unchanged_ingests = [p for p in second if p.startswith("ingest/")]
+    assert all(second[p][0] == third[p][0] for p in unchanged_ingests)
+
+
+def test_two_runs_give_identical_bytes(workflow, real_jobs, tmp_path):
+    workflow.run(roots=real_jobs)
+    first = {path: data for path, (_, data) in workflow.snapshot().items()}
+    shutil.rmtree(workflow.results)
+    shutil.rmtree(workflow.path / ".snakemake")
+    workflow.run(roots=real_jobs)
+    second = {path: data for path, (_, data) in workflow.snapshot().items()}
+    assert first.keys() == second.keys()
+    assert [path for path in first if first[path] != second[path]] == []
+
+
+def test_broken_files_reach_the_ledger_and_the_rest_reports(workflow, real_jobs):
+    base = workflow.path / "jobs" / "benchflow-samples/v0.7.12-real/oracle-run/2026-11-30__04-23-02"
+    truncated = base / "spec-pass__3d1c0484/result.json"
+    truncated.write_bytes(truncated.read_bytes()[:200])
+    (base / "spec-fail__67b8813a/result.json").unlink()
+    (base / "spec-fail__67b8813a/config.json").unlink()
+    (base / "summary.json").write_text('{"total": 4, "passed"')
+    workflow.run(roots=real_jobs)
+
+    ledger = workflow.read("exclusions.tsv")
+    assert "spec-pass__3d1c0484/result.json\tnot valid JSON, perhaps truncated" in ledger
+    assert "spec-fail__67b8813a/result.json\tno result.json and no usable config.json" in ledger
+    assert "summary.json\tnot valid JSON, perhaps truncated" in ledger
+    oracle = next(s for s in summaries(workflow).values() if s["settings"]["control"] == "oracle")
+    report = workflow.read(f"reports/{oracle['setting']}/report.md")
+    assert "spec-pass__3d1c0484/result.json | not valid JSON, perhaps truncated" in report
+    assert "summary.json unusable" in report
+    # the rest still reports: the other two trials of that folder and every other folder
+    assert oracle["counts"]["trials"] == 10
+    index = workflow.read("index.md")
+    assert "19 attempt folders found: 17 counted in a report, 0 interrupted and 2 unusable" in index
+    assert "the counts add up" in index
+
+
+def test_no_job_folder_is_a_clear_error(workflow):
+    (workflow.path / "empty").mkdir()
+    process = workflow.run(roots=["empty"], check=False)
+    assert process.returncode != 0
+    assert "No BenchFlow job folder found under job_roots (empty)" in process.stdout + process.stderr
+
+
+def test_lineage_command_checks_every_hash(workflow, real_jobs):
+    workflow.run(roots=real_jobs)
+    report = next((workflow.results / "reports").glob("oracle*/report.md"))
+    command = [sys.executable, "-m", "benchreport", "lineage", str(report.relative_to(workflow.path))]
+    env = {"PYTHONPATH": str(workflow.path / "workflow" / "scripts")}
+    ok = subprocess.run(command, cwd=workflow.path, capture_output=True, text=True, env=env)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "rule report" in ok.stdout and "rule stats" in ok.stdout and "rule ingest" in ok.stdout
+    assert "spec-pass__3d1c0484/result.json" in ok.stdout
+    # every output under results/ has a record
+    for path in workflow.results.rglob("*"):
+        if path.is_file() and "lineage" not in path.relative_to(workflow.results).parts:
+            record = workflow.results / "lineage" / (path.relative_to(workflow.results).as_posix() + ".json")
+            assert record.exists(), path
+    # a changed job-folder file is caught
+    source = workflow.path / real_jobs[1] / "v0.7.12-real/oracle-run/2026-11-30__04-23-02/spec-pass__3d1c0484/config.json"
+    source.write_text(source.read_text() + " ")
+    bad = subprocess.run(command, cwd=workflow.path, capture_output=True, text=True, env=env)
+    assert bad.returncode == 1
+    assert "CHANGED jobs/benchflow-samples/v0.7.12-real/oracle-run/2026-11-30__04-23-02/spec-pass__3d1c0484/config.json" in bad.stdout
+
+
+def test_lint_and_format_are_clean():
+    lint = subprocess.run([sys.executable, "-m", "snakemake", "--lint"], cwd=REPO, capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    fmt = subprocess.run(["snakefmt", "--check", "."], cwd=REPO, capture_output=True, text=True)
+    assert fmt.returncode == 0, fmt.stdout + fmt.stderr

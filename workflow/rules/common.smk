@@ -1,0 +1,123 @@
+import json
+import sys
+from pathlib import Path
+
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+sys.path.insert(0, str(Path(workflow.basedir, "workflow", "scripts")))
+
+from benchreport import discover, lineage  # noqa: E402
+
+validate(config, schema="../../config/schema.yaml")
+
+
+def find_jobs():
+    """Job folders at parse time (so a dry run shows the plan), each with its fingerprint."""
+    roots = config["job_roots"]
+    missing = [root for root in roots if not Path(root).is_dir()]
+    if missing:
+        raise WorkflowError(
+            f"job_roots: these folders do not exist: {', '.join(missing)}"
+        )
+    jobs = discover.find_job_folders(roots)
+    if not jobs:
+        raise WorkflowError(
+            f"No BenchFlow job folder found under job_roots ({', '.join(roots)}): a job "
+            "folder holds <task>__<8 hex> attempt folders with result.json or config.json."
+        )
+    fingerprints = discover.fingerprints(
+        jobs,
+        config["ingest"]["max_requests"],
+        Path(".snakemake", "benchreport-fingerprints"),
+    )
+    return {job.job_id: job for job in jobs}, fingerprints
+
+
+JOBS, FINGERPRINTS = find_jobs()
+CODE = {stage: lineage.stage_code(stage)["sha256"] for stage in lineage.STAGE_CODE}
+
+
+wildcard_constraints:
+    setting="[^/]+",
+
+
+def lineage_of(path):
+    """The lineage record path of an output path (pattern) under results/."""
+    return f"results/lineage/{path.removeprefix('results/')}.json"
+
+
+def job_params(wildcards):
+    job = JOBS[wildcards.job]
+    return {
+        "job_id": job.job_id,
+        "root": job.root,
+        "relpath": job.relpath,
+        "try_index": job.try_index,
+        "alias": job.alias,
+    }
+
+
+def job_fingerprint(wildcards):
+    return FINGERPRINTS[wildcards.job]
+
+
+def job_index(job_id):
+    """The settings one job folder holds (available once its ingest has run)."""
+    path = checkpoints.ingest.get(job=job_id).output.index
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)["settings"]
+
+
+def settings_map():
+    """setting id -> (jobs holding it, its tasks, whether it is a control)."""
+    found = {}
+    for job_id in JOBS:
+        for setting, entry in job_index(job_id).items():
+            item = found.setdefault(
+                setting,
+                {"jobs": [], "tasks": set(), "control": entry["key"]["control"]},
+            )
+            item["jobs"].append(job_id)
+            item["tasks"].update(entry["tasks"])
+    return found
+
+
+def ingest_output(job_id):
+    return f"results/ingest/{job_id}/trials.json"
+
+
+def stats_inputs(wildcards):
+    """The setting's own job folders, plus those holding controls on any of its tasks."""
+    found = settings_map()
+    mine = found[wildcards.setting]
+    jobs = set(mine["jobs"])
+    if not mine["control"]:
+        for other in found.values():
+            if other["control"] and other["tasks"] & mine["tasks"]:
+                jobs.update(other["jobs"])
+    return {"trials": [ingest_output(job_id) for job_id in sorted(jobs)]}
+
+
+def report_files(setting):
+    return [
+        f"results/reports/{setting}/{name}"
+        for name in ("report.md", "summary.json", "writeup.md")
+    ]
+
+
+def get_final_outputs(wildcards):
+    outputs = ["results/index.md", "results/exclusions.tsv"]
+    for setting in sorted(settings_map()):
+        outputs += report_files(setting)
+    return outputs
+
+
+def overview_inputs(wildcards):
+    return {
+        "trials": [ingest_output(job_id) for job_id in JOBS],
+        "summaries": [
+            f"results/reports/{setting}/summary.json"
+            for setting in sorted(settings_map())
+        ],
+    }

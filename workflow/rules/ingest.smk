@@ -1,0 +1,21 @@
+checkpoint ingest:
+    output:
+        trials="results/ingest/{job}/trials.json",
+        index="results/ingest/{job}/index.json",
+        lineage_trials=lineage_of("results/ingest/{job}/trials.json"),
+        lineage_index=lineage_of("results/ingest/{job}/index.json"),
+    log:
+        "logs/ingest/{job}.log",
+    conda:
+        "../envs/benchreport.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+    params:
+        job=job_params,
+        fingerprint=job_fingerprint,
+        max_requests=config["ingest"]["max_requests"],
+        nop_agents=config["controls"]["nop_agents"],
+        code=CODE["ingest"],
+    script:
+        "../scripts/ingest.py"

@@ -1,0 +1,42 @@
+rule report:
+    input:
+        stats="results/settings/{setting}/stats.json",
+    output:
+        report="results/reports/{setting}/report.md",
+        summary="results/reports/{setting}/summary.json",
+        writeup="results/reports/{setting}/writeup.md",
+        lineage_report=lineage_of("results/reports/{setting}/report.md"),
+        lineage_summary=lineage_of("results/reports/{setting}/summary.json"),
+        lineage_writeup=lineage_of("results/reports/{setting}/writeup.md"),
+    log:
+        "logs/report/{setting}.log",
+    conda:
+        "../envs/benchreport.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+    params:
+        code=CODE["report"],
+    script:
+        "../scripts/report.py"
+
+
+rule overview:
+    input:
+        unpack(overview_inputs),
+    output:
+        index="results/index.md",
+        exclusions="results/exclusions.tsv",
+        lineage_index=lineage_of("results/index.md"),
+        lineage_exclusions=lineage_of("results/exclusions.tsv"),
+    log:
+        "logs/overview/all.log",
+    conda:
+        "../envs/benchreport.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+    params:
+        code=CODE["overview"],
+    script:
+        "../scripts/overview.py"

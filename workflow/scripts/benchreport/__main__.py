@@ -1,0 +1,26 @@
+"""Command line: `python -m benchreport lineage <file>` prints an output's lineage and re-checks it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .lineage import check_tree
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchreport")
+    commands = parser.add_subparsers(dest="command", required=True)
+    lineage = commands.add_parser("lineage", help="print an output's lineage tree and re-check every hash")
+    lineage.add_argument("file", help="a file under results/")
+    args = parser.parse_args(argv)
+    if args.command == "lineage":
+        ok, lines = check_tree(args.file)
+        print("\n".join(lines))
+        print("all hashes match" if ok else "SOME HASHES DO NOT MATCH (or records are missing)")
+        return 0 if ok else 1
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

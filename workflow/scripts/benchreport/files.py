@@ -1,0 +1,129 @@
+"""Reading job-folder files defensively and writing outputs deterministically.
+
+Every read returns the bytes' sha256 so lineage can name exactly what a number came from, and
+every failure becomes a `BadFile` carrying a sentence a researcher can act on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from pathlib import Path
+
+
+class BadFile(Exception):
+    """A job-folder file that cannot be used; `reason` is a plain-words sentence."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: str | os.PathLike, limit: int | None = None) -> str:
+    """Hash a whole file, or only its first `limit` bytes (what a prefix reader consumed)."""
+    digest = hashlib.sha256()
+    remaining = limit
+    with open(path, "rb") as handle:
+        while remaining is None or remaining > 0:
+            size = 1 << 20 if remaining is None else min(1 << 20, remaining)
+            chunk = handle.read(size)
+            if not chunk:
+                break
+            digest.update(chunk)
+            if remaining is not None:
+                remaining -= len(chunk)
+    return digest.hexdigest()
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_json_bytes(data: bytes, label: str):
+    """Parse strict JSON (no NaN/Infinity literals); raise BadFile naming the problem."""
+    if not data.strip():
+        raise BadFile(label, "the file is empty")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadFile(label, f"not UTF-8 text (byte {exc.start} cannot be decoded)") from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except ValueError as exc:
+        reason = str(exc)
+        if "is not valid JSON" in reason:
+            raise BadFile(label, f"holds {reason.split(' is not')[0]}, which is not valid JSON") from None
+        raise BadFile(label, f"not valid JSON, perhaps truncated ({reason})") from None
+
+
+def read_json_file(path: Path, label: str, expect: type = dict):
+    """Read a JSON file; return (value, sha256). Raise BadFile for any unusable file."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise BadFile(label, "the file is missing") from None
+    except PermissionError:
+        raise BadFile(label, "the file cannot be read (permission denied)") from None
+    except IsADirectoryError:
+        raise BadFile(label, "is a folder, not a file") from None
+    except OSError as exc:
+        raise BadFile(label, f"the file cannot be read ({exc.strerror})") from None
+    value = parse_json_bytes(data, label)
+    if expect is not None and not isinstance(value, expect):
+        raise BadFile(label, f"holds {json_type_name(value)}, not {json_type_name(expect())}")
+    return value, sha256_bytes(data)
+
+
+def json_type_name(value) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    return {
+        dict: "a JSON object",
+        list: "a list",
+        str: "a string",
+        int: "a number",
+        float: "a number",
+    }.get(type(value), type(value).__name__)
+
+
+def finite_number(value) -> float | None:
+    """A JSON number that is finite, else None (booleans are not numbers here)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def dump_json(value) -> str:
+    """The one serialisation of every JSON output: stable, readable, newline-terminated."""
+    return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def check_inside(path: Path, root_real: str, label: str) -> Path:
+    """Refuse a path that resolves (through links) outside the job root, before reading it."""
+    try:
+        real = os.path.realpath(path, strict=True)
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise BadFile(label, "is a link to something that does not exist") from None
+        raise BadFile(label, "the file is missing") from None
+    except OSError as exc:
+        raise BadFile(label, f"cannot be resolved ({exc.strerror}; a link loop?)") from None
+    if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
+        raise BadFile(label, "is a link pointing outside the job root; it was not read")
+    return Path(real)

@@ -1,0 +1,342 @@
+"""Ingest one BenchFlow job folder (spec §8): attempts, trials, exclusion ledger, cross-check.
+
+One row per attempt folder; attempts of one task collapse to one trial as BenchFlow does on
+resume (`load_task_results`): the scored attempt first, then the newest. Newest is read from the
+recorded finished_at/started_at, not from file times, which copying or cloning does not keep.
+Every file that cannot be used becomes a ledger row naming the file and the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+from . import classify, settings
+from .discover import TRAJECTORY, TRIAL_NAME, JobFolder, attempt_folders, request_prefix
+from .files import BadFile, check_inside, finite_number, parse_json_bytes, read_json_file, sha256_file
+
+SAMPLING_KEYS = (
+    "max_tokens",
+    "max_completion_tokens",
+    "max_output_tokens",
+    "temperature",
+    "top_p",
+    "reasoning_effort",
+    "thinking",
+    "output_config",
+)
+TOKEN_FIELDS = (
+    "n_input_tokens",
+    "n_output_tokens",
+    "n_cache_read_tokens",
+    "n_cache_creation_tokens",
+    "total_tokens",
+)
+LEFT_OUT = "attempt left out"
+FILE_IGNORED = "file ignored; the attempt still counts"
+SUMMARY_IGNORED = "summary.json ignored; the cross-check is skipped"
+
+
+class JobReader:
+    """Reads the files of one job folder, refusing links out of the root, recording hashes."""
+
+    def __init__(self, job: JobFolder):
+        self.job = job
+        self.dir = job.path
+        self.root_real = os.path.realpath(job.root)
+        self.sources: list[dict] = []
+        self.ledger: list[dict] = []
+
+    def source_path(self, relpath: str) -> str:
+        return (Path(self.job.root) / self.job.relpath / relpath).as_posix()
+
+    def json(self, relpath: str, expect=dict, required=True):
+        path = self.dir / relpath
+        if not required and not (path.exists() or path.is_symlink()):
+            return None
+        real = check_inside(path, self.root_real, relpath)
+        value, sha = read_json_file(real, relpath, expect)
+        self.sources.append({"path": self.source_path(relpath), "sha256": sha})
+        return value
+
+    def note(self, folder: str, relpath: str, reason: str, effect: str) -> None:
+        self.ledger.append(
+            {"job": self.job.job_id, "folder": folder, "file": relpath, "reason": reason, "effect": effect}
+        )
+
+
+def _text(value):
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _canonical(value) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def read_requests(reader: JobReader, folder: str, max_requests: int) -> dict:
+    """Served models, effort sent and sampling parameters from the first requests of a trial."""
+    relpath = f"{folder}/{TRAJECTORY}"
+    path = reader.dir / relpath
+    empty = {"requests_read": 0, "served_models": [], "sampling": {}, "trajectory": False}
+    if not (path.exists() or path.is_symlink()):
+        return empty
+    try:
+        real = check_inside(path, reader.root_real, relpath)
+        lines, consumed = request_prefix(real, max_requests)
+    except BadFile as exc:
+        reader.note(folder, relpath, exc.reason, FILE_IGNORED)
+        return empty
+    except OSError as exc:
+        reader.note(folder, relpath, f"the file cannot be read ({exc.strerror})", FILE_IGNORED)
+        return empty
+    reader.sources.append(
+        {"path": reader.source_path(relpath), "sha256": sha256_file(real, limit=consumed), "bytes": consumed}
+    )
+    served, sampling = set(), {}
+    for number, line in enumerate(lines, start=1):
+        if line is None:
+            reader.note(folder, relpath, f"request line {number} is over 4 MB; not parsed", FILE_IGNORED)
+            break
+        if not line.strip():
+            continue
+        try:
+            exchange = parse_json_bytes(line, relpath)
+        except BadFile as exc:
+            reader.note(folder, relpath, f"line {number}: {exc.reason}", FILE_IGNORED)
+            continue
+        if not isinstance(exchange, dict):
+            continue
+        request = exchange.get("request") if isinstance(exchange.get("request"), dict) else {}
+        body = request.get("body") if isinstance(request.get("body"), dict) else {}
+        response = exchange.get("response") if isinstance(exchange.get("response"), dict) else {}
+        response_body = response.get("body") if isinstance(response.get("body"), dict) else {}
+        metadata = exchange.get("metadata") if isinstance(exchange.get("metadata"), dict) else {}
+        model = _text(response_body.get("model")) or _text(metadata.get("provider_model"))
+        if model:
+            served.add(model)
+        for key in SAMPLING_KEYS:
+            if key in body and body[key] is not None:
+                sampling.setdefault(key, set()).add(_canonical(body[key]))
+    return {
+        "requests_read": len(lines),
+        "served_models": sorted(served),
+        "sampling": {key: sorted(values) for key, values in sorted(sampling.items())},
+        "trajectory": True,
+    }
+
+
+def _usage(result: dict) -> dict:
+    agent_result = result.get("agent_result") if isinstance(result.get("agent_result"), dict) else {}
+    tokens = {field: finite_number(agent_result.get(field)) for field in TOKEN_FIELDS}
+    cost = finite_number(agent_result.get("cost_usd"))
+    return {
+        "tokens": {field: int(value) if value is not None else None for field, value in tokens.items()},
+        "cost_usd": cost if cost else None,  # BenchFlow records an unknown cost as null, never 0
+        "usage_source": _text(agent_result.get("usage_source")),
+        "price_source": _text(agent_result.get("price_source")),
+    }
+
+
+def _timing(reader: JobReader, folder: str, result: dict) -> dict:
+    try:
+        timing = reader.json(f"{folder}/timing.json", required=False)
+    except BadFile as exc:
+        reader.note(folder, exc.path, exc.reason, FILE_IGNORED + " (its timing comes from result.json)")
+        timing = None
+    if timing is None:
+        timing = result.get("timing") if isinstance(result.get("timing"), dict) else {}
+    return {phase: finite_number(value) for phase, value in sorted(timing.items()) if finite_number(value) is not None}
+
+
+def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) -> dict | None:
+    """One attempt row, or None after a ledger row when the attempt cannot be used."""
+    try:
+        config = reader.json(f"{folder}/config.json", required=False) or {}
+    except BadFile as exc:
+        reader.note(folder, exc.path, exc.reason, FILE_IGNORED + " (settings come from result.json)")
+        config = {}
+    try:
+        result = reader.json(f"{folder}/result.json", required=False)
+    except BadFile as exc:
+        reader.note(folder, exc.path, exc.reason, LEFT_OUT)
+        return None
+    if result is None and not config:
+        reader.note(folder, f"{folder}/result.json", "no result.json and no usable config.json: nothing to report", LEFT_OUT)
+        return None
+    record = result or {}
+    if record.get("purpose") == "reviewer":
+        return {"reviewer": True, "folder": folder}
+    match = TRIAL_NAME.match(folder)
+    task = (
+        _text(record.get("task_name"))
+        or _text(record.get("task_id"))
+        or (Path(_text(config.get("task_path")) or "").name or None)
+        or (match.group("task") if match else folder)
+    )
+    agent = _text(record.get("agent")) or _text(config.get("agent"))
+    model = record.get("model", config.get("model")) if result is not None else config.get("model")
+    row = {
+        "folder": folder,
+        "rollout_name": _text(record.get("rollout_name")) or _text(record.get("trial_name")) or folder,
+        "task": task,
+        "agent": agent,
+        "agent_name": _text(record.get("agent_name")),
+        "model": model if isinstance(model, str) else None,
+        "reasoning_effort": _text(config.get("reasoning_effort")),
+        "sandbox": _text(config.get("environment")) or _text((record.get("usage_tracking") or {}).get("environment") if isinstance(record.get("usage_tracking"), dict) else None),
+        "route": _route(config, record),
+        "dataset": _dataset(config, record),
+        "task_digest": _text(record.get("task_digest")) or _text(config.get("task_digest")),
+        "task_variant": _text(record.get("task_variant")) or _text(config.get("task_variant")),
+        "seed": record.get("seed", config.get("seed")),
+        "harness_version": None,  # BenchFlow <= 0.7.12 records no harness version
+        "benchflow_version": None,  # nor its own version
+        "started_at": _text(record.get("started_at")) or _text(config.get("started_at")),
+        "finished_at": _text(record.get("finished_at")),
+        "complete": result is not None,
+    }
+    row["control"] = classify.control_kind(agent, task, row["task_variant"], nop_agents)
+    if result is None:
+        row.update(reward=None, gate=None, outcome="interrupted", audit=None, error=None, error_category=None,
+                   verifier_error=None, verifier_error_category=None, timing={}, has_scoring=False,
+                   **_usage({}), **read_requests(reader, folder, max_requests))
+        return row
+    try:
+        reward, gate = classify.extract_reward(record)
+    except classify.BadReward as exc:
+        reader.note(folder, f"{folder}/result.json", str(exc), LEFT_OUT)
+        return None
+    error, verifier_error = _text(record.get("error")), _text(record.get("verifier_error"))
+    has_scoring = isinstance(record.get("scoring"), dict)
+    row.update(
+        reward=reward,
+        gate=gate,
+        outcome=classify.score_outcome(reward, gate, error, verifier_error),
+        audit=classify.audit_outcome(reward, gate, error, verifier_error, has_scoring),
+        error=error,
+        error_category=_text(record.get("error_category")),
+        verifier_error=verifier_error,
+        verifier_error_category=_text(record.get("verifier_error_category")),
+        timing=_timing(reader, folder, record),
+        has_scoring=has_scoring,
+        **_usage(record),
+        **read_requests(reader, folder, max_requests),
+    )
+    return row
+
+
+def _route(config: dict, record: dict) -> str | None:
+    tracking = record.get("usage_tracking") if isinstance(record.get("usage_tracking"), dict) else {}
+    parts = [_text(tracking.get("endpoint_kind")), _text(config.get("acp_transport"))]
+    return "/".join(part for part in parts if part) or None
+
+
+def _dataset(config: dict, record: dict) -> str | None:
+    name = _text(record.get("dataset_name")) or _text(config.get("dataset_name"))
+    version = _text(record.get("dataset_version")) or _text(config.get("dataset_version"))
+    if not name:
+        return None
+    return f"{name}@{version}" if version else name
+
+
+def _rank(attempt: dict) -> tuple:
+    """Scored first, then a finished attempt, then the newest, then the folder name."""
+    when = attempt.get("finished_at") or attempt.get("started_at") or ""
+    return (attempt["reward"] is not None, attempt["complete"], when, attempt["folder"])
+
+
+def collapse(attempts: list[dict], job: JobFolder) -> list[dict]:
+    """One trial per (task, agent, model): the best attempt, with every attempt's cost summed."""
+    groups: dict[tuple, list[dict]] = {}
+    for attempt in attempts:
+        groups.setdefault((attempt["task"], attempt["agent"] or "", attempt["model"] or ""), []).append(attempt)
+    trials = []
+    for _, group in sorted(groups.items()):
+        ordered = sorted(group, key=_rank)
+        best = ordered[-1]
+        trial = dict(best)
+        trial["job"] = job.job_id
+        trial["try_index"] = job.try_index
+        trial["attempts"] = len(group)
+        trial["attempt_folders"] = sorted(attempt["folder"] for attempt in group)
+        trial["attempt_outcomes"] = [attempt["outcome"] for attempt in sorted(group, key=lambda a: (a.get("started_at") or "", a["folder"]))]
+        trial["tokens_all_attempts"] = {
+            field: sum(attempt["tokens"][field] or 0 for attempt in group) for field in best["tokens"]
+        }
+        costs = [attempt["cost_usd"] for attempt in group if attempt["cost_usd"] is not None]
+        trial["cost_usd_all_attempts"] = round(sum(costs), 10) if costs else None
+        trial["seconds_all_attempts"] = round(sum(attempt["timing"].get("total") or 0.0 for attempt in group), 3)
+        key = settings.setting_key(best)
+        trial["setting"] = settings.setting_id(key)
+        trial["setting_key"] = key
+        trials.append(trial)
+    return sorted(trials, key=lambda trial: (trial["setting"], trial["task"], trial["folder"]))
+
+
+def crosscheck(summary, attempts: list[dict]) -> dict:
+    """BenchFlow's summary.json counts the last attempt of each task with its audit buckets;
+    recount them that way so every difference from our outcomes can be named."""
+    last = {}
+    for attempt in sorted(attempts, key=lambda a: (a.get("started_at") or "", a["folder"])):
+        if attempt["complete"]:
+            last[(attempt["task"], attempt["agent"] or "", attempt["model"] or "")] = attempt
+    recount = Counter(attempt["audit"] for attempt in last.values())
+    recount_dict = {bucket: recount.get(bucket, 0) for bucket in classify.AUDIT_BUCKETS}
+    recount_dict["total"] = len(last)
+    reported = None
+    if isinstance(summary, dict):
+        reported = {field: summary.get(field) for field in ("total", "passed", "failed", "errored", "verifier_errored")}
+    matches = reported is not None and all(reported[field] == recount_dict[field] for field in reported)
+    return {"benchflow": reported, "recount_last_attempts": recount_dict, "matches": matches}
+
+
+def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=()) -> dict:
+    reader = JobReader(job)
+    summary_status = "absent"
+    summary = None
+    try:
+        summary = reader.json("summary.json", required=False)
+        summary_status = "absent" if summary is None else "read"
+    except BadFile as exc:
+        reader.note("", exc.path, exc.reason, SUMMARY_IGNORED)
+        summary_status = "unusable"
+    folders = attempt_folders(job.path)
+    attempts, reviewers = [], 0
+    for folder in folders:
+        row = read_attempt(reader, folder, max_requests, nop_agents)
+        if row is None:
+            continue
+        if row.get("reviewer"):
+            reviewers += 1
+            reader.note(folder, f"{folder}/result.json", "a reviewer run (purpose: reviewer), not a trial", LEFT_OUT)
+            continue
+        attempts.append(row)
+    trials = collapse(attempts, job)
+    check = crosscheck(summary, attempts)
+    check["summary_status"] = summary_status
+    for trial in trials:
+        finished = [a for a in attempts if a["complete"] and a["folder"] in trial["attempt_folders"]]
+        last = max(finished, key=lambda a: (a.get("started_at") or "", a["folder"]), default=None)
+        trial["benchflow_bucket"] = last["audit"] if last else None
+    index = {}
+    for trial in trials:
+        entry = index.setdefault(trial["setting"], {"key": trial["setting_key"], "tasks": set()})
+        entry["tasks"].add(trial["task"])
+    return {
+        "job": {
+            "id": job.job_id,
+            "root": job.root,
+            "relpath": job.relpath,
+            "try_index": job.try_index,
+            "alias": job.alias,
+        },
+        "attempt_folders_found": len(folders),
+        "attempts": len(attempts),
+        "trials": trials,
+        "ledger": sorted(reader.ledger, key=lambda row: (row["folder"], row["file"], row["reason"])),
+        "crosscheck": check,
+        "settings": {sid: {"key": e["key"], "tasks": sorted(e["tasks"])} for sid, e in sorted(index.items())},
+        "sources": sorted(reader.sources, key=lambda source: source["path"]),
+    }

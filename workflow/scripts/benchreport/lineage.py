@@ -1,0 +1,179 @@
+"""Lineage records: for every output, how it was made and from exactly which bytes.
+
+A record sits at results/lineage/<path under results>.json. It names the rule, the code (git
+commit, whether the tree was dirty, the sha256 of every source file used), the params, the
+software versions, every input under results/ with its sha256 and its own record, and for
+ingest the job-folder files read. Records carry the time they were written; outputs never do.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import importlib.metadata
+import json
+import platform
+import subprocess
+from pathlib import Path
+
+from .files import dump_json, sha256_file
+
+PACKAGE_DIR = Path(__file__).parent
+SCRIPTS_DIR = PACKAGE_DIR.parent
+WORKFLOW_DIR = SCRIPTS_DIR.parent.parent
+SOFTWARE = ("snakemake", "numpy", "scipy", "pandas", "jinja2", "pyyaml")
+COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineage.py"]
+# The code each stage runs: its thin script and the package modules it uses. A change to one of
+# these files re-runs that stage and what depends on it, nothing else.
+STAGE_CODE = {
+    "ingest": ["ingest.py", "benchreport/discover.py", "benchreport/classify.py",
+               "benchreport/settings.py", "benchreport/ingest.py"],
+    "stats": ["stats.py", "benchreport/intervals.py", "benchreport/settings.py", "benchreport/stats.py"],
+    "report": ["report.py", "benchreport/intervals.py", "benchreport/render.py",
+               "benchreport/templates/report.md.j2", "benchreport/templates/writeup.md.j2"],
+    "overview": ["overview.py", "benchreport/overview.py"],
+}
+
+
+def results_dir_of(path: Path) -> Path:
+    for parent in [path, *path.parents]:
+        if parent.name == "results":
+            return parent
+    raise ValueError(f"{path} is not under a results/ folder")
+
+
+def record_path(output: str | Path) -> Path:
+    """Where the lineage record of an output lives."""
+    output = Path(output)
+    results = results_dir_of(output)
+    return results / "lineage" / (output.relative_to(results).as_posix() + ".json")
+
+
+def stage_code(stage: str) -> dict:
+    """sha256 of each code file of a stage and one combined hash (a rule param: edits re-run)."""
+    hashes = {f"workflow/scripts/{name}": sha256_file(SCRIPTS_DIR / name) for name in sorted(COMMON + STAGE_CODE[stage])}
+    combined = hashlib.sha256(json.dumps(hashes, sort_keys=True).encode()).hexdigest()
+    return {"sha256": combined, "files": hashes}
+
+
+def git_state(directory: Path) -> dict:
+    def git(*args):
+        return subprocess.run(
+            ["git", "-C", str(directory), *args], capture_output=True, text=True, timeout=30, check=True
+        ).stdout.strip()
+
+    try:
+        return {"commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "dirty": None, "note": "not a git checkout"}
+
+
+def software_versions() -> dict:
+    versions = {"python": platform.python_version()}
+    for name in SOFTWARE:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def input_entry(path: str) -> dict:
+    entry = {"path": Path(path).as_posix(), "sha256": sha256_file(path)}
+    try:
+        record = record_path(path)
+        if record.exists():
+            entry["lineage"] = record.as_posix()
+    except ValueError:
+        pass
+    return entry
+
+
+def build_record(output: str, *, rule: str, wildcards: dict, params: dict, inputs: list[str],
+                 sources: list[dict], code: dict, workflow_dir: Path) -> dict:
+    return {
+        "output": Path(output).as_posix(),
+        "sha256": sha256_file(output),
+        "rule": rule,
+        "wildcards": wildcards,
+        "params": params,
+        "code": {**git_state(workflow_dir), **code},
+        "software": software_versions(),
+        "inputs": [input_entry(path) for path in inputs],
+        "sources": sources,
+        "recorded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def write_for_rule(smk, stage: str, sources: list[dict] | None = None) -> None:
+    """Write the record of every non-lineage output of a Snakemake job (called from rule scripts)."""
+    code = stage_code(stage)
+    params = dict(smk.params.items())
+    for output in smk.output:
+        if Path(output).as_posix().startswith("results/lineage/") or "/results/lineage/" in output:
+            continue
+        record = build_record(
+            output,
+            rule=smk.rule,
+            wildcards=dict(smk.wildcards.items()),
+            params=params,
+            inputs=list(smk.input),
+            sources=sources or [],
+            code=code,
+            workflow_dir=WORKFLOW_DIR,
+        )
+        target = record_path(output)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(dump_json(record), encoding="utf-8")
+
+
+def check_tree(output: str | Path, base: Path | None = None, depth: int = 0, lines=None, seen=None) -> tuple[bool, list[str]]:
+    """Re-hash an output, its inputs recursively, and the job-folder files; return (ok, lines)."""
+    lines = [] if lines is None else lines
+    seen = set() if seen is None else seen
+    output = Path(output)
+    base = base or results_dir_of(output.resolve()).parent
+    indent = "  " * depth
+    location = output if output.is_absolute() else base / output
+    try:
+        record_file = record_path(location)
+    except ValueError:
+        lines.append(f"{indent}{output}: not under results/, no lineage record")
+        return False, lines
+    if not record_file.exists():
+        lines.append(f"{indent}{output}: NO LINEAGE RECORD ({record_file})")
+        return False, lines
+    record = json.loads(record_file.read_text(encoding="utf-8"))
+    ok = location.exists() and sha256_file(location) == record["sha256"]
+    code = record["code"]
+    commit = (code.get("commit") or "no git")[:12] + (" (dirty)" if code.get("dirty") else "")
+    lines.append(
+        f"{indent}{'ok     ' if ok else 'CHANGED'} {output}  [rule {record['rule']}, commit {commit}, code {code['sha256'][:12]}, recorded {record['recorded_at']}]"
+    )
+    if location in seen:
+        return ok, lines
+    seen.add(location)
+    for entry in record["inputs"]:
+        path = base / entry["path"]
+        if "lineage" in entry:
+            child_ok, _ = check_tree(entry["path"], base, depth + 1, lines, seen)
+            same = path.exists() and sha256_file(path) == entry["sha256"]
+            if not same:
+                lines.append(f"{indent}  CHANGED since use: {entry['path']}")
+            ok = ok and child_ok and same
+        else:
+            same = path.exists() and sha256_file(path) == entry["sha256"]
+            lines.append(f"{indent}  {'ok     ' if same else 'CHANGED'} {entry['path']}")
+            ok = ok and same
+    for source in record.get("sources", []):
+        path = Path(source["path"])
+        path = path if path.is_absolute() else base / path
+        if not path.exists():
+            status = "MISSING"
+        else:
+            same = sha256_file(path, limit=source.get("bytes")) == source["sha256"]
+            status = "ok     " if same else "CHANGED"
+        extra = f" (first {source['bytes']} bytes)" if "bytes" in source else ""
+        lines.append(f"{indent}  {status} {source['path']}{extra}")
+        ok = ok and status.strip() == "ok"
+    return ok, lines

@@ -1,0 +1,213 @@
+"""Numbers for one setting: pass rate over tasks, intervals, per-task table, costs, warnings."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from . import intervals
+from .settings import describe
+
+OUTCOME_ORDER = ("passed", "failed", "errored", "verifier_errored", "unscored")
+
+
+def _ratio(numerator, denominator):
+    return numerator / denominator if denominator else None
+
+
+def _try_order(trial: dict) -> tuple:
+    return (trial["try_index"] is None, trial["try_index"] or 0, trial["job"], trial["folder"])
+
+
+def per_task(trials: list[dict]) -> list[dict]:
+    by_task = defaultdict(list)
+    for trial in trials:
+        by_task[trial["task"]].append(trial)
+    rows = []
+    for task in sorted(by_task):
+        group = sorted(by_task[task], key=_try_order)
+        passed = sum(trial["outcome"] == "passed" for trial in group)
+        rows.append(
+            {
+                "task": task,
+                "trials": len(group),
+                "passed": passed,
+                "rate": passed / len(group),
+                "rewards": [trial["reward"] for trial in group],
+                "outcomes": [trial["outcome"] for trial in group],
+                "task_digests": sorted({trial["task_digest"] for trial in group if trial["task_digest"]}),
+            }
+        )
+    return rows
+
+
+def observed(trials: list[dict], field: str) -> dict:
+    """How many trials recorded each value of an observed field (served model, sampling...)."""
+    counts = Counter()
+    for trial in trials:
+        for value in trial.get(field) or []:
+            counts[value] += 1
+    return dict(sorted(counts.items()))
+
+
+def sampling_seen(trials: list[dict]) -> dict:
+    seen = defaultdict(Counter)
+    for trial in trials:
+        for key, values in trial["sampling"].items():
+            for value in values:
+                seen[key][value] += 1
+    return {key: dict(sorted(counts.items())) for key, counts in sorted(seen.items())}
+
+
+def usage(trials: list[dict]) -> dict:
+    tokens = Counter()
+    for trial in trials:
+        tokens.update({field: value for field, value in trial["tokens_all_attempts"].items()})
+    priced = [trial for trial in trials if trial["cost_usd_all_attempts"] is not None]
+    cost = round(sum(trial["cost_usd_all_attempts"] for trial in priced), 6) if priced else None
+    passed = sum(trial["outcome"] == "passed" for trial in trials)
+    times = [trial["timing"].get("total") for trial in trials if trial["timing"].get("total") is not None]
+    return {
+        "tokens": dict(sorted(tokens.items())),
+        "cost_usd": cost,
+        "trials_priced": len(priced),
+        "trials_unpriced": len(trials) - len(priced),
+        "price_sources": dict(sorted(Counter(str(t["price_source"]) for t in trials).items())),
+        "usage_sources": dict(sorted(Counter(str(t["usage_source"]) for t in trials).items())),
+        "cost_per_passed_trial_usd": round(cost / passed, 6) if cost is not None and passed else None,
+        "trial_seconds_min": min(times) if times else None,
+        "trial_seconds_max": max(times) if times else None,
+        "trial_minutes_all_attempts": round(sum(t["seconds_all_attempts"] for t in trials) / 60, 2),
+    }
+
+
+def control_summary(tasks: list[str], control_trials: list[dict]) -> dict:
+    """Per task and in all: how the oracle and nop trials on these tasks did."""
+    summary = {"oracle": {"trials": 0, "passed": 0}, "nop": {"trials": 0, "passed": 0}, "per_task": {}}
+    wanted = set(tasks)
+    for trial in sorted(control_trials, key=lambda t: (t["task"], _try_order(t))):
+        if trial["task"] not in wanted:
+            continue
+        kind = trial["control"]
+        cell = summary["per_task"].setdefault(trial["task"], {}).setdefault(kind, {"trials": 0, "passed": 0, "errored": 0})
+        passed = trial["outcome"] == "passed"
+        cell["trials"] += 1
+        cell["passed"] += passed
+        cell["errored"] += trial["outcome"] in ("errored", "verifier_errored")
+        summary[kind]["trials"] += 1
+        summary[kind]["passed"] += passed
+    summary["tasks_without_control"] = sorted(wanted - set(summary["per_task"]))
+    return summary
+
+
+def setting_stats(setting: str, all_trials: list[dict], params: dict) -> dict:
+    """Everything the report of one setting prints, as plain data."""
+    mine = [trial for trial in all_trials if trial["setting"] == setting]
+    counted = [trial for trial in mine if trial["outcome"] != "interrupted"]
+    interrupted = [trial for trial in mine if trial["outcome"] == "interrupted"]
+    tasks = per_task(counted)
+    rates = [row["rate"] for row in tasks]
+    passed = sum(row["passed"] for row in tasks)
+    n_trials = len(counted)
+    rewards = [trial["reward"] for trial in counted if trial["reward"] is not None]
+    outcomes = Counter(trial["outcome"] for trial in counted)
+    key = mine[0]["setting_key"]
+    confidence = params["confidence"]
+    warnings = []
+    short = [row["task"] for row in tasks if row["trials"] < params["min_trials_per_task"]]
+    if short:
+        warnings.append(
+            f"{len(short)} of {len(tasks)} tasks have fewer than {params['min_trials_per_task']} trials: "
+            + ", ".join(short)
+        )
+    for field, label in (("served_models", "served model"),):
+        values = observed(counted, field)
+        if len(values) > 1:
+            warnings.append(
+                f"mixed settings: the {label} differs across trials ("
+                + "; ".join(f"{value}: {count} trials" for value, count in values.items())
+                + ")"
+            )
+    for key_name, values in sampling_seen(counted).items():
+        if len(values) > 1 and key_name in ("reasoning_effort", "thinking", "output_config"):
+            warnings.append(
+                f"mixed settings: requests sent different {key_name} values ("
+                + "; ".join(f"{value}: {count} trials" for value, count in values.items())
+                + ")"
+            )
+    drift = [row["task"] for row in tasks if len(row["task_digests"]) > 1]
+    if drift:
+        warnings.append("task drift: these tasks ran with different task digests: " + ", ".join(drift))
+    controls = [trial for trial in all_trials if trial["control"] and trial["setting"] != setting]
+    return {
+        "setting": setting,
+        "description": describe(key),
+        "key": key,
+        "agent_names": sorted({t["agent_name"] for t in mine if t["agent_name"]}),
+        "routes": sorted({t["route"] for t in mine if t["route"]}),
+        "served_models": observed(counted, "served_models"),
+        "jobs": sorted({trial["job"] for trial in mine}),
+        "counts": {
+            "tasks": len(tasks),
+            "trials": n_trials,
+            "passed": passed,
+            **{outcome: outcomes.get(outcome, 0) for outcome in OUTCOME_ORDER if outcome != "passed"},
+            "with_error": outcomes.get("errored", 0) + outcomes.get("verifier_errored", 0),
+            "retried": sum(trial["attempts"] > 1 for trial in counted),
+            "attempts": sum(trial["attempts"] for trial in mine),
+            "interrupted_left_out": len(interrupted),
+        },
+        "pass_rate": {
+            "value": _ratio(sum(rates), len(rates)),
+            "rule": "mean over tasks of each task's fraction of passing trials (pass = reward 1.0)",
+        },
+        "pass_rate_over_trials": _ratio(passed, n_trials),
+        "intervals": {
+            "over_tasks": intervals.bootstrap_tasks(rates, params["resamples"], params["seed"], confidence),
+            "over_trials": intervals.wilson(passed, n_trials, confidence)
+            | {"label": f"if the {n_trials} trials were independent"},
+        },
+        "confidence": confidence,
+        "mean_reward": _ratio(sum(rewards), len(rewards)),
+        "scored_trials": len(rewards),
+        "per_task": tasks,
+        "usage": usage(counted),
+        "sampling": sampling_seen(counted),
+        "trials_recording_requests": sum(trial["trajectory"] for trial in counted),
+        "controls": control_summary([row["task"] for row in tasks], controls) if not key["control"] else None,
+        "warnings": warnings,
+        "seeds": {
+            "resampling_seed": params["seed"],
+            "generator": "numpy PCG64 via numpy.random.default_rng",
+            "resamples": params["resamples"],
+            "trial_seeds": sorted({str(t["seed"]) for t in mine if t["seed"] is not None}),
+        },
+        "interrupted": [_trial_ref(trial) for trial in sorted(interrupted, key=_try_order)],
+        "trials": [_trial_ref(trial) for trial in sorted(counted, key=lambda t: (t["task"], _try_order(t)))],
+    }
+
+
+def _trial_ref(trial: dict) -> dict:
+    """What the trials table shows, and where each number came from."""
+    execution = "completed"
+    if trial["outcome"] == "interrupted":
+        execution = "interrupted"
+    elif trial["error"]:
+        execution = "timed out" if trial["error_category"] == "timeout" else f"error: {trial['error_category'] or 'other'}"
+    return {
+        "task": trial["task"],
+        "try": trial["try_index"],
+        "job": trial["job"],
+        "folder": trial["folder"],
+        "attempts": trial["attempts"],
+        "attempt_outcomes": trial["attempt_outcomes"],
+        "model_outcome": execution,
+        "verifier": trial["verifier_error_category"] or ("error" if trial["verifier_error"] else None),
+        "reward": trial["reward"],
+        "outcome": trial["outcome"],
+        "benchflow_bucket": trial["benchflow_bucket"],
+        "tokens": trial["tokens_all_attempts"].get("total_tokens"),
+        "cost_usd": trial["cost_usd_all_attempts"],
+        "seconds": trial["timing"].get("total"),
+        "served_models": trial["served_models"],
+        "task_digest": trial["task_digest"],
+    }

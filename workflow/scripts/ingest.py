@@ -1,0 +1,21 @@
+"""Rule ingest: one BenchFlow job folder -> trials.json (every row) and index.json (its settings)."""
+
+import sys
+
+from benchreport.discover import JobFolder
+from benchreport.files import dump_json, write_text
+from benchreport.ingest import ingest_job
+from benchreport.lineage import write_for_rule
+
+sys.stderr = open(snakemake.log[0], "w")
+
+job = JobFolder(**snakemake.params.job)
+result = ingest_job(job, snakemake.params.max_requests, snakemake.params.nop_agents)
+print(
+    f"ingest {job.job_id}: {result['attempt_folders_found']} attempt folders, "
+    f"{len(result['trials'])} trials, {len(result['ledger'])} ledger rows",
+    file=sys.stderr,
+)
+write_text(snakemake.output.trials, dump_json({key: value for key, value in result.items() if key != "sources"}))
+write_text(snakemake.output.index, dump_json({"job": result["job"], "settings": result["settings"]}))
+write_for_rule(snakemake, "ingest", sources=result["sources"])
