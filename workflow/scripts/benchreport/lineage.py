@@ -21,7 +21,7 @@ from .files import dump_json, sha256_file
 PACKAGE_DIR = Path(__file__).parent
 SCRIPTS_DIR = PACKAGE_DIR.parent
 WORKFLOW_DIR = SCRIPTS_DIR.parent.parent
-SOFTWARE = ("snakemake", "numpy", "scipy", "pandas", "jinja2", "pyyaml")
+SOFTWARE = ("snakemake", "numpy", "scipy", "jinja2", "pyyaml")
 COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineage.py"]
 # The code each stage runs: its thin script and the package modules it uses. A change to one of
 # these files re-runs that stage and what depends on it, nothing else.
