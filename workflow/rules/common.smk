@@ -7,7 +7,7 @@ from snakemake.utils import validate
 
 sys.path.insert(0, str(Path(workflow.basedir, "workflow", "scripts")))
 
-from benchreport import discover, lineage  # noqa: E402
+from benchreport import discover, environment, lineage  # noqa: E402
 
 validate(config, schema="../../config/schema.yaml")
 
@@ -40,6 +40,7 @@ CODE = {stage: lineage.stage_code(stage)["sha256"] for stage in lineage.STAGE_CO
 
 wildcard_constraints:
     setting="[^/]+",
+    image="[^/]+",
 
 
 def lineage_of(path):
@@ -63,17 +64,17 @@ def job_fingerprint(wildcards):
 
 
 def job_index(job_id):
-    """The settings one job folder holds (available once its ingest has run)."""
+    """The settings and tasks one job folder holds (available once its ingest has run)."""
     path = checkpoints.ingest.get(job=job_id).output.index
     with open(path, encoding="utf-8") as handle:
-        return json.load(handle)["settings"]
+        return json.load(handle)
 
 
 def settings_map():
     """setting id -> (jobs holding it, its tasks, whether it is a control)."""
     found = {}
     for job_id in JOBS:
-        for setting, entry in job_index(job_id).items():
+        for setting, entry in job_index(job_id)["settings"].items():
             item = found.setdefault(
                 setting,
                 {"jobs": [], "tasks": set(), "control": entry["key"]["control"]},
@@ -104,6 +105,66 @@ def report_files(setting):
         f"results/reports/{setting}/{name}"
         for name in ("report.md", "summary.json", "writeup.md")
     ]
+
+
+def task_images():
+    """task -> where its image reference came from (see benchreport.environment)."""
+    tasks = {}
+    for job_id in JOBS:
+        for task, seen in job_index(job_id)["tasks"].items():
+            entry = tasks.setdefault(task, {"paths": set(), "digests": set()})
+            entry["paths"].update(seen["paths"])
+            entry["digests"].update(seen["digests"])
+    settings = config["environment"]
+    return {
+        task: environment.resolve_image(
+            task,
+            sorted(seen["paths"]),
+            images=settings["images"],
+            tasks_dirs=settings["tasks_dirs"],
+            build=settings["build_missing"],
+            digest=max(seen["digests"], default=None),
+        )
+        for task, seen in sorted(tasks.items())
+    }
+
+
+def image_param(field):
+    """A params function: one field of the image a wildcard names."""
+
+    def lookup(wildcards):
+        for resolved in task_images().values():
+            if environment.image_slug(resolved["reference"]) == wildcards.image:
+                return resolved.get(field)
+        raise WorkflowError(f"no task resolves to the image {wildcards.image}")
+
+    return lookup
+
+
+def image_record(resolved):
+    return f"results/environment/images/{environment.image_slug(resolved['reference'])}.json"
+
+
+def report_inputs(wildcards):
+    inputs = {"stats": f"results/settings/{wildcards.setting}/stats.json"}
+    if config["environment"]["inspect"]:
+        images = task_images()
+        tasks = settings_map()[wildcards.setting]["tasks"]
+        inputs["images"] = sorted({image_record(images[task]) for task in tasks})
+    return inputs
+
+
+def report_environment(wildcards):
+    """Per task of the setting: its image resolution and the record that inspects it."""
+    if not config["environment"]["inspect"]:
+        return "[]"
+    images = task_images()
+    tasks = sorted(settings_map()[wildcards.setting]["tasks"])
+    # a JSON string: Snakemake does not pass a list or dict returned by a params function
+    return json.dumps(
+        [images[task] | {"task": task, "record": image_record(images[task])} for task in tasks],
+        sort_keys=True,
+    )
 
 
 def get_final_outputs(wildcards):

@@ -1,6 +1,6 @@
 rule report:
     input:
-        stats="results/settings/{setting}/stats.json",
+        unpack(report_inputs),
     output:
         report="results/reports/{setting}/report.md",
         summary="results/reports/{setting}/summary.json",
@@ -16,6 +16,7 @@ rule report:
     resources:
         mem_mb=500,
     params:
+        task_images=report_environment,
         code=CODE["report"],
     script:
         "../scripts/report.py"

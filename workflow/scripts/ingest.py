@@ -17,5 +17,5 @@ print(
     file=sys.stderr,
 )
 write_text(snakemake.output.trials, dump_json({key: value for key, value in result.items() if key != "sources"}))
-write_text(snakemake.output.index, dump_json({"job": result["job"], "settings": result["settings"]}))
+write_text(snakemake.output.index, dump_json({key: result[key] for key in ("job", "settings", "tasks")}))
 write_for_rule(snakemake, "ingest", sources=result["sources"])

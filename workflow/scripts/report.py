@@ -5,13 +5,20 @@ import sys
 
 from benchreport.files import write_text
 from benchreport.lineage import write_for_rule
-from benchreport.render import render_report, render_summary, render_writeup
+from benchreport.render import environment_rows, render_report, render_summary, render_writeup
 
 sys.stderr = open(snakemake.log[0], "w")
 
-stats = json.loads(open(snakemake.input.stats, encoding="utf-8").read())
-jobs, ledger = stats["job_folders"], stats["ledger"]
-write_text(snakemake.output.report, render_report(stats, jobs, ledger))
-write_text(snakemake.output.summary, render_summary(stats, jobs, ledger))
-write_text(snakemake.output.writeup, render_writeup(stats, jobs, ledger))
+
+def load(path):
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+stats = load(snakemake.input.stats)
+records = {path: load(path) for path in snakemake.input.get("images", [])}
+environment = environment_rows(json.loads(snakemake.params.task_images), records, stats["per_task"])
+write_text(snakemake.output.report, render_report(stats, environment))
+write_text(snakemake.output.summary, render_summary(stats, environment))
+write_text(snakemake.output.writeup, render_writeup(stats, environment))
 write_for_rule(snakemake, "report")

@@ -189,6 +189,7 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
         "route": _route(config, record),
         "dataset": _dataset(config, record),
         "task_digest": _text(record.get("task_digest")) or _text(config.get("task_digest")),
+        "task_path": _text(config.get("task_path")),
         "task_variant": _text(record.get("task_variant")) or _text(config.get("task_variant")),
         "seed": record.get("seed", config.get("seed")),
         "harness_version": None,  # BenchFlow <= 0.7.12 records no harness version
@@ -320,10 +321,13 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=()) -> dict:
         finished = [a for a in attempts if a["complete"] and a["folder"] in trial["attempt_folders"]]
         last = max(finished, key=lambda a: (a.get("started_at") or "", a["folder"]), default=None)
         trial["benchflow_bucket"] = last["audit"] if last else None
-    index = {}
+    index, tasks = {}, {}
     for trial in trials:
         entry = index.setdefault(trial["setting"], {"key": trial["setting_key"], "tasks": set()})
         entry["tasks"].add(trial["task"])
+        seen = tasks.setdefault(trial["task"], {"paths": set(), "digests": set()})
+        seen["paths"].update([trial["task_path"]] if trial["task_path"] else [])
+        seen["digests"].update([trial["task_digest"]] if trial["task_digest"] else [])
     return {
         "job": {
             "id": job.job_id,
@@ -338,5 +342,6 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=()) -> dict:
         "ledger": sorted(reader.ledger, key=lambda row: (row["folder"], row["file"], row["reason"])),
         "crosscheck": check,
         "settings": {sid: {"key": e["key"], "tasks": sorted(e["tasks"])} for sid, e in sorted(index.items())},
+        "tasks": {task: {k: sorted(v) for k, v in sorted(seen.items())} for task, seen in sorted(tasks.items())},
         "sources": sorted(reader.sources, key=lambda source: source["path"]),
     }

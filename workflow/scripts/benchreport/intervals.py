@@ -1,51 +1,322 @@
-"""Interval methods for a pass rate. Each returns {"method", "low", "high", "over"}.
+"""Interval methods for a pass rate. Each returns {"method", "low", "high", "over", ...}.
 
 "over" names the variability the interval accounts for: "tasks" (resampling or modelling the
 task-to-task spread, which carries the try-to-try noise inside each task mean) or "trials"
 (treating every trial as independent, which tries of one task are not; ../statistics.md).
+low/high are None when the method is undefined for the data, and then a "note" says why.
+The newer functions also return "estimate", the point the interval is built around.
+
+`METHODS` maps a method name to a callable over per-task counts, so that coverage code can loop
+over every method. The names label the methods in reports; the returned "method" says what was
+computed (wilson-clustered, for one, falls back to plain "wilson" as BenchFlow's does).
+The array helpers (`wilson_bounds`, `t_bounds`, `clustered_sample_size`) work on whole batches of
+runs at once, which the coverage simulation needs; the single-run functions call them too.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
+from scipy.special import ndtr, ndtri
 from scipy.stats import norm
+from scipy.stats import t as student_t
+
+# Bootstrap means closer than this to the estimate count as equal to it: task means are
+# fractions such as 1/3, and the same multiset summed in another order may differ in the last bit.
+TIE_TOLERANCE = 1e-9
+# Resampled indices are drawn in blocks of about this many, which bounds memory, not the result.
+BLOCK_ELEMENTS = 1 << 20
+
+
+def check_confidence(confidence: float) -> None:
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
 
 
 def _z(confidence: float) -> float:
+    check_confidence(confidence)
     return float(norm.ppf(0.5 + confidence / 2))
+
+
+def _check_resamples(resamples: int) -> None:
+    if int(resamples) != resamples or resamples < 1:
+        raise ValueError(f"resamples must be a positive integer, got {resamples}")
+
+
+def wilson_bounds(successes, n, confidence: float):
+    """Wilson score bounds, elementwise over arrays (n > 0)."""
+    z = _z(confidence)
+    successes, n = np.asarray(successes, dtype=float), np.asarray(n, dtype=float)
+    p = successes / n
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return np.maximum(0.0, centre - half), np.minimum(1.0, centre + half)
 
 
 def wilson(successes: float, n: float, confidence: float = 0.95) -> dict:
     """Wilson score interval for successes out of n independent trials."""
     if n <= 0:
+        check_confidence(confidence)
         return {"method": "wilson", "low": None, "high": None, "over": "trials"}
-    z = _z(confidence)
-    p = successes / n
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return {
-        "method": "wilson",
-        "low": max(0.0, centre - half),
-        "high": min(1.0, centre + half),
-        "over": "trials",
-    }
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes must lie in [0, n], got {successes} of {n}")
+    low, high = wilson_bounds(successes, n, confidence)
+    return {"method": "wilson", "low": float(low), "high": float(high), "over": "trials"}
+
+
+def _rates(task_rates) -> np.ndarray:
+    """Task means as a sorted array, so that results never depend on the order of the tasks."""
+    rates = np.sort(np.asarray(task_rates, dtype=float).ravel())
+    if rates.size and not (np.all(np.isfinite(rates)) and rates[0] >= 0 and rates[-1] <= 1):
+        raise ValueError("task rates must be finite numbers in [0, 1]")
+    return rates
+
+
+def _resampled_means(values: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """Means of `resamples` resamples of whole tasks (numpy PCG64 seeded with `seed`).
+
+    Drawn in row blocks to bound memory; the index stream, hence the result, equals one
+    (resamples x tasks) draw.
+    """
+    rng = np.random.default_rng(seed)
+    rows = max(1, BLOCK_ELEMENTS // values.size)
+    return np.concatenate(
+        [
+            values[rng.integers(0, values.size, size=(min(rows, resamples - start), values.size))].mean(axis=1)
+            for start in range(0, resamples, rows)
+        ]
+    )
 
 
 def bootstrap_tasks(task_rates, resamples: int, seed: int, confidence: float = 0.95) -> dict:
     """Percentile bootstrap of the mean task pass fraction, resampling whole tasks.
 
-    Vectorised: one (resamples x tasks) index draw from numpy's PCG64 seeded with `seed`.
+    Vectorised: (resamples x tasks) index draws from numpy's PCG64 seeded with `seed`, over the
+    task means in sorted order, so the result depends on the tasks' values, not their order.
+    Works on any values (paired.py feeds it per-task differences in [-1, 1]).
     """
-    rates = np.asarray(task_rates, dtype=float)
+    check_confidence(confidence)
+    _check_resamples(resamples)
+    values = np.sort(np.asarray(task_rates, dtype=float).ravel())
     result = {"method": "bootstrap-percentile over tasks", "over": "tasks", "seed": seed, "resamples": resamples}
-    if rates.size == 0:
+    if values.size == 0:
         return result | {"low": None, "high": None}
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, rates.size, size=(resamples, rates.size))
-    means = rates[draws].mean(axis=1)
+    means = _resampled_means(values, resamples, seed)
     alpha = 1 - confidence
     low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
     return result | {"low": float(low), "high": float(high)}
+
+
+def bootstrap_acceleration(rates) -> np.ndarray:
+    """BCa acceleration of the mean from the jackknife, along the last axis.
+
+    For the mean the jackknife influence values are the deviations d_i = x_i - x̄, so
+    a = Σd³ / (6 (Σd²)^1.5) (Efron & Tibshirani 1993, eq. 14.15); NaN when all tasks are equal.
+    """
+    deviations = rates - rates.mean(axis=-1, keepdims=True)
+    squares = (deviations**2).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(squares > 0, (deviations**3).sum(axis=-1) / (6 * squares**1.5), np.nan)
+
+
+def bca_levels(share_below, acceleration, confidence: float):
+    """The percentile levels BCa reads off the bootstrap distribution.
+
+    share_below = P(bootstrap mean < estimate) + P(= estimate)/2, as scipy counts it.
+    NaN where undefined (no spread, or every bootstrap mean on one side of the estimate).
+    """
+    alpha = 1 - confidence
+    with np.errstate(invalid="ignore", divide="ignore"):
+        bias = ndtri(share_below)
+        levels = []
+        for z_alpha in (ndtri(alpha / 2), ndtri(1 - alpha / 2)):
+            shifted = bias + z_alpha
+            levels.append(ndtr(bias + shifted / (1 - acceleration * shifted)))
+    defined = np.isfinite(bias) & np.isfinite(acceleration)
+    return np.where(defined, levels[0], np.nan), np.where(defined, levels[1], np.nan)
+
+
+def bootstrap_bca_tasks(task_rates, resamples: int, seed: int, confidence: float = 0.95) -> dict:
+    """Bias-corrected and accelerated (BCa) bootstrap of the mean task pass fraction.
+
+    Uses the same resamples as `bootstrap_tasks` with the same seed. BCa corrects the percentile
+    interval for the skew of the bootstrap distribution, which matters near 0% and 100%.
+    Undefined (low/high None, with a note) with fewer than 2 tasks (the jackknife leaves one
+    out), when all task means are equal (the acceleration is 0/0 and every resample repeats the
+    estimate), or when every resampled mean falls on one side of the estimate (infinite bias).
+    """
+    check_confidence(confidence)
+    _check_resamples(resamples)
+    rates = _rates(task_rates)
+    result = {
+        "method": "bootstrap-BCa over tasks",
+        "over": "tasks",
+        "seed": seed,
+        "resamples": resamples,
+        "estimate": float(rates.mean()) if rates.size else None,
+    }
+    if rates.size < 2:
+        return result | {"low": None, "high": None, "note": "BCa needs at least 2 tasks"}
+    acceleration = bootstrap_acceleration(rates)
+    if np.isnan(acceleration):
+        return result | {"low": None, "high": None, "note": "BCa is undefined when every task has the same pass rate"}
+    means = _resampled_means(rates, resamples, seed)
+    estimate = rates.mean()
+    share_below = (np.count_nonzero(means < estimate - TIE_TOLERANCE)
+                   + np.count_nonzero(means <= estimate + TIE_TOLERANCE)) / (2 * resamples)
+    level_low, level_high = bca_levels(share_below, acceleration, confidence)
+    if np.isnan(level_low):
+        return result | {"low": None, "high": None,
+                         "note": "BCa is undefined: every resampled mean lies on one side of the estimate"}
+    low, high = np.quantile(means, [level_low, level_high])
+    return result | {"low": float(low), "high": float(high), "acceleration": float(acceleration)}
+
+
+def t_bounds(values, confidence: float):
+    """mean, mean - t·sd/√n, mean + t·sd/√n along the last axis (n ≥ 2), not clipped."""
+    check_confidence(confidence)
+    values = np.asarray(values, dtype=float)
+    n = values.shape[-1]
+    mean = values.mean(axis=-1)
+    half = student_t.ppf(0.5 + confidence / 2, n - 1) * values.std(axis=-1, ddof=1) / np.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+def t_task_means(task_rates, confidence: float = 0.95) -> dict:
+    """Student t interval over task means, mean ± t_{n-1}·sd/√n (Miller 2024), clipped to [0, 1].
+
+    The t quantile with n-1 degrees of freedom, not 1.96, because with few tasks the sd itself is
+    uncertain (Cameron, Gelbach, Miller 2008). Undefined with fewer than 2 tasks.
+    """
+    check_confidence(confidence)
+    rates = _rates(task_rates)
+    result = {"method": "t over task means", "over": "tasks", "estimate": float(rates.mean()) if rates.size else None}
+    if rates.size < 2:
+        return result | {"low": None, "high": None, "note": "the t interval needs at least 2 tasks"}
+    _, low, high = t_bounds(rates, confidence)
+    return result | {"low": max(0.0, float(low)), "high": min(1.0, float(high))}
+
+
+def wilson_task_means(task_rates, confidence: float = 0.95) -> dict:
+    """Wilson on Σx̄_i successes out of n tasks.
+
+    Conservative on purpose: a task mean in [0, 1] varies at most as much as a 0/1 outcome with
+    the same mean, so this holds its coverage at 3 tasks where the others fail (statistics.md).
+    """
+    rates = _rates(task_rates)
+    interval = wilson(float(rates.sum()), rates.size, confidence)
+    return interval | {
+        "method": "wilson over task means",
+        "over": "tasks",
+        "estimate": float(rates.mean()) if rates.size else None,
+    }
+
+
+def clustered_sample_size(trials, passes):
+    """BenchFlow's design-effect sample size along the last axis (tasks); ../benchflow-format.md §3.10.
+
+    Returns (pooled pass rate Σc/N, effective number of trials, design effect, whether the
+    clustered formula applies). It applies with at least 2 tasks and some task tried more than
+    once; otherwise the effective number is N itself (plain Wilson over the trials).
+    """
+    trials, passes = np.asarray(trials, dtype=float), np.asarray(passes, dtype=float)
+    tasks = trials.shape[-1]
+    total = trials.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pooled = passes.sum(axis=-1) / total
+        independent = pooled * (1 - pooled) / total
+        clustered = tasks / max(tasks - 1, 1) * ((passes - pooled[..., None] * trials) ** 2).sum(axis=-1) / total**2
+        design_effect = np.where(independent > 0, clustered / independent, np.nan)
+        effective = np.where(independent > 0, total / np.maximum(1.0, design_effect), tasks)
+    applies = (trials.max(axis=-1, initial=0) > 1) & (tasks >= 2)
+    return pooled, np.where(applies, effective, total), design_effect, applies
+
+
+def wilson_clustered(trials_per_task, passes_per_task, confidence: float = 0.95) -> dict:
+    """BenchFlow's solve-rate interval: Wilson on an effective sample size N / max(1, design effect).
+
+    Exactly `pass_at_k.py::solve_rate_interval` (benchflow-format.md §3.10), except that z comes
+    from `confidence` (1.959964 at 95%) where BenchFlow fixes 1.96. Its estimate is the pooled
+    Σc/N, which weighs tasks by their number of trials. Falls back to Wilson over the trials
+    (method "wilson") with fewer than 2 tasks or at most one trial per task, as BenchFlow does.
+    """
+    trials, passes = task_counts(trials_per_task, passes_per_task)
+    check_confidence(confidence)
+    if trials.size == 0:
+        return {"method": "wilson", "low": None, "high": None, "over": "trials", "estimate": None}
+    pooled, effective, design_effect, applies = (float(value) for value in clustered_sample_size(trials, passes))
+    if not applies:
+        return wilson(int(passes.sum()), int(trials.sum()), confidence) | {"estimate": pooled}
+    low, high = wilson_bounds(pooled * effective, effective, confidence)
+    return {
+        "method": "wilson-clustered",
+        "low": float(low),
+        "high": float(high),
+        "over": "tasks",
+        "estimate": pooled,
+        "effective_trials": effective,
+        "design_effect": None if np.isnan(design_effect) else design_effect,
+    }
+
+
+def task_counts(trials_per_task, passes_per_task) -> tuple[np.ndarray, np.ndarray]:
+    """Validated per-task (scored trials, passes) as integer arrays.
+
+    A task needs at least one scored trial: without one it has no pass rate, so callers leave
+    it out (and say so) before calling.
+    """
+    trials = np.asarray(trials_per_task).ravel()
+    passes = np.asarray(passes_per_task).ravel()
+    if trials.shape != passes.shape:
+        raise ValueError(f"{trials.size} trial counts but {passes.size} pass counts")
+    if trials.size and not (np.array_equal(trials, np.round(trials)) and np.array_equal(passes, np.round(passes))):
+        raise ValueError("trial and pass counts must be whole numbers")
+    trials, passes = trials.astype(np.int64), passes.astype(np.int64)
+    if np.any(trials < 1):
+        raise ValueError("every task needs at least one scored trial")
+    if np.any(passes < 0) or np.any(passes > trials):
+        raise ValueError("pass counts must lie between 0 and the task's number of trials")
+    return trials, passes
+
+
+def _wilson_over_trials(trials, passes, *, seed, resamples, confidence):
+    trials, passes = task_counts(trials, passes)
+    estimate = float(passes.sum() / trials.sum()) if trials.size else None
+    return wilson(int(passes.sum()), int(trials.sum()), confidence) | {"estimate": estimate}
+
+
+def _t_over_task_means(trials, passes, *, seed, resamples, confidence):
+    trials, passes = task_counts(trials, passes)
+    return t_task_means(passes / trials, confidence)
+
+
+def _wilson_over_task_means(trials, passes, *, seed, resamples, confidence):
+    trials, passes = task_counts(trials, passes)
+    return wilson_task_means(passes / trials, confidence)
+
+
+def _wilson_clustered(trials, passes, *, seed, resamples, confidence):
+    return wilson_clustered(trials, passes, confidence)
+
+
+def _bootstrap_percentile(trials, passes, *, seed, resamples, confidence):
+    trials, passes = task_counts(trials, passes)
+    rates = passes / trials
+    estimate = float(rates.mean()) if rates.size else None
+    return bootstrap_tasks(rates, resamples, seed, confidence) | {"estimate": estimate}
+
+
+def _bootstrap_bca(trials, passes, *, seed, resamples, confidence):
+    trials, passes = task_counts(trials, passes)
+    return bootstrap_bca_tasks(passes / trials, resamples, seed, confidence)
+
+
+# name -> callable(trials_per_task, passes_per_task, *, seed, resamples, confidence) -> interval dict
+METHODS = {
+    "wilson over trials": _wilson_over_trials,
+    "t over task means": _t_over_task_means,
+    "bootstrap-percentile over tasks": _bootstrap_percentile,
+    "bootstrap-BCa over tasks": _bootstrap_bca,
+    "wilson over task means": _wilson_over_task_means,
+    "wilson-clustered": _wilson_clustered,
+}

@@ -29,9 +29,10 @@ STAGE_CODE = {
     "ingest": ["ingest.py", "benchreport/discover.py", "benchreport/classify.py",
                "benchreport/settings.py", "benchreport/ingest.py"],
     "stats": ["stats.py", "benchreport/intervals.py", "benchreport/settings.py", "benchreport/stats.py"],
-    "report": ["report.py", "benchreport/intervals.py", "benchreport/render.py",
+    "report": ["report.py", "benchreport/intervals.py", "benchreport/render.py", "benchreport/environment.py",
                "benchreport/templates/report.md.j2", "benchreport/templates/writeup.md.j2"],
     "overview": ["overview.py", "benchreport/overview.py"],
+    "environment": ["inspect_image.py", "benchreport/environment.py"],
 }
 
 
@@ -105,8 +106,10 @@ def build_record(output: str, *, rule: str, wildcards: dict, params: dict, input
     }
 
 
-def write_for_rule(smk, stage: str, sources: list[dict] | None = None) -> None:
-    """Write the record of every non-lineage output of a Snakemake job (called from rule scripts)."""
+def write_for_rule(smk, stage: str, sources: list[dict] | None = None, extra: dict | None = None) -> None:
+    """Write the record of every non-lineage output of a Snakemake job (called from rule scripts).
+
+    `extra` holds facts about this run that must not enter the outputs (a time of inspection)."""
     code = stage_code(stage)
     params = dict(smk.params.items())
     for output in smk.output:
@@ -122,6 +125,7 @@ def write_for_rule(smk, stage: str, sources: list[dict] | None = None) -> None:
             code=code,
             workflow_dir=WORKFLOW_DIR,
         )
+        record.update(extra or {})
         target = record_path(output)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(dump_json(record), encoding="utf-8")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import jinja2
 
+from .environment import repo_digest_text
 from .files import dump_json
 from .intervals import wilson
 
@@ -24,6 +25,17 @@ def num(value) -> str:
 
 def usd(value) -> str:
     return "n/a" if value is None else f"${value:,.4f}" if value < 1 else f"${value:,.2f}"
+
+
+def seconds(value) -> str:
+    if value is None:
+        return "—"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.1f}"
+
+
+def count(number: int, noun: str) -> str:
+    """'1 trial', '9 trials'."""
+    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
 
 
 def reward(value) -> str:
@@ -57,7 +69,7 @@ def bucket_difference(trial: dict) -> str | None:
     return f"BenchFlow's summary says {theirs}, benchreport {ours}"
 
 
-def _environment() -> jinja2.Environment:
+def _jinja() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         autoescape=False,  # Markdown; every interpolated value goes through `cell` or a formatter
@@ -66,12 +78,61 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(pct=pct, num=num, usd=usd, reward=reward, cell=cell, bar=bar)
+    env.filters.update(pct=pct, num=num, usd=usd, reward=reward, cell=cell, bar=bar, count=count, seconds=seconds)
     env.globals.update(NOT_RECORDED=NOT_RECORDED)
     return env
 
 
-def _context(stats: dict, jobs: list[dict], ledger: list[dict]) -> dict:
+def environment_rows(resolutions: list[dict], records: dict, per_task: list[dict]) -> list[dict]:
+    """Per task: the image it ran in as inspected, beside its task digest."""
+    digests = {row["task"]: row["task_digests"] for row in per_task}
+    rows = []
+    for resolved in sorted(resolutions, key=lambda item: item["task"]):
+        task = resolved["task"]
+        record = records[resolved["record"]]
+        image = record.get("image") or {}
+        rows.append(
+            {
+                "task": task,
+                "reference": resolved["reference"],
+                "source": resolved["source"],
+                "status": record["status"],
+                "reason": record.get("reason"),
+                "note": record.get("note"),
+                "id": image.get("Id"),
+                "repo_digest": repo_digest_text(record) if image else None,
+                "platform": record.get("platform"),
+                "daemon_version": record.get("daemon_version"),
+                "task_digests": digests.get(task, []),
+            }
+        )
+    return rows
+
+
+ENVIRONMENT_HINTS = {
+    "image missing": "BenchFlow removes its bf__<task> images after each trial; name the image in "
+    "config (environment.images), point environment.tasks_dirs at the task definitions, or set "
+    "environment.build_missing",
+    "daemon unavailable": "no Docker daemon answered",
+}
+
+
+def environment_left_out(rows: list[dict]) -> list[dict]:
+    """One ledger row per kind of failed inspection, naming the tasks it hit."""
+    failed = {}
+    for row in rows:
+        if row["status"] not in ("inspected", "rebuilt"):
+            failed.setdefault(row["status"], []).append(row["task"])
+    return [
+        {"job": "", "folder": "", "file": f"task images ({len(tasks)})",
+         "reason": f"{status}: {ENVIRONMENT_HINTS.get(status, 'see the environment table')}",
+         "effect": "environment not recorded for " + ", ".join(tasks)}
+        for status, tasks in sorted(failed.items())
+    ]
+
+
+def _context(stats: dict, environment: list[dict]) -> dict:
+    jobs, ledger = stats["job_folders"], stats["ledger"] + environment_left_out(environment)
     differences = [(trial, bucket_difference(trial)) for trial in stats["trials"]]
     per_task = [
         row | {"interval": wilson(row["passed"], row["trials"], stats["confidence"])} for row in stats["per_task"]
@@ -82,22 +143,24 @@ def _context(stats: dict, jobs: list[dict], ledger: list[dict]) -> dict:
         "per_task": per_task,
         "jobs": jobs,
         "ledger": ledger,
+        "environment": environment,
         "differences": [(trial, why) for trial, why in differences if why],
         "sampling_keys": ", ".join(stats["sampling"]) if stats["sampling"] else "",
         "json": lambda value: json.dumps(value, sort_keys=True),
     }
 
 
-def render_report(stats: dict, jobs: list[dict], ledger: list[dict]) -> str:
-    return _environment().get_template("report.md.j2").render(**_context(stats, jobs, ledger))
+def render_report(stats: dict, environment: list[dict]) -> str:
+    return _jinja().get_template("report.md.j2").render(**_context(stats, environment))
 
 
-def render_writeup(stats: dict, jobs: list[dict], ledger: list[dict]) -> str:
-    text = _environment().get_template("writeup.md.j2").render(**_context(stats, jobs, ledger))
+def render_writeup(stats: dict, environment: list[dict]) -> str:
+    text = _jinja().get_template("writeup.md.j2").render(**_context(stats, environment))
     return " ".join(text.split()) + "\n"
 
 
-def render_summary(stats: dict, jobs: list[dict], ledger: list[dict]) -> str:
+def render_summary(stats: dict, environment: list[dict]) -> str:
+    jobs, ledger = stats["job_folders"], stats["ledger"] + environment_left_out(environment)
     summary = {
         "schema": "benchreport.setting-summary/1",
         "setting": stats["setting"],
@@ -119,6 +182,7 @@ def render_summary(stats: dict, jobs: list[dict], ledger: list[dict]) -> str:
         "usage": stats["usage"],
         "sampling": stats["sampling"],
         "controls": stats["controls"],
+        "environment": environment,
         "warnings": stats["warnings"],
         "seeds": stats["seeds"],
         "job_folders": [

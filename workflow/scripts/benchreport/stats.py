@@ -164,7 +164,7 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict) -> dict:
         "intervals": {
             "over_tasks": intervals.bootstrap_tasks(rates, params["resamples"], params["seed"], confidence),
             "over_trials": intervals.wilson(passed, n_trials, confidence)
-            | {"label": f"if the {n_trials} trials were independent"},
+            | {"label": f"if the {n_trials} trials were independent" if n_trials != 1 else "from a single trial"},
         },
         "confidence": confidence,
         "mean_reward": _ratio(sum(rewards), len(rewards)),

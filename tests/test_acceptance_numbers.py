@@ -1,0 +1,50 @@
+"""The numbers the report must print, on BenchFlow-format folders, through a real snakemake run."""
+
+from __future__ import annotations
+
+import json
+
+from benchflow_synth import write_matrix
+
+SETTING = {
+    "agent": "claude-agent-acp",
+    "model": "anthropic/claude-sonnet-4-5",
+    "served_model": "claude-sonnet-4-5-20250929",
+    "usage_source": "provider_response",
+    "price_source": "litellm",
+}
+
+
+def outcomes(*kinds):
+    return [{"task": f"task-{index}", "attempts": [{"kind": kind}]} for index, kind in enumerate(kinds)]
+
+
+def test_three_tasks_3_of_3_3_of_3_0_of_3(workflow):
+    tries = [outcomes("passed", "passed", "failed") for _ in range(3)]
+    write_matrix(workflow.path / "jobs" / "claude", alias="sonnet", setting=SETTING, tries=tries, seed=1,
+                 start="2026-11-30 10:00:00")
+    workflow.run(roots=["jobs"])
+    (report_dir,) = (workflow.results / "reports").iterdir()
+    report = (report_dir / "report.md").read_text()
+    summary = json.loads((report_dir / "summary.json").read_text())
+    assert "9 trials of 3 tasks" in report
+    assert "6 passed (67%, 95% interval 0% to 100% over tasks)" in report
+    assert "Wilson over trials: 35% to 88% if the 9 trials were independent" in report
+    assert summary["intervals"]["over_tasks"]["method"] == "bootstrap-percentile over tasks"
+    assert summary["intervals"]["over_tasks"]["seed"] == 20261130
+    assert "Seeds: resampling seed 20261130" in report
+    assert [row["passed"] for row in summary["per_task"]] == [3, 3, 0]
+    assert "| task-2 | 3 | 0 | 0% |" in report
+    writeup = (report_dir / "writeup.md").read_text()
+    assert writeup.startswith("claude-agent-acp on anthropic/claude-sonnet-4-5 passed 67% of 3 tasks (95% interval 0% to 100%")
+
+
+def test_one_passing_trial(workflow):
+    write_matrix(workflow.path / "jobs" / "one", alias="sonnet", setting=SETTING, tries=[outcomes("passed")],
+                 seed=2, start="2026-11-30 10:00:00")
+    workflow.run(roots=["jobs"])
+    (report_dir,) = (workflow.results / "reports").iterdir()
+    report = (report_dir / "report.md").read_text()
+    assert "1 trial of 1 task," in report
+    assert "Wilson over trials: 21% to 100% from a single trial" in report
+    assert "Warning: 1 of 1 tasks have fewer than 3 trials: task-0" in report

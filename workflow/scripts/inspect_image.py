@@ -1,0 +1,28 @@
+"""Rule inspect_image: `docker image inspect` of one image reference, as a JSON record."""
+
+import datetime
+import os
+import sys
+
+from benchreport.environment import inspect_image
+from benchreport.files import dump_json, write_text
+from benchreport.lineage import write_for_rule
+
+sys.stderr = open(snakemake.log[0], "w")
+
+params = snakemake.params
+env = dict(os.environ)
+if params.docker_host:
+    env["DOCKER_HOST"] = params.docker_host
+inspected_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+record = inspect_image(
+    params.reference,
+    docker=params.docker,
+    env=env,
+    timeout=params.timeout,
+    build_context=params.build_context,
+    build_tag=params.build_tag,
+)
+print(f"{params.reference}: {record['status']} {record.get('reason') or ''}", file=sys.stderr)
+write_text(snakemake.output.record, dump_json(record))
+write_for_rule(snakemake, "environment", extra={"inspected_at": inspected_at})
