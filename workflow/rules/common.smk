@@ -162,7 +162,10 @@ def report_environment(wildcards):
     tasks = sorted(settings_map()[wildcards.setting]["tasks"])
     # a JSON string: Snakemake does not pass a list or dict returned by a params function
     return json.dumps(
-        [images[task] | {"task": task, "record": image_record(images[task])} for task in tasks],
+        [
+            images[task] | {"task": task, "record": image_record(images[task])}
+            for task in tasks
+        ],
         sort_keys=True,
     )
 

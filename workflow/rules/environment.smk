@@ -2,6 +2,14 @@ rule inspect_image:
     output:
         record="results/environment/images/{image}.json",
         lineage=lineage_of("results/environment/images/{image}.json"),
+    log:
+        "logs/environment/{image}.log",
+    localrule: True
+    conda:
+        "../envs/benchreport.yaml"
+    threads: 1
+    resources:
+        mem_mb=200,
     params:
         reference=image_param("reference"),
         build_context=image_param("build_context"),
@@ -10,13 +18,5 @@ rule inspect_image:
         docker_host=config["environment"]["docker_host"],
         timeout=config["environment"]["timeout_seconds"],
         code=CODE["environment"],
-    conda:
-        "../envs/benchreport.yaml"
-    log:
-        "logs/environment/{image}.log",
-    localrule: True
-    threads: 1
-    resources:
-        mem_mb=200,
     script:
         "../scripts/inspect_image.py"
