@@ -37,12 +37,12 @@ def simulate_passes(rng, n_tasks: int, tries_per_task: int, pass_rate: float, co
 
 
 def _power(base: np.ndarray, exponent: int) -> np.ndarray:
-    """base**exponent by repeated squaring: far faster than numpy's complex power."""
+    """base**exponent by repeated squaring in place: far faster than numpy's complex power."""
     result = np.ones_like(base)
     while exponent:
         if exponent & 1:
-            result = result * base
-        base = base * base
+            np.multiply(result, base, out=result)
+        np.multiply(base, base, out=base)
         exponent >>= 1
     return result
 
@@ -51,18 +51,19 @@ def _bootstrap_distribution(passes: np.ndarray, tries: int, resamples: int | Non
     """Per run (row), the probability of each resample total of passes 0 … n·K.
 
     Exact by default: a resample draws n tasks from the run's K+1 task outcomes, so its total is
-    their n-fold convolution (an FFT power). With `resamples`, the share of B seeded resamples.
+    their n-fold convolution (an FFT power), computed once per distinct mix of outcomes.
+    With `resamples`, the share of B seeded resamples.
     """
     runs, tasks = passes.shape
-    outcome_shares = (passes[..., None] == np.arange(tries + 1)).mean(axis=1)
+    outcome_counts = (passes[..., None] == np.arange(tries + 1)).sum(axis=1)
     support = tasks * tries + 1
     if resamples is None:
+        mixes, run_mix = np.unique(outcome_counts, axis=0, return_inverse=True)
         length = 1 << (support - 1).bit_length()
-        spectrum = _power(np.fft.rfft(outcome_shares, length, axis=1), tasks)
-        pmf = np.fft.irfft(spectrum, length, axis=1)[:, :support]
-        pmf = pmf.clip(0)
-        return pmf / pmf.sum(axis=1, keepdims=True)
-    totals = rng.multinomial(tasks, outcome_shares, size=(resamples, runs)) @ np.arange(tries + 1)
+        spectrum = _power(np.fft.rfft(mixes / tasks, length, axis=1), tasks)
+        pmf = np.fft.irfft(spectrum, length, axis=1)[:, :support].clip(0)
+        return (pmf / pmf.sum(axis=1, keepdims=True))[run_mix.ravel()]
+    totals = rng.multinomial(tasks, outcome_counts / tasks, size=(resamples, runs)) @ np.arange(tries + 1)
     cells = (totals + support * np.arange(runs)).ravel()
     return np.bincount(cells, minlength=runs * support).reshape(runs, support) / resamples
 
@@ -138,18 +139,22 @@ def coverage_grid(n_tasks: int, tries_per_task: int, *, seed: int, simulations: 
                   confidence: float = 0.95, resamples: int | None = None) -> dict:
     """Coverage of every `intervals.METHODS` method at n_tasks x tries_per_task, by simulation.
 
-    For each (true pass rate μ, correlation ρ) cell, `simulations` runs are drawn from numpy's
-    PCG64 seeded once with `seed` (cells in grid order), so the same arguments give the same
-    output. Per method: worst coverage over the grid and its cell, mean width, and the grid.
+    For each (true pass rate μ, correlation ρ) cell, in grid order, `simulations` runs are drawn
+    from numpy's PCG64 seeded from `seed`, so the same arguments give the same output; resamples,
+    if any, come from a second stream spawned from the same seed, so the simulated runs do not
+    depend on `resamples`. Per method: worst coverage over the grid and its cell, mean width,
+    and the grid.
     """
     _check_grid_arguments(n_tasks, tries_per_task, simulations, pass_rates, correlations, resamples)
     intervals.check_confidence(confidence)
-    rng = np.random.default_rng(seed)
+    data_seed, resampling_seed = np.random.SeedSequence(seed).spawn(2)
+    data_rng, resampling_rng = np.random.default_rng(data_seed), np.random.default_rng(resampling_seed)
     cells = {name: [] for name in intervals.METHODS}
     for pass_rate in pass_rates:
         for correlation in correlations:
-            passes = simulate_passes(rng, n_tasks, tries_per_task, pass_rate, correlation, simulations)
-            bounds = batch_intervals(passes, tries_per_task, confidence=confidence, resamples=resamples, rng=rng)
+            passes = simulate_passes(data_rng, n_tasks, tries_per_task, pass_rate, correlation, simulations)
+            bounds = batch_intervals(passes, tries_per_task, confidence=confidence, resamples=resamples,
+                                     rng=resampling_rng)
             for name, (low, high) in bounds.items():
                 defined = ~np.isnan(low)
                 cells[name].append({
@@ -173,7 +178,7 @@ def coverage_grid(n_tasks: int, tries_per_task: int, *, seed: int, simulations: 
         "n_tasks": n_tasks,
         "tries_per_task": tries_per_task,
         "seed": seed,
-        "generator": "numpy PCG64 via numpy.random.default_rng",
+        "generator": "numpy PCG64 via numpy.random.default_rng(SeedSequence(seed).spawn(2)): runs, resamples",
         "simulations": simulations,
         "monte_carlo_error": "a coverage near 95% is off by about "
                              f"{np.sqrt(0.95 * 0.05 / simulations):.4f} (one standard error) in each cell",

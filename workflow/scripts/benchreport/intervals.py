@@ -37,7 +37,7 @@ def _z(confidence: float) -> float:
     return float(norm.ppf(0.5 + confidence / 2))
 
 
-def _check_resamples(resamples: int) -> None:
+def check_resamples(resamples: int) -> None:
     if int(resamples) != resamples or resamples < 1:
         raise ValueError(f"resamples must be a positive integer, got {resamples}")
 
@@ -96,7 +96,7 @@ def bootstrap_tasks(task_rates, resamples: int, seed: int, confidence: float = 0
     Works on any values (paired.py feeds it per-task differences in [-1, 1]).
     """
     check_confidence(confidence)
-    _check_resamples(resamples)
+    check_resamples(resamples)
     values = np.sort(np.asarray(task_rates, dtype=float).ravel())
     result = {"method": "bootstrap-percentile over tasks", "over": "tasks", "seed": seed, "resamples": resamples}
     if values.size == 0:
@@ -146,7 +146,7 @@ def bootstrap_bca_tasks(task_rates, resamples: int, seed: int, confidence: float
     estimate), or when every resampled mean falls on one side of the estimate (infinite bias).
     """
     check_confidence(confidence)
-    _check_resamples(resamples)
+    check_resamples(resamples)
     rates = _rates(task_rates)
     result = {
         "method": "bootstrap-BCa over tasks",

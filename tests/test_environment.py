@@ -1,0 +1,149 @@
+"""The environment stage against a real Docker daemon: images built here, with no registry."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import uuid
+
+import pytest
+
+from benchreport import environment
+
+BUSYBOX = shutil.which("busybox")
+
+
+def daemon_answers() -> bool:
+    if shutil.which("docker") is None:
+        return False
+    return subprocess.run(["docker", "info"], capture_output=True, timeout=60).returncode == 0
+
+
+if not daemon_answers():
+    if os.environ.get("BENCHREPORT_CI") == "1":
+        pytest.fail("CI: the Docker daemon that .ci/run starts is not answering", pytrace=False)
+    pytest.skip("no Docker daemon answers here (start dockerd to run these tests)", allow_module_level=True)
+if BUSYBOX is None:
+    pytest.fail("busybox-static is needed to build the test image", pytrace=False)
+
+
+@pytest.fixture
+def image(tmp_path):
+    """A tiny local image (FROM scratch + busybox), removed afterwards."""
+    context = tmp_path / "context"
+    context.mkdir()
+    shutil.copy(BUSYBOX, context / "busybox")
+    (context / "Dockerfile").write_text('FROM scratch\nCOPY busybox /bin/busybox\nCMD ["/bin/busybox", "true"]\n')
+    tag = f"benchreport-test/{uuid.uuid4().hex[:12]}:1"
+    subprocess.run(["docker", "build", "-q", "-t", tag, str(context)], check=True, capture_output=True)
+    yield tag
+    subprocess.run(["docker", "rmi", "-f", tag], capture_output=True)
+
+
+def docker_id(reference: str) -> str:
+    return subprocess.run(
+        ["docker", "image", "inspect", "-f", "{{.Id}}", reference], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def inspect(reference, **kwargs):
+    return environment.inspect_image(reference, docker="docker", env=dict(os.environ), timeout=60, **kwargs)
+
+
+def test_recorded_id_is_what_docker_says(image):
+    record = inspect(image)
+    assert record["status"] == "inspected"
+    assert record["image"]["Id"] == docker_id(image)
+    assert image in record["image"]["RepoTags"]
+    assert record["image"]["RepoDigests"] == []
+    assert record["platform"].startswith("linux/")
+    assert record["image"]["RootFS"] and record["daemon_version"]
+    assert environment.repo_digest_text(record) == "none: built locally, never pushed"
+
+
+def test_removed_image_is_reported_missing(image):
+    subprocess.run(["docker", "rmi", "-f", image], check=True, capture_output=True)
+    record = inspect(image)
+    assert record["status"] == "image missing"
+    assert "image" not in record
+
+
+def test_stopped_daemon_is_reported_unavailable(image, tmp_path):
+    env = dict(os.environ, DOCKER_HOST=f"unix://{tmp_path}/no-daemon.sock")
+    record = environment.inspect_image(image, docker="docker", env=env, timeout=60)
+    assert record["status"] == "daemon unavailable", record
+
+
+def test_missing_cli_is_a_record_not_a_crash():
+    record = environment.inspect_image("any", docker="/nonexistent/docker", env={}, timeout=5)
+    assert record["status"] == "docker not run" and "not found" in record["reason"]
+
+
+def write_task(tasks_dir, name, toml: str, dockerfile: str | None = None):
+    task = tasks_dir / name
+    task.mkdir(parents=True)
+    (task / "task.toml").write_text(toml)
+    if dockerfile:
+        (task / "environment").mkdir()
+        (task / "environment" / "Dockerfile").write_text(dockerfile)
+        shutil.copy(BUSYBOX, task / "environment" / "busybox")
+    return task
+
+
+def test_resolution_order(tmp_path):
+    tasks = tmp_path / "tasks"
+    write_task(tasks, "prebuilt", '[environment]\ndocker_image = "example/prebuilt:2"\n')
+    write_task(tasks, "built", "[environment]\ncpus = 1\n", "FROM scratch\n")
+    common = {"tasks_dirs": [str(tasks)], "build": False, "digest": "sha256:abc"}
+    assert environment.resolve_image("prebuilt", ["prebuilt"], images={"prebuilt": "cfg:1"}, **common)["source"] == "config"
+    resolved = environment.resolve_image("prebuilt", ["prebuilt"], images={}, **common)
+    assert resolved["reference"] == "example/prebuilt:2" and resolved["source"].startswith("task definition")
+    fallback = environment.resolve_image("built", ["built"], images={}, **common)
+    assert fallback["reference"] == "bf__built" and fallback["build_context"] is None
+    asked = environment.resolve_image("built", ["built"], images={}, **(common | {"build": True}))
+    assert asked["build_context"].endswith("built/environment")
+    assert environment.sanitise_image_name("bf__Fix JSON") == "bf__fix-json"
+
+
+def test_workflow_reports_the_environment_as_built(workflow, real_jobs, image, tmp_path):
+    tasks = tmp_path / "tasks"
+    write_task(tasks, "tiny-hello", f'[environment]\ndocker_image = "{image}"\n')
+    write_task(tasks, "tiny-hello-net", "[environment]\nallow_internet = true\n",
+               'FROM scratch\nCOPY busybox /bin/busybox\n')
+    settings = tmp_path / "environment.yaml"
+    settings.write_text(json.dumps({"environment": {"tasks_dirs": [str(tasks)], "build_missing": True}}))
+    extra = ("--configfile", str(settings))
+    workflow.run(*extra, roots=real_jobs)
+    summaries = {json.loads(p.read_text())["settings"]["agent"]: json.loads(p.read_text())
+                 for p in (workflow.results / "reports").glob("*/summary.json")}
+    oracle_env = {row["task"]: row for row in summaries["oracle"]["environment"]}
+    assert oracle_env["tiny-hello"]["id"] == docker_id(image)
+    assert oracle_env["tiny-hello"]["repo_digest"] == "none: built locally, never pushed"
+    assert oracle_env["spec-pass"]["status"] == "image missing"
+    nop_env = summaries["nop-acp"]["environment"][0]
+    assert nop_env["status"] == "rebuilt" and nop_env["note"] == "rebuilt now, not the image that ran"
+    assert nop_env["task_digests"] == ["sha256:5ab0f8f03ed6ffa928a613a1f7dde48a9b0f207188062019dddbdbad0e1158c1"]
+    setting = summaries["oracle"]["setting"]
+    report = workflow.read(f"reports/{setting}/report.md")
+    assert f"| tiny-hello | {image} | task definition" in report
+    assert docker_id(image) in report
+    assert "image missing: BenchFlow removes its bf__&lt;task&gt; images" in report
+    # the inspection time is in the lineage record, never in the output
+    record_file = next((workflow.results / "environment/images").glob("benchreport-test*.json"))
+    lineage = json.loads((workflow.results / "lineage/environment/images" / (record_file.name + ".json")).read_text())
+    assert "inspected_at" in lineage and "inspected_at" not in record_file.read_text()
+
+    # nothing re-runs by itself; --forcerun refreshes and the bytes stay when the image is the same
+    before = record_file.read_bytes()
+    assert "Nothing to be done" in workflow.run("-n", *extra, roots=real_jobs).stdout
+    workflow.run("--forcerun", "inspect_image", *extra, roots=real_jobs)
+    assert record_file.read_bytes() == before
+    # a removed image is reported missing on refresh, and the workflow still finishes
+    subprocess.run(["docker", "rmi", "-f", image], check=True, capture_output=True)
+    workflow.run("--forcerun", "inspect_image", *extra, roots=real_jobs)
+    assert json.loads(record_file.read_text())["status"] == "image missing"
+    report = workflow.read(f"reports/{setting}/report.md")
+    assert "task images (5) | image missing" in report  # the four spec-* tasks, and now tiny-hello
+    assert "spec-pass, tiny-hello |" in report
