@@ -9,6 +9,7 @@ configfile: "config/config.yaml"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/ingest.smk"
 include: "workflow/rules/environment.smk"
+include: "workflow/rules/controls.smk"
 include: "workflow/rules/stats.smk"
 include: "workflow/rules/report.smk"
 

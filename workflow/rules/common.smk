@@ -7,7 +7,7 @@ from snakemake.utils import validate
 
 sys.path.insert(0, str(Path(workflow.basedir, "workflow", "scripts")))
 
-from benchreport import discover, environment, lineage  # noqa: E402
+from benchreport import controls, discover, environment, lineage  # noqa: E402
 
 validate(config, schema="../../config/schema.yaml")
 
@@ -41,6 +41,7 @@ CODE = {stage: lineage.stage_code(stage)["sha256"] for stage in lineage.STAGE_CO
 wildcard_constraints:
     setting="[^/]+",
     image="[^/]+",
+    kind="oracle|nop",
 
 
 def lineage_of(path):
@@ -48,8 +49,44 @@ def lineage_of(path):
     return f"results/lineage/{path.removeprefix('results/')}.json"
 
 
+RUN_CONTROLS = config["controls"]["run"]
+
+
+def user_job_indexes(wildcards):
+    """The ingested index of every job folder found under job_roots."""
+    return {"indexes": [f"results/ingest/{job_id}/index.json" for job_id in JOBS]}
+
+
+def controls_to_run(wildcards):
+    """The tasks of agent settings that no job folder under job_roots has this control for."""
+    entries = [job_index(job_id)["settings"] for job_id in JOBS]
+    return json.dumps(controls.tasks_lacking(entries, wildcards.kind))
+
+
+def all_jobs():
+    """The job folders under job_roots, and those the control runs wrote (once they ran)."""
+    if not RUN_CONTROLS["enabled"]:
+        return JOBS
+    for kind in controls.KINDS:
+        checkpoints.run_controls.get(kind=kind)
+    roots = [*config["job_roots"], RUN_CONTROLS["jobs_dir"]]
+    found = [
+        job
+        for job in discover.find_job_folders(roots)
+        if job.root == RUN_CONTROLS["jobs_dir"]
+    ]
+    FINGERPRINTS.update(
+        discover.fingerprints(
+            found,
+            config["ingest"]["max_requests"],
+            Path(".snakemake", "benchreport-fingerprints"),
+        )
+    )
+    return JOBS | {job.job_id: job for job in found}
+
+
 def job_params(wildcards):
-    job = JOBS[wildcards.job]
+    job = all_jobs()[wildcards.job]
     return {
         "job_id": job.job_id,
         "root": job.root,
@@ -60,6 +97,7 @@ def job_params(wildcards):
 
 
 def job_fingerprint(wildcards):
+    all_jobs()
     return FINGERPRINTS[wildcards.job]
 
 
@@ -73,7 +111,7 @@ def job_index(job_id):
 def settings_map():
     """setting id -> (jobs holding it, its tasks, whether it is a control)."""
     found = {}
-    for job_id in JOBS:
+    for job_id in all_jobs():
         for setting, entry in job_index(job_id)["settings"].items():
             item = found.setdefault(
                 setting,
@@ -110,7 +148,7 @@ def report_files(setting):
 def task_images():
     """task -> where its image reference came from (see benchreport.environment)."""
     tasks = {}
-    for job_id in JOBS:
+    for job_id in all_jobs():
         for task, seen in job_index(job_id)["tasks"].items():
             entry = tasks.setdefault(task, {"paths": set(), "digests": set()})
             entry["paths"].update(seen["paths"])
@@ -172,6 +210,8 @@ def report_environment(wildcards):
 
 def get_final_outputs(wildcards):
     outputs = ["results/index.md", "results/exclusions.tsv"]
+    if RUN_CONTROLS["enabled"]:
+        outputs += [f"results/controls/run-{kind}.json" for kind in controls.KINDS]
     for setting in sorted(settings_map()):
         outputs += report_files(setting)
     return outputs
@@ -179,7 +219,7 @@ def get_final_outputs(wildcards):
 
 def overview_inputs(wildcards):
     return {
-        "trials": [ingest_output(job_id) for job_id in JOBS],
+        "trials": [ingest_output(job_id) for job_id in all_jobs()],
         "summaries": [
             f"results/reports/{setting}/summary.json"
             for setting in sorted(settings_map())

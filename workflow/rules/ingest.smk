@@ -15,7 +15,8 @@ checkpoint ingest:
         job=job_params,
         fingerprint=job_fingerprint,
         max_requests=config["ingest"]["max_requests"],
-        nop_agents=config["controls"]["nop_agents"],
+        nop_agents=config["controls"]["nop_agents"]
+        + [config["controls"]["run"]["nop_agent"]],
         code=CODE["ingest"],
     script:
         "../scripts/ingest.py"

@@ -13,6 +13,7 @@ rule stats:
         mem_mb=1000,
     params:
         stats=config["statistics"],
+        failed_control=config["controls"]["on_failure"],
         code=CODE["stats"],
     script:
         "../scripts/stats.py"

@@ -13,7 +13,8 @@ setting = snakemake.wildcards.setting
 ingests = [json.loads(open(path, encoding="utf-8").read()) for path in snakemake.input.trials]
 trials = [trial for ingest in ingests for trial in ingest["trials"]]
 own_jobs = [ingest for ingest in ingests if any(t["setting"] == setting for t in ingest["trials"])]
-stats = setting_stats(setting, trials, snakemake.params.stats)
+params = snakemake.params.stats | {"failed_control": snakemake.params.failed_control}
+stats = setting_stats(setting, trials, params)
 stats["job_folders"] = [ingest["job"] | {"crosscheck": ingest["crosscheck"]} for ingest in own_jobs]
 stats["ledger"] = [row for ingest in own_jobs for row in ingest["ledger"]]
 write_text(snakemake.output.stats, dump_json(stats))

@@ -33,6 +33,7 @@ STAGE_CODE = {
                "benchreport/templates/report.md.j2", "benchreport/templates/writeup.md.j2"],
     "overview": ["overview.py", "benchreport/overview.py"],
     "environment": ["inspect_image.py", "benchreport/environment.py"],
+    "controls": ["run_controls.py", "benchreport/controls.py"],
 }
 
 

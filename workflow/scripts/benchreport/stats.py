@@ -81,11 +81,15 @@ def usage(trials: list[dict]) -> dict:
 
 
 def control_summary(tasks: list[str], control_trials: list[dict]) -> dict:
-    """Per task and in all: how the oracle and nop trials on these tasks did."""
+    """Per task and in all: how the oracle and nop trials on these tasks did, and the verdict.
+
+    A task's controls hold when the oracle passed every try and the nop passed none; an errored
+    nop trial counts as not passed (and is shown as errored). A task with neither is "no control".
+    """
     summary = {"oracle": {"trials": 0, "passed": 0}, "nop": {"trials": 0, "passed": 0}, "per_task": {}}
     wanted = set(tasks)
     for trial in sorted(control_trials, key=lambda t: (t["task"], _try_order(t))):
-        if trial["task"] not in wanted:
+        if trial["task"] not in wanted or trial["outcome"] == "interrupted":
             continue
         kind = trial["control"]
         cell = summary["per_task"].setdefault(trial["task"], {}).setdefault(kind, {"trials": 0, "passed": 0, "errored": 0})
@@ -95,22 +99,55 @@ def control_summary(tasks: list[str], control_trials: list[dict]) -> dict:
         cell["errored"] += trial["outcome"] in ("errored", "verifier_errored")
         summary[kind]["trials"] += 1
         summary[kind]["passed"] += passed
-    summary["tasks_without_control"] = sorted(wanted - set(summary["per_task"]))
+    for task in sorted(wanted):
+        cells = summary["per_task"].setdefault(task, {})
+        failures = []
+        oracle, nop = cells.get("oracle"), cells.get("nop")
+        if oracle and oracle["passed"] < oracle["trials"]:
+            failures.append(f"oracle passed {oracle['passed']}/{oracle['trials']}")
+        if nop and nop["passed"] > 0:
+            failures.append(f"nop passed {nop['passed']}/{nop['trials']}")
+        cells["verdict"] = "no control" if not (oracle or nop) else ("failed" if failures else "held")
+        cells["failures"] = failures
+    summary["tasks_without_control"] = sorted(t for t in wanted if summary["per_task"][t]["verdict"] == "no control")
+    summary["tasks_failing_controls"] = sorted(t for t in wanted if summary["per_task"][t]["verdict"] == "failed")
     return summary
+
+
+def controls_text(cells: dict) -> str:
+    """'oracle 3/3, nop 0/3 (1 errored)' for one task, or 'no control'."""
+    parts = []
+    for kind in ("oracle", "nop"):
+        if kind in cells:
+            cell = cells[kind]
+            text = f"{kind} {cell['passed']}/{cell['trials']}"
+            if kind == "nop" and cell["errored"]:
+                text += f" ({cell['errored']} errored)"
+            parts.append(text)
+    return ", ".join(parts) or "no control"
 
 
 def setting_stats(setting: str, all_trials: list[dict], params: dict) -> dict:
     """Everything the report of one setting prints, as plain data."""
     mine = [trial for trial in all_trials if trial["setting"] == setting]
-    counted = [trial for trial in mine if trial["outcome"] != "interrupted"]
+    key = mine[0]["setting_key"]
+    finished = [trial for trial in mine if trial["outcome"] != "interrupted"]
     interrupted = [trial for trial in mine if trial["outcome"] == "interrupted"]
+    controls = None
+    excluded_tasks = {}
+    if not key["control"]:
+        control_trials = [trial for trial in all_trials if trial["control"]]
+        controls = control_summary(sorted({t["task"] for t in finished}), control_trials)
+        controls["policy"] = params["failed_control"]
+        if params["failed_control"] == "exclude":
+            excluded_tasks = {task: controls["per_task"][task]["failures"] for task in controls["tasks_failing_controls"]}
+    counted = [trial for trial in finished if trial["task"] not in excluded_tasks]
     tasks = per_task(counted)
     rates = [row["rate"] for row in tasks]
     passed = sum(row["passed"] for row in tasks)
     n_trials = len(counted)
     rewards = [trial["reward"] for trial in counted if trial["reward"] is not None]
     outcomes = Counter(trial["outcome"] for trial in counted)
-    key = mine[0]["setting_key"]
     confidence = params["confidence"]
     warnings = []
     short = [row["task"] for row in tasks if row["trials"] < params["min_trials_per_task"]]
@@ -137,7 +174,13 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict) -> dict:
     drift = [row["task"] for row in tasks if len(row["task_digests"]) > 1]
     if drift:
         warnings.append("task drift: these tasks ran with different task digests: " + ", ".join(drift))
-    controls = [trial for trial in all_trials if trial["control"] and trial["setting"] != setting]
+    if controls and params["failed_control"] == "keep" and controls["tasks_failing_controls"]:
+        warnings.append(
+            "kept despite failed controls: "
+            + "; ".join(f"{task} ({', '.join(controls['per_task'][task]['failures'])})" for task in controls["tasks_failing_controls"])
+        )
+    for row in tasks:
+        row["controls"] = controls_text(controls["per_task"][row["task"]]) if controls else None
     return {
         "setting": setting,
         "description": describe(key),
@@ -155,6 +198,7 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict) -> dict:
             "retried": sum(trial["attempts"] > 1 for trial in counted),
             "attempts": sum(trial["attempts"] for trial in mine),
             "interrupted_left_out": len(interrupted),
+            "left_out_by_controls": len(finished) - len(counted),
         },
         "pass_rate": {
             "value": _ratio(sum(rates), len(rates)),
@@ -170,10 +214,14 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict) -> dict:
         "mean_reward": _ratio(sum(rewards), len(rewards)),
         "scored_trials": len(rewards),
         "per_task": tasks,
-        "usage": usage(counted),
+        "usage": usage(finished),
         "sampling": sampling_seen(counted),
         "trials_recording_requests": sum(trial["trajectory"] for trial in counted),
-        "controls": control_summary([row["task"] for row in tasks], controls) if not key["control"] else None,
+        "controls": controls,
+        "excluded_by_controls": [
+            {"task": task, "reason": "; ".join(reasons), "trials": sum(t["task"] == task for t in finished)}
+            for task, reasons in sorted(excluded_tasks.items())
+        ],
         "warnings": warnings,
         "seeds": {
             "resampling_seed": params["seed"],
@@ -182,7 +230,10 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict) -> dict:
             "trial_seeds": sorted({str(t["seed"]) for t in mine if t["seed"] is not None}),
         },
         "interrupted": [_trial_ref(trial) for trial in sorted(interrupted, key=_try_order)],
-        "trials": [_trial_ref(trial) for trial in sorted(counted, key=lambda t: (t["task"], _try_order(t)))],
+        "trials": [
+            _trial_ref(trial) | {"left_out": "; ".join(excluded_tasks[trial["task"]]) if trial["task"] in excluded_tasks else None}
+            for trial in sorted(finished, key=lambda t: (t["task"], _try_order(t)))
+        ],
     }
 
 

@@ -1,0 +1,20 @@
+checkpoint run_controls:
+    input:
+        unpack(user_job_indexes),
+    output:
+        manifest="results/controls/run-{kind}.json",
+        lineage=lineage_of("results/controls/run-{kind}.json"),
+    log:
+        "logs/controls/run-{kind}.log",
+    localrule: True
+    conda:
+        "../envs/benchreport.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+    params:
+        tasks=controls_to_run,
+        run=config["controls"]["run"],
+        code=CODE["controls"],
+    script:
+        "../scripts/run_controls.py"
