@@ -21,12 +21,12 @@ class Workflow:
         self.path = path
         self.results = path / "results"
 
-    def run(self, *args: str, roots=None, check=True) -> subprocess.CompletedProcess:
+    def run(self, *args: str, roots=None, check=True, env=None) -> subprocess.CompletedProcess:
         command = [sys.executable, "-m", "snakemake", "--cores", "2", "--scheduler", "greedy", *args]
         if roots is not None:
             items = ",".join(f'"{root}"' for root in roots)
             command += ["--config", f"job_roots=[{items}]"]
-        process = subprocess.run(command, cwd=self.path, capture_output=True, text=True, timeout=600)
+        process = subprocess.run(command, cwd=self.path, capture_output=True, text=True, timeout=1800, env=env)
         if check and process.returncode != 0:
             raise AssertionError(f"snakemake failed ({process.returncode}):\n{process.stdout}\n{process.stderr}")
         return process

@@ -53,8 +53,8 @@ RUN_CONTROLS = config["controls"]["run"]
 
 
 def user_job_indexes(wildcards):
-    """The ingested index of every job folder found under job_roots."""
-    return {"indexes": [f"results/ingest/{job_id}/index.json" for job_id in JOBS]}
+    """The ingest of every job folder found under job_roots."""
+    return {"trials": [ingest_output(job_id) for job_id in JOBS]}
 
 
 def controls_to_run(wildcards):
@@ -85,8 +85,22 @@ def all_jobs():
     return JOBS | {job.job_id: job for job in found}
 
 
+def find_job(job_id):
+    """A job folder by id: found at parse time, or written by a control run."""
+    return JOBS[job_id] if job_id in JOBS else all_jobs()[job_id]
+
+
+def ingest_inputs(wildcards):
+    """Nothing for a folder under job_roots; the control run's manifests for one it wrote."""
+    if wildcards.job in JOBS:
+        return {}
+    return {
+        "control_runs": [f"results/controls/run-{kind}.json" for kind in controls.KINDS]
+    }
+
+
 def job_params(wildcards):
-    job = all_jobs()[wildcards.job]
+    job = find_job(wildcards.job)
     return {
         "job_id": job.job_id,
         "root": job.root,
@@ -97,7 +111,7 @@ def job_params(wildcards):
 
 
 def job_fingerprint(wildcards):
-    all_jobs()
+    find_job(wildcards.job)
     return FINGERPRINTS[wildcards.job]
 
 

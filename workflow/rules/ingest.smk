@@ -1,4 +1,6 @@
 checkpoint ingest:
+    input:
+        unpack(ingest_inputs),
     output:
         trials="results/ingest/{job}/trials.json",
         index="results/ingest/{job}/index.json",

@@ -64,9 +64,12 @@ def run_controls(kind: str, tasks: list[str], run: dict, jobs_dir: Path, log) ->
         env["BENCHFLOW_AGENTS_DIR"] = str(Path(run["agents_dir"]).resolve())
     workdir = jobs_dir / ".bench-work"  # BenchFlow writes a .cache/ in its working folder
     workdir.mkdir(parents=True, exist_ok=True)
-    for template in bench_commands(kind, runnable, run, jobs_dir.resolve()):
+    absolute = run | {"tasks_dir": str(Path(run["tasks_dir"]).resolve())}
+    recorded = bench_commands(kind, runnable, run, jobs_dir)
+    executed = bench_commands(kind, runnable, absolute, jobs_dir.resolve())
+    for template, runnable_command in zip(recorded, executed):
         # $NAME placeholders are filled from the environment here, so values never reach a record
-        command = [os.path.expandvars(part) for part in template]
+        command = [os.path.expandvars(part) for part in runnable_command]
         print("$ " + " ".join(template), file=log, flush=True)
         try:
             done = subprocess.run(command, cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT,

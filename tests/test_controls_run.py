@@ -1,0 +1,74 @@
+"""Run the oracle and nop controls for real: BenchFlow 0.7.12 on Docker, from the workflow.
+
+Needs a Docker daemon and BenchFlow (tests/lab/setup_benchflow.sh sets both up and prints the
+`bench` path, which BENCHREPORT_BENCH names). Skipped without them, except under CI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from benchflow_synth import write_matrix
+from conftest import REPO
+
+BENCH = os.environ.get("BENCHREPORT_BENCH", "")
+TINY = REPO / "tests" / "data" / "tiny-task"
+
+
+def ready() -> str | None:
+    if not (BENCH and Path(BENCH).is_file()):
+        return "BENCHREPORT_BENCH does not name a BenchFlow `bench` (run tests/lab/setup_benchflow.sh)"
+    if subprocess.run(["docker", "info"], capture_output=True).returncode != 0:
+        return "no Docker daemon answers"
+    if subprocess.run(["docker", "image", "inspect", "local/debian:bookworm"], capture_output=True).returncode != 0:
+        return "the base image local/debian:bookworm is missing (run tests/lab/setup_benchflow.sh)"
+    return None
+
+
+REASON = ready()
+if REASON and os.environ.get("BENCHREPORT_CI") == "1":
+    pytest.fail(f"CI: {REASON}", pytrace=False)
+pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
+
+
+def test_workflow_runs_missing_controls_with_benchflow(workflow):
+    shutil.copytree(TINY / "tasks-net", workflow.path / "tasks")
+    tries = [[{"task": "tiny-hello-net", "attempts": [{"kind": kind}]}] for kind in ("passed", "failed", "passed")]
+    setting = {"agent": "claude-agent-acp", "model": "anthropic/claude-sonnet-4-5",
+               "served_model": "claude-sonnet-4-5-20250929", "usage_source": "provider_response",
+               "price_source": "litellm"}
+    write_matrix(workflow.path / "jobs" / "agent", alias="sonnet", setting=setting, tries=tries, seed=5,
+                 start="2026-11-30 10:00:00")
+    run = {"enabled": True, "command": [BENCH], "tasks_dir": "tasks", "agents_dir": str(TINY / "agents"),
+           "jobs_dir": "control-jobs", "tries": 3, "nop_agent": "nop-acp", "pass_env": ["OPENAI_API_KEY"]}
+    settings = workflow.path / "controls.yaml"
+    settings.write_text(json.dumps({"controls": {"run": run}}))
+    env = dict(os.environ, OPENAI_API_KEY="unused-dummy-0xC0FFEE")
+    workflow.run("--configfile", str(settings), roots=["jobs"], env=env)
+
+    oracle = json.loads(workflow.read("controls/run-oracle.json"))
+    nop = json.loads(workflow.read("controls/run-nop.json"))
+    assert oracle["tasks"] == nop["tasks"] == ["tiny-hello-net"]
+    assert [r["exit"] for r in oracle["runs"]] == [0, 0, 0]
+    assert len(nop["runs"]) == 3  # a nop trial is errored (suspected_api_error): bench exits 1
+    agent = next(
+        json.loads(p.read_text()) for p in (workflow.results / "reports").glob("*/summary.json")
+        if json.loads(p.read_text())["settings"]["agent"] == "claude-agent-acp"
+    )
+    report = workflow.read(f"reports/{agent['setting']}/report.md")
+    assert "Controls on the same tasks: oracle 3/3, nop 0/3" in report
+    assert agent["controls"]["per_task"]["tiny-hello-net"]["verdict"] == "held"
+    # the control runs were ingested as job folders with their try index
+    tries_seen = sorted(t["try"] for s in (workflow.results / "reports").glob("oracle*/summary.json")
+                        for t in json.loads(s.read_text())["trials"])
+    assert tries_seen == [1, 2, 3]
+    # the key handed to the agent is nowhere in the results
+    for path in workflow.results.rglob("*"):
+        if path.is_file():
+            assert "0xC0FFEE" not in path.read_text(errors="replace"), path
