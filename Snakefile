@@ -12,6 +12,7 @@ include: "workflow/rules/environment.smk"
 include: "workflow/rules/controls.smk"
 include: "workflow/rules/stats.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/compare.smk"
 
 
 rule all:

@@ -223,12 +223,28 @@ def report_environment(wildcards):
 
 
 def get_final_outputs(wildcards):
-    outputs = ["results/index.md", "results/exclusions.tsv"]
+    outputs = [
+        "results/index.md",
+        "results/exclusions.tsv",
+        "results/comparisons/comparisons.md",
+    ]
     if RUN_CONTROLS["enabled"]:
         outputs += [f"results/controls/run-{kind}.json" for kind in controls.KINDS]
     for setting in sorted(settings_map()):
         outputs += report_files(setting)
     return outputs
+
+
+def comparison_inputs(wildcards):
+    """The stats of every agent setting (controls are never compared)."""
+    found = settings_map()
+    return {
+        "stats": [
+            f"results/settings/{setting}/stats.json"
+            for setting in sorted(found)
+            if not found[setting]["control"]
+        ]
+    }
 
 
 def overview_inputs(wildcards):

@@ -34,6 +34,8 @@ STAGE_CODE = {
     "overview": ["overview.py", "benchreport/overview.py"],
     "environment": ["inspect_image.py", "benchreport/environment.py"],
     "controls": ["run_controls.py", "benchreport/controls.py"],
+    "compare": ["compare.py", "benchreport/compare.py", "benchreport/paired.py", "benchreport/intervals.py",
+                "benchreport/render.py"],
 }
 
 

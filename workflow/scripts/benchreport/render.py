@@ -178,6 +178,7 @@ def render_summary(stats: dict, environment: list[dict]) -> str:
         "mean_reward": stats["mean_reward"],
         "confidence": stats["confidence"],
         "intervals": stats["intervals"],
+        "headline": stats["headline"] or stats["intervals"]["over_tasks"],
         "per_task": stats["per_task"],
         "usage": stats["usage"],
         "sampling": stats["sampling"],

@@ -211,6 +211,7 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict) -> dict:
             | {"label": f"if the {n_trials} trials were independent" if n_trials != 1 else "from a single trial"},
         },
         "confidence": confidence,
+        "headline": None,
         "mean_reward": _ratio(sum(rewards), len(rewards)),
         "scored_trials": len(rewards),
         "per_task": tasks,

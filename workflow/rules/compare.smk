@@ -1,0 +1,23 @@
+rule comparisons:
+    input:
+        unpack(comparison_inputs),
+    output:
+        json="results/comparisons/comparisons.json",
+        markdown="results/comparisons/comparisons.md",
+        csv="results/comparisons/comparisons.csv",
+        lineage_json=lineage_of("results/comparisons/comparisons.json"),
+        lineage_markdown=lineage_of("results/comparisons/comparisons.md"),
+        lineage_csv=lineage_of("results/comparisons/comparisons.csv"),
+    log:
+        "logs/comparisons/all.log",
+    conda:
+        "../envs/benchreport.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+    params:
+        pairs=config["comparisons"]["pairs"],
+        statistics=config["statistics"],
+        code=CODE["compare"],
+    script:
+        "../scripts/compare.py"
