@@ -87,7 +87,7 @@ def test_reruns_only_what_changed(workflow, real_jobs):
     source = workflow.path / "jobs" / "benchflow-real-jobs/script-run/oracle-x3/oracle/trial-03"
     shutil.copytree(source, workflow.path / "jobs" / "benchflow-real-jobs/script-run/oracle-x3/oracle/trial-04")
     log = workflow.run(roots=real_jobs).stderr
-    assert log.count("checkpoint ingest:") == 1, log
+    assert log.count("Ingesting BenchFlow job folder") == 1, log
     third = workflow.snapshot()
     assert "ingest/benchflow-real-jobs/script-run/oracle-x3/oracle/trial-04/2026-11-30__04-36-47/trials.json" in third
     unchanged_ingests = [p for p in second if p.startswith("ingest/")]

@@ -20,5 +20,7 @@ checkpoint ingest:
         nop_agents=config["controls"]["nop_agents"]
         + [config["controls"]["run"]["nop_agent"]],
         code=CODE["ingest"],
+    message:
+        "Ingesting BenchFlow job folder {wildcards.job}"
     script:
         "../scripts/ingest.py"
