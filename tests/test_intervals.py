@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from scipy import stats as scipy_stats
@@ -46,3 +48,158 @@ def test_bootstrap_is_seeded_and_order_free():
     assert first == intervals.bootstrap_tasks(rates, 5000, seed=3)
     assert first != intervals.bootstrap_tasks(rates, 5000, seed=4)
     assert first["low"] <= np.mean(rates) <= first["high"]
+
+
+# --- BCa, t, Wilson over task means, BenchFlow's wilson-clustered, the METHODS registry ---
+
+CONTINUOUS_RATES = np.random.default_rng(7).uniform(size=60).round(2)
+# Agent-like task means (K = 3): mostly all-or-nothing, skewed towards failure.
+AGENT_RATES = np.random.default_rng(11).choice([0, 1 / 3, 2 / 3, 1], p=[0.5, 0.1, 0.1, 0.3], size=40)
+
+
+@pytest.mark.parametrize("rates", [CONTINUOUS_RATES, AGENT_RATES], ids=["continuous", "agent-like"])
+def test_bca_agrees_with_scipy(rates):
+    ours = intervals.bootstrap_bca_tasks(rates, resamples=50_000, seed=1)
+    reference = scipy_stats.bootstrap(
+        (rates,), np.mean, n_resamples=50_000, method="BCa", rng=np.random.default_rng(2)
+    ).confidence_interval
+    assert ours["method"] == "bootstrap-BCa over tasks" and ours["over"] == "tasks"
+    assert ours["low"] == pytest.approx(reference.low, abs=0.01)
+    assert ours["high"] == pytest.approx(reference.high, abs=0.01)
+
+
+def test_bca_and_percentile_share_their_resamples():
+    """Same seed, same resampled means: the two differ only in the levels they read off."""
+    rates = [0.0, 0.0, 1 / 3, 1.0, 1.0, 0.0, 2 / 3]
+    percentile = intervals.bootstrap_tasks(rates, 4000, seed=5, confidence=0.95)
+    bca = intervals.bootstrap_bca_tasks(rates, 4000, seed=5, confidence=0.95)
+    means = intervals._resampled_means(np.sort(rates), 4000, 5)
+    assert (percentile["low"], percentile["high"]) == tuple(np.quantile(means, [0.025, 0.975]))
+    assert means.min() <= bca["low"] <= bca["high"] <= means.max()
+
+
+@pytest.mark.parametrize("rates,reason", [([], "at least 2"), ([0.5], "at least 2"), ([1, 1, 1], "same pass rate"),
+                                          ([0, 0], "same pass rate"),
+                                          ([1 / 3] * 10, "same pass rate")])  # their float mean is not 1/3
+def test_bca_is_undefined_without_spread_or_with_one_task(rates, reason):
+    interval = intervals.bootstrap_bca_tasks(rates, 1000, seed=1)
+    assert interval["low"] is None and interval["high"] is None
+    assert reason in interval["note"]
+
+
+@pytest.mark.parametrize("rates", [CONTINUOUS_RATES, AGENT_RATES, [1, 1, 0], [0.2, 0.4]])
+def test_t_interval_matches_scipy(rates):
+    ours = intervals.t_task_means(rates)
+    reference = scipy_stats.ttest_1samp(rates, 0).confidence_interval(confidence_level=0.95)
+    assert ours["low"] == pytest.approx(max(0.0, reference.low), abs=1e-12)
+    assert ours["high"] == pytest.approx(min(1.0, reference.high), abs=1e-12)
+    assert ours["estimate"] == pytest.approx(np.mean(rates))
+
+
+def test_t_interval_needs_two_tasks():
+    assert intervals.t_task_means([0.5])["low"] is None
+    assert "at least 2" in intervals.t_task_means([])["note"]
+
+
+@pytest.mark.parametrize("rates", [[1, 1, 0], [1.0] * 5, [0, 0, 0, 0], [1, 0] * 10])
+def test_wilson_on_task_means_with_whole_sums_matches_scipy(rates):
+    ours = intervals.wilson_task_means(rates)
+    reference = scipy_stats.binomtest(int(sum(rates)), len(rates)).proportion_ci(0.95, method="wilson")
+    assert (ours["method"], ours["over"]) == ("wilson over task means", "tasks")
+    assert ours["low"] == pytest.approx(reference.low, abs=1e-12)
+    assert ours["high"] == pytest.approx(reference.high, abs=1e-12)
+
+
+def hand_wilson(successes, n, z):
+    """The Wilson formula written out once more, as benchflow-format.md §3.10 gives it."""
+    p = successes / n
+    den = 1 + z**2 / n
+    centre = (p + z**2 / (2 * n)) / den
+    half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / den
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def test_wilson_clustered_hand_computed_three_tasks():
+    # 3/3, 3/3, 0/3: N = 9, p = 2/3, independent variance p(1-p)/N = 2/81,
+    # clustered = (3/2) * ((3-2)² + (3-2)² + (0-2)²) / 81 = 1/9, design effect 4.5, n_eff = 2.
+    ours = intervals.wilson_clustered([3, 3, 3], [3, 3, 0])
+    assert ours["method"] == "wilson-clustered" and ours["over"] == "tasks"
+    assert ours["design_effect"] == pytest.approx(4.5)
+    assert ours["effective_trials"] == pytest.approx(2.0)
+    low, high = hand_wilson(4 / 3, 2, scipy_stats.norm.ppf(0.975))
+    assert (ours["low"], ours["high"]) == pytest.approx((low, high), abs=1e-12)
+    benchflow = hand_wilson(4 / 3, 2, 1.96)  # BenchFlow fixes z = 1.96
+    assert (ours["low"], ours["high"]) == pytest.approx(benchflow, abs=1e-4)
+
+
+def test_wilson_clustered_hand_computed_unequal_trials():
+    # (1 of 2, 4 of 4, 0 of 6): N = 12, p = 5/12, independent = (5/12)(7/12)/12 = 35/1728,
+    # Σ(c - p n)² = (1 - 10/12)² + (4 - 20/12)² + (0 - 30/12)² = (1 + 196 + 225)/36 = 211/18,
+    # clustered = (3/2)(211/18)/144 = 211/1728, design effect 211/35, n_eff = 12·35/211 = 420/211,
+    # Wilson on p·n_eff = 175/211 successes of 420/211.
+    ours = intervals.wilson_clustered([2, 4, 6], [1, 4, 0])
+    assert ours["design_effect"] == pytest.approx(211 / 35, abs=1e-12)
+    assert ours["effective_trials"] == pytest.approx(420 / 211, abs=1e-12)
+    assert ours["estimate"] == pytest.approx(5 / 12)
+    expected = hand_wilson(175 / 211, 420 / 211, 1.959963984540054)
+    assert (ours["low"], ours["high"]) == pytest.approx(expected, abs=1e-12)
+
+
+def test_wilson_clustered_special_cases_follow_benchflow():
+    everything = intervals.wilson_clustered([3, 3, 3], [3, 3, 3])  # no variance: n_eff = number of tasks
+    assert everything["effective_trials"] == 3 and everything["design_effect"] is None
+    assert (everything["low"], everything["high"]) == pytest.approx(hand_wilson(3, 3, 1.959963984540054))
+    independent = intervals.wilson_clustered([3, 3, 3, 3], [1, 2, 1, 2])  # design effect < 1: n_eff = N
+    assert independent["effective_trials"] == 12
+    one_trial_each = intervals.wilson_clustered([1, 1, 1], [1, 1, 0])
+    assert one_trial_each | {"estimate": None} == intervals.wilson(2, 3) | {"estimate": None}
+    one_task = intervals.wilson_clustered([4], [3])
+    assert one_task["method"] == "wilson" and one_task["low"] == intervals.wilson(3, 4)["low"]
+    assert intervals.wilson_clustered([], [])["low"] is None
+
+
+def test_methods_registry_covers_six_methods_with_the_contract_shape():
+    assert set(intervals.METHODS) == {
+        "wilson over trials", "t over task means", "bootstrap-percentile over tasks",
+        "bootstrap-BCa over tasks", "wilson over task means", "wilson-clustered",
+    }
+    trials, passes = np.array([3, 3, 3]), np.array([3, 3, 0])
+    for name, method in intervals.METHODS.items():
+        interval = method(trials, passes, seed=20261130, resamples=10_000, confidence=0.95)
+        assert {"method", "low", "high", "over", "estimate"} <= set(interval), name
+        assert interval["over"] in ("tasks", "trials")
+        assert 0 <= interval["low"] <= interval["high"] <= 1
+    over_trials = intervals.METHODS["wilson over trials"](trials, passes, seed=1, resamples=10, confidence=0.95)
+    assert (round(over_trials["low"] * 100), round(over_trials["high"] * 100)) == (35, 88)
+    bootstrap = intervals.METHODS["bootstrap-percentile over tasks"](
+        trials, passes, seed=20261130, resamples=10_000, confidence=0.95)
+    assert (bootstrap["low"], bootstrap["high"]) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("trials,passes", [([3, 3], [4, 1]), ([3, 0], [1, 0]), ([3, 3], [-1, 0]),
+                                           ([3, 3], [1]), ([2.5, 3], [1, 1])])
+def test_methods_reject_impossible_counts(trials, passes):
+    for method in intervals.METHODS.values():
+        with pytest.raises(ValueError):
+            method(np.array(trials), np.array(passes), seed=1, resamples=100, confidence=0.95)
+
+
+def test_bad_arguments_raise_value_error():
+    with pytest.raises(ValueError):
+        intervals.wilson(5, 3)
+    with pytest.raises(ValueError):
+        intervals.wilson(1, 3, confidence=1.5)
+    with pytest.raises(ValueError):
+        intervals.bootstrap_tasks([0.5, 1], resamples=0, seed=1)
+    with pytest.raises(ValueError):
+        intervals.t_task_means([0.5, 1.5])
+    with pytest.raises(ValueError):
+        intervals.bootstrap_bca_tasks([0.2, 0.4], resamples=100, seed=1, confidence=0)
+
+
+def test_ten_thousand_resamples_of_a_thousand_tasks_take_well_under_a_second():
+    rates = np.random.default_rng(0).choice([0, 1 / 3, 2 / 3, 1], size=1000)
+    for method in (intervals.bootstrap_tasks, intervals.bootstrap_bca_tasks):
+        start = time.perf_counter()
+        method(rates, 10_000, seed=1)
+        assert time.perf_counter() - start < 1.0, method.__name__

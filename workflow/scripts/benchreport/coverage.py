@@ -180,8 +180,8 @@ def coverage_grid(n_tasks: int, tries_per_task: int, *, seed: int, simulations: 
         "seed": seed,
         "generator": "numpy PCG64 via numpy.random.default_rng(SeedSequence(seed).spawn(2)): runs, resamples",
         "simulations": simulations,
-        "monte_carlo_error": "a coverage near 95% is off by about "
-                             f"{np.sqrt(0.95 * 0.05 / simulations):.4f} (one standard error) in each cell",
+        # Monte-Carlo standard error of one cell's coverage when the true coverage is 95%.
+        "standard_error_at_95": float(np.sqrt(0.95 * 0.05 / simulations)),
         "confidence": confidence,
         "model": MODEL.format(tries=tries_per_task, tasks=n_tasks),
         "bootstrap": (

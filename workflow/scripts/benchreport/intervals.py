@@ -115,8 +115,11 @@ def bootstrap_acceleration(rates) -> np.ndarray:
     """
     deviations = rates - rates.mean(axis=-1, keepdims=True)
     squares = (deviations**2).sum(axis=-1)
+    # Equal task means are equal floats, but their computed mean may differ from them in the
+    # last bit, so "no spread" is tested on the values themselves.
+    spread = np.ptp(rates, axis=-1) > 0
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(squares > 0, (deviations**3).sum(axis=-1) / (6 * squares**1.5), np.nan)
+        return np.where(spread, (deviations**3).sum(axis=-1) / (6 * squares**1.5), np.nan)
 
 
 def bca_levels(share_below, acceleration, confidence: float):
@@ -301,7 +304,7 @@ def _wilson_clustered(trials, passes, *, seed, resamples, confidence):
 
 def _bootstrap_percentile(trials, passes, *, seed, resamples, confidence):
     trials, passes = task_counts(trials, passes)
-    rates = passes / trials
+    rates = _rates(passes / trials)
     estimate = float(rates.mean()) if rates.size else None
     return bootstrap_tasks(rates, resamples, seed, confidence) | {"estimate": estimate}
 

@@ -28,7 +28,8 @@ COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineag
 STAGE_CODE = {
     "ingest": ["ingest.py", "benchreport/discover.py", "benchreport/classify.py",
                "benchreport/settings.py", "benchreport/ingest.py"],
-    "stats": ["stats.py", "benchreport/intervals.py", "benchreport/settings.py", "benchreport/stats.py"],
+    "stats": ["stats.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/passk.py",
+              "benchreport/settings.py", "benchreport/stats.py"],
     "report": ["report.py", "benchreport/intervals.py", "benchreport/render.py", "benchreport/environment.py",
                "benchreport/templates/report.md.j2", "benchreport/templates/writeup.md.j2"],
     "overview": ["overview.py", "benchreport/overview.py"],

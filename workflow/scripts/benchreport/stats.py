@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from . import intervals
+import statistics as pystats
+
+import numpy as np
+
+from . import coverage, intervals, passk
 from .settings import describe
 
 OUTCOME_ORDER = ("passed", "failed", "errored", "verifier_errored", "unscored")
@@ -127,6 +131,62 @@ def controls_text(cells: dict) -> str:
     return ", ".join(parts) or "no control"
 
 
+COVERS = {"tasks": "tasks and the tries within them", "trials": "trials, as if independent"}
+
+
+def interval_methods(tasks: list[dict], params: dict) -> dict:
+    """Every interval method on this setting's (trials, passes) per task."""
+    trials = np.array([row["trials"] for row in tasks])
+    passes = np.array([row["passed"] for row in tasks])
+    found = {}
+    for name, method in intervals.METHODS.items():
+        try:
+            found[name] = method(trials, passes, seed=params["seed"], resamples=params["resamples"],
+                                 confidence=params["confidence"])
+        except ValueError as exc:
+            found[name] = {"method": name, "low": None, "high": None, "note": str(exc)}
+    return found
+
+
+def headline_interval(tasks: list[dict], methods: dict, params: dict) -> dict:
+    """The narrowest method whose simulated worst-case coverage at this run's own tasks and tries
+    reaches the confidence level; when none does, the best one, and a sentence saying so."""
+    if not tasks:
+        return {"method": None, "low": None, "high": None, "text": "no task was scored", "coverage": None}
+    tries = max(1, round(pystats.median(row["trials"] for row in tasks)))
+    grid = coverage.coverage_grid(len(tasks), tries, seed=params["seed"], simulations=params["coverage_simulations"],
+                                  confidence=params["confidence"])
+    choice = coverage.choose_headline(grid, target=params["confidence"])
+    name = choice["method"] or choice["best"]
+    summary = {
+        "n_tasks": grid["n_tasks"],
+        "tries_per_task": grid["tries_per_task"],
+        "simulations": grid["simulations"],
+        "seed": grid["seed"],
+        "model": grid["model"],
+        "bootstrap": grid["bootstrap"],
+        "pass_rates": grid["pass_rates"],
+        "correlations": grid["correlations"],
+        "methods": {
+            method: {key: row[key] for key in ("worst_coverage", "worst_cell", "mean_width")}
+            for method, row in grid["methods"].items()
+        },
+    }
+    return methods[name] | {
+        "reaches_target": choice["method"] is not None,
+        "worst_coverage": choice["worst_coverage"],
+        "text": choice["text"],
+        "covers": COVERS[methods[name].get("over", "tasks")],
+        "coverage": summary,
+    }
+
+
+def solve_rates(tasks: list[dict]) -> dict | None:
+    if not tasks:
+        return None
+    return passk.solve_rates([row["trials"] for row in tasks], [row["passed"] for row in tasks])
+
+
 def setting_stats(setting: str, all_trials: list[dict], params: dict) -> dict:
     """Everything the report of one setting prints, as plain data."""
     mine = [trial for trial in all_trials if trial["setting"] == setting]
@@ -181,6 +241,8 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict) -> dict:
         )
     for row in tasks:
         row["controls"] = controls_text(controls["per_task"][row["task"]]) if controls else None
+    methods = interval_methods(tasks, params) if tasks else {}
+    headline = headline_interval(tasks, methods, params)
     return {
         "setting": setting,
         "description": describe(key),
@@ -211,7 +273,9 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict) -> dict:
             | {"label": f"if the {n_trials} trials were independent" if n_trials != 1 else "from a single trial"},
         },
         "confidence": confidence,
-        "headline": None,
+        "headline": headline,
+        "methods": methods,
+        "solve_rates": solve_rates(tasks),
         "mean_reward": _ratio(sum(rewards), len(rewards)),
         "scored_trials": len(rewards),
         "per_task": tasks,

@@ -1,0 +1,247 @@
+"""Coverage simulation, headline choice, paired comparison, pass@k / pass^k."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import numpy as np
+import pytest
+
+from benchreport import coverage, intervals, paired, passk
+
+# statistics.md's table: φ = 1 (ρ = 0.5), worst case over μ ∈ {0.3, 0.5, 0.8}.
+TABLE_GRID = {"pass_rates": (0.3, 0.5, 0.8), "correlations": (0.5,), "simulations": 4000}
+
+
+@pytest.fixture(scope="module")
+def table():
+    return {(n, k): coverage.coverage_grid(n, k, seed=20261130, **TABLE_GRID) for n, k in [(3, 3), (10, 3), (30, 3)]}
+
+
+def worst(grid, method):
+    return grid["methods"][method]["worst_coverage"]
+
+
+def test_three_tasks_only_the_conservative_interval_holds(table):
+    grid = table[(3, 3)]
+    assert worst(grid, "wilson over task means") >= 0.95  # table: 0.97
+    assert worst(grid, "wilson over trials") < 0.85  # table: 0.75
+    assert worst(grid, "t over task means") < 0.80  # table: 0.69
+    assert worst(grid, "bootstrap-percentile over tasks") < 0.75  # table: 0.66
+
+
+def test_ten_tasks_task_level_methods_are_marginal(table):
+    grid = table[(10, 3)]
+    assert 0.86 <= worst(grid, "t over task means") <= 0.94  # table: 0.91
+    assert 0.86 <= worst(grid, "bootstrap-percentile over tasks") <= 0.93  # table: 0.90
+    assert worst(grid, "wilson over trials") < 0.85  # table: 0.80
+    assert worst(grid, "wilson over task means") >= 0.95  # table: 0.98
+
+
+def test_thirty_tasks_the_bootstrap_is_close_to_nominal(table):
+    grid = table[(30, 3)]
+    assert 0.92 <= worst(grid, "bootstrap-percentile over tasks") <= 0.955  # table: 0.94
+    assert 0.91 <= worst(grid, "t over task means") <= 0.955  # table: 0.93
+    assert 0.92 <= worst(grid, "wilson-clustered") <= 0.96  # table: 0.94
+    assert worst(grid, "wilson over trials") < 0.88  # table: 0.83
+
+
+def test_treating_tries_as_independent_gets_worse_with_more_tries():
+    three, five = (coverage.coverage_grid(10, k, seed=1, **TABLE_GRID) for k in (3, 5))
+    assert worst(five, "wilson over trials") < worst(three, "wilson over trials") - 0.04
+
+
+def test_grid_output_is_complete_and_deterministic():
+    first = coverage.coverage_grid(5, 2, seed=9, simulations=500)
+    assert first == coverage.coverage_grid(5, 2, seed=9, simulations=500)
+    assert first != coverage.coverage_grid(5, 2, seed=10, simulations=500)
+    assert set(first["methods"]) == set(intervals.METHODS)
+    assert (first["seed"], first["simulations"], first["n_tasks"], first["tries_per_task"]) == (9, 500, 5, 2)
+    assert "Beta" in first["model"] and "exact bootstrap" in first["bootstrap"]
+    for row in first["methods"].values():
+        assert len(row["grid"]) == 15
+        assert row["worst_coverage"] == min(cell["coverage"] for cell in row["grid"])
+        assert set(row["worst_cell"]) == {"pass_rate", "correlation"}
+
+
+def test_batch_intervals_reproduce_the_methods_run_by_run():
+    """The simulation's vectorised methods are the report's methods: analytic ones to rounding,
+    the exact bootstrap within one lattice step of a 40,000-resample run (and equal in most)."""
+    tries, tasks = 3, 8
+    passes = coverage.simulate_passes(np.random.default_rng(0), tasks, tries, 0.4, 0.5, 40)
+    batch = coverage.batch_intervals(passes, tries)
+    step = 1 / (tasks * tries)
+    equal = 0
+    for run, counts in enumerate(passes):
+        for name, method in intervals.METHODS.items():
+            single = method(np.full(tasks, tries), counts, seed=run, resamples=40_000, confidence=0.95)
+            low, high = batch[name][0][run], batch[name][1][run]
+            if single["low"] is None:
+                assert np.isnan(low) and np.isnan(high), name
+                continue
+            tolerance = step + 1e-9 if name.startswith("bootstrap") else 1e-12
+            assert abs(single["low"] - low) <= tolerance and abs(single["high"] - high) <= tolerance, name
+            equal += name.startswith("bootstrap") and (single["low"], single["high"]) == pytest.approx((low, high))
+    assert equal >= 0.9 * 2 * len(passes)
+
+
+def test_exact_and_resampled_bootstrap_coverage_agree():
+    exact = coverage.coverage_grid(10, 3, seed=4, simulations=1500, pass_rates=(0.3, 0.5), correlations=(0.5,))
+    resampled = coverage.coverage_grid(10, 3, seed=4, simulations=1500, pass_rates=(0.3, 0.5), correlations=(0.5,),
+                                       resamples=1000)
+    assert "1000 resamples" in resampled["bootstrap"]
+    for name in intervals.METHODS:
+        for a, b in zip(exact["methods"][name]["grid"], resampled["methods"][name]["grid"]):
+            assert a["coverage"] == pytest.approx(b["coverage"], abs=0.02), name
+
+
+def test_coverage_grid_is_fast_enough_for_a_workflow_rule():
+    start = time.perf_counter()
+    coverage.coverage_grid(12, 3, seed=1)
+    assert time.perf_counter() - start < 5
+
+
+def test_headline_is_the_narrowest_method_that_holds(table):
+    choice = coverage.choose_headline(table[(3, 3)])
+    assert choice["method"] == "wilson over task means"
+    assert choice["worst_coverage"] >= 0.95 and "3 tasks × 3 tries" in choice["text"]
+    grid = table[(30, 3)]
+    choice = coverage.choose_headline(grid)
+    holding = {name: row for name, row in grid["methods"].items() if row["worst_coverage"] >= 0.95}
+    assert choice["method"] in holding
+    assert choice["mean_width"] == min(row["mean_width"] for row in holding.values())
+
+
+def test_headline_says_in_words_when_nothing_holds():
+    grid = {
+        "n_tasks": 2, "tries_per_task": 4,
+        "methods": {
+            "a": {"worst_coverage": 0.71, "mean_width": 0.2},
+            "b": {"worst_coverage": 0.934, "mean_width": 0.5},
+        },
+    }
+    choice = coverage.choose_headline(grid)
+    assert choice["method"] is None and choice["best"] == "b"
+    assert choice["text"] == ("no method reaches 95% coverage at 2 tasks × 4 tries; "
+                              "the best, b, covers 93.4% in its worst case")
+    real = coverage.choose_headline(coverage.coverage_grid(1, 1, seed=1, simulations=500))
+    assert real["method"] is None and real["text"].startswith("no method reaches 95% coverage at 1 tasks × 1 tries")
+
+
+@pytest.mark.parametrize("arguments", [(0, 3), (3, 0), (3, 3.5)])
+def test_coverage_grid_rejects_bad_arguments(arguments):
+    with pytest.raises(ValueError):
+        coverage.coverage_grid(*arguments, seed=1)
+    with pytest.raises(ValueError):
+        coverage.coverage_grid(3, 3, seed=1, correlations=(1.0,))
+
+
+# --- paired comparison ---
+
+def test_shared_and_unshared_tasks_are_counted_and_only_shared_ones_used():
+    a = {"x": 0.0, "y": 1.0, "z": 0.5}
+    b = {"y": 1.0, "z": 1.0, "w": 0.0, "v": 1.0}
+    result = paired.paired_comparison(a, b, seed=1)
+    assert (result["shared"], result["only_in_a"], result["only_in_b"]) == (2, 1, 2)
+    assert result["mean_difference"] == pytest.approx(0.25)
+
+
+def test_exact_sign_flip_p_value_by_hand():
+    # d = (+0.5, +0.25, -0.25), mean sum 0.5. The 8 sign patterns give sums ±1, ±0.5, ±0.5, 0, 0;
+    # six of them reach |sum| >= 0.5, so p = 6/8.
+    a = {"x": 0.25, "y": 0.5, "z": 0.75}
+    b = {"x": 0.75, "y": 0.75, "z": 0.5}
+    result = paired.paired_comparison(a, b, seed=1)
+    assert result["p_value"] == pytest.approx(6 / 8)
+    assert "exact" in result["test"] and "8 sign patterns" in result["test"]
+    # All three tasks improve by 1: only the all-plus and all-minus patterns are as extreme.
+    assert paired.paired_comparison({"x": 0, "y": 0, "z": 0}, {"x": 1, "y": 1, "z": 1}, seed=1)["p_value"] == 0.25
+
+
+def test_paired_intervals_are_named_and_match_their_references():
+    from scipy import stats
+
+    rng = np.random.default_rng(3)
+    a = {f"task-{i}": float(rng.integers(0, 4)) / 3 for i in range(25)}
+    b = {task: min(1.0, rate + float(rng.integers(0, 2)) / 3) for task, rate in a.items()}
+    result = paired.paired_comparison(a, b, seed=7)
+    differences = np.array([b[task] - a[task] for task in sorted(a)])
+    t_reference = stats.ttest_1samp(differences, 0).confidence_interval(0.95)
+    t_interval = result["intervals"]["t"]
+    assert t_interval["method"] == "paired t over shared tasks"
+    assert (t_interval["low"], t_interval["high"]) == pytest.approx((t_reference.low, t_reference.high))
+    bootstrap = result["intervals"]["bootstrap"]
+    assert bootstrap["method"] == "paired bootstrap-percentile over shared tasks" and bootstrap["seed"] == 7
+    assert bootstrap["low"] <= result["mean_difference"] <= bootstrap["high"]
+    assert "Monte Carlo" in result["test"] and result["p_value"] < 0.01
+    assert result == paired.paired_comparison(a, b, seed=7)
+
+
+def test_monte_carlo_p_value_agrees_with_exact_enumeration():
+    a = {f"t{i}": 0.0 for i in range(16)}
+    b = {f"t{i}": value for i, value in enumerate([1, 0.5, 0, 0, 1, 0, 0.5, 0, 0, 1, 0, 0, 0.5, 0, 0, 0])}
+    exact = paired.paired_comparison(a, b, seed=1)
+    b["t16"], a["t16"] = 0.0, 0.0
+    sampled = paired.paired_comparison(a, b, seed=1, permutations=40_000)
+    assert "exact" in exact["test"] and "Monte Carlo" in sampled["test"]
+    assert sampled["p_value"] == pytest.approx(exact["p_value"], abs=0.01)
+
+
+@pytest.mark.parametrize("a,b", [({}, {}), ({"x": 1.0}, {"x": 0.0, "y": 1.0}), ({"x": 1.0}, {"y": 1.0})])
+def test_fewer_than_two_shared_tasks_give_no_claims(a, b):
+    result = paired.paired_comparison(a, b, seed=1)
+    assert result["p_value"] is None and "at least 2 shared tasks" in result["note"]
+    assert all(interval["low"] is None for interval in result["intervals"].values())
+
+
+def test_paired_rejects_rates_outside_unit_interval():
+    with pytest.raises(ValueError):
+        paired.paired_comparison({"x": 1.5, "y": 0}, {"x": 0, "y": 0}, seed=1)
+
+
+# --- pass@k and pass^k ---
+
+def brute_force(n, c, k):
+    """Average over every k-subset of the n trials: any passes (pass@k), all pass (pass^k)."""
+    outcomes = [True] * c + [False] * (n - c)
+    subsets = list(itertools.combinations(outcomes, k))
+    return sum(any(s) for s in subsets) / len(subsets), sum(all(s) for s in subsets) / len(subsets)
+
+
+@pytest.mark.parametrize("n", range(1, 8))
+def test_pass_at_k_and_pass_hat_k_match_enumeration(n):
+    for c in range(n + 1):
+        for k in range(1, n + 1):
+            at, hat = brute_force(n, c, k)
+            assert passk.pass_at_k(n, c, k) == pytest.approx(at)
+            assert passk.pass_hat_k(n, c, k) == pytest.approx(hat)
+        assert passk.pass_at_k(n, c, n + 1) is None and passk.pass_hat_k(n, c, n + 1) is None
+
+
+def test_benchflow_docstring_examples():
+    assert round(passk.pass_at_k(5, 2, 2), 3) == 0.7 and round(passk.pass_hat_k(5, 3, 2), 3) == 0.3
+
+
+def test_solve_rates_default_ks_and_short_tasks():
+    result = passk.solve_rates([10, 12, 20], [5, 12, 0])
+    assert result["ks"] == [1, 2, 4, 5, 8, 10]
+    assert result["solve_rate"] == pytest.approx(17 / 42)
+    first = result["per_k"][0]
+    assert first["pass_at_k"] == pytest.approx((0.5 + 1 + 0) / 3) and first["tasks_short_at_k"] == 0
+    explicit = passk.solve_rates([2, 4, 6], [1, 4, 0], ks=[3, 1, 7])
+    assert explicit["ks"] == [1, 3, 7]
+    three, seven = explicit["per_k"][1], explicit["per_k"][2]
+    assert (three["tasks_at_k"], three["tasks_short_at_k"]) == (2, 1)
+    assert three["pass_at_k"] == pytest.approx((1 + 0) / 2)
+    assert three["pass_hat_k"] == pytest.approx((1 + 0) / 2)
+    assert seven == {"k": 7, "pass_at_k": None, "pass_hat_k": None, "tasks_at_k": 0, "tasks_short_at_k": 3}
+
+
+def test_solve_rates_rejects_bad_input():
+    with pytest.raises(ValueError):
+        passk.solve_rates([3, 0], [1, 0])
+    with pytest.raises(ValueError):
+        passk.solve_rates([3], [1], ks=[0])
+    with pytest.raises(ValueError):
+        passk.pass_at_k(3, 4, 1)
