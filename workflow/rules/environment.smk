@@ -17,6 +17,7 @@ rule inspect_image:
         docker=config["environment"]["docker"],
         docker_host=config["environment"]["docker_host"],
         timeout=config["environment"]["timeout_seconds"],
+        records_from=config["environment"]["records_from"],
         code=CODE["environment"],
     script:
         "../scripts/inspect_image.py"

@@ -3,8 +3,9 @@
 import datetime
 import os
 import sys
+from pathlib import Path
 
-from benchreport.environment import inspect_image
+from benchreport.environment import inspect_image, replay_record
 from benchreport.files import dump_json, write_text
 from benchreport.lineage import write_for_rule
 
@@ -15,14 +16,19 @@ env = dict(os.environ)
 if params.docker_host:
     env["DOCKER_HOST"] = params.docker_host
 inspected_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-record = inspect_image(
-    params.reference,
-    docker=params.docker,
-    env=env,
-    timeout=params.timeout,
-    build_context=params.build_context,
-    build_tag=params.build_tag,
-)
+if params.records_from:
+    # replaying a bundle: the record made when the bundle was made, not a new inspection
+    replayed = Path(params.records_from, Path(snakemake.output.record).name)
+    record = replay_record(params.reference, replayed)
+else:
+    record = inspect_image(
+        params.reference,
+        docker=params.docker,
+        env=env,
+        timeout=params.timeout,
+        build_context=params.build_context,
+        build_tag=params.build_tag,
+    )
 print(f"{params.reference}: {record['status']} {record.get('reason') or ''}", file=sys.stderr)
 write_text(snakemake.output.record, dump_json(record))
 write_for_rule(snakemake, "environment", extra={"inspected_at": inspected_at})

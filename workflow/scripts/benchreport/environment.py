@@ -154,3 +154,12 @@ def inspect_image(reference: str, *, docker: str, env: dict, timeout: float,
 def repo_digest_text(record: dict) -> str:
     digests = (record.get("image") or {}).get("RepoDigests") or []
     return ", ".join(digests) if digests else "none: built locally, never pushed"
+
+
+def replay_record(reference: str, path: Path) -> dict:
+    """An inspection record kept in a bundle, read instead of asking a daemon."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {"reference": reference, "status": "not in the bundle", "reason": f"no record at {path.as_posix()}",
+                "inspected_reference": reference}

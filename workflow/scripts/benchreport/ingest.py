@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import classify, settings
 from .discover import TRAJECTORY, TRIAL_NAME, JobFolder, attempt_folders, request_prefix
+from .secrets import redact
 from .files import BadFile, check_inside, finite_number, parse_json_bytes, read_json_file, sha256_file
 
 SAMPLING_KEYS = (
@@ -69,6 +70,12 @@ class JobReader:
 
 def _text(value):
     return value if isinstance(value, str) and value.strip() else None
+
+
+def _free_text(value):
+    """An error message as recorded, with any secret in it redacted (they quote provider replies)."""
+    text = _text(value)
+    return redact(text.encode())[0].decode() if text else None
 
 
 def _canonical(value) -> str:
@@ -209,7 +216,7 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
     except classify.BadReward as exc:
         reader.note(folder, f"{folder}/result.json", str(exc), LEFT_OUT)
         return None
-    error, verifier_error = _text(record.get("error")), _text(record.get("verifier_error"))
+    error, verifier_error = _free_text(record.get("error")), _free_text(record.get("verifier_error"))
     has_scoring = isinstance(record.get("scoring"), dict)
     row.update(
         reward=reward,
@@ -331,7 +338,7 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=()) -> dict:
     return {
         "job": {
             "id": job.job_id,
-            "root": job.root,
+            "label": job.job_id if job.relpath == "." else job.job_id[: -len(job.relpath) - 1],
             "relpath": job.relpath,
             "try_index": job.try_index,
             "alias": job.alias,

@@ -27,7 +27,7 @@ COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineag
 # these files re-runs that stage and what depends on it, nothing else.
 STAGE_CODE = {
     "ingest": ["ingest.py", "benchreport/discover.py", "benchreport/classify.py",
-               "benchreport/settings.py", "benchreport/ingest.py"],
+               "benchreport/settings.py", "benchreport/ingest.py", "benchreport/secrets.py"],
     "stats": ["stats.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/passk.py",
               "benchreport/settings.py", "benchreport/stats.py"],
     "report": ["report.py", "benchreport/intervals.py", "benchreport/render.py", "benchreport/environment.py",
@@ -35,6 +35,8 @@ STAGE_CODE = {
     "overview": ["overview.py", "benchreport/overview.py"],
     "environment": ["inspect_image.py", "benchreport/environment.py"],
     "controls": ["run_controls.py", "benchreport/controls.py"],
+    "bundle": ["bundle.py", "benchreport/bundle.py", "benchreport/secrets.py", "benchreport/rocrate.py",
+               "benchreport/discover.py", "benchreport/ingest.py"],
     "compare": ["compare.py", "benchreport/compare.py", "benchreport/paired.py", "benchreport/intervals.py",
                 "benchreport/render.py"],
 }
@@ -185,3 +187,19 @@ def check_tree(output: str | Path, base: Path | None = None, depth: int = 0, lin
         lines.append(f"{indent}  {status} {source['path']}{extra}")
         ok = ok and status.strip() == "ok"
     return ok, lines
+
+
+def closure(outputs: list[str]) -> list[str]:
+    """The outputs, everything under results/ they were computed from, and all their records."""
+    seen, pending = set(), [Path(output).as_posix() for output in outputs]
+    while pending:
+        path = pending.pop()
+        if path in seen or not Path(path).is_file():
+            continue
+        seen.add(path)
+        record = record_path(path)
+        if record.is_file():
+            seen.add(record.as_posix())
+            for entry in json.loads(record.read_text(encoding="utf-8"))["inputs"]:
+                pending.append(entry["path"])
+    return sorted(seen)

@@ -1,0 +1,51 @@
+"""Rule bundle: results/bundle/<name>.tar.gz, secret-scanned, with a manifest and an RO-Crate."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from benchreport import bundle, rocrate
+from benchreport.discover import root_labels
+from benchreport.files import dump_json, write_text
+from benchreport.lineage import WORKFLOW_DIR, closure, git_state, software_versions, write_for_rule
+
+sys.stderr = open(snakemake.log[0], "w")
+params = snakemake.params
+config = params.config
+
+files = closure(list(snakemake.input))
+ingests = [json.loads(Path(f).read_text(encoding="utf-8")) for f in files
+           if f.startswith("results/ingest/") and f.endswith("/trials.json")]
+used = {ingest["job"]["label"] for ingest in ingests}
+roots = {
+    label: root
+    for root, label in root_labels([*config["job_roots"], config["controls"]["run"]["jobs_dir"]]).items()
+    if label in used
+}
+entries, directories, extra = bundle.collect(
+    name=params.name, results=files, ingests=ingests, roots=roots, config=config, workflow_dir=WORKFLOW_DIR,
+    trajectories=params.trajectories, max_requests=config["ingest"]["max_requests"], git=git_state(WORKFLOW_DIR),
+)
+entries, hits = bundle.scan(entries, extra["secret_values"])
+if hits and params.on_secret == "fail":
+    found = sorted({f"{hit['file']} ({hit['kind']})" for hit in hits})
+    sys.exit("bundle refused: secrets found in " + "; ".join(found) + " (config bundle.on_secret is 'fail')")
+entries["REDACTIONS.json"] = dump_json(hits).encode()
+entries["BUNDLE.json"] = dump_json(extra["info"] | {"redactions": len(hits)}).encode()
+records = {
+    output: json.loads(entries[f"results/lineage/{output[len('results/'):]}.json"])
+    for output in files
+    if not output.startswith("results/lineage/") and f"results/lineage/{output[len('results/'):]}.json" in entries
+}
+committed = subprocess.run(["git", "-C", str(WORKFLOW_DIR), "log", "-1", "--format=%cs"], capture_output=True, text=True)
+entries["ro-crate-metadata.json"] = rocrate.build(
+    entries, records, extra["source_map"], name=params.name, date=committed.stdout.strip() or "1970-01-01",
+    license_id=params.license, snakemake_version=software_versions()["snakemake"] or "unknown",
+)
+entries["MANIFEST.sha256"] = bundle.manifest(entries)
+Path(snakemake.output.bundle).parent.mkdir(parents=True, exist_ok=True)
+Path(snakemake.output.bundle).write_bytes(bundle.deterministic_targz(params.name, entries, directories))
+write_text(snakemake.output.redactions, dump_json(hits))
+print(f"{len(entries)} files, {len(hits)} redactions", file=sys.stderr)
+write_for_rule(snakemake, "bundle")
