@@ -13,6 +13,7 @@ include: "workflow/rules/controls.smk"
 include: "workflow/rules/stats.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/compare.smk"
+include: "workflow/rules/paper.smk"
 include: "workflow/rules/bundle.smk"
 
 

@@ -80,6 +80,10 @@ def test_reruns_only_what_changed(workflow, real_jobs):
         f"reports/{nop_tc}/writeup.md",
         "index.md",
         "exclusions.tsv",
+        *(f"paper/{n}" for n in ("settings.md", "settings.csv", "settings.tex", "comparisons.md", "comparisons.csv",
+                                 "comparisons.tex", "figures.json", "forest.svg", "forest.png", "heatmap.svg",
+                                 "heatmap.png", "cost.svg", "cost.png")),
+        "report.html",
     }
     assert summaries(workflow)[nop_tc]["counts"]["passed"] == 1
 

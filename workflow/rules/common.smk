@@ -227,6 +227,8 @@ def get_final_outputs(wildcards):
         "results/index.md",
         "results/exclusions.tsv",
         "results/comparisons/comparisons.md",
+        "results/paper/settings.csv",
+        "results/report.html",
     ]
     if RUN_CONTROLS["enabled"]:
         outputs += [f"results/controls/run-{kind}.json" for kind in controls.KINDS]

@@ -21,7 +21,7 @@ from .files import dump_json, sha256_file
 PACKAGE_DIR = Path(__file__).parent
 SCRIPTS_DIR = PACKAGE_DIR.parent
 WORKFLOW_DIR = SCRIPTS_DIR.parent.parent
-SOFTWARE = ("snakemake", "numpy", "scipy", "jinja2", "pyyaml")
+SOFTWARE = ("snakemake", "numpy", "scipy", "jinja2", "pyyaml", "matplotlib", "pillow")
 COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineage.py"]
 # The code each stage runs: its thin script and the package modules it uses. A change to one of
 # these files re-runs that stage and what depends on it, nothing else.
@@ -35,6 +35,10 @@ STAGE_CODE = {
     "overview": ["overview.py", "benchreport/overview.py"],
     "environment": ["inspect_image.py", "benchreport/environment.py"],
     "controls": ["run_controls.py", "benchreport/controls.py"],
+    "paper": ["paper.py", "benchreport/paper.py", "benchreport/figures.py", "benchreport/render.py",
+              "benchreport/environment.py", "benchreport/intervals.py"],
+    "html": ["html_report.py", "benchreport/html.py", "benchreport/paper.py", "benchreport/render.py",
+             "benchreport/environment.py", "benchreport/intervals.py", "benchreport/templates/report.html.j2"],
     "bundle": ["bundle.py", "benchreport/bundle.py", "benchreport/secrets.py", "benchreport/rocrate.py",
                "benchreport/discover.py", "benchreport/ingest.py"],
     "compare": ["compare.py", "benchreport/compare.py", "benchreport/paired.py", "benchreport/intervals.py",

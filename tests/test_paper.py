@@ -1,0 +1,337 @@
+"""Paper outputs: the tables over settings, the figures and results/report.html.
+
+Unit tests of the pure functions (benchreport.paper, benchreport.figures), then one real
+`snakemake` run on a small synthetic set of settings (three agents, an oracle and a nop, one task
+named like an HTML injection) whose paper files are checked against the settings' summary.json.
+That run is built once per session and shared with tests/test_browser.py.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from benchflow_synth import write_matrix
+from benchreport import figures, paper
+from conftest import REPO, copy_workflow
+
+# ---------------------------------------------------------------------------------------------
+# hand-made summaries
+
+
+def summary(setting, *, control=None, rate=0.5, low=0.25, high=0.75, method="bootstrap-percentile over tasks",
+            tasks=None, cost=None, per_passed=None, tokens=1000, oracle=(3, 3), nop=(0, 3), failing=(),
+            description=None):
+    tasks = tasks or {"t1": [1.0, 0.0], "t2": [1.0, 1.0]}
+    trials, per_task = [], []
+    for task, rewards in tasks.items():
+        for index, value in enumerate(rewards, start=1):
+            trials.append({"task": task, "try": index, "job": f"jobs/{setting}", "folder": f"{task}__{index:08x}",
+                           "attempts": 1, "model_outcome": "completed", "verifier": None, "reward": value,
+                           "outcome": "passed" if value == 1.0 else "failed", "tokens": tokens,
+                           "cost_usd": None if cost is None else cost / 4, "seconds": 10.0, "left_out": None})
+        passed = sum(value == 1.0 for value in rewards)
+        per_task.append({"task": task, "trials": len(rewards), "passed": passed, "rate": passed / len(rewards),
+                         "rewards": rewards, "outcomes": [], "task_digests": [], "controls": None})
+    n_trials = sum(len(rewards) for rewards in tasks.values())
+    controls = None
+    if not control:
+        controls = {"oracle": {"trials": oracle[1], "passed": oracle[0]}, "nop": {"trials": nop[1], "passed": nop[0]},
+                    "per_task": {}, "tasks_without_control": [], "tasks_failing_controls": list(failing),
+                    "policy": "exclude"}
+    return {
+        "setting": setting,
+        "description": description or f"{setting} description",
+        "settings": {"control": control, "agent": setting, "model": None},
+        "counts": {"tasks": len(tasks), "trials": n_trials, "passed": sum(r["passed"] for r in per_task)},
+        "pass_rate": {"value": rate, "rule": "mean over tasks"},
+        "confidence": 0.95,
+        "headline": {"method": method, "low": low, "high": high, "over": "tasks"},
+        "per_task": per_task,
+        "usage": {"tokens": {"total_tokens": 0 if control else tokens * n_trials}, "cost_usd": cost,
+                  "cost_per_passed_trial_usd": per_passed,
+                  "usage_sources": {"unavailable": n_trials} if control else {"provider_response": n_trials}},
+        "controls": controls,
+        "trials": trials,
+    }
+
+
+def hand_summaries():
+    return [
+        summary("oracle-x", control="oracle", rate=1.0, low=1.0, high=1.0),
+        summary("zeta-agent", cost=8.0, per_passed=2.0, failing=("t9", "t8")),
+        summary("nop-x", control="nop", rate=0.0, low=0.0, high=0.0),
+        summary("alpha-agent", rate=0.75, low=0.5, high=1.0, cost=4.0, per_passed=1.0, oracle=(35, 36), nop=(1, 36)),
+        summary("mid-agent", rate=0.25, low=0.0, high=0.5, tokens=0),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# unit tests
+
+
+def test_table_rows_agents_first_then_controls():
+    rows = paper.setting_rows(hand_summaries())
+    assert [row["setting"] for row in rows] == ["alpha-agent", "mid-agent", "zeta-agent", "oracle-x", "nop-x"]
+    alpha = rows[0]
+    assert alpha["controls"] == "oracle 35/36, nop 1/36"
+    assert rows[2]["controls"] == "oracle 3/3, nop 0/3; 2 tasks left out"
+    assert rows[3]["controls"] == "control (oracle)"
+    cells = paper.settings_cells(alpha)
+    assert cells[:4] == ["alpha-agent description", "75%", "50% to 100%", "bootstrap-percentile over tasks"]
+    assert cells[6:8] == ["4,000", "$1.00"]
+    assert paper.settings_cells(rows[1])[7] == "n/a (no cost recorded)"
+    assert paper.settings_cells(rows[3])[6] == "not recorded"  # a control with no usage at all
+
+
+def test_latex_escaping_of_special_characters():
+    assert paper.latex_escape("a_b & c% #1 $x {y}") == r"a\_b \& c\% \#1 \$x \{y\}"
+    assert paper.latex_escape("back\\slash ~ ^") == r"back\textbackslash{}slash \textasciitilde{} \textasciicircum{}"
+    assert paper.latex_escape("<script>") == r"\textless{}script\textgreater{}"
+    assert paper.latex_escape(None) == "---"
+
+
+def test_latex_table_is_booktabs_with_a_rule_before_the_controls():
+    rows = paper.setting_rows(hand_summaries())
+    tex = paper.settings_latex(rows, 0.95)
+    lines = tex.splitlines()
+    assert lines.count("\\toprule") == 1 and lines.count("\\bottomrule") == 1
+    assert lines.count("\\midrule") == 2  # under the header, and between agents and controls
+    body = lines[lines.index("\\midrule") + 1:lines.index("\\bottomrule")]
+    assert body.index("\\midrule") == 3  # after the three agent settings
+    assert all(line.count(" & ") == 7 for line in body if line != "\\midrule")
+    assert "95\\% intervals: bootstrap-percentile over tasks." in tex
+    assert "\\$1.00" in tex and "50\\% to 100\\%" in tex
+
+
+def test_latex_marks_differing_interval_methods():
+    summaries = hand_summaries()
+    summaries[1]["headline"]["method"] = "wilson_over task means"
+    tex = paper.settings_latex(paper.setting_rows(summaries), 0.95)
+    assert "\\textsuperscript{a}" in tex and "\\textsuperscript{b}" in tex
+    assert "wilson\\_over task means" in tex
+
+
+def test_csv_quoting_round_trips():
+    rows = [{"setting": "s1", "description": 'agent "x", model y', "pass_rate": 0.5},
+            {"setting": "s2", "description": "line\nbreak", "pass_rate": None}]
+    text = paper.to_csv(["setting", "description", "pass_rate"], rows)
+    assert text.splitlines()[1] == 's1,"agent ""x"", model y",0.5'
+    parsed = list(csv.DictReader(io.StringIO(text)))
+    assert parsed[0]["description"] == 'agent "x", model y'
+    assert parsed[1]["description"] == "line\nbreak" and parsed[1]["pass_rate"] == ""
+
+
+def test_markdown_cells_are_escaped():
+    summaries = [summary("a", description="pipe | and <b>bold</b>")]
+    text = paper.settings_markdown(paper.setting_rows(summaries), 0.95)
+    assert "pipe \\| and &lt;b&gt;bold&lt;/b&gt;" in text
+
+
+def test_pareto_frontier_hand_case():
+    points = [
+        {"setting": "A", "cost": 1.0, "rate": 0.5},
+        {"setting": "B", "cost": 2.0, "rate": 0.7},
+        {"setting": "C", "cost": 3.0, "rate": 0.6},  # B is cheaper and better
+        {"setting": "D", "cost": 2.0, "rate": 0.4},  # A is cheaper and better
+        {"setting": "E", "cost": 4.0, "rate": 0.9},
+        {"setting": "F", "cost": 1.0, "rate": 0.5},  # ties A: neither beats the other
+        {"setting": "G", "cost": 4.0, "rate": 0.8},  # E: same cost, better
+    ]
+    assert paper.pareto_frontier(points) == ["A", "F", "B", "E"]
+    assert paper.pareto_frontier([]) == []
+
+
+def test_cost_interval_is_seeded_and_brackets_the_total():
+    values = [1.0, 2.0, 3.0, 10.0]
+    first = paper.bootstrap_total(values, seed=7, resamples=2000, confidence=0.95)
+    assert first == paper.bootstrap_total(list(reversed(values)), seed=7, resamples=2000, confidence=0.95)
+    assert first["estimate"] == 16.0
+    assert first["low"] < first["estimate"] < first["high"]
+    single = paper.bootstrap_total([2.5], seed=1, resamples=100, confidence=0.95)
+    assert single == {"estimate": 2.5, "low": 2.5, "high": 2.5}
+
+
+def test_cost_points_leave_out_settings_without_cost():
+    data = paper.cost_points(hand_summaries(), seed=3, resamples=500, confidence=0.95)
+    assert [p["setting"] for p in data["points"]] == ["alpha-agent", "zeta-agent"]
+    assert [w["setting"] for w in data["without_cost"]] == ["mid-agent", "oracle-x", "nop-x"]
+    # one run over the task set: per task the mean cost per trial (cost / 4 per trial here), summed
+    assert data["points"][0]["cost"] == pytest.approx(2.0)
+    assert data["frontier"] == ["alpha-agent"]
+
+
+def test_figures_are_byte_identical_across_renders(monkeypatch):
+    data = paper.figures_data(hand_summaries(), seed=5, resamples=300, confidence=0.95)
+    first = figures.render_all(data)
+    # a user's matplotlib style must not leak in
+    import matplotlib
+
+    monkeypatch.setitem(matplotlib.rcParams, "font.size", 23)
+    monkeypatch.setitem(matplotlib.rcParams, "svg.hashsalt", None)
+    second = figures.render_all(data)
+    assert first == second
+    for name, formats in first.items():
+        svg = formats["svg"].decode()
+        assert svg.startswith("<?xml") and "<svg" in svg, name
+        assert "dc:date" not in svg and "Matplotlib v" not in svg, name
+        assert formats["png"].startswith(b"\x89PNG"), name
+        assert b"Software" not in formats["png"] and b"matplotlib" not in formats["png"].lower(), name
+
+
+# ---------------------------------------------------------------------------------------------
+# a real snakemake run on several settings
+
+XSS_TASK = "<script>alert(1)</script>"
+AGENTS = {
+    "claude": {"agent": "claude-agent-acp", "model": "anthropic/claude-sonnet-4-5",
+               "served_model": "claude-sonnet-4-5-20250929", "usage_source": "provider_response",
+               "price_source": "litellm"},
+    "codex": {"agent": "codex_acp", "model": "openai/gpt-5.1", "served_model": "gpt-5.1-2025-11-13",
+              "usage_source": "provider_response", "price_source": "litellm"},
+    "gemini": {"agent": "gemini-cli", "model": "gemini/gemini-2.5-pro", "served_model": None,
+               "usage_source": "agent_native_acp", "price_source": None},
+}
+CONTROLS = {
+    "oracle": {"agent": "oracle", "agent_name": "oracle", "model": "none", "served_model": None,
+               "usage_source": "unavailable", "price_source": None},
+    "nop": {"agent": "nop", "agent_name": "nop", "model": None, "served_model": None,
+            "usage_source": "unavailable", "price_source": None},
+}
+# per agent, per task: the outcome of each of two tries
+GRID = {
+    "claude": {"alpha": "PP", "beta": "PF", "gamma": "FF", "xss": "PF"},
+    "codex": {"alpha": "PP", "beta": "PP", "gamma": "PF", "xss": "FF"},
+    "gemini": {"alpha": "PF", "beta": "FF", "gamma": "FF", "xss": "PP"},
+    "oracle": {"alpha": "PP", "beta": "PP", "gamma": "PP", "xss": "PP"},
+    "nop": {"alpha": "EE", "beta": "EE", "gamma": "EE", "xss": "EE"},
+}
+KINDS = {"P": "passed", "F": "failed", "E": "suspected_api_error"}
+PAPER_FILES = [f"paper/{name}" for name in (
+    "settings.md", "settings.csv", "settings.tex", "comparisons.md", "comparisons.csv", "comparisons.tex",
+    "figures.json", "forest.svg", "forest.png", "heatmap.svg", "heatmap.png", "cost.svg", "cost.png")]
+
+
+def rename_task(jobs: Path, old: str, new: str) -> None:
+    """BenchFlow takes a trial's task from result.json's task_name; give one task a hostile name."""
+    for result in jobs.rglob(f"{old}__*/result.json"):
+        data = json.loads(result.read_text())
+        data["task_name"] = new
+        result.write_text(json.dumps(data, indent=2))
+
+
+def write_synth(jobs: Path) -> None:
+    for index, (alias, grid) in enumerate(GRID.items()):
+        setting = {**AGENTS.get(alias, {}), **CONTROLS.get(alias, {})}
+        tries = [[{"task": task, "attempts": [{"kind": KINDS[outcomes[k]]}]} for task, outcomes in grid.items()]
+                 for k in range(2)]
+        write_matrix(jobs / alias, alias=alias, setting=setting, tries=tries, seed=100 + index,
+                     start=f"2026-11-2{index} 10:00:00")
+    rename_task(jobs, "xss", XSS_TASK)
+
+
+TARGETS = ("all", "paper", "html_report")
+_BUILT: dict[str, object] = {}
+
+
+def built_workflow(tmp_path_factory):
+    """The synthetic settings run through the workflow once per session (shared with
+    tests/test_browser.py, which imports this)."""
+    if "workflow" not in _BUILT:
+        workflow = copy_workflow(tmp_path_factory.mktemp("paper") / "wf")
+        write_synth(workflow.path / "jobs")
+        workflow.run(*TARGETS, roots=["jobs"])
+        _BUILT["workflow"] = workflow
+    return _BUILT["workflow"]
+
+
+@pytest.fixture
+def built(tmp_path_factory):
+    return built_workflow(tmp_path_factory)
+
+
+def summaries_of(workflow) -> dict[str, dict]:
+    found = {}
+    for path in sorted((workflow.results / "reports").glob("*/summary.json")):
+        data = json.loads(path.read_text())
+        found[data["setting"]] = data
+    return found
+
+
+def test_paper_files_agree_with_summaries(built):
+    for name in PAPER_FILES + ["report.html"]:
+        assert (built.results / name).stat().st_size > 0, name
+    summaries = summaries_of(built)
+    rows = list(csv.DictReader(io.StringIO(built.read("paper/settings.csv"))))
+    assert len(rows) == len(summaries) == 5
+    controls = [bool(summaries[row["setting"]]["settings"]["control"]) for row in rows]
+    assert controls == sorted(controls)  # agents first, controls after
+    assert [row["control"] for row in rows[3:]] == ["oracle", "nop"]
+    markdown = built.read("paper/settings.md")
+    for row in rows:
+        s = summaries[row["setting"]]
+        assert float(row["pass_rate"]) == s["pass_rate"]["value"]
+        assert float(row["interval_low"]) == s["headline"]["low"]
+        assert float(row["interval_high"]) == s["headline"]["high"]
+        assert row["interval_method"] == s["headline"]["method"]
+        assert int(row["tasks"]) == s["counts"]["tasks"] and int(row["trials"]) == s["counts"]["trials"]
+        if s["usage"]["cost_usd"] is None:
+            assert row["cost_usd"] == "" and row["cost_per_solved_usd"] == ""
+        else:
+            assert float(row["cost_per_solved_usd"]) == s["usage"]["cost_per_passed_trial_usd"]
+        if not s["settings"]["control"]:
+            assert int(row["total_tokens"]) == s["usage"]["tokens"]["total_tokens"]
+            assert row["controls"] == (f"oracle {s['controls']['oracle']['passed']}/{s['controls']['oracle']['trials']}, "
+                                       f"nop {s['controls']['nop']['passed']}/{s['controls']['nop']['trials']}")
+        line = next(line for line in markdown.splitlines() if line.startswith(f"| {s['description']} |"))
+        assert f"| {paper.pct(s['pass_rate']['value'])} | {paper.interval_text(s['headline']['low'], s['headline']['high'])} |" in line
+    tex = built.read("paper/settings.tex")
+    assert "\\toprule" in tex and "\\bottomrule" in tex and "codex\\_acp on openai/gpt-5.1" in tex
+
+    comparisons = json.loads(built.read("comparisons/comparisons.json"))["pairs"]
+    pairs = list(csv.DictReader(io.StringIO(built.read("paper/comparisons.csv"))))
+    assert len(pairs) == len(comparisons) == 3
+    for row, pair in zip(pairs, comparisons):
+        assert (row["a"], row["b"]) == (pair["a"], pair["b"])
+        assert float(row["mean_difference"]) == pair["mean_difference"]
+        assert float(row["bootstrap_low"]) == pair["intervals"]["bootstrap"]["low"]
+        assert float(row["p_value"]) == pair["p_value"]
+    assert built.read("paper/comparisons.tex").count(" \\\\\n") == 1 + 3 + 2  # header, pairs, notes
+
+    data = json.loads(built.read("paper/figures.json"))
+    assert [w["description"] for w in data["cost"]["without_cost"]][0].startswith("gemini-cli")
+    assert len(data["cost"]["points"]) == 2 and data["cost"]["frontier"]
+    assert XSS_TASK in data["heatmap"]["tasks"]
+
+
+def test_two_runs_give_identical_paper_files(built):
+    before = {name: (built.results / name).read_bytes() for name in PAPER_FILES + ["report.html"]}
+    built.run(*TARGETS, "--forcerun=paper", roots=["jobs"])  # html_report follows: its inputs are new
+    after = {name: (built.results / name).read_bytes() for name in PAPER_FILES + ["report.html"]}
+    assert before == after
+
+
+def test_snakemake_report_has_the_paper_category(built):
+    target = built.path / "snakemake-report.html"
+    built.run("--report", str(target), *TARGETS, roots=["jobs"])
+    text = target.read_text(encoding="utf-8", errors="replace")
+    assert target.stat().st_size > 10_000
+    assert '"Paper"' in text and "settings compared" in text
+
+
+def test_lint_and_format_are_clean_with_the_paper_rules(tmp_path):
+    workflow = copy_workflow(tmp_path / "wf")
+    roots = f'job_roots=["{REPO / "resources" / "example" / "generated"}"]'
+    lint = subprocess.run([sys.executable, "-m", "snakemake", "--lint", "--config", roots], cwd=workflow.path,
+                          capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    snakefmt = shutil.which("snakefmt") or "snakefmt"
+    fmt = subprocess.run([snakefmt, "--check", str(REPO / "workflow" / "rules" / "paper.smk")], capture_output=True,
+                         text=True)
+    assert fmt.returncode == 0, fmt.stdout + fmt.stderr

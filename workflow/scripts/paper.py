@@ -1,0 +1,41 @@
+"""Rule paper: the comparison table over settings, the paired-comparisons table, the figures."""
+
+import json
+import sys
+
+from benchreport import figures, paper
+from benchreport.files import dump_json, write_text
+from benchreport.lineage import write_for_rule
+
+sys.stderr = open(snakemake.log[0], "w")
+
+
+def load(path):
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+summaries = [load(path) for path in snakemake.input.summaries]
+comparisons = load(snakemake.input.comparisons)
+confidence = snakemake.params.confidence
+out = snakemake.output
+
+rows = paper.setting_rows(summaries)
+write_text(out.settings_md, paper.settings_markdown(rows, confidence))
+write_text(out.settings_csv, paper.settings_csv(rows))
+write_text(out.settings_tex, paper.settings_latex(rows, confidence))
+
+pairs = paper.comparison_rows(comparisons)
+write_text(out.comparisons_md, paper.comparisons_markdown(pairs, confidence))
+write_text(out.comparisons_csv, paper.comparisons_csv(pairs))
+write_text(out.comparisons_tex, paper.comparisons_latex(pairs, confidence))
+
+data = paper.figures_data(
+    summaries, seed=snakemake.params.seed, resamples=snakemake.params.resamples, confidence=confidence
+)
+write_text(out.figures, dump_json(data))
+for name, formats in figures.render_all(data).items():
+    for fmt, content in formats.items():
+        with open(out[f"{name}_{fmt}"], "wb") as handle:
+            handle.write(content)
+write_for_rule(snakemake, "paper")
