@@ -69,6 +69,8 @@ def _is_job_folder(path: Path, children: list[os.DirEntry]) -> bool:
     # A finished job whose every attempt folder is gone still says so in its summary.json;
     # a jobs dir's summary.json copy names one of its child folders and is not a job.
     summary = path / "summary.json"
+    if summary.is_symlink():
+        return not dirs  # never read through a link here; ingest checks where it points
     if not summary.is_file() or dirs:
         return False
     try:

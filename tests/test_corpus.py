@@ -1,0 +1,124 @@
+"""A corpus of broken or odd job folders (tests/corpus/cases.py) through one real workflow run.
+
+For each: the workflow finishes, the ledger names the file and the reason in plain words, the
+counts add up to the attempt folders found, and nothing outside the roots is read (the outside
+link points at a FIFO, which would hang whoever opened it).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO
+from corpus.cases import CASES, JOB, PASS
+
+
+@pytest.fixture(scope="module")
+def corpus_run(tmp_path_factory):
+    from conftest import copy_workflow
+
+    base = tmp_path_factory.mktemp("corpus")
+    workflow = copy_workflow(base / "wf")
+    roots = []
+    for name, spec in CASES.items():
+        root = workflow.path / "corpus" / name
+        root.mkdir(parents=True)
+        spec["build"](root)
+        roots.append(f"corpus/{name}")
+    roots.append("corpus/same_job_name_in_two_roots.twin")
+    settings = workflow.path / "corpus.yaml"
+    settings.write_text(json.dumps({"environment": {"inspect": False}}))
+    workflow.run("--configfile", str(settings), roots=roots)
+    with open(workflow.results / "exclusions.tsv", newline="") as handle:
+        ledger = list(csv.DictReader(handle, delimiter="\t"))
+    return workflow, ledger
+
+
+def test_there_are_at_least_30_cases():
+    assert len(CASES) >= 30
+
+
+@pytest.mark.parametrize("name", sorted(name for name, spec in CASES.items() if spec["file"]))
+def test_ledger_names_the_file_and_the_reason(corpus_run, name):
+    workflow, ledger = corpus_run
+    spec = CASES[name]
+    if name == "no_read_permission" and os.geteuid() == 0:
+        pytest.skip("root reads a file without read permission; test_unreadable_file_without_roots_override covers it")
+    rows = [row for row in ledger if row["job"].startswith(f"{name}/") and row["file"] == spec["file"]]
+    assert rows, f"no ledger row for {name}: {spec['file']}"
+    assert any(all(word in row["reason"] for word in spec["words"]) for row in rows), rows
+    index = workflow.read("index.md")
+    assert spec["file"].split("/")[-1] in index
+
+
+def test_every_job_folder_adds_up(corpus_run):
+    workflow, _ = corpus_run
+    index = workflow.read("index.md")
+    assert "the counts add up" in index and "| NO |" not in index
+    for name in CASES:
+        assert f"| {name}/" in index or f"| {name}-" in index, name
+
+
+def summaries(workflow):
+    return [json.loads(p.read_text()) for p in (workflow.results / "reports").glob("*/summary.json")]
+
+
+def trials_of(workflow, name):
+    return [t for s in summaries(workflow) for t in s["trials"] if t["job"].startswith(f"{name}/")]
+
+
+def test_odd_but_valid_folders_are_read(corpus_run):
+    workflow, ledger = corpus_run
+    duplicate = [t for t in trials_of(workflow, "duplicate_attempt_folders") if t["task"] == "spec-pass"]
+    assert len(duplicate) == 1 and duplicate[0]["attempts"] == 2  # a retry, collapsed
+    legacy = [t for t in trials_of(workflow, "legacy_field_names") if t["task"] == "spec-pass"]
+    assert legacy and legacy[0]["outcome"] == "passed"
+    huge = [t for t in trials_of(workflow, "huge_trajectory") if t["task"] == "spec-pass"]
+    assert huge and huge[0]["served_models"] == ["claude-haiku-4-5-20251001"]
+    old = trials_of(workflow, "two_benchflow_versions_in_one_root")
+    assert {t["task"] for t in old} >= {"regex-log", "spec-pass"}
+    matrix = trials_of(workflow, "matrix_without_matrix_summary")
+    assert sorted(t["try"] for t in matrix) == [1, 2, 3]
+    twins = {t["job"] for t in trials_of(workflow, "same_job_name_in_two_roots")}
+    twins |= {t["job"] for s in summaries(workflow) for t in s["trials"] if t["job"].startswith("same_job_name_in_two_roots.twin/")}
+    assert len(twins) == 2
+    nested = trials_of(workflow, "trial_nested_in_a_trial")
+    assert len(nested) == 4  # the folder nested inside a trial is not another trial
+    wrong_type = [t for t in trials_of(workflow, "task_name_wrong_type") if t["folder"] == PASS]
+    assert wrong_type and wrong_type[0]["task"] == "spec-pass"  # falls back to the folder name
+    empty = [r for r in ledger if r["job"].startswith("job_folder_without_trials/")]
+    index = workflow.read("index.md")
+    assert f"| job_folder_without_trials/empty-run/{JOB} | 0 | 0 | 0 | 0 | yes |" in index and not empty
+
+
+def test_the_outside_fifo_was_never_opened(corpus_run):
+    # reaching this point at all means no process blocked opening the FIFO; the ledger says why
+    _, ledger = corpus_run
+    assert any(r["job"].startswith("link_outside_root/") and "outside the job root" in r["reason"] for r in ledger)
+
+
+def test_unreadable_file_without_roots_override(tmp_path):
+    """Root reads any file; without its two file-permission capabilities (as any other user runs),
+    a file without read permission is a ledger row and the rest of the folder still reports."""
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv (util-linux) is needed to drop the capabilities")
+    CASES["no_read_permission"]["build"](tmp_path)
+    code = (
+        "import json; from benchreport.discover import find_job_folders; from benchreport.ingest import ingest_job;"
+        f"(job,) = find_job_folders([{str(tmp_path)!r}]); r = ingest_job(job);"
+        "print(json.dumps({'ledger': r['ledger'], 'trials': len(r['trials'])}))"
+    )
+    drop = "-dac_override,-dac_read_search"
+    done = subprocess.run(["setpriv", f"--bounding-set={drop}", f"--inh-caps={drop}", sys.executable, "-c", code],
+                          capture_output=True, text=True, env={"PYTHONPATH": str(REPO / "workflow" / "scripts")})
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert any(r["file"] == f"{PASS}/result.json" and "permission denied" in r["reason"] for r in found["ledger"])
+    assert found["trials"] == 3
