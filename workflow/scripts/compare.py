@@ -1,18 +1,16 @@
 """Rule comparisons: paired comparisons between agent settings on their shared tasks."""
 
-import json
 import sys
 
 from benchreport.compare import compare, render_csv, render_markdown, requested_pairs
-from benchreport.files import dump_json, write_text
+from benchreport.files import dump_json, load_json, write_text
 from benchreport.lineage import write_for_rule
 
 sys.stderr = open(snakemake.log[0], "w")
 
 stats = {}
 for path in snakemake.input.stats:
-    with open(path, encoding="utf-8") as handle:
-        data = json.load(handle)
+    data = load_json(path)
     stats[data["setting"]] = data
 pairs = requested_pairs(sorted(stats), snakemake.params.pairs)
 comparisons = [compare(stats[a], stats[b], snakemake.params.statistics) for a, b in pairs]

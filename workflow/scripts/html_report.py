@@ -1,28 +1,22 @@
 """Rule html_report: results/report.html, one self-contained page over every setting."""
 
-import json
 import sys
 
-from benchreport.files import write_text
+from benchreport.files import load_json, write_text
 from benchreport.html import render_page
 from benchreport.lineage import write_for_rule
 
 sys.stderr = open(snakemake.log[0], "w")
 
 
-def load(path):
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
-
-
-summaries = [load(path) for path in snakemake.input.summaries]
-comparisons = load(snakemake.input.comparisons)
+summaries = [load_json(path) for path in snakemake.input.summaries]
+comparisons = load_json(snakemake.input.comparisons)
 with open(snakemake.input.exclusions, encoding="utf-8") as handle:
     ledger = handle.read()
 svgs = {}
 for name in ("forest", "heatmap", "cost"):
     with open(snakemake.input[f"{name}_svg"], "rb") as handle:
         svgs[name] = handle.read()
-page = render_page(summaries, comparisons, ledger, svgs, load(snakemake.input.figures))
+page = render_page(summaries, comparisons, ledger, svgs, load_json(snakemake.input.figures))
 write_text(snakemake.output.html, page)
 write_for_rule(snakemake, "html")

@@ -1,22 +1,16 @@
 """Rule paper: the comparison table over settings, the paired-comparisons table, the figures."""
 
-import json
 import sys
 
 from benchreport import figures, paper
-from benchreport.files import dump_json, write_text
+from benchreport.files import dump_json, load_json, write_text
 from benchreport.lineage import write_for_rule
 
 sys.stderr = open(snakemake.log[0], "w")
 
 
-def load(path):
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
-
-
-summaries = [load(path) for path in snakemake.input.summaries]
-comparisons = load(snakemake.input.comparisons)
+summaries = [load_json(path) for path in snakemake.input.summaries]
+comparisons = load_json(snakemake.input.comparisons)
 confidence = snakemake.params.confidence
 out = snakemake.output
 

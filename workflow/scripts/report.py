@@ -3,20 +3,15 @@
 import json
 import sys
 
-from benchreport.files import write_text
+from benchreport.files import load_json, write_text
 from benchreport.lineage import write_for_rule
 from benchreport.render import environment_rows, render_report, render_summary, render_writeup
 
 sys.stderr = open(snakemake.log[0], "w")
 
 
-def load(path):
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
-
-
-stats = load(snakemake.input.stats)
-records = {path: load(path) for path in snakemake.input.get("images", [])}
+stats = load_json(snakemake.input.stats)
+records = {path: load_json(path) for path in snakemake.input.get("images", [])}
 environment = environment_rows(json.loads(snakemake.params.task_images), records, stats["per_task"])
 write_text(snakemake.output.report, render_report(stats, environment))
 write_text(snakemake.output.summary, render_summary(stats, environment))

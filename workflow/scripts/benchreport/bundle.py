@@ -20,8 +20,8 @@ from pathlib import Path
 import yaml
 
 from .discover import TRAJECTORY, TRIAL_FILES, attempt_folders, request_prefix
-from .files import check_inside, dump_json, parse_json_bytes, BadFile
-from .ingest import SAMPLING_KEYS
+from .files import check_inside, parse_json_bytes, BadFile
+from .ingest import SAMPLING_KEYS, exchange_parts
 from .secrets import redact, secret_env_values
 
 VERIFIER_FILES = ("verifier/reward.txt", "verifier/reward.json", "verifier/test-stdout.txt", "verifier/test-stderr.txt")
@@ -45,11 +45,7 @@ def trajectory_extract(path: Path, max_requests: int) -> bytes:
         if not isinstance(exchange, dict):
             kept.append(line)
             continue
-        request = exchange.get("request") if isinstance(exchange.get("request"), dict) else {}
-        body = request.get("body") if isinstance(request.get("body"), dict) else {}
-        response = exchange.get("response") if isinstance(exchange.get("response"), dict) else {}
-        response_body = response.get("body") if isinstance(response.get("body"), dict) else {}
-        metadata = exchange.get("metadata") if isinstance(exchange.get("metadata"), dict) else {}
+        body, response_body, metadata = exchange_parts(exchange)
         slim = {
             "request": {"body": {key: body[key] for key in SAMPLING_KEYS if key in body}},
             "response": {"body": {"model": response_body["model"]} if "model" in response_body else {}},

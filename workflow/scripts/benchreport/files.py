@@ -127,3 +127,9 @@ def check_inside(path: Path, root_real: str, label: str) -> Path:
     if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
         raise BadFile(label, "is a link pointing outside the job root; it was not read")
     return Path(real)
+
+
+def load_json(path: str | os.PathLike):
+    """Read a JSON file the workflow itself wrote (rule scripts reading their inputs)."""
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)

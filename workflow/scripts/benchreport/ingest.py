@@ -82,6 +82,15 @@ def _canonical(value) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
+def exchange_parts(exchange: dict) -> tuple[dict, dict, dict]:
+    """(request body, response body, metadata) of one llm_trajectory line, {} where absent."""
+    def part(value, key):
+        found = value.get(key) if isinstance(value, dict) else None
+        return found if isinstance(found, dict) else {}
+
+    return part(part(exchange, "request"), "body"), part(part(exchange, "response"), "body"), part(exchange, "metadata")
+
+
 def read_requests(reader: JobReader, folder: str, max_requests: int) -> dict:
     """Served models, effort sent and sampling parameters from the first requests of a trial."""
     relpath = f"{folder}/{TRAJECTORY}"
@@ -115,11 +124,7 @@ def read_requests(reader: JobReader, folder: str, max_requests: int) -> dict:
             continue
         if not isinstance(exchange, dict):
             continue
-        request = exchange.get("request") if isinstance(exchange.get("request"), dict) else {}
-        body = request.get("body") if isinstance(request.get("body"), dict) else {}
-        response = exchange.get("response") if isinstance(exchange.get("response"), dict) else {}
-        response_body = response.get("body") if isinstance(response.get("body"), dict) else {}
-        metadata = exchange.get("metadata") if isinstance(exchange.get("metadata"), dict) else {}
+        body, response_body, metadata = exchange_parts(exchange)
         model = _text(response_body.get("model")) or _text(metadata.get("provider_model"))
         if model:
             served.add(model)
