@@ -1,4 +1,5 @@
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -115,15 +116,43 @@ def job_fingerprint(wildcards):
     return FINGERPRINTS[wildcards.job]
 
 
+INDEX_CACHE = {}
+DERIVED_CACHE = {}
+
+
+def index_entry(job_id):
+    """(mtime, content) of a job folder's index; the file is read again only when it changes,
+    since the input functions below ask for it once per job of the DAG."""
+    path = checkpoints.ingest.get(job=job_id).output.index
+    stamp = os.stat(path).st_mtime_ns
+    cached = INDEX_CACHE.get(path)
+    if cached is None or cached[0] != stamp:
+        with open(path, encoding="utf-8") as handle:
+            cached = INDEX_CACHE[path] = (stamp, json.load(handle))
+    return cached
+
+
 def job_index(job_id):
     """The settings and tasks one job folder holds (available once its ingest has run)."""
-    path = checkpoints.ingest.get(job=job_id).output.index
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
+    return index_entry(job_id)[1]
+
+
+def derived(name, compute):
+    """compute() once per state of the index files."""
+    key = (name, tuple((job_id, index_entry(job_id)[0]) for job_id in all_jobs()))
+    if key not in DERIVED_CACHE:
+        if len(DERIVED_CACHE) > 32:
+            DERIVED_CACHE.clear()
+        DERIVED_CACHE[key] = compute()
+    return DERIVED_CACHE[key]
 
 
 def settings_map():
     """setting id -> (jobs holding it, its tasks, whether it is a control)."""
+    return derived("settings", compute_settings_map)
+
+
+def compute_settings_map():
     found = {}
     for job_id in all_jobs():
         for setting, entry in job_index(job_id)["settings"].items():
@@ -161,6 +190,10 @@ def report_files(setting):
 
 def task_images():
     """task -> where its image reference came from (see benchreport.environment)."""
+    return derived("images", compute_task_images)
+
+
+def compute_task_images():
     tasks = {}
     for job_id in all_jobs():
         for task, seen in job_index(job_id)["tasks"].items():
@@ -185,10 +218,16 @@ def image_param(field):
     """A params function: one field of the image a wildcard names."""
 
     def lookup(wildcards):
-        for resolved in task_images().values():
-            if environment.image_slug(resolved["reference"]) == wildcards.image:
-                return resolved.get(field)
-        raise WorkflowError(f"no task resolves to the image {wildcards.image}")
+        by_slug = derived(
+            "slugs",
+            lambda: {
+                environment.image_slug(resolved["reference"]): resolved
+                for resolved in task_images().values()
+            },
+        )
+        if wildcards.image not in by_slug:
+            raise WorkflowError(f"no task resolves to the image {wildcards.image}")
+        return by_slug[wildcards.image].get(field)
 
     return lookup
 
