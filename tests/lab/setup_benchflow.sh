@@ -8,7 +8,14 @@
 set -euo pipefail
 LAB=${LAB:-/opt/benchreport-lab}
 BENCHFLOW=${BENCHFLOW:-benchflow==0.7.12.dev2426}
-PY312=${PY312:-$(command -v python3.12 || ls /root/.pyenv/versions/3.12*/bin/python3.12 2>/dev/null | head -n1)}
+if [ -z "${PY312:-}" ]; then   # a pyenv shim may exist and still refuse to run: try each
+  for candidate in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12*/bin/python3.12 $(command -v python3.12 || true); do
+    if "$candidate" -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null; then
+      PY312=$candidate; break
+    fi
+  done
+fi
+[ -n "${PY312:-}" ] || { echo "no working Python 3.12 found (BenchFlow 0.7.12 needs it)" >&2; exit 1; }
 mkdir -p "$LAB"
 export DEBIAN_FRONTEND=noninteractive
 
