@@ -20,5 +20,8 @@ include: "workflow/rules/bundle.smk"
 rule all:
     default_target: True
     input:
+        # every job folder's ingest first, as plain inputs, so all of them enter the first
+        # DAG and run in parallel (the checkpoint-driven targets below appear as they finish)
+        user_ingests,
         get_final_outputs,
     localrule: True

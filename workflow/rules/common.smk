@@ -261,6 +261,11 @@ def report_environment(wildcards):
     )
 
 
+def user_ingests(wildcards):
+    """The ingest of every job folder found at parse time (no checkpoint involved)."""
+    return [ingest_output(job_id) for job_id in JOBS]
+
+
 def get_final_outputs(wildcards):
     outputs = [
         "results/index.md",
