@@ -26,6 +26,11 @@ results_steps=True)``
 ``build_example(out_dir)``
     The embedded example described below. CLI:
     ``python resources/benchflow_synth.py example resources/example/generated``.
+``build_scale(out_dir, *, jobs, trials, seed=0, request_kb=30, requests=20, workers=1,
+results_steps=False)``
+    ``jobs`` job folders of ``trials`` trials each, for benchmarks (see "Scale builds" at the
+    end). CLI: ``python resources/benchflow_synth.py scale OUT --jobs N --trials M [--seed S]
+    [--request-kb K] [--requests R] [--workers W]``.
 
 A trial is ``{"task": name, "attempts": [attempt, ...]}`` (chronological; more than one attempt
 means BenchFlow retried the task inside the job), optionally with ``"task_digest"`` to override
@@ -193,6 +198,25 @@ the report, not to replay the CLI's control flow.
 The example's ``results.jsonl`` rows leave the per-exchange trainer ``trajectory`` list empty
 (``results_steps=False``) to keep the folder small; every other field is as BenchFlow computes
 it.
+
+Scale builds (``build_scale``)
+------------------------------
+Job i (0-based) has setting ``SCALE_SETTINGS[i % S]`` with S = min(4, N): claude-agent-acp
+with anthropic/claude-sonnet-4-5 at effort high and at effort low, codex-acp with
+openai/gpt-5.1, opencode with openai/gpt-5-mini at effort low (no price); its try index is
+i // S + 1 and it is written as ``<setting dir>-x<tries>/<alias>/trial-NN/<job>/`` with one
+``matrix-summary.json`` per setting dir. Every job runs the same M tasks ``scale-task-0000``...
+once each (concurrency 32; tries one day apart). Outcomes are drawn per (setting, try, task)
+from a pass probability that is logistic in (setting skill - task difficulty), with agent
+errors (timeouts, idle timeouts), verifier errors (failures and timeouts), unscored results,
+agent errors that still scored, partial credit, retries after an agent error (1.5 %), attempts
+killed then resumed (0.2 %) and killed for good (0.05 %). Every job with at least six tasks also
+holds each ``SCALE_SPECIALS`` case once (interrupted, resumed, retried, errored,
+verifier_errored, unscored) at positions drawn from the seed. Every attempt that reached the
+model has exactly R request lines of K KiB each (the padding is a ``<context>`` block in the
+first user message; token counts and costs are unaffected). At the defaults (R=20, K=30) a
+trial is about 0.6 MB: 100 x 1,000 is about 60 GB, so pick smaller R or K where the disk is
+smaller. Writing is about 1-2 ms of CPU per trial plus the trajectory bytes.
 """
 
 from __future__ import annotations
@@ -213,14 +237,19 @@ from typing import Any
 
 __all__ = [
     "KINDS",
+    "SCALE_SETTINGS",
     "audit_outcome",
     "build_example",
+    "build_scale",
     "default_task_digest",
     "example_audit_table",
     "example_outcome_grid",
     "job_summary",
     "main",
     "rollout_suffix",
+    "scale_job_specs",
+    "scale_task_names",
+    "scale_trials",
     "write_job",
     "write_matrix",
 ]
@@ -709,6 +738,70 @@ def _llm_lines(s: dict, task: str, prompt: str, p: dict, exec_start: datetime,
     return lines, agg
 
 
+_FILLER_WORDS = (
+    "the", "file", "test", "value", "return", "import", "def", "class", "self", "data", "path",
+    "line", "error", "assert", "result", "config", "json", "parse", "output", "input", "index",
+    "None", "True", "False", "for", "in", "if", "else", "while", "with", "open", "read", "write",
+    "PASSED", "FAILED", "tests/test_main.py", "src/main.py", "0", "1", "42", "==", "->", "#",
+)
+_FILLER: list[str] = []
+CONTEXT_OPEN = "\n\n<context>\n"
+CONTEXT_CLOSE = "\n</context>"
+
+
+def _filler_block() -> str:
+    """256 KiB of deterministic code-and-log-like ASCII (no character JSON has to escape)."""
+    if not _FILLER:
+        rng = random.Random(20261130)
+        words, size = [], 0
+        while size < 256 * 1024:
+            word = _FILLER_WORDS[rng.randrange(len(_FILLER_WORDS))]
+            sep = " " if rng.random() < 0.9 else ". "
+            words.append(word + sep)
+            size += len(word) + len(sep)
+        _FILLER.append("".join(words))
+    return _FILLER[0]
+
+
+def _filler(offset: int, length: int) -> str:
+    block = _filler_block()
+    offset %= len(block)
+    if offset + length <= len(block):
+        return block[offset:offset + length]
+    reps = (offset + length) // len(block) + 1
+    return (block * reps)[offset:offset + length]
+
+
+_PAD_MARK = "@@benchflow-synth-pad@@"
+
+
+def _pad_llm_lines(lines: list[dict], line_bytes: int, rng: random.Random) -> list[str]:
+    """Grow each llm_trajectory line to ``line_bytes`` bytes; return the encoded lines.
+
+    A real request re-sends the system context and the whole conversation so far, so its line
+    is tens of KB; the synthetic lines carry that bulk as a ``<context>`` block appended to the
+    first user message (plain ASCII that JSON does not escape, so the size is exact and the
+    block is spliced into the encoded line instead of being encoded). Lines already longer are
+    left as they are. Token counts, usage and everything BenchFlow derives are unchanged. The
+    line dicts are updated too (the trainer steps of ``results.jsonl`` copy their messages).
+    """
+    encoded = []
+    for line in lines:
+        first = line["request"]["body"]["messages"][0]
+        plain = first["content"]
+        first["content"] = plain + CONTEXT_OPEN + _PAD_MARK + CONTEXT_CLOSE
+        text = json.dumps(line)
+        need = line_bytes - (len(text) - len(_PAD_MARK))
+        if need <= 0:
+            first["content"] = plain
+            encoded.append(json.dumps(line))
+            continue
+        filler = _filler(rng.randrange(1 << 20), need)
+        first["content"] = plain + CONTEXT_OPEN + filler + CONTEXT_CLOSE
+        encoded.append(text.replace(_PAD_MARK, filler, 1))
+    return encoded
+
+
 def _results_steps(lines: list[dict], rollout: str, reward: float) -> list[dict]:
     steps = []
     for i, line in enumerate(lines):
@@ -804,8 +897,13 @@ def _config(s: dict, task: str, started: datetime, digest: str, timeout_sec: int
 
 def _write_attempt(jdir: Path, vjob: str, s: dict, task: str, prompt: str, digest: str,
                    timeout_sec: int, p: dict, started: datetime, job: str, seed: int,
-                   results_steps: bool = True) -> dict | None:
-    """Write one attempt folder; return the result.json dict (None when interrupted)."""
+                   results_steps: bool = True, llm_line_bytes: int | None = None
+                   ) -> dict | None:
+    """Write one attempt folder; return the result.json dict (None when interrupted).
+
+    ``llm_line_bytes`` pads every ``llm_trajectory.jsonl`` line to that many bytes (see
+    ``_pad_llm_lines``); None writes the lines unpadded.
+    """
     att = p["att"]
     rollout = f"{task}__{rollout_suffix(seed, job, task, p['idx'])}"
     rdir = jdir / rollout
@@ -834,6 +932,7 @@ def _write_attempt(jdir: Path, vjob: str, s: dict, task: str, prompt: str, diges
     events = _acp_events(s, task, prompt, p, rng)
     source = "acp" if (not s["is_oracle"] and p["ran_agent"]) else None
     lines: list[dict] = []
+    encoded_lines: list[str] | None = None
     n_in = n_out = n_cr = n_cw = total_tokens = 0
     cost: float | None = None
     usage_details = None
@@ -845,6 +944,9 @@ def _write_attempt(jdir: Path, vjob: str, s: dict, task: str, prompt: str, diges
                                 max(5.0, p["phases"].get("agent_execution", 5.0) - 1.0), rng)
         n_in, n_out, n_cr, n_cw, total_tokens = (agg["in"], agg["out"], agg["cr"], agg["cw"],
                                                  agg["total"])
+        if llm_line_bytes:
+            encoded_lines = _pad_llm_lines(lines, llm_line_bytes,
+                                           _rng(seed, job, task, p["idx"], "pad"))
         if s["price_source"] == "litellm":
             cost = round(agg["cost"], 8) or None
     elif p["active"] and usage_source == "agent_native_acp":
@@ -991,8 +1093,9 @@ def _write_attempt(jdir: Path, vjob: str, s: dict, task: str, prompt: str, diges
     acp_text = "\n".join(json.dumps(e) for e in events)
     _write(rdir / "trajectory" / "acp_trajectory.jsonl", acp_text)
     if lines:
-        _write(rdir / "trajectory" / "llm_trajectory.jsonl",
-               "\n".join(json.dumps(line) for line in lines))
+        if encoded_lines is None:
+            encoded_lines = [json.dumps(line) for line in lines]
+        _write(rdir / "trajectory" / "llm_trajectory.jsonl", "\n".join(encoded_lines))
     if rewards is not None:
         event = {"ts": finished.isoformat(), "type": "terminal", "source": "verifier",
                  "value": rewards["reward"], "tag": "reward", "step_index": None,
@@ -1005,8 +1108,10 @@ def _write_attempt(jdir: Path, vjob: str, s: dict, task: str, prompt: str, diges
                        timing, agent_result, lines, n_tools, results_steps)
     _write(rdir / "results.jsonl", json.dumps(row) + "\n")
 
-    for path in sorted(rdir.rglob("*"), reverse=True):
-        _utime(path, finished)
+    t_finished = _epoch(finished)
+    for folder, dirs, files in os.walk(rdir):
+        for name in files + dirs:
+            os.utime(os.path.join(folder, name), (t_finished, t_finished))
     _utime(rdir / "config.json", started)
     _utime(rdir, finished)
     p["rollout"] = rollout
@@ -1073,7 +1178,8 @@ def _results_row(s: dict, task: str, rollout: str, vdir: str, prompt: str,
     computed as if it were there); the embedded example uses it to stay small.
     """
     reward = float(rewards["reward"]) if rewards else 0.0
-    steps = _results_steps(lines, rollout, reward)
+    # without steps only the last one is needed (for the top-level prompt and completion)
+    steps = _results_steps(lines if with_steps else lines[-1:], rollout, reward)
     if steps:
         final = steps[-1]
         full = list(final["prompt"]) + list(final["completion"])
@@ -1317,7 +1423,8 @@ def _norm_trials(trials: list[dict]) -> list[dict]:
 
 
 def _write_job(jobs_dir: Path, *, job_name: str, setting: dict, trials: list[dict], seed: int,
-               write_summary: bool, start: datetime, vjobs: str, results_steps: bool = True
+               write_summary: bool, start: datetime, vjobs: str, results_steps: bool = True,
+               n_requests: int | None = None, llm_line_bytes: int | None = None
                ) -> tuple[Path, dict | None, datetime]:
     s = _norm_setting(setting)
     trials = _norm_trials(trials)
@@ -1335,6 +1442,10 @@ def _write_job(jobs_dir: Path, *, job_name: str, setting: dict, trials: list[dic
         task = t["task"]
         tplans = [_plan_attempt(s, task, a, i, job_name, seed, _timeout_for(task))
                   for i, a in enumerate(t["attempts"])]
+        if n_requests is not None:
+            for p in tplans:
+                if p.get("active"):
+                    p["n_lines"] = max(1, int(n_requests))
         plans.append(tplans)
     t0 = start + timedelta(seconds=rng.uniform(0.6, 1.2))
     slots = [t0] * max(1, int(s["concurrency"]))
@@ -1359,7 +1470,8 @@ def _write_job(jobs_dir: Path, *, job_name: str, setting: dict, trials: list[dic
         final = None
         for p, st in zip(tplans, tstarts):
             res = _write_attempt(jdir, vjob, s, task, _prompt_for(task), digest,
-                                 _timeout_for(task), p, st, job_name, seed, results_steps)
+                                 _timeout_for(task), p, st, job_name, seed, results_steps,
+                                 llm_line_bytes)
             if res is not None:
                 final = res
         if final is not None:
@@ -1674,6 +1786,244 @@ def build_example(out_dir: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# scale: many large job folders, for benchmarks
+
+
+SCALE_REQUESTS = 20
+SCALE_REQUEST_KB = 30
+SCALE_START = "2026-10-01 06:00:00"
+
+# The settings the job folders of a scale build cycle through (job i has setting i % S, try
+# i // S + 1). ``skill`` shifts the per-task pass probability (logistic in skill - difficulty).
+SCALE_SETTINGS: list[dict] = [
+    {
+        "dir": "claude-sonnet-high", "alias": "claude-sonnet-4-5-high", "skill": 1.2,
+        "setting": {
+            "agent": "claude-agent-acp", "agent_name": "claude-agent-acp",
+            "model": "anthropic/claude-sonnet-4-5", "reasoning_effort": "high",
+            "served_model": "claude-sonnet-4-5-20250929", "usage_source": "provider_response",
+            "price_source": "litellm",
+            "install_package": "@agentclientprotocol/claude-agent-acp@0.73.0",
+            "concurrency": 32,
+        },
+    },
+    {
+        "dir": "codex-gpt-5.1", "alias": "codex-gpt-5.1", "skill": 0.6,
+        "setting": {
+            "agent": "codex-acp", "agent_name": "codex-acp", "model": "openai/gpt-5.1",
+            "reasoning_effort": None, "served_model": "gpt-5.1-2025-11-13",
+            "usage_source": "provider_response", "price_source": "litellm", "concurrency": 32,
+        },
+    },
+    {
+        "dir": "claude-sonnet-low", "alias": "claude-sonnet-4-5-low", "skill": 0.2,
+        "setting": {
+            "agent": "claude-agent-acp", "agent_name": "claude-agent-acp",
+            "model": "anthropic/claude-sonnet-4-5", "reasoning_effort": "low",
+            "served_model": "claude-sonnet-4-5-20250929", "usage_source": "provider_response",
+            "price_source": "litellm",
+            "install_package": "@agentclientprotocol/claude-agent-acp@0.73.0",
+            "concurrency": 32,
+        },
+    },
+    {
+        "dir": "opencode-gpt-5-mini", "alias": "opencode-gpt-5-mini", "skill": -0.4,
+        "setting": {
+            "agent": "opencode", "agent_name": "opencode", "model": "openai/gpt-5-mini",
+            "reasoning_effort": "low", "served_model": "gpt-5-mini-2025-08-07",
+            "usage_source": "provider_response", "price_source": None, "concurrency": 32,
+        },
+    },
+]
+
+# Per job, these attempt lists go to distinct tasks (when the job has at least as many tasks),
+# so every job folder holds each case at least once; ``None`` stands for the drawn outcome.
+SCALE_SPECIALS: tuple[tuple[str, list[Any]], ...] = (
+    ("interrupted", [{"kind": "interrupted"}]),  # killed, never resumed: config.json only
+    ("resumed", [{"kind": "interrupted"}, None]),  # killed, then run again (a retry)
+    ("retried", [{"kind": "agent_error", "error_category": "idle_timeout"}, None]),
+    ("errored", [{"kind": "agent_error", "error_category": "timeout"}]),
+    ("verifier_errored", [{"kind": "verifier_error"}]),
+    ("unscored", [{"kind": "unscored"}]),
+)
+
+
+def scale_task_names(n_trials: int) -> list[str]:
+    """The task names of a scale build: ``scale-task-0000`` ... (one trial per task per job)."""
+    width = max(4, len(str(n_trials - 1)))
+    return [f"scale-task-{i:0{width}d}" for i in range(n_trials)]
+
+
+def _scale_draw(rng: random.Random, p_pass: float) -> list[dict]:
+    """One task's attempts in one job: mostly a scored pass/fail, with errors and retries."""
+    r = rng.random()
+    if r < p_pass * 0.9:
+        final: dict = {"kind": "passed"}
+    else:
+        u = rng.random()
+        if u < 0.06:
+            final = {"kind": "agent_error", "error_category": "timeout"}
+        elif u < 0.075:
+            final = {"kind": "agent_error", "error_category": "idle_timeout"}
+        elif u < 0.09:
+            final = {"kind": "verifier_error", "verifier_error_category":
+                     "verifier_timeout" if rng.random() < 0.3 else "verifier_failure"}
+        elif u < 0.095:
+            final = {"kind": "unscored"}
+        elif u < 0.105:
+            final = {"kind": "agent_error_scored", "error_category": "timeout",
+                     "reward": 1.0 if rng.random() < p_pass else 0.0}
+        elif r < p_pass:
+            final = {"kind": "passed"}
+        else:
+            final = {"kind": "failed", "reward": 0.5 if rng.random() < 0.1 else 0.0}
+    v = rng.random()
+    if v < 0.015:  # BenchFlow retried after an agent error
+        first = {"kind": "agent_error",
+                 "error_category": ("install_failure", "acp_error", "idle_timeout")[
+                     rng.randrange(3)]}
+        return [first, final]
+    if v < 0.017:  # killed mid-run, then resumed
+        return [{"kind": "interrupted"}, final]
+    if v < 0.0175:  # killed and never resumed
+        return [{"kind": "interrupted"}]
+    return [final]
+
+
+def scale_job_specs(jobs: int, trials: int, seed: int = 0) -> list[dict]:
+    """Where each job folder of a scale build goes and what it holds (no file is written).
+
+    Job i has setting ``SCALE_SETTINGS[i % S]`` (S = min(4, jobs)) and try index i // S + 1;
+    it lands in ``<setting dir>/<alias>/trial-NN/<YYYY-MM-DD__HH-MM-SS>/``. Tries of one setting
+    start a day apart, settings five hours apart.
+    """
+    if jobs < 1 or trials < 1:
+        raise ValueError("jobs and trials must be at least 1")
+    n_settings = min(len(SCALE_SETTINGS), jobs)
+    tries = [len(range(k, jobs, n_settings)) for k in range(n_settings)]
+    base = _parse_start(SCALE_START)
+    specs = []
+    for i in range(jobs):
+        k = i % n_settings
+        n = i // n_settings + 1
+        spec = SCALE_SETTINGS[k]
+        start = base + timedelta(days=n - 1, hours=5 * k,
+                                 seconds=_seed_int(seed, "scale-start", spec["alias"], n) % 3600)
+        specs.append({
+            "index": i, "setting_index": k, "try": n,
+            "jobs_dir": f"{spec['dir']}-x{tries[k]}",
+            "alias": spec["alias"],
+            "job_name": _job_name_of(start),
+            "start": str(start),
+            "seed": _seed_int(seed, "scale-job", i) % 1_000_000_007,
+        })
+    return specs
+
+
+def scale_trials(spec: dict, trials: int, seed: int = 0) -> list[dict]:
+    """The trial list (``write_job`` shape) of one job of a scale build."""
+    setting = SCALE_SETTINGS[spec["setting_index"]]
+    tasks = scale_task_names(trials)
+    rng = _rng(seed, "scale-specials", spec["alias"], spec["try"])
+    specials = {}
+    if trials >= len(SCALE_SPECIALS):
+        for pos, (_, attempts) in zip(rng.sample(range(trials), len(SCALE_SPECIALS)),
+                                      SCALE_SPECIALS):
+            specials[pos] = attempts
+    out = []
+    for pos, task in enumerate(tasks):
+        difficulty = _rng(seed, "scale-difficulty", task).gauss(0.0, 1.6)
+        p_pass = 1.0 / (1.0 + math.exp(difficulty - setting["skill"]))
+        trng = _rng(seed, "scale-trial", spec["alias"], spec["try"], task)
+        drawn = _scale_draw(trng, p_pass)
+        if pos in specials:
+            final = drawn[-1] if drawn[-1]["kind"] != "interrupted" else {"kind": "failed"}
+            attempts = [dict(a) if a is not None else final for a in specials[pos]]
+        else:
+            attempts = drawn
+        out.append({"task": task, "attempts": attempts})
+    return out
+
+
+def _scale_write_one(args: tuple) -> tuple[int, dict | None]:
+    out_dir, spec, trials, seed, n_requests, line_bytes, results_steps = args
+    setting = SCALE_SETTINGS[spec["setting_index"]]
+    tdir = Path(out_dir) / spec["jobs_dir"] / spec["alias"] / f"trial-{spec['try']:02d}"
+    _, summary, job_end = _write_job(
+        tdir, job_name=spec["job_name"], setting=setting["setting"],
+        trials=scale_trials(spec, trials, seed), seed=spec["seed"], write_summary=True,
+        start=_parse_start(spec["start"]),
+        vjobs=f"{VIRTUAL_ROOT}/{spec['jobs_dir']}/{spec['alias']}/trial-{spec['try']:02d}",
+        results_steps=results_steps, n_requests=n_requests, llm_line_bytes=line_bytes)
+    run = None
+    if summary is not None:
+        run = {key: summary[key] for key in ("errored", "failed", "passed", "total",
+                                             "verifier_errored")}
+    return spec["index"], {"run": run, "end": str(job_end)}
+
+
+def build_scale(out_dir: Path, *, jobs: int, trials: int, seed: int = 0,
+                request_kb: float = SCALE_REQUEST_KB, requests: int = SCALE_REQUESTS,
+                workers: int = 1, results_steps: bool = False) -> dict:
+    """Write ``jobs`` BenchFlow 0.7.12 job folders of ``trials`` trials each into ``out_dir``.
+
+    Matrix layout, ``<setting dir>-x<tries>/<alias>/trial-NN/<job>/``, cycling through
+    ``SCALE_SETTINGS`` (four agent/model/effort settings); each job runs the same ``trials``
+    tasks (``scale_task_names``) once, with a drawn outcome per task (passes, fails, partial
+    credit, agent errors, verifier errors, unscored, retries, interrupted attempts) and the
+    ``SCALE_SPECIALS`` cases at fixed positions in every job. Every attempt that reached the
+    model has exactly ``requests`` lines in ``trajectory/llm_trajectory.jsonl``, each
+    ``request_kb`` KiB long (``request_kb=0`` leaves them unpadded, about 1 KB). The job-level
+    ``results.jsonl`` rows leave the trainer steps out unless ``results_steps`` (as the example
+    does; no reader of ours uses them). Same arguments, same bytes, whatever ``workers`` is
+    (that many processes write job folders in parallel). Returns counts of what was written.
+    """
+    if requests < 1:
+        raise ValueError("requests must be at least 1")
+    if request_kb < 0:
+        raise ValueError("request_kb must be >= 0")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    specs = scale_job_specs(jobs, trials, seed)
+    line_bytes = round(request_kb * 1024) or None
+    tasks = [(str(out_dir), spec, trials, seed, requests, line_bytes, results_steps)
+             for spec in specs]
+    done: dict[int, dict] = {}
+    if workers > 1 and len(tasks) > 1:
+        import multiprocessing
+        ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+        with ctx.Pool(min(workers, len(tasks))) as pool:
+            for index, info in pool.imap_unordered(_scale_write_one, tasks):
+                done[index] = info
+    else:
+        for task in tasks:
+            index, info = _scale_write_one(task)
+            done[index] = info
+    # one matrix-summary.json per setting dir, as `bench eval run --matrix` writes it
+    by_dir: dict[str, list[dict]] = {}
+    for spec in specs:
+        by_dir.setdefault(spec["jobs_dir"], []).append(spec)
+    for jobs_dir, group in sorted(by_dir.items()):
+        runs = []
+        for spec in group:
+            info = done[spec["index"]]
+            if info["run"] is not None:
+                vdir = f"{VIRTUAL_ROOT}/{jobs_dir}/{spec['alias']}/trial-{spec['try']:02d}"
+                runs.append({"alias": spec["alias"], "jobs_dir": vdir, "trial": spec["try"],
+                             **info["run"]})
+        ms = {"matrix": f"{MATRIX_ROOT}/{jobs_dir}.yaml", "runs": runs, "schema_version": 1,
+              "trials": len(group)}
+        _write(out_dir / jobs_dir / "matrix-summary.json",
+               json.dumps(ms, indent=2, sort_keys=True) + "\n")
+        last_end = max(_parse_start(done[spec["index"]]["end"]) for spec in group)
+        _utime(out_dir / jobs_dir / "matrix-summary.json", last_end)
+        _utime(out_dir / jobs_dir / group[0]["alias"], last_end)
+        _utime(out_dir / jobs_dir, last_end)
+    return {"jobs": jobs, "trials_per_job": trials, "settings": len(by_dir),
+            "requests": requests, "request_bytes": line_bytes}
+
+
+# --------------------------------------------------------------------------------------------
 # CLI
 
 
@@ -1685,6 +2035,21 @@ def main(argv: list[str] | None = None) -> int:
     ex = sub.add_parser("example", help="(re)write the embedded example folder")
     ex.add_argument("out_dir", type=Path, help="e.g. resources/example/generated (deleted first)")
     sub.add_parser("grid", help="print the example's outcome grid")
+    sc = sub.add_parser("scale", help="write N job folders x M trials (for benchmarks)")
+    sc.add_argument("out_dir", type=Path, help="output folder (deleted first)")
+    sc.add_argument("--jobs", type=int, required=True, help="job folders (N)")
+    sc.add_argument("--trials", type=int, required=True, help="trials per job folder (M)")
+    sc.add_argument("--seed", type=int, default=0)
+    sc.add_argument("--request-kb", type=float, default=SCALE_REQUEST_KB,
+                    help=f"KiB per llm_trajectory.jsonl line (default {SCALE_REQUEST_KB}; "
+                    "0: unpadded, about 1 KB)")
+    sc.add_argument("--requests", type=int, default=SCALE_REQUESTS,
+                    help=f"request lines per trial that reached the model "
+                    f"(default {SCALE_REQUESTS})")
+    sc.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="processes writing job folders (the bytes do not depend on it)")
+    sc.add_argument("--results-steps", action="store_true",
+                    help="write the trainer steps into results.jsonl rows (bigger)")
     args = parser.parse_args(argv)
     if args.command == "grid":
         print(example_outcome_grid())
@@ -1696,9 +2061,18 @@ def main(argv: list[str] | None = None) -> int:
         if not out.is_dir():
             parser.error(f"{out} exists and is not a directory")
         shutil.rmtree(out)
-    build_example(out)
-    n_files = sum(1 for p in out.rglob("*") if p.is_file())
-    n_bytes = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    if args.command == "scale":
+        if args.jobs < 1 or args.trials < 1 or args.requests < 1 or args.request_kb < 0:
+            parser.error("--jobs, --trials and --requests must be >= 1, --request-kb >= 0")
+        build_scale(out, jobs=args.jobs, trials=args.trials, seed=args.seed,
+                    request_kb=args.request_kb, requests=args.requests, workers=args.workers,
+                    results_steps=args.results_steps)
+    else:
+        build_example(out)
+    n_files = n_bytes = 0
+    for folder, _, files in os.walk(out):
+        n_files += len(files)
+        n_bytes += sum(os.stat(os.path.join(folder, name)).st_size for name in files)
     print(f"wrote {n_files} files, {n_bytes} bytes under {out}")
     return 0
 

@@ -1,0 +1,656 @@
+"""Time the whole workflow on N job folders x M trials against a bare read of the same files.
+
+In one run, over the same generated folders (resources/benchflow_synth.py `scale`):
+  (a) the floor: a bare script that reads and json-parses every file ingest must read (each
+      attempt's result.json, config.json and timing.json, each job's summary.json, the first
+      20 lines of each trajectory/llm_trajectory.jsonl), nothing else;
+  (b) a cold `snakemake --cores 2` in a fresh copy of the workflow (empty results/ and
+      .snakemake/), Docker inspection off;
+  (c) the run after one trial's result.json changed its reward;
+  (d) a run with nothing changed;
+  (e) peak memory: the largest sum of RSS over the snakemake process tree (psutil, polled every
+      50 ms) and the largest single process (getrusage of the waited-for children).
+Prints b/a, c/b and d/b. Nothing is asserted: the numbers are for reading.
+
+    python benchmarks/bench_scale.py --jobs 10 --trials 100
+    python benchmarks/bench_scale.py --jobs 100 --trials 1000 --requests 20 --request-kb 5
+    python benchmarks/bench_scale.py ... --profile   # + dry run, discovery, ingest, stats, py-spy
+
+Generated data and workflow copies go under --tmp (default /tmp/benchreport-scale); a build
+is reused when its stamp matches the arguments (--regenerate to force).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import platform
+import pstats
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "resources"))
+sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+
+import benchflow_synth as synth
+
+MAX_REQUESTS = 20
+TRIAL_FILES = ("result.json", "config.json", "timing.json")
+TRAJECTORY = os.path.join("trajectory", "llm_trajectory.jsonl")
+HERTZ = os.sysconf("SC_CLK_TCK")
+
+
+# ------------------------------------------------------------------------------------------
+# the machine
+
+
+def machine() -> list[str]:
+    import psutil
+
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory = psutil.virtual_memory()
+    disk = shutil.disk_usage("/tmp")
+    versions = {}
+    for name in ("snakemake", "numpy", "scipy"):
+        try:
+            versions[name] = __import__(name).__version__
+        except Exception:  # noqa: BLE001
+            versions[name] = "?"
+    return [
+        f"cpu: {os.cpu_count()} x {cpu} (nproc {len(os.sched_getaffinity(0))})",
+        f"memory: {memory.total / 2**30:.1f} GiB total, {memory.available / 2**30:.1f} GiB available",
+        f"/tmp: {disk.free / 2**30:.0f} GiB free of {disk.total / 2**30:.0f} GiB",
+        f"os: {platform.platform()}",
+        f"python {platform.python_version()}, "
+        + ", ".join(f"{name} {version}" for name, version in versions.items()),
+        f"load average at start: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}",
+    ]
+
+
+def busy_seconds() -> float:
+    """CPU seconds spent busy by every core since boot (/proc/stat)."""
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / HERTZ
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+# ------------------------------------------------------------------------------------------
+# the data
+
+
+def estimate_bytes(jobs: int, trials: int, requests: int, request_kb: float) -> int:
+    """Disk the build takes: trajectories plus ~12 small files and 5 folders per trial."""
+    line = max(request_kb * 1024, 1100)
+    return int(jobs * trials * (0.85 * requests * line + 17 * 4096))
+
+
+def generate(data: Path, args) -> float:
+    stamp = data / ".bench-scale.json"
+    wanted = {"jobs": args.jobs, "trials": args.trials, "seed": args.seed,
+              "requests": args.requests, "request_kb": args.request_kb,
+              "synth_sha": synth_digest()}
+    if not args.regenerate and stamp.is_file() and json.loads(stamp.read_text()) == wanted:
+        print(f"reusing {data} (same arguments, same generator)")
+        return 0.0
+    need = estimate_bytes(args.jobs, args.trials, args.requests, args.request_kb)
+    if data.exists():
+        shutil.rmtree(data)
+    free = shutil.disk_usage(data.parent if data.parent.exists() else "/tmp").free
+    print(f"generating about {need / 2**30:.1f} GiB into {data} ({free / 2**30:.0f} GiB free)")
+    if need > 0.8 * free:
+        sys.exit(f"not enough disk: ~{need / 2**30:.1f} GiB needed, {free / 2**30:.0f} GiB "
+                 "free; lower --requests or --request-kb")
+    start = time.perf_counter()
+    synth.build_scale(data / "jobs", jobs=args.jobs, trials=args.trials, seed=args.seed,
+                      request_kb=args.request_kb, requests=args.requests,
+                      workers=args.workers)
+    elapsed = time.perf_counter() - start
+    stamp.write_text(json.dumps(wanted))
+    return elapsed
+
+
+def synth_digest() -> str:
+    import hashlib
+
+    return hashlib.sha256((REPO / "resources" / "benchflow_synth.py").read_bytes()).hexdigest()[:16]
+
+
+def data_size(root: Path) -> tuple[int, int, int]:
+    files = size = trajectory = 0
+    for folder, _, names in os.walk(root):
+        for name in names:
+            st = os.stat(os.path.join(folder, name))
+            files += 1
+            size += st.st_size
+            if name == "llm_trajectory.jsonl":
+                trajectory += st.st_size
+    return files, size, trajectory
+
+
+# ------------------------------------------------------------------------------------------
+# (a) the floor
+
+
+FLOOR = r'''
+import json, os, re, sys, time
+MAX = int(sys.argv[2])
+ATTEMPT = re.compile(r"^.+__[0-9a-f]{8}$")
+start = time.perf_counter()
+files = parsed_bytes = lines_parsed = 0
+in_trajectories = 0.0
+pending = [sys.argv[1]]
+while pending:
+    current = pending.pop()
+    with os.scandir(current) as it:
+        dirs = [e.path for e in it if e.is_dir(follow_symlinks=False)]
+    attempts = [d for d in dirs if ATTEMPT.match(os.path.basename(d))]
+    if not attempts:
+        pending.extend(dirs)
+        continue
+    try:
+        with open(os.path.join(current, "summary.json"), "rb") as f:
+            data = f.read()
+        json.loads(data); files += 1; parsed_bytes += len(data)
+    except FileNotFoundError:
+        pass
+    for attempt in attempts:
+        for name in ("result.json", "config.json", "timing.json"):
+            try:
+                with open(os.path.join(attempt, name), "rb") as f:
+                    data = f.read()
+            except FileNotFoundError:
+                continue
+            json.loads(data); files += 1; parsed_bytes += len(data)
+        t0 = time.perf_counter()
+        try:
+            f = open(os.path.join(attempt, "trajectory", "llm_trajectory.jsonl"), "rb")
+        except FileNotFoundError:
+            continue
+        with f:
+            files += 1
+            for _ in range(MAX):
+                line = f.readline()
+                if not line:
+                    break
+                json.loads(line); lines_parsed += 1; parsed_bytes += len(line)
+        in_trajectories += time.perf_counter() - t0
+print(json.dumps({"seconds": time.perf_counter() - start, "cpu": time.process_time(),
+                  "trajectory_seconds": in_trajectories, "files": files,
+                  "bytes": parsed_bytes, "lines": lines_parsed}))
+'''
+
+
+def run_floor(jobs_root: Path) -> dict:
+    start = time.perf_counter()
+    process = subprocess.run([sys.executable, "-c", FLOOR, str(jobs_root), str(MAX_REQUESTS)],
+                             capture_output=True, text=True, check=True)
+    result = json.loads(process.stdout)
+    result["wall"] = time.perf_counter() - start
+    return result
+
+
+# ------------------------------------------------------------------------------------------
+# (b)-(e) snakemake runs
+
+
+def copy_workflow(destination: Path, coverage_simulations: int | None = None) -> Path:
+    if destination.exists():
+        shutil.rmtree(destination)
+    destination.mkdir(parents=True)
+    shutil.copy(REPO / "Snakefile", destination / "Snakefile")
+    shutil.copytree(REPO / "config", destination / "config")
+    shutil.copytree(REPO / "workflow", destination / "workflow",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    text = "# bench_scale.py: no Docker\nenvironment:\n  inspect: false\n"
+    if coverage_simulations:
+        text += f"statistics:\n  coverage_simulations: {coverage_simulations}\n"
+    (destination / "bench.yaml").write_text(text)
+    return destination
+
+
+def git_state() -> str:
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True,
+                              check=False).stdout
+
+    commit = git("rev-parse", "--short", "HEAD").strip() or "?"
+    dirty = [line[3:] for line in git("status", "--porcelain").splitlines()
+             if line[3:].startswith(("workflow/", "config/", "Snakefile"))]
+    return commit + (f" + uncommitted changes to {len(dirty)} workflow files" if dirty else "")
+
+
+def snakemake_command(jobs_root: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "bench.yaml",
+            "--config", f'job_roots=["{jobs_root}"]', *extra]
+
+
+class TreeMemory(threading.Thread):
+    """Polls the summed RSS of a process and all its descendants."""
+
+    def __init__(self, pid: int, interval: float = 0.05):
+        super().__init__(daemon=True)
+        import psutil
+
+        self.root = psutil.Process(pid)
+        self.interval = interval
+        self.peak = 0
+        self.peak_processes = 0
+        self.stop = threading.Event()
+
+    def run(self):
+        import psutil
+
+        while not self.stop.is_set():
+            try:
+                procs = [self.root, *self.root.children(recursive=True)]
+            except psutil.Error:
+                break
+            total = 0
+            for proc in procs:
+                try:
+                    total += proc.memory_info().rss
+                except psutil.Error:
+                    pass
+            if total > self.peak:
+                self.peak, self.peak_processes = total, len(procs)
+            self.stop.wait(self.interval)
+
+
+def run_snakemake(workdir: Path, jobs_root: Path, label: str, *extra: str,
+                  spy: Path | None = None) -> dict:
+    """One timed snakemake run; with `spy`, py-spy samples its main process into that file."""
+    command = snakemake_command(jobs_root, *extra)
+    log = workdir / f"bench-{label}.log"
+    cpu0, busy0 = children_cpu(), busy_seconds()
+    started = time.time()
+    start = time.perf_counter()
+    sampler = None
+    with open(log, "w") as handle:
+        process = subprocess.Popen(command, cwd=workdir, stdout=handle, stderr=subprocess.STDOUT)
+        if spy is not None:
+            sampler = subprocess.Popen(
+                ["py-spy", "record", "--nonblocking", "--rate", "50", "--format", "raw",
+                 "--output", str(spy), "--pid", str(process.pid)],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        monitor = TreeMemory(process.pid)
+        monitor.start()
+        returncode = process.wait()
+        monitor.stop.set()
+    wall = time.perf_counter() - start
+    if sampler is not None:
+        sampler.wait(timeout=60)
+    cpu, busy = children_cpu() - cpu0, busy_seconds() - busy0
+    monitor.join()
+    text = log.read_text(errors="replace")
+    if returncode != 0:
+        print(text[-4000:])
+        raise SystemExit(f"snakemake ({label}) failed with {returncode}; log: {log}")
+    rules, intervals = rule_times(workdir, started)
+    before_first, no_job = idle_time(intervals, started, wall)
+    return {
+        "label": label,
+        "wall": wall,
+        "before_first_job": before_first,
+        "no_job_running": no_job,
+        "cpu": cpu,
+        "other_cores": max(0.0, (busy - cpu) / wall) if wall else 0.0,
+        "tree_rss": monitor.peak,
+        "tree_processes": monitor.peak_processes,
+        "max_process_rss": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024,
+        "jobs": finished_jobs(text),
+        "rules": rules,
+        "log": str(log),
+    }
+
+
+def finished_jobs(text: str) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for rule in re.findall(r"Finished jobid: \d+ \(Rule: ([\w]+)\)", text):
+        counts[rule] += 1
+    return dict(sorted(counts.items()))
+
+
+def rule_times(workdir: Path, since: float) -> dict[str, dict]:
+    """Per rule: jobs and summed/max seconds, from .snakemake/metadata (records since `since`)."""
+    jobs = {}
+    folder = workdir / ".snakemake" / "metadata"
+    if not folder.is_dir():
+        return {}
+    for entry in os.scandir(folder):
+        try:
+            record = json.loads(Path(entry.path).read_text())
+        except (OSError, ValueError):
+            continue
+        if not record.get("starttime") or record.get("endtime", 0) < since:
+            continue
+        jobs[(record["rule"], record.get("job_hash"))] = (record["starttime"], record["endtime"])
+    out: dict[str, dict] = {}
+    for (rule, _), (begin, end) in jobs.items():
+        entry = out.setdefault(rule, {"jobs": 0, "seconds": 0.0, "max": 0.0})
+        entry["jobs"] += 1
+        entry["seconds"] += end - begin
+        entry["max"] = max(entry["max"], end - begin)
+    return dict(sorted(out.items(), key=lambda item: -item[1]["seconds"])), sorted(jobs.values())
+
+
+def idle_time(intervals: list[tuple[float, float]], since: float, wall: float) -> tuple[float, float]:
+    """(seconds before the first job started, seconds of the run with no job running)."""
+    if not intervals:
+        return wall, wall
+    covered, current = 0.0, None
+    for begin, end in intervals:
+        if current is None or begin > current[1]:
+            if current is not None:
+                covered += current[1] - current[0]
+            current = [begin, end]
+        else:
+            current[1] = max(current[1], end)
+    covered += current[1] - current[0]
+    return intervals[0][0] - since, wall - covered
+
+
+def edit_one_trial(jobs_root: Path) -> tuple[str, Path, bytes, os.stat_result]:
+    """Flip the reward of one scored trial in the middle job folder.
+
+    Returns a description, the path, and its original bytes and stat (to put it back after)."""
+    from benchreport.discover import attempt_folders, find_job_folders
+
+    jobs = find_job_folders([str(jobs_root)])
+    job = jobs[len(jobs) // 2]
+    for name in attempt_folders(job.path):
+        path = job.path / name / "result.json"
+        if not path.is_file():
+            continue
+        result = json.loads(path.read_text())
+        rewards = result.get("rewards")
+        if isinstance(rewards, dict) and rewards.get("reward") in (0.0, 1.0) and not result.get(
+                "error") and not result.get("verifier_error"):
+            original, stat = path.read_bytes(), path.stat()
+            before = rewards["reward"]
+            rewards["reward"] = 1.0 - before
+            path.write_text(json.dumps(result, indent=2) + "\n")
+            return (f"{path.relative_to(jobs_root)} (reward {before} -> {1.0 - before})", path,
+                    original, stat)
+    raise SystemExit("no scored trial to edit")
+
+
+# ------------------------------------------------------------------------------------------
+# profile
+
+
+def profile_dry_run(workdir: Path, jobs_root: Path, label: str) -> dict:
+    start = time.perf_counter()
+    process = subprocess.run(snakemake_command(jobs_root, "-n", "--quiet", "rules"),
+                             cwd=workdir, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    text = process.stdout + process.stderr
+    counts = {}
+    block = re.search(r"Job stats:\n.*?\n-+\s+-+\n(.*?)\n\n", text + "\n\n", re.DOTALL)
+    if block:
+        for line in block.group(1).splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[1].isdigit():
+                counts[parts[0]] = int(parts[1])
+    return {"label": label, "wall": wall, "jobs": counts, "returncode": process.returncode}
+
+
+def profile_discovery(jobs_root: Path, scratch: Path) -> dict:
+    from benchreport import discover
+
+    out = {}
+    start = time.perf_counter()
+    jobs = discover.find_job_folders([str(jobs_root)])
+    out["find_job_folders"] = time.perf_counter() - start
+    cache = scratch / "fingerprint-cache"
+    if cache.exists():
+        shutil.rmtree(cache)
+    start = time.perf_counter()
+    discover.fingerprints(jobs, MAX_REQUESTS, cache)
+    out["fingerprints_cold_cache"] = time.perf_counter() - start
+    start = time.perf_counter()
+    discover.fingerprints(jobs, MAX_REQUESTS, cache)
+    out["fingerprints_warm_cache"] = time.perf_counter() - start
+    start = time.perf_counter()
+    for job in jobs:
+        discover.files_to_read(job.path)
+    out["files_to_read_only"] = time.perf_counter() - start
+    out["job_folders"] = len(jobs)
+    return out
+
+
+def top_functions(profile: cProfile.Profile, sort: str, limit: int) -> str:
+    stream = io.StringIO()
+    stats = pstats.Stats(profile, stream=stream)
+    stats.strip_dirs().sort_stats(sort).print_stats(limit)
+    lines = stream.getvalue().splitlines()
+    keep = [line for line in lines if line.strip() and not line.startswith(("   Ordered", "   List"))]
+    return "\n".join(keep[-(limit + 1):])
+
+
+def profile_ingest(jobs_root: Path) -> dict:
+    from benchreport.discover import find_job_folders
+    from benchreport.ingest import ingest_job
+
+    jobs = find_job_folders([str(jobs_root)])
+    job = jobs[len(jobs) // 2]
+    start = time.perf_counter()
+    ingest_job(job, MAX_REQUESTS)
+    plain = time.perf_counter() - start
+    profile = cProfile.Profile()
+    profile.enable()
+    ingest_job(job, MAX_REQUESTS)
+    profile.disable()
+    return {"job": job.job_id, "seconds": plain,
+            "tottime": top_functions(profile, "tottime", 14),
+            "cumulative": top_functions(profile, "cumulative", 22)}
+
+
+def profile_stats(workdir: Path) -> dict:
+    import yaml
+    from benchreport.stats import setting_stats
+
+    config = yaml.safe_load((workdir / "config" / "config.yaml").read_text())
+    bench = yaml.safe_load((workdir / "bench.yaml").read_text()) or {}
+    params = config["statistics"] | bench.get("statistics", {}) | {
+        "failed_control": config["controls"]["on_failure"]}
+    trials = []
+    for path in sorted((workdir / "results" / "ingest").rglob("trials.json")):
+        trials.extend(json.loads(path.read_text())["trials"])
+    settings = sorted({trial["setting"] for trial in trials})
+    out = {"settings": {}}
+    profile = cProfile.Profile()  # one setting only: at 1,000 tasks one call takes minutes
+    start = time.perf_counter()
+    profile.enable()
+    setting_stats(settings[0], trials, params)
+    profile.disable()
+    out["settings"][settings[0]] = time.perf_counter() - start
+    out["cumulative"] = top_functions(profile, "cumulative", 16)
+    return out
+
+
+def py_spy_summary(raw: Path, limit: int = 40) -> str:
+    """Inclusive share per function of py-spy's collapsed stacks (main snakemake process)."""
+    inclusive: dict[str, int] = defaultdict(int)
+    own: dict[str, int] = defaultdict(int)
+    total = 0
+    for line in raw.read_text(errors="replace").splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        n = int(count)
+        total += n
+        frames = [re.sub(r" \(.*?/site-packages/", " (", frame) for frame in stack.split(";")]
+        for frame in set(frames):
+            if "<frozen" not in frame and "__create_fn__" not in frame:
+                inclusive[frame] += n
+        own[frames[-1]] += n
+    rows = [f"samples: {total}", "inclusive %  self %  function"]
+    for frame, n in sorted(inclusive.items(), key=lambda item: -item[1])[:limit]:
+        rows.append(f"{100 * n / total:10.1f}  {100 * own.get(frame, 0) / total:6.1f}  {frame[:140]}")
+    return "\n".join(rows)
+
+
+# ------------------------------------------------------------------------------------------
+
+
+def fmt_bytes(n: float) -> str:
+    return f"{n / 2**20:,.0f} MiB"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=10, help="job folders (N)")
+    parser.add_argument("--trials", type=int, default=100, help="trials per job folder (M)")
+    parser.add_argument("--requests", type=int, default=synth.SCALE_REQUESTS,
+                        help="request lines per trial's llm_trajectory.jsonl")
+    parser.add_argument("--request-kb", type=float, default=synth.SCALE_REQUEST_KB,
+                        help="KiB per request line")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                        help="processes generating the folders")
+    parser.add_argument("--tmp", type=Path, default=Path("/tmp/benchreport-scale"))
+    parser.add_argument("--regenerate", action="store_true")
+    parser.add_argument("--profile", action="store_true",
+                        help="also: dry runs, discovery/fingerprints, one ingest, stats")
+    parser.add_argument("--py-spy", action="store_true",
+                        help="sample the main snakemake process of the cold run with py-spy")
+    parser.add_argument("--keep", action="store_true", help="keep the workflow copy")
+    parser.add_argument("--coverage-simulations", type=int, default=None,
+                        help="override statistics.coverage_simulations (default: the config's)")
+    args = parser.parse_args(argv)
+
+    print("machine")
+    for line in machine():
+        print("  " + line)
+    name = f"{args.jobs}x{args.trials}-r{args.requests}-k{args.request_kb:g}-s{args.seed}"
+    data = args.tmp / f"data-{name}"
+    data.mkdir(parents=True, exist_ok=True)
+    jobs_root = data / "jobs"
+    generated = generate(data, args)
+    files, size, trajectory = data_size(jobs_root)
+    print(f"data: {args.jobs} job folders x {args.trials} trials, {args.requests} requests x "
+          f"{args.request_kb:g} KiB; {files:,} files, {fmt_bytes(size)} "
+          f"({fmt_bytes(trajectory)} in llm_trajectory.jsonl)"
+          + (f"; generated in {generated:.1f} s with {args.workers} workers" if generated else ""))
+
+    floors = [run_floor(jobs_root) for _ in range(2)]
+    floor = min(floors, key=lambda f: f["seconds"])
+    print(f"(a) floor: {floor['seconds']:.2f} s, cpu {floor['cpu']:.2f} s (runs: "
+          + ", ".join(f"{f['seconds']:.2f}" for f in floors)
+          + f"; {floor['files']:,} files, {floor['lines']:,} request lines, "
+          f"{fmt_bytes(floor['bytes'])} parsed; {floor['trajectory_seconds']:.2f} s of it in "
+          "the llm_trajectory.jsonl lines)")
+
+    print(f"workflow: commit {git_state()} (copied now)"
+          + (f"; statistics.coverage_simulations = {args.coverage_simulations}"
+             if args.coverage_simulations else ""))
+    workdir = copy_workflow(args.tmp / f"wf-{name}", args.coverage_simulations)
+    def spy(label):
+        if not (args.py_spy and shutil.which("py-spy")):
+            return None
+        return workdir / f"py-spy-{label}.txt"
+
+    runs = {"cold": run_snakemake(workdir, jobs_root, "cold", spy=spy("cold"))}
+    edited, edited_path, original, stat = edit_one_trial(jobs_root)
+    try:
+        runs["edited"] = run_snakemake(workdir, jobs_root, "edited", spy=spy("edited"))
+        runs["nochange"] = run_snakemake(workdir, jobs_root, "nochange", spy=spy("nochange"))
+        if args.profile:
+            dry = profile_dry_run(workdir, jobs_root, "dry run, warm fingerprint cache")
+    finally:  # leave the generated data as generated
+        edited_path.write_bytes(original)
+        os.utime(edited_path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+    a, b = floor["seconds"], runs["cold"]["wall"]
+    c, d = runs["edited"]["wall"], runs["nochange"]["wall"]
+    print(f"(b) cold run:      {b:8.2f} s")
+    print(f"(c) edited trial:  {c:8.2f} s   ({edited})")
+    print(f"(d) nothing new:   {d:8.2f} s")
+    peak = max(run["tree_rss"] for run in runs.values())
+    single = max(run["max_process_rss"] for run in runs.values())
+    print(f"(e) peak memory:   {fmt_bytes(peak)} summed over the process tree, "
+          f"{fmt_bytes(single)} largest single process")
+    print(f"ratios: b/a = {b / a:.2f}, c/b = {c / b:.3f}, d/b = {d / b:.3f}")
+    ca, cb = floor["cpu"], runs["cold"]["cpu"]
+    cc, cd = runs["edited"]["cpu"], runs["nochange"]["cpu"]
+    print(f"same on CPU seconds (less sensitive to other load): a {ca:.2f}, b {cb:.2f}, "
+          f"c {cc:.2f}, d {cd:.2f}; b/a = {cb / ca:.2f}, c/b = {cc / cb:.3f}, d/b = {cd / cb:.3f}")
+    print(f"targets (100 x 1,000, 2 cores): b <= 2a + 15 s = {2 * a + 15:.1f} s; "
+          f"c/b <= 0.10; d < 5 s; peak < 2 GiB")
+    print("\nper run: wall, CPU of the tree, other load, peak tree RSS, jobs run")
+    for run in runs.values():
+        print(f"  {run['label']:9s} {run['wall']:8.2f} s  cpu {run['cpu']:8.2f} s  "
+              f"other {run['other_cores']:.2f} cores  rss {fmt_bytes(run['tree_rss'])} "
+              f"({run['tree_processes']} procs)  jobs {run['jobs']}")
+    print("\nper rule (from .snakemake/metadata): jobs, summed s, max s")
+    for run in runs.values():
+        print(f"  {run['label']}:")
+        for rule, entry in run["rules"].items():
+            print(f"    {rule:14s} {entry['jobs']:5d} {entry['seconds']:9.2f} {entry['max']:8.2f}")
+        print(f"    parse + DAG before the first job: {run['before_first_job']:.2f} s; "
+              f"no job running for {run['no_job_running']:.2f} s of {run['wall']:.2f} s")
+
+    report = {"args": vars(args) | {"tmp": str(args.tmp)}, "floor": floors, "runs": runs,
+              "edited": edited, "generated_seconds": generated, "files": files, "bytes": size}
+    for label in runs:
+        raw = workdir / f"py-spy-{label}.txt"
+        if args.py_spy and raw.exists():
+            text = py_spy_summary(raw)
+            print(f"\npy-spy (50 Hz, CPU samples only), main snakemake process, {label} run:\n"
+                  + text)
+            report.setdefault("py_spy", {})[label] = text
+    if args.profile:
+        print("\nprofile")
+        print(f"  snakemake -n (after the runs): {dry['wall']:.2f} s, jobs {dry['jobs']}")
+        fresh = copy_workflow(args.tmp / f"wf-dry-{name}", args.coverage_simulations)
+        dry_cold = profile_dry_run(fresh, jobs_root, "dry run, fresh copy")
+        print(f"  snakemake -n (fresh copy, no fingerprint cache): {dry_cold['wall']:.2f} s, "
+              f"jobs {dry_cold['jobs']}")
+        shutil.rmtree(fresh, ignore_errors=True)
+        discovery = profile_discovery(jobs_root, args.tmp / f"scratch-{name}")
+        print("  discovery: " + ", ".join(
+            f"{key} {value:.2f} s" if isinstance(value, float) else f"{key} {value}"
+            for key, value in discovery.items()))
+        ingest = profile_ingest(jobs_root)
+        print(f"  ingest_job({ingest['job']}): {ingest['seconds']:.2f} s")
+        print("  by own time:\n" + ingest["tottime"])
+        print("  by cumulative time:\n" + ingest["cumulative"])
+        stats = profile_stats(workdir)
+        print("  setting_stats (under cProfile): "
+              + ", ".join(f"{k} {v:.2f} s" for k, v in stats["settings"].items()))
+        print(stats["cumulative"])
+        report["profile"] = {"dry_warm": dry, "dry_fresh": dry_cold, "discovery": discovery,
+                             "ingest": ingest, "stats": stats}
+    out = args.tmp / f"report-{name}.json"
+    out.write_text(json.dumps(report, indent=1, default=str))
+    print(f"\nreport: {out}")
+    if not args.keep:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
