@@ -506,21 +506,11 @@ def cost_points(summaries: list[dict], *, seed: int, resamples: int, confidence:
 
 
 def forest_points(summaries: list[dict]) -> list[dict]:
-    points = []
-    for summary in ordered(summaries):
-        headline = summary.get("headline") or {}
-        points.append({
-            "setting": summary["setting"],
-            "description": summary["description"],
-            "control": summary["settings"].get("control") or "",
-            "rate": summary["pass_rate"]["value"],
-            "low": headline.get("low"),
-            "high": headline.get("high"),
-            "method": headline.get("method"),
-            "tasks": summary["counts"]["tasks"],
-            "trials": summary["counts"]["trials"],
-        })
-    return points
+    """The forest plot's points: the comparison-table rows, under the figure's names."""
+    names = {"setting": "setting", "description": "description", "control": "control", "rate": "pass_rate",
+             "low": "interval_low", "high": "interval_high", "method": "interval_method", "tasks": "tasks",
+             "trials": "trials"}
+    return [{name: row[field] for name, field in names.items()} for row in setting_rows(summaries)]
 
 
 def heatmap_cells(summaries: list[dict]) -> dict:
