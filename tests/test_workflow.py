@@ -74,6 +74,7 @@ def test_reruns_only_what_changed(workflow, real_jobs):
     assert changed == {
         f"ingest/{edited_job}/trials.json",
         f"ingest/{edited_job}/index.json",
+        f"ingest/{edited_job}/ledger.json",
         f"settings/{nop_tc}/stats.json",
         f"reports/{nop_tc}/report.md",
         f"reports/{nop_tc}/summary.json",

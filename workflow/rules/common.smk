@@ -295,7 +295,7 @@ def comparison_inputs(wildcards):
 
 def overview_inputs(wildcards):
     return {
-        "trials": [ingest_output(job_id) for job_id in all_jobs()],
+        "ledgers": [f"results/ingest/{job_id}/ledger.json" for job_id in all_jobs()],
         "summaries": [
             f"results/reports/{setting}/summary.json"
             for setting in sorted(settings_map())

@@ -4,8 +4,10 @@ checkpoint ingest:
     output:
         trials="results/ingest/{job}/trials.json",
         index="results/ingest/{job}/index.json",
+        ledger="results/ingest/{job}/ledger.json",
         lineage_trials=lineage_of("results/ingest/{job}/trials.json"),
         lineage_index=lineage_of("results/ingest/{job}/index.json"),
+        lineage_ledger=lineage_of("results/ingest/{job}/ledger.json"),
     log:
         "logs/ingest/{job}.log",
     conda:

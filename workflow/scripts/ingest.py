@@ -1,10 +1,11 @@
-"""Rule ingest: one BenchFlow job folder -> trials.json (every row) and index.json (its settings)."""
+"""Rule ingest: one BenchFlow job folder -> trials.json (every row), index.json (its settings)
+and ledger.json (its accounting and what was left out)."""
 
 import sys
 
 from benchreport.discover import JobFolder
 from benchreport.files import dump_json, write_text
-from benchreport.ingest import ingest_job
+from benchreport.ingest import ingest_job, job_ledger
 from benchreport.lineage import write_for_rule
 
 sys.stderr = open(snakemake.log[0], "w")
@@ -18,4 +19,5 @@ print(
 )
 write_text(snakemake.output.trials, dump_json({key: value for key, value in result.items() if key != "sources"}))
 write_text(snakemake.output.index, dump_json({key: result[key] for key in ("job", "settings", "tasks")}))
+write_text(snakemake.output.ledger, dump_json(job_ledger(result)))
 write_for_rule(snakemake, "ingest", sources=result["sources"])

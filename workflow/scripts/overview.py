@@ -4,13 +4,13 @@ import sys
 
 from benchreport.files import load_json, write_text
 from benchreport.lineage import write_for_rule
-from benchreport.overview import ledger_rows, render_index, render_ledger_tsv
+from benchreport.overview import combined_ledger, render_index, render_ledger_tsv
 
 sys.stderr = open(snakemake.log[0], "w")
 
 
-ingests = [load_json(path) for path in snakemake.input.trials]
+job_ledgers = [load_json(path) for path in snakemake.input.ledgers]
 summaries = [load_json(path) for path in snakemake.input.summaries]
-write_text(snakemake.output.index, render_index(summaries, ingests))
-write_text(snakemake.output.exclusions, render_ledger_tsv(ledger_rows(ingests)))
+write_text(snakemake.output.index, render_index(summaries, job_ledgers))
+write_text(snakemake.output.exclusions, render_ledger_tsv(combined_ledger(job_ledgers)))
 write_for_rule(snakemake, "overview")

@@ -20,7 +20,7 @@ from pathlib import Path
 import yaml
 
 from .discover import TRAJECTORY, TRIAL_FILES, attempt_folders, request_prefix
-from .files import check_inside, parse_json_bytes, BadFile
+from .files import MISSING, BadFile, locate, parse_json_bytes
 from .ingest import SAMPLING_KEYS, exchange_parts
 from .secrets import redact, secret_env_values
 
@@ -32,7 +32,7 @@ PINNED = ("snakemake", "numpy", "scipy", "jinja2", "pyyaml", "matplotlib", "pygm
 def trajectory_extract(path: Path, max_requests: int) -> bytes:
     """The first requests of a trajectory, keeping only what ingest reads from them: the sampling
     keys of each request body and the served model. Messages and completions stay behind."""
-    lines, _ = request_prefix(path, max_requests)
+    lines = request_prefix(path, max_requests)[0]
     kept = []
     for line in lines:
         if line is None:
@@ -66,16 +66,15 @@ def job_files(job: dict, root: str, *, trajectories: bool, max_requests: int) ->
         wanted += [f"{folder}/{name}" for name in (*TRIAL_FILES, *VERIFIER_FILES, TRAJECTORY)]
     found, skipped = [], []
     for relpath in wanted:
-        path = job_dir / relpath
-        if not (path.exists() or path.is_symlink()):
-            continue
         try:
-            real = check_inside(path, root_real, relpath)
+            real = locate(str(job_dir), relpath, root_real)[0]
             if relpath.endswith(TRAJECTORY) and not trajectories:
                 data = trajectory_extract(real, max_requests)
             else:
-                data = real.read_bytes()
+                data = Path(real).read_bytes()
         except BadFile as exc:
+            if exc.reason == MISSING:
+                continue
             skipped.append({"file": f"{job['id']}/{relpath}", "reason": exc.reason})
             continue
         except OSError as exc:

@@ -10,7 +10,11 @@ import hashlib
 import json
 import math
 import os
+import stat
 from pathlib import Path
+
+
+MISSING = "the file is missing"
 
 
 class BadFile(Exception):
@@ -68,7 +72,7 @@ def read_json_file(path: Path, label: str, expect: type = dict):
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise BadFile(label, "the file is missing") from None
+        raise BadFile(label, MISSING) from None
     except PermissionError:
         raise BadFile(label, "the file cannot be read (permission denied)") from None
     except IsADirectoryError:
@@ -121,12 +125,43 @@ def check_inside(path: Path, root_real: str, label: str) -> Path:
     except FileNotFoundError:
         if path.is_symlink():
             raise BadFile(label, "is a link to something that does not exist") from None
-        raise BadFile(label, "the file is missing") from None
+        raise BadFile(label, MISSING) from None
     except OSError as exc:
         raise BadFile(label, f"cannot be resolved ({exc.strerror}; a link loop?)") from None
     if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
         raise BadFile(label, "is a link pointing outside the job root; it was not read")
     return Path(real)
+
+
+def locate(job_dir: str, relpath: str, root_real: str) -> tuple[str, os.stat_result]:
+    """Where a file of an attempt folder can be read, and its stat; refuses links out of the root.
+
+    The job folder and its attempt folders (the first component of relpath) were found without
+    following links, so only the components below them can lead out: each is lstat'ed, and only
+    a link pays for the full resolution of `check_inside`. Raises BadFile like check_inside,
+    and also for a folder or a FIFO/socket/device in place of the file (reading one could hang).
+    """
+    path = f"{job_dir}/{relpath}"
+    try:
+        info = os.lstat(path)
+        linked = stat.S_ISLNK(info.st_mode)
+        if not linked and relpath.count("/") > 1:
+            parts = relpath.split("/")
+            linked = any(
+                stat.S_ISLNK(os.lstat("/".join([job_dir, *parts[:depth]])).st_mode) for depth in range(2, len(parts))
+            )
+        if linked:
+            path = str(check_inside(Path(path), root_real, relpath))
+            info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        raise BadFile(relpath, MISSING) from None
+    except PermissionError:
+        raise BadFile(relpath, "the file cannot be read (permission denied)") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise BadFile(relpath, "is a folder, not a file")
+    if not stat.S_ISREG(info.st_mode):
+        raise BadFile(relpath, "is not a regular file (a FIFO, socket or device); it was not read")
+    return path, info
 
 
 def load_json(path: str | os.PathLike):

@@ -16,7 +16,7 @@ from pathlib import Path
 from . import classify, settings
 from .discover import TRAJECTORY, TRIAL_NAME, JobFolder, attempt_folders, request_prefix
 from .secrets import redact
-from .files import BadFile, check_inside, finite_number, parse_json_bytes, read_json_file, sha256_file
+from .files import MISSING, BadFile, finite_number, locate, parse_json_bytes, read_json_file
 
 SAMPLING_KEYS = (
     "max_tokens",
@@ -46,6 +46,7 @@ class JobReader:
     def __init__(self, job: JobFolder):
         self.job = job
         self.dir = job.path
+        self.dir_str = str(job.path)
         self.root_real = os.path.realpath(job.root)
         self.sources: list[dict] = []
         self.ledger: list[dict] = []
@@ -53,12 +54,20 @@ class JobReader:
     def source_path(self, relpath: str) -> str:
         return (Path(self.job.root) / self.job.relpath / relpath).as_posix()
 
+    def locate(self, relpath: str, required: bool) -> str | None:
+        """The readable path of a file (None when it is absent and not required)."""
+        try:
+            return locate(self.dir_str, relpath, self.root_real)[0]
+        except BadFile as exc:
+            if not required and exc.reason == MISSING:
+                return None
+            raise
+
     def json(self, relpath: str, expect=dict, required=True):
-        path = self.dir / relpath
-        if not required and not (path.exists() or path.is_symlink()):
+        path = self.locate(relpath, required)
+        if path is None:
             return None
-        real = check_inside(path, self.root_real, relpath)
-        value, sha = read_json_file(real, relpath, expect)
+        value, sha = read_json_file(Path(path), relpath, expect)
         self.sources.append({"path": self.source_path(relpath), "sha256": sha})
         return value
 
@@ -94,13 +103,12 @@ def exchange_parts(exchange: dict) -> tuple[dict, dict, dict]:
 def read_requests(reader: JobReader, folder: str, max_requests: int) -> dict:
     """Served models, effort sent and sampling parameters from the first requests of a trial."""
     relpath = f"{folder}/{TRAJECTORY}"
-    path = reader.dir / relpath
     empty = {"requests_read": 0, "served_models": [], "sampling": {}, "trajectory": False}
-    if not (path.exists() or path.is_symlink()):
-        return empty
     try:
-        real = check_inside(path, reader.root_real, relpath)
-        lines, consumed = request_prefix(real, max_requests)
+        path = reader.locate(relpath, required=False)
+        if path is None:
+            return empty
+        lines, consumed, sha = request_prefix(path, max_requests)
     except BadFile as exc:
         reader.note(folder, relpath, exc.reason, FILE_IGNORED)
         return empty
@@ -108,7 +116,7 @@ def read_requests(reader: JobReader, folder: str, max_requests: int) -> dict:
         reader.note(folder, relpath, f"the file cannot be read ({exc.strerror})", FILE_IGNORED)
         return empty
     reader.sources.append(
-        {"path": reader.source_path(relpath), "sha256": sha256_file(real, limit=consumed), "bytes": consumed}
+        {"path": reader.source_path(relpath), "sha256": sha, "bytes": consumed}
     )
     served, sampling = set(), {}
     for number, line in enumerate(lines, start=1):
@@ -329,8 +337,9 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=()) -> dict:
     trials = collapse(attempts, job)
     check = crosscheck(summary, attempts)
     check["summary_status"] = summary_status
+    by_folder = {attempt["folder"]: attempt for attempt in attempts}
     for trial in trials:
-        finished = [a for a in attempts if a["complete"] and a["folder"] in trial["attempt_folders"]]
+        finished = [by_folder[folder] for folder in trial["attempt_folders"] if by_folder[folder]["complete"]]
         last = max(finished, key=lambda a: (a.get("started_at") or "", a["folder"]), default=None)
         trial["benchflow_bucket"] = last["audit"] if last else None
     index, tasks = {}, {}
@@ -356,4 +365,37 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=()) -> dict:
         "settings": {sid: {"key": e["key"], "tasks": sorted(e["tasks"])} for sid, e in sorted(index.items())},
         "tasks": {task: {k: sorted(v) for k, v in sorted(seen.items())} for task, seen in sorted(tasks.items())},
         "sources": sorted(reader.sources, key=lambda source: source["path"]),
+    }
+
+
+INTERRUPTED_REASON = "interrupted: config.json but no result.json (the attempt never finished)"
+
+
+def job_ledger(ingest: dict) -> dict:
+    """A job folder's accounting (attempt folders found = counted + interrupted + left out) and
+    every row of what was left out, interrupted attempts included: all the run-level overview
+    needs, small enough that it never reads the trials."""
+    trials = ingest["trials"]
+    counted = sum(t["attempts"] for t in trials if t["outcome"] != "interrupted")
+    interrupted = sum(t["attempts"] for t in trials if t["outcome"] == "interrupted")
+    left_out = sum(1 for row in ingest["ledger"] if row["effect"].startswith(LEFT_OUT))
+    rows = list(ingest["ledger"])
+    for trial in trials:
+        if trial["outcome"] == "interrupted":
+            rows.extend(
+                {"job": trial["job"], "folder": folder, "file": f"{folder}/result.json",
+                 "reason": INTERRUPTED_REASON, "effect": "trial left out of the pass rate"}
+                for folder in trial["attempt_folders"]
+            )
+    found = ingest["attempt_folders_found"]
+    return {
+        "counts": {
+            "job": ingest["job"]["id"],
+            "found": found,
+            "in_reports": counted,
+            "interrupted": interrupted,
+            "left_out": left_out,
+            "adds_up": found == counted + interrupted + left_out,
+        },
+        "ledger": rows,
     }

@@ -7,43 +7,9 @@ from .render import cell, pct
 LEDGER_COLUMNS = ("job", "folder", "file", "reason", "effect")
 
 
-def accounting(ingests: list[dict]) -> list[dict]:
-    """Per job folder: attempt folders found = counted in a report + left out, with the parts."""
-    rows = []
-    for ingest in ingests:
-        trials = ingest["trials"]
-        counted = sum(t["attempts"] for t in trials if t["outcome"] != "interrupted")
-        interrupted = sum(t["attempts"] for t in trials if t["outcome"] == "interrupted")
-        left_out = sum(1 for row in ingest["ledger"] if row["effect"].startswith("attempt left out"))
-        rows.append(
-            {
-                "job": ingest["job"]["id"],
-                "found": ingest["attempt_folders_found"],
-                "in_reports": counted,
-                "interrupted": interrupted,
-                "left_out": left_out,
-                "adds_up": ingest["attempt_folders_found"] == counted + interrupted + left_out,
-            }
-        )
-    return rows
-
-
-def ledger_rows(ingests: list[dict]) -> list[dict]:
-    rows = []
-    for ingest in ingests:
-        rows.extend(ingest["ledger"])
-        for trial in ingest["trials"]:
-            if trial["outcome"] == "interrupted":
-                for folder in trial["attempt_folders"]:
-                    rows.append(
-                        {
-                            "job": trial["job"],
-                            "folder": folder,
-                            "file": f"{folder}/result.json",
-                            "reason": "interrupted: config.json but no result.json (the attempt never finished)",
-                            "effect": "trial left out of the pass rate",
-                        }
-                    )
+def combined_ledger(job_ledgers: list[dict]) -> list[dict]:
+    """Every job folder's ledger rows (ingest.job_ledger), in one sorted list."""
+    rows = [row for job in job_ledgers for row in job["ledger"]]
     return sorted(rows, key=lambda row: tuple(row[column] for column in LEDGER_COLUMNS))
 
 
@@ -56,17 +22,17 @@ def render_ledger_tsv(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_index(summaries: list[dict], ingests: list[dict]) -> str:
-    counts = accounting(ingests)
+def render_index(summaries: list[dict], job_ledgers: list[dict]) -> str:
+    counts = [job["counts"] for job in job_ledgers]
     found = sum(row["found"] for row in counts)
     in_reports = sum(row["in_reports"] for row in counts)
     interrupted = sum(row["interrupted"] for row in counts)
     left_out = sum(row["left_out"] for row in counts)
-    ledger = ledger_rows(ingests)
+    ledger = combined_ledger(job_ledgers)
     lines = [
         "# benchreport: all settings",
         "",
-        f"{len(ingests)} job folders, {found} attempt folders found: {in_reports} counted in a report, "
+        f"{len(job_ledgers)} job folders, {found} attempt folders found: {in_reports} counted in a report, "
         f"{interrupted} interrupted and {left_out} unusable, both listed in exclusions.tsv "
         f"({'the counts add up' if found == in_reports + interrupted + left_out else 'THE COUNTS DO NOT ADD UP'}).",
         "",
