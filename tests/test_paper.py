@@ -185,6 +185,25 @@ def test_figures_are_byte_identical_across_renders(monkeypatch):
         assert b"Software" not in formats["png"] and b"matplotlib" not in formats["png"].lower(), name
 
 
+def many_tasks(n_tasks, tries):
+    return {f"task-{i:04d}": [1.0 if (i * 7 + k) % 5 < i % 5 else 0.0 for k in range(tries)] for i in range(n_tasks)}
+
+
+def test_heatmap_at_many_tasks_is_one_image_and_deterministic():
+    tasks = many_tasks(250, 3)
+    summaries = [summary("a-agent", tasks=tasks), summary("b-agent", tasks=dict(list(tasks.items())[:200])),
+                 summary("oracle-x", control="oracle", tasks=tasks)]
+    summaries[0]["trials"][0]["left_out"] = "controls failed"  # a hatched cell
+    summaries[0]["per_task"] = summaries[0]["per_task"][1:]
+    data = paper.figures_data(summaries, seed=5, resamples=100, confidence=0.95)
+    assert len(data["heatmap"]["tasks"]) == 250 > paper.HEATMAP_NAMED_TASKS
+    first = figures._render(figures.draw_heatmap, data)
+    assert first == figures._render(figures.draw_heatmap, data)
+    svg = first["svg"].decode()
+    assert svg.count("<image") == 2  # the cells (one image, not a rectangle each) and the colour bar
+    assert len(first["svg"]) < 150_000 and len(first["png"]) < 200_000
+
+
 # ---------------------------------------------------------------------------------------------
 # a real snakemake run on several settings
 

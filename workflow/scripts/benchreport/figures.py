@@ -13,12 +13,16 @@ import io
 import textwrap
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 
 from matplotlib import cm, patches, ticker  # noqa: E402
 from matplotlib import colors as mcolors  # noqa: E402
+from matplotlib.collections import PatchCollection  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+
+from .paper import HEATMAP_NAMED_TASKS  # noqa: E402
 
 RC = {
     "font.family": "sans-serif",
@@ -138,48 +142,91 @@ def draw_forest(data: dict) -> Figure:
     return figure
 
 
+# Above this many tasks the columns get no white separators (they would hide cells a pixel wide).
+HEATMAP_SEPARATED_TASKS = 120
+
+
+def heatmap_grid(heat: dict) -> tuple:
+    """(rates, left_out): rows x tasks arrays; rates masked where a setting did not run a task."""
+    rows, n_tasks = heat["rows"], len(heat["tasks"])
+    rates = np.zeros((len(rows), n_tasks))
+    missing = np.ones((len(rows), n_tasks), dtype=bool)
+    left_out = np.zeros((len(rows), n_tasks), dtype=bool)
+    for r, row in enumerate(rows):
+        for c, entry in enumerate(row["cells"]):
+            if entry is not None:
+                rates[r, c] = entry["rate"]
+                missing[r, c] = False
+                left_out[r, c] = bool(entry["left_out"])
+    return np.ma.masked_array(rates, mask=missing), left_out
+
+
 def draw_heatmap(data: dict) -> Figure:
+    """One image for the cells (one draw call whatever the number of tasks), the left-out cells
+    hatched by one collection, passed/trials written in the cells and every task named only up to
+    paper.HEATMAP_NAMED_TASKS tasks (above it the columns are numbered, tasks in name order as in
+    figures.json)."""
     heat = data["heatmap"]
     tasks, rows = heat["tasks"], heat["rows"]
     n_rows, n_tasks = max(1, len(rows)), max(1, len(tasks))
-    width = min(40.0, max(7.0, 3.2 + 0.38 * n_tasks))
-    height = 1.9 + 0.36 * n_rows + 0.065 * max((len(t) for t in tasks), default=4)
+    labelled = len(tasks) <= HEATMAP_NAMED_TASKS
+    if labelled:
+        width = max(7.0, 3.2 + 0.38 * n_tasks)
+        label_height = 0.065 * max((len(t) for t in tasks), default=4)
+    else:
+        width = max(7.0, min(16.0, 3.2 + 0.1 * n_tasks))
+        label_height = 0.3
+    height = 1.9 + 0.36 * n_rows + label_height
     figure = Figure(figsize=(width, height), layout="constrained")
     axes = figure.add_subplot()
-    cmap = matplotlib.colormaps["viridis"]
+    cmap = matplotlib.colormaps["viridis"].with_extremes(bad="#F2F2F2")
     norm = mcolors.Normalize(vmin=0, vmax=1)
-    annotate = n_tasks <= 40
-    for r, row in enumerate(rows):
-        for c, entry in enumerate(row["cells"]):
-            y = n_rows - 1 - r
-            if entry is None:
-                axes.add_patch(patches.Rectangle((c - 0.5, y - 0.5), 1, 1, facecolor="#F2F2F2",
-                                                            edgecolor="white", linewidth=1))
-                continue
-            colour = cmap(norm(entry["rate"]))
-            axes.add_patch(patches.Rectangle(
-                (c - 0.5, y - 0.5), 1, 1, facecolor=colour, edgecolor="white", linewidth=1,
-                hatch="////" if entry["left_out"] else None))
-            if annotate:
+    rates, left_out = heatmap_grid(heat)
+    if rows and tasks:
+        # row 0 on top; interpolation "none": SVG keeps one pixel per cell, drawn pixelated
+        axes.imshow(rates, cmap=cmap, norm=norm, aspect="auto", interpolation="none", origin="upper",
+                    extent=(-0.5, n_tasks - 0.5, n_rows - 0.5, -0.5))
+    separated = len(tasks) <= HEATMAP_SEPARATED_TASKS
+    axes.set_xticks([x + 0.5 for x in range(n_tasks - 1)] if separated else [], minor=True)
+    axes.set_yticks([y + 0.5 for y in range(n_rows - 1)], minor=True)
+    axes.grid(which="minor", axis="both" if separated else "y", color="white", linewidth=1)
+    hatched = [patches.Rectangle((c - 0.5, r - 0.5), 1, 1) for r, c in zip(*left_out.nonzero())]
+    if hatched:
+        axes.add_collection(PatchCollection(hatched, facecolor="none", edgecolor="white", hatch="////",
+                                            linewidth=1 if separated else 0))
+    if labelled:
+        for r, row in enumerate(rows):
+            for c, entry in enumerate(row["cells"]):
+                if entry is None:
+                    continue
+                colour = cmap(norm(entry["rate"]))
                 light = mcolors.rgb_to_hsv(colour[:3])[2] < 0.6 or entry["rate"] < 0.55
-                axes.text(c, y, f"{entry['passed']}/{entry['trials']}", ha="center", va="center", fontsize=6.5,
+                axes.text(c, r, f"{entry['passed']}/{entry['trials']}", ha="center", va="center", fontsize=6.5,
                           color="white" if light else "black")
+        axes.set_xticks(range(len(tasks)))
+        axes.set_xticklabels(tasks, rotation=60, ha="right", rotation_mode="anchor", fontsize=7)
+    else:
+        # task numbers from 1: the first task, then round numbers
+        numbers = [max(1, int(v)) for v in ticker.MaxNLocator(nbins=10, integer=True).tick_values(1, len(tasks))]
+        numbers = sorted({n for n in numbers if 1 <= n <= len(tasks)} | {1})
+        axes.set_xticks([n - 1 for n in numbers])
+        axes.set_xticklabels([f"{n:,}" for n in numbers], fontsize=7)
+        axes.set_xlabel(f"Task 1 to {len(tasks):,}, in name order (too many to name here; the names are in "
+                        "figures.json, heatmap.tasks)", fontsize=7.5)
     axes.set_xlim(-0.5, n_tasks - 0.5)
-    axes.set_ylim(-0.5, n_rows - 0.5)
-    axes.set_xticks(range(len(tasks)))
-    axes.set_xticklabels(tasks, rotation=60, ha="right", rotation_mode="anchor", fontsize=7)
+    axes.set_ylim(n_rows - 0.5, -0.5)
     axes.set_yticks(range(len(rows)))
-    axes.set_yticklabels([wrap(row["description"], 44) + (" *" if row["control"] else "") for row in reversed(rows)],
+    axes.set_yticklabels([wrap(row["description"], 44) + (" *" if row["control"] else "") for row in rows],
                          fontsize=7.5)
     for side in ("top", "right", "left", "bottom"):
         axes.spines[side].set_visible(False)
-    axes.tick_params(length=0)
+    axes.tick_params(which="both", length=0)
     controls_start = next((i for i, row in enumerate(rows) if row["control"]), None)
     if controls_start:
-        axes.axhline(n_rows - controls_start - 0.5, color="black", linewidth=1.2)
+        axes.axhline(controls_start - 0.5, color="black", linewidth=1.2)
     mappable = cm.ScalarMappable(norm=norm, cmap=cmap)
     figure.colorbar(mappable, ax=axes, label="Fraction of trials passed", fraction=0.03, pad=0.01)
-    axes.set_title("Per-task pass fraction (passed/trials)", fontsize=10, loc="left")
+    axes.set_title("Per-task pass fraction" + (" (passed/trials)" if labelled else ""), fontsize=10, loc="left")
     _note(figure, "* control. Hatched: left out of the setting's pass rate because the task's controls failed. "
                   "Light grey: the setting did not run the task.")
     return figure

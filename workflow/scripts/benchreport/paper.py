@@ -18,6 +18,9 @@ from .render import cell, pct, usd
 
 CONTROL_ORDER = {"oracle": 0, "nop": 1}
 MISSING = "—"
+# Up to this many tasks the heatmap names every task and writes passed/trials in each cell, and
+# report.html gives its numbers as a table of their own; above it neither would be readable.
+HEATMAP_NAMED_TASKS = 40
 
 # ---------------------------------------------------------------------------------------------
 # ordering and small formatters
