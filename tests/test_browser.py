@@ -134,11 +134,18 @@ def test_report_html_renders_in_chromium(tmp_path_factory, browser, tmp_path):
     browser.execute_script("window.scrollTo(0, 0)")
     trials_link = table.find_element(By.CSS_SELECTOR, "tbody tr td:nth-child(6) a")
     trials_id = trials_link.get_attribute("href").split("#", 1)[1]
-    trials_table = browser.find_element(By.ID, trials_id)
-    assert trials_table.tag_name == "table" and not trials_table.is_displayed()  # inside a closed <details>
-    trials_link.click()  # Chromium opens the <details> a fragment points into
-    assert trials_table.is_displayed()
-    assert len(trials_table.find_elements(By.CSS_SELECTOR, ":scope > tbody > tr")) == int(trials_link.text)
+    trials_note = browser.find_element(By.ID, trials_id)  # says where the trials are: under their task, below
+    trials_link.click()
+    assert browser.execute_script("return location.hash") == f"#{trials_id}" and trials_note.is_displayed()
+    assert "listed once, under their task" in trials_note.text
+    per_task = trials_note.find_element(By.XPATH, "following-sibling::table[1]")
+    assert "per-task" in per_task.get_attribute("class").split()
+    # every trial of the setting in its task's <details>, and each once (the small example lists them all)
+    folders = [cell.get_attribute("textContent") for cell in
+               per_task.find_elements(By.CSS_SELECTOR, ":scope > tbody > tr > td > details > table > tbody > tr > td.mono")]
+    assert len(folders) == len(set(folders)) == int(trials_link.text)
+    page = browser.page_source
+    assert all(page.count(folder) == 1 for folder in folders)
 
     # no console output at all: no error, no blocked script, no alert
     logs = browser.get_log("browser")

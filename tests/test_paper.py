@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -202,6 +203,59 @@ def test_heatmap_at_many_tasks_is_one_image_and_deterministic():
     svg = first["svg"].decode()
     assert svg.count("<image") == 2  # the cells (one image, not a rectangle each) and the colour bar
     assert len(first["svg"]) < 150_000 and len(first["png"]) < 200_000
+
+
+def page_of(summaries, pairs=()):
+    from benchreport import html
+
+    data = paper.figures_data(summaries, seed=5, resamples=100, confidence=0.95)
+    svgs = {name: b"<svg xmlns='http://www.w3.org/2000/svg'/>" for name in ("forest", "heatmap", "cost")}
+    return html.render_page(summaries, {"pairs": list(pairs)}, "job\tfolder\tfile\treason\teffect\n", svgs, data)
+
+
+def check_links(page):
+    ids = re.findall(r'\sid="([^"]+)"', page)
+    assert len(ids) == len(set(ids))
+    assert set(re.findall(r'href="#([^"]*)"', page)) <= set(ids)
+    assert not re.findall(r'(?:src|href)="(?!#|data:)', page)  # nothing from elsewhere
+
+
+def test_report_page_lists_every_trial_once_when_small():
+    summaries = hand_summaries()
+    page = page_of(summaries)
+    check_links(page)
+    for s in summaries:
+        for trial in s["trials"]:
+            assert page.count(f"{trial['job']}/{trial['folder']}") == 1
+    assert "The trials of the first" not in page and 'class="heatmap-table"' in page
+
+
+def test_report_page_is_bounded_at_many_tries():
+    from benchreport import html
+
+    tasks = many_tasks(250, 25)  # 6,250 trials per setting
+    summaries = [summary("a-agent", tasks=tasks, cost=10.0), summary("b-agent", tasks=tasks)]
+    summaries[0]["controls"]["per_task"] = {task: {"verdict": "no control", "failures": []} for task in tasks}
+    summaries[0]["controls"]["per_task"]["task-0249"] = {"verdict": "failed", "failures": ["oracle 0/3"]}
+    per_task = [{"task": task, "rate_a": 0.5, "rate_b": 0.5 + (i % 7) / 20, "difference": (i % 7) / 20}
+                for i, task in enumerate(tasks)]
+    pair = {"a": "a-agent", "b": "b-agent", "a_description": "a", "b_description": "b", "shared": 250,
+            "mean_difference": 0.1, "intervals": {}, "p_value": 0.5, "per_task": per_task}
+    page = page_of(summaries, [pair])
+    check_links(page)
+    assert len(page) < 1_500_000
+    for s in summaries:
+        listed = [t for t in s["trials"] if f"{t['job']}/{t['folder']}" in page]
+        assert 0 < len(listed) <= html.PAGE_TRIALS
+        assert listed == s["trials"][:len(listed)]  # the first tasks, whole
+        assert f"results/reports/{s['setting']}/summary.json" in page
+        for task in tasks:  # every task keeps its row, the target of its numbers' links
+            assert f'id="{html.task_anchor(s["setting"], task)}"' in page
+    assert "The trials of the first 20 of 250 tasks are listed once" in page and "The other 5,750 are not in this page" in page
+    assert 'class="heatmap-table"' not in page  # the per-task tables hold those numbers
+    assert f"The {html.LISTED_ROWS} tasks of 250 where A and B differ most" in page
+    assert "50 more tasks not listed here (no control 50)" in page
+    assert page.index("task-0249") < page.index("task-0000")  # the failed controls first
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,15 +3,27 @@
 The page holds the headline table, the figures (SVG inlined as data: URIs), a section per setting
 saying what its report.md says (rendered from summary.json), the environment, the controls, the
 exclusion ledger and the paired comparisons. Every number links to the trials it came from: a
-headline number to its setting's section, whose per-task rows open onto their trials and whose
-trials table sits in a <details>. Jinja2 autoescapes every value; the page carries a Content
-Security Policy that allows no script at all, and it loads nothing from anywhere.
+headline number to its setting's section, whose per-task rows open onto their trials. Each trial
+is listed once, under its task.
+
+The page stays a few megabytes however many tries there are: a setting lists the trials of its
+first tasks, whole and in table order, up to PAGE_TRIALS trials (the rest are in its summary.json
+and report.md; every task keeps its row, with the reward of each trial, as the target of the
+links), and the tables over tasks or files that repeat what the per-task tables or the ledger hold
+(comparisons, controls, what was left out, outcome differences) list at most LISTED_ROWS rows, the
+exclusion ledger LEDGER_ROWS, each saying what it leaves out and where that is. Above
+paper.HEATMAP_NAMED_TASKS tasks the heatmap's numbers are the per-task tables, not a table of
+their own.
+
+Jinja2 autoescapes every value; the page carries a Content Security Policy that allows no script
+at all, and it loads nothing from anywhere.
 """
 
 from __future__ import annotations
 
 import base64
 import csv
+import functools
 import hashlib
 import io
 import re
@@ -24,6 +36,9 @@ from .intervals import wilson
 from .render import NOT_RECORDED, bucket_difference, num, pct, reward, seconds, usd
 
 TEMPLATES = Path(__file__).parent / "templates"
+PAGE_TRIALS = 500
+LISTED_ROWS = 200
+LEDGER_ROWS = 1000
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 
 
@@ -92,7 +107,8 @@ def trial_row(trial: dict) -> dict:
 
 
 def excluded_by_controls(summary: dict) -> list[dict]:
-    """Tasks left out of the headline because their controls failed, with their trials."""
+    """Tasks left out of the headline because their controls failed, with their trials (as in
+    summary.json: setting_section turns the ones the page lists into rows)."""
     found: dict[str, dict] = {}
     for trial in summary.get("trials", []):
         if trial.get("left_out"):
@@ -104,7 +120,7 @@ def excluded_by_controls(summary: dict) -> list[dict]:
             "reason": entry["reason"],
             "n_trials": len(entry["trials"]),
             "passed": sum(t.get("outcome") == "passed" for t in entry["trials"]),
-            "trials": [trial_row(t) for t in entry["trials"]],
+            "trials": entry["trials"],
             "anchor": task_anchor(summary["setting"], task),
         }
         for task, entry in sorted(found.items())
@@ -317,16 +333,59 @@ def solve_rates_sentence(summary: dict) -> str:
             + "; ".join(parts) + ".")
 
 
+@functools.cache
+def task_interval(passed: int, trials: int, confidence: float) -> str:
+    """A task's Wilson interval as text; tasks share few (passed, trials) pairs, and each interval
+    costs a normal quantile."""
+    interval = wilson(passed, trials, confidence)
+    return paper.interval_text(interval["low"], interval["high"])
+
+
+def listed(rows: list, limit: int = LISTED_ROWS) -> tuple[list, int]:
+    """The first `limit` rows, and how many are left out."""
+    return rows[:limit], max(0, len(rows) - limit)
+
+
+def trials_sentence(summary: dict, listed_tasks: int, listed_trials: int, tasks: int) -> str:
+    setting = summary["setting"]
+    trials = summary.get("trials", [])
+    total, left_out = len(trials), sum(1 for trial in trials if trial.get("left_out"))
+    where = (f"Every trial is in results/reports/{setting}/summary.json (\"trials\") and in "
+             f"results/reports/{setting}/report.md, under Trials.")
+    if listed_trials == total:
+        text = f"All {count(total, 'trial')} are listed once, under their task: open a task for its trials"
+        if left_out:
+            text += (f" ({total - left_out:,} counted, in this table; {left_out:,} left out by the controls, in the "
+                     "table after it)")
+        return f"{text}. {where}"
+    return (f"The trials of the first {listed_tasks:,} of {count(tasks, 'task')} are listed once, under their task "
+            f"({listed_trials:,} of {count(total, 'trial')}): open a task for its trials. The other "
+            f"{total - listed_trials:,} are not in this page, to keep it small; every task's row still gives the "
+            f"reward of each of its trials. {where}")
+
+
 def setting_section(summary: dict) -> dict:
     setting = summary["setting"]
     confidence = summary.get("confidence", 0.95)
     trials = summary.get("trials", [])
     by_task: dict[str, list[dict]] = {}
     for trial in trials:
-        by_task.setdefault(trial["task"], []).append(trial)
+        if not trial.get("left_out"):
+            by_task.setdefault(trial["task"], []).append(trial)
+    budget = PAGE_TRIALS  # trials still to list; tasks are listed whole, in table order, until one does not fit
+    listed_tasks = 0
+
+    def take(task_trials: list[dict]) -> list[dict] | None:
+        nonlocal budget, listed_tasks
+        if budget is None or len(task_trials) > budget:
+            budget = None
+            return None
+        budget -= len(task_trials)
+        listed_tasks += 1
+        return [trial_row(t) for t in task_trials]
+
     per_task = []
     for row in summary["per_task"]:
-        interval = wilson(row["passed"], row["trials"], confidence)
         per_task.append({
             "task": row["task"],
             "anchor": task_anchor(setting, row["task"]),
@@ -334,11 +393,15 @@ def setting_section(summary: dict) -> dict:
             "passed": row["passed"],
             "rate": pct(row["rate"]),
             "rate_value": row["rate"],
-            "interval": paper.interval_text(interval["low"], interval["high"]),
+            "interval": task_interval(row["passed"], row["trials"], confidence),
             "rewards": " ".join(reward(value) for value in row.get("rewards", [])),
             "controls": row.get("controls") or "(a control itself)",
-            "trial_rows": [trial_row(t) for t in by_task.get(row["task"], []) if not t.get("left_out")],
+            "trial_rows": take(by_task.get(row["task"], [])),
         })
+    excluded = excluded_by_controls(summary)
+    for entry in excluded:
+        entry["trials"] = take(entry["trials"])
+    listed_trials = sum(len(t["trial_rows"] or []) for t in per_task) + sum(len(t["trials"] or []) for t in excluded)
     differences = []
     for trial in trials:
         if "benchflow_bucket" in trial:
@@ -347,6 +410,8 @@ def setting_section(summary: dict) -> dict:
                 differences.append({"task": trial["task"], "try": trial.get("try") or "—", "folder": trial.get("folder"),
                                     "why": why})
     sentences = headline_sentences(summary)
+    left_out, left_out_hidden = listed(summary.get("left_out") or [])
+    differences, differences_hidden = listed(differences)
     return {
         "setting": setting,
         "description": summary["description"],
@@ -360,7 +425,8 @@ def setting_section(summary: dict) -> dict:
         "warnings": summary.get("warnings") or [],
         "controls": controls_sentences(summary),
         "per_task": per_task,
-        "excluded": excluded_by_controls(summary),
+        "excluded": excluded,
+        "trials_sentence": trials_sentence(summary, listed_tasks, listed_trials, len(per_task) + len(excluded)),
         "level": paper.level(confidence),
         "outcomes": outcomes_sentence(summary),
         "usage": usage_sentence(summary),
@@ -370,11 +436,12 @@ def setting_section(summary: dict) -> dict:
         "solve_rates": solve_rates_sentence(summary),
         "fields": setting_fields(summary),
         "jobs": [job["id"] for job in summary.get("job_folders", [])],
-        "environment": [environment_row(row) for row in summary.get("environment") or []],
-        "left_out": summary.get("left_out") or [],
+        "environment": len(summary.get("environment") or []),
+        "left_out": left_out,
+        "left_out_hidden": left_out_hidden,
         "crosscheck": crosscheck_rows(summary),
         "differences": differences,
-        "trials": [trial_row(t) for t in trials],
+        "differences_hidden": differences_hidden,
     }
 
 
@@ -383,23 +450,35 @@ def setting_section(summary: dict) -> dict:
 
 
 def global_environment(summaries: list[dict]) -> list[dict]:
+    """Each distinct environment row of every setting once, with the settings it is a row of (the
+    setting sections point here instead of repeating it)."""
     rows = {}
     for summary in paper.ordered(summaries):
         for row in summary.get("environment") or []:
             shown = environment_row(row)
-            key = (shown["task"], shown["reference"], shown["image"])
+            key = (shown["task"], shown["reference"], shown["image"],
+                   *(str(shown[field]) for field in sorted(shown) if field not in ("task", "reference", "image")))
             entry = rows.setdefault(key, shown | {"settings": []})
             entry["settings"].append({"description": summary["description"], "anchor": setting_anchor(summary["setting"])})
     return [rows[key] for key in sorted(rows)]
 
 
 def controls_overview(summaries: list[dict]) -> list[dict]:
+    """Per agent setting, its tasks' control verdicts: the failed ones first, at most LISTED_ROWS
+    (the per-task tables carry every task's verdict in their Controls column)."""
     rows = []
     for summary in paper.ordered(summaries):
         if paper.is_control(summary):
             continue
         controls = summary.get("controls") or {}
-        per_task = controls.get("per_task") or {}
+        per_task = sorted((controls.get("per_task") or {}).items())
+        if len(per_task) > LISTED_ROWS:
+            per_task.sort(key=lambda item: item[1].get("verdict") != "failed")  # stable: by name within
+        shown, _ = listed(per_task)
+        hidden: dict[str, int] = {}
+        for _task, entry in per_task[len(shown):]:
+            verdict = entry.get("verdict") or "none"
+            hidden[verdict] = hidden.get(verdict, 0) + 1
         rows.append({
             "description": summary["description"],
             "anchor": anchor("controls", summary["setting"]),
@@ -415,8 +494,11 @@ def controls_overview(summaries: list[dict]) -> list[dict]:
                     "failures": "; ".join(entry.get("failures") or []),
                     "link": task_anchor(summary["setting"], task),
                 }
-                for task, entry in sorted(per_task.items())
+                for task, entry in shown
             ],
+            "hidden": ", ".join(f"{verdict} {n:,}" for verdict, n in sorted(hidden.items())),
+            "hidden_count": sum(hidden.values()),
+            "per_task_anchor": per_task_anchor(summary["setting"]),
         })
     return rows
 
@@ -444,8 +526,12 @@ def ledger_settings(summaries: list[dict]) -> dict[tuple[str, str], list[dict]]:
 def comparison_sections(comparisons: dict, summaries: list[dict]) -> list[dict]:
     by_id = {summary["setting"]: summary for summary in summaries}
     sections = []
-    for index, pair in enumerate(comparisons.get("pairs", [])):
+    for pair in comparisons.get("pairs", []):
         row = paper.comparison_row(pair)
+        per_task = pair.get("per_task", [])
+        largest = len(per_task) > LISTED_ROWS
+        if largest:  # the tasks that differ most, then by name
+            per_task = sorted(per_task, key=lambda r: (-abs(r.get("difference") or 0), r["task"]))[:LISTED_ROWS]
         sections.append({
             "anchor": anchor("pair", pair["a"], pair["b"]),
             "cells": paper.comparisons_cells(row),
@@ -460,16 +546,22 @@ def comparison_sections(comparisons: dict, summaries: list[dict]) -> list[dict]:
                     "a_link": task_anchor(pair["a"], r["task"]),
                     "b_link": task_anchor(pair["b"], r["task"]),
                 }
-                for r in pair.get("per_task", [])
+                for r in per_task
             ],
+            "per_task_total": len(pair.get("per_task", [])),
+            "largest": largest,
             "note": pair.get("note"),
             "test": pair.get("test"),
         })
     return sections
 
 
-def heatmap_table(figures_data: dict) -> dict:
+def heatmap_table(figures_data: dict) -> dict | None:
+    """The heatmap's numbers as a settings-by-tasks table, up to paper.HEATMAP_NAMED_TASKS tasks
+    (above that the per-task tables hold them)."""
     heat = figures_data["heatmap"]
+    if len(heat["tasks"]) > paper.HEATMAP_NAMED_TASKS:
+        return None
     rows = []
     for row in heat["rows"]:
         cells = []
@@ -513,8 +605,11 @@ def figure_captions(figures_data: dict) -> dict[str, str]:
     return {
         "forest": ("Pass rate per setting with its headline interval (" + "; ".join(methods) + "). Agent settings first, "
                    "controls (squares) after the dashed line."),
-        "heatmap": ("Fraction of trials passed per setting and task (passed/trials in each cell). Hatched cells were "
-                    "left out of the setting's pass rate because the task's controls failed; grey cells were not run."),
+        "heatmap": ("Fraction of trials passed per setting and task"
+                    + (" (passed/trials in each cell)" if len(figures_data["heatmap"]["tasks"]) <= paper.HEATMAP_NAMED_TASKS
+                       else ", tasks numbered in name order")
+                    + ". Hatched cells were left out of the setting's pass rate because the task's controls failed; "
+                    "grey cells were not run."),
         "cost": cost_caption,
     }
 
@@ -534,6 +629,7 @@ def page_context(summaries: list[dict], comparisons: dict, ledger_tsv: str, figu
         })
     header, ledger = read_ledger(ledger_tsv)
     placed = ledger_settings(ordered)
+    ledger, ledger_hidden = listed(ledger, LEDGER_ROWS)
     ledger_rows = [{"cells": [row.get(field) or "—" for field in header],
                     "settings": placed.get((row.get("job", ""), row.get("folder", "")), [])} for row in ledger]
     controls_left_out = []
@@ -555,6 +651,7 @@ def page_context(summaries: list[dict], comparisons: dict, ledger_tsv: str, figu
     ]
     return {
         "csp": CSP,
+        "page_trials": f"{PAGE_TRIALS:,}",
         "level": paper.level(confidence),
         "settings_note": paper.SETTINGS_NOTE,
         "headers": paper.settings_headers(confidence),
@@ -562,6 +659,7 @@ def page_context(summaries: list[dict], comparisons: dict, ledger_tsv: str, figu
         "n_agents": sum(1 for row in headline if not row["control"]),
         "figures": figures,
         "heatmap": heatmap_table(figures_data),
+        "heatmap_tasks": len(figures_data["heatmap"]["tasks"]),
         "cost_rows": cost_table(figures_data),
         "cost_method": figures_data["cost"]["method"],
         "comparison_headers": paper.comparisons_headers(confidence),
@@ -572,6 +670,7 @@ def page_context(summaries: list[dict], comparisons: dict, ledger_tsv: str, figu
         "controls": controls_overview(ordered),
         "ledger_header": header,
         "ledger": ledger_rows,
+        "ledger_hidden": ledger_hidden,
         "controls_left_out": controls_left_out,
     }
 
