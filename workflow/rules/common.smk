@@ -13,8 +13,42 @@ from benchreport import controls, discover, environment, lineage  # noqa: E402
 validate(config, schema="../../config/schema.yaml")
 
 
+STATE_DIR = Path(".snakemake", "benchreport-state")
+
+
+def lineage_of(path):
+    """The lineage record path of an output path (pattern) under results/."""
+    return f"results/lineage/{path.removeprefix('results/')}.json"
+
+
+def ingest_output(job_id):
+    return f"results/ingest/{job_id}/trials.json"
+
+
+def recorded_sources(job):
+    """relpath -> sha256 of every file the job folder's last ingest read (its lineage record)."""
+    record = Path(lineage_of(ingest_output(job.job_id)))
+    try:
+        sources = json.loads(record.read_bytes())["sources"]
+    except (OSError, ValueError, KeyError):
+        return {}
+    prefix = (Path(job.root) / job.relpath).as_posix() + "/"
+    return {
+        source["path"][len(prefix) :]: source["sha256"]
+        for source in sources
+        if source["path"].startswith(prefix)
+    }
+
+
+def refresh_states(jobs):
+    """job id -> the stamp file its ingest takes as input (see discover.refresh_state)."""
+    return discover.refresh_states(
+        jobs, config["ingest"]["max_requests"], STATE_DIR, recorded_sources
+    )
+
+
 def find_jobs():
-    """Job folders at parse time (so a dry run shows the plan), each with its fingerprint."""
+    """Job folders at parse time (so a dry run shows the plan), each with its stamp file."""
     roots = config["job_roots"]
     missing = [root for root in roots if not Path(root).is_dir()]
     if missing:
@@ -27,15 +61,10 @@ def find_jobs():
             f"No BenchFlow job folder found under job_roots ({', '.join(roots)}): a job "
             "folder holds <task>__<8 hex> attempt folders with result.json or config.json."
         )
-    fingerprints = discover.fingerprints(
-        jobs,
-        config["ingest"]["max_requests"],
-        Path(".snakemake", "benchreport-fingerprints"),
-    )
-    return {job.job_id: job for job in jobs}, fingerprints
+    return {job.job_id: job for job in jobs}, refresh_states(jobs)
 
 
-JOBS, FINGERPRINTS = find_jobs()
+JOBS, STATES = find_jobs()
 CODE = {stage: lineage.stage_code(stage)["sha256"] for stage in lineage.STAGE_CODE}
 
 
@@ -43,11 +72,6 @@ wildcard_constraints:
     setting="[^/]+",
     image="[^/]+",
     kind="oracle|nop",
-
-
-def lineage_of(path):
-    """The lineage record path of an output path (pattern) under results/."""
-    return f"results/lineage/{path.removeprefix('results/')}.json"
 
 
 RUN_CONTROLS = config["controls"]["run"]
@@ -76,13 +100,7 @@ def all_jobs():
         for job in discover.find_job_folders(roots)
         if job.root == RUN_CONTROLS["jobs_dir"]
     ]
-    FINGERPRINTS.update(
-        discover.fingerprints(
-            found,
-            config["ingest"]["max_requests"],
-            Path(".snakemake", "benchreport-fingerprints"),
-        )
-    )
+    STATES.update(refresh_states(found))
     return JOBS | {job.job_id: job for job in found}
 
 
@@ -92,11 +110,14 @@ def find_job(job_id):
 
 
 def ingest_inputs(wildcards):
-    """Nothing for a folder under job_roots; the control run's manifests for one it wrote."""
+    """The folder's stamp file, and for a folder a control run wrote, the run's manifests."""
     if wildcards.job in JOBS:
-        return {}
+        return {"state": STATES[wildcards.job]}
     return {
-        "control_runs": [f"results/controls/run-{kind}.json" for kind in controls.KINDS]
+        "state": STATES[find_job(wildcards.job).job_id],
+        "control_runs": [
+            f"results/controls/run-{kind}.json" for kind in controls.KINDS
+        ],
     }
 
 
@@ -109,11 +130,6 @@ def job_params(wildcards):
         "try_index": job.try_index,
         "alias": job.alias,
     }
-
-
-def job_fingerprint(wildcards):
-    find_job(wildcards.job)
-    return FINGERPRINTS[wildcards.job]
 
 
 INDEX_CACHE = {}
@@ -163,10 +179,6 @@ def compute_settings_map():
             item["jobs"].append(job_id)
             item["tasks"].update(entry["tasks"])
     return found
-
-
-def ingest_output(job_id):
-    return f"results/ingest/{job_id}/trials.json"
 
 
 def stats_inputs(wildcards):

@@ -17,7 +17,6 @@ checkpoint ingest:
         mem_mb=1000,
     params:
         job=job_params,
-        fingerprint=job_fingerprint,
         max_requests=config["ingest"]["max_requests"],
         nop_agents=config["controls"]["nop_agents"]
         + [config["controls"]["run"]["nop_agent"]],

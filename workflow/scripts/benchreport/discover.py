@@ -3,22 +3,21 @@
 A job folder is what one `bench eval run` writes: a folder whose children are attempt folders
 (`<task>__<8 hex>/` holding result.json, config.json or solver.json). It may sit directly under a
 jobs dir (plain layout) or under `<alias>/trial-NN/` (the `--matrix` layout, NN = try index).
-The fingerprint covers exactly the bytes ingest will read, by content, so touching a file
-changes nothing and editing one trial changes that folder's fingerprint only.
+Whether a job folder changed is decided on exactly the bytes ingest will read, by content
+(`refresh_state`), so touching a file changes nothing and editing one trial re-runs that
+folder's ingest only.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import hashlib
 import json
 import os
 import re
 from dataclasses import dataclass
-from itertools import repeat
 from pathlib import Path
 
-from .files import BadFile, locate
+from .files import BadFile, locate, sha256_file
 
 TRIAL_MARKERS = ("result.json", "config.json", "solver.json")
 TRIAL_FILES = ("result.json", "config.json", "timing.json")
@@ -161,83 +160,95 @@ def files_to_read(job_dir: Path) -> list[str]:
     return paths
 
 
-# The fingerprint only decides whether ingest runs again (lineage records sha256 of every byte
-# read); sha1 is 2-3x faster than sha256 here and ample for telling an edit from no edit.
-FINGERPRINT_HASH = "sha1"
-
-
-def _content_hash(path: str, relpath: str, max_requests: int) -> str:
+def _prefix_or_file_sha256(path: str, relpath: str, max_requests: int) -> str:
+    """sha256 of what ingest reads of a file: a trajectory's request prefix, any other file whole
+    (the same hashes ingest records as its sources)."""
     if relpath.endswith(TRAJECTORY):
-        return request_prefix(path, max_requests, FINGERPRINT_HASH)[2]
-    digest = hashlib.new(FINGERPRINT_HASH)
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return request_prefix(path, max_requests)[2]
+    return sha256_file(path)
 
 
-def fingerprint(job: JobFolder, max_requests: int, cache: dict) -> str:
-    """A content hash over what ingest will read; `cache` maps relpath -> [size, mtime_ns, hash]
-    and is updated in place, so an unchanged file costs one lstat and is not read again."""
+def stat_state(job: JobFolder) -> dict[str, list]:
+    """relpath -> [size, mtime_ns] of each file ingest reads, or [reason] when it cannot be read:
+    one lstat per file, no reading."""
     job_dir = str(job.path)
     root_real = os.path.realpath(job.root)
-    seen = {}
-    lines = [f"requests={max_requests}"]
+    state = {}
     for relpath in files_to_read(job.path):
         try:
-            path, info = locate(job_dir, relpath, root_real)
+            _, info = locate(job_dir, relpath, root_real)
         except BadFile as exc:
-            lines.append(f"{relpath}\tunusable:{exc.reason}")
+            state[relpath] = [exc.reason]
             continue
-        cached = cache.get(relpath)
-        if cached and cached[0] == info.st_size and cached[1] == info.st_mtime_ns:
-            content = cached[2]
-        else:
-            try:
-                content = _content_hash(path, relpath, max_requests)
-            except OSError as exc:
-                content = f"unreadable:{exc.errno}"
-        seen[relpath] = [info.st_size, info.st_mtime_ns, content]
-        lines.append(f"{relpath}\t{content}")
-    cache.clear()
-    cache.update(seen)
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:20]
+        state[relpath] = [info.st_size, info.st_mtime_ns]
+    return state
 
 
-def _cache_file(cache_dir: Path, job: JobFolder, max_requests: int) -> Path:
-    name = f"{job.job_id}\0{max_requests}\0{FINGERPRINT_HASH}"
-    return cache_dir / f"{hashlib.sha256(name.encode()).hexdigest()[:16]}.json"
+def content_changed(job: JobFolder, max_requests: int, before: dict, now: dict, recorded) -> bool:
+    """Whether what ingest reads changed between two stat states; fills each entry of `now`
+    with its sha256 where known (a third element), so a touched file is hashed once.
 
-
-def _fingerprint_cached(job: JobFolder, max_requests: int, cache_dir: Path) -> str:
-    cache_file = _cache_file(cache_dir, job, max_requests)
-    try:
-        cache = json.loads(cache_file.read_bytes())
-    except (OSError, ValueError):
-        cache = {}
-    before = dict(cache)
-    found = fingerprint(job, max_requests, cache)
-    if cache != before:
-        cache_file.write_text(json.dumps(cache, sort_keys=True))
-    return found
-
-
-def fingerprints(jobs: list[JobFolder], max_requests: int, cache_dir: Path) -> dict[str, str]:
-    """Fingerprint every job folder, keeping one stat cache file per job under cache_dir.
-
-    Job folders whose cache is missing (a first run: every byte must be hashed) are spread over
-    threads, one per core (hashlib and file reads release the GIL); the others cost a few lstat
-    calls per attempt.
+    Only files whose size or mtime moved are read, and their sha256 is compared with the last
+    parse's or, failing that, with what the last ingest recorded (`recorded()`: relpath ->
+    sha256, called only if needed): touching a file changes nothing, editing one does.
     """
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    cold = [job for job in jobs if not _cache_file(cache_dir, job, max_requests).is_file()]
-    found = {}
-    workers = min(len(cold), os.cpu_count() or 1)
-    if workers > 1:
-        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            computed = pool.map(_fingerprint_cached, cold, repeat(max_requests), repeat(cache_dir))
-            found.update(zip((job.job_id for job in cold), computed))
-    for job in jobs:
-        if job.job_id not in found:
-            found[job.job_id] = _fingerprint_cached(job, max_requests, cache_dir)
-    return found
+    if before.keys() != now.keys():
+        return True
+    known = None
+    job_dir = str(job.path)
+    for relpath, entry in now.items():
+        old = before[relpath]
+        if len(entry) == 1 or len(old) == 1:
+            if entry != old[:1] and entry != old:
+                return True
+            continue
+        if old[:2] == entry:
+            entry.append(old[2] if len(old) > 2 else None)
+            continue
+        try:
+            sha = _prefix_or_file_sha256(f"{job_dir}/{relpath}", relpath, max_requests)
+        except OSError:
+            return True
+        if len(old) > 2 and old[2] is not None:
+            previous = old[2]
+        else:
+            known = recorded() if known is None else known
+            previous = known.get(relpath)
+        if sha != previous:
+            return True
+        entry.append(sha)
+    return False
+
+
+def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) -> Path:
+    """The job folder's stamp file: rewritten (so newer than the ingest outputs) exactly when what
+    ingest reads changed since the last parse, or when there is none yet. The ingest rule takes
+    it as input, so Snakemake's mtime trigger re-runs the folder's ingest and nothing else.
+
+    A stat state with the sha256 of files touched since is kept next to it; a first run reads
+    no file content at all.
+    """
+    key = hashlib.sha256(f"{job.job_id}\0{max_requests}".encode()).hexdigest()[:16]
+    stamp, cache_file = state_dir / f"{key}.stamp", state_dir / f"{key}.json"
+    now = stat_state(job)
+    try:
+        before = json.loads(cache_file.read_bytes())
+    except (OSError, ValueError):
+        before = None
+    if before is None or not stamp.is_file() or content_changed(job, max_requests, before, now, recorded):
+        now = {relpath: entry[:2] for relpath, entry in now.items()}
+        stamp.write_text(hashlib.sha256(json.dumps(now, sort_keys=True).encode()).hexdigest() + "\n")
+        cache_file.write_text(json.dumps(now, sort_keys=True))
+    elif now != before:
+        cache_file.write_text(json.dumps(now, sort_keys=True))
+    return stamp
+
+
+def refresh_states(jobs: list[JobFolder], max_requests: int, state_dir: Path, recorded_sources) -> dict[str, str]:
+    """job id -> its stamp file (see refresh_state); `recorded_sources(job)` gives relpath ->
+    sha256 of what the job's last ingest read ({} when it never ran)."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    return {
+        job.job_id: refresh_state(job, max_requests, state_dir, lambda job=job: recorded_sources(job)).as_posix()
+        for job in jobs
+    }

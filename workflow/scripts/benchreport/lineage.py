@@ -28,6 +28,7 @@ COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineag
 STAGE_CODE = {
     "ingest": ["ingest.py", "benchreport/discover.py", "benchreport/classify.py",
                "benchreport/settings.py", "benchreport/ingest.py", "benchreport/secrets.py"],
+    "coverage": ["coverage_grid.py", "benchreport/intervals.py", "benchreport/coverage.py"],
     "stats": ["stats.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/passk.py",
               "benchreport/settings.py", "benchreport/stats.py"],
     "report": ["report.py", "benchreport/intervals.py", "benchreport/render.py", "benchreport/environment.py",
@@ -130,7 +131,8 @@ def write_for_rule(smk, stage: str, sources: list[dict] | None = None, extra: di
             rule=smk.rule,
             wildcards=dict(smk.wildcards.items()),
             params=params,
-            inputs=list(smk.input),
+            # stamp files under .snakemake/ only tell Snakemake when to re-run; they are not data
+            inputs=[path for path in smk.input if not Path(path).as_posix().startswith(".snakemake/")],
             sources=sources or [],
             code=code,
             workflow_dir=WORKFLOW_DIR,
