@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from .discover import TRAJECTORY, TRIAL_FILES, attempt_folders, request_prefix
+from .discover import TRAJECTORY, TRIAL_FILES, attempt_folders, request_prefix, review_files
 from .files import MISSING, BadFile, locate, parse_json_bytes
 from .ingest import SAMPLING_KEYS, exchange_parts
 from .secrets import redact, secret_env_values
@@ -64,6 +64,7 @@ def job_files(job: dict, root: str, *, trajectories: bool, max_requests: int) ->
     folders = attempt_folders(job_dir)
     for folder in folders:
         wanted += [f"{folder}/{name}" for name in (*TRIAL_FILES, *VERIFIER_FILES, TRAJECTORY)]
+        wanted += [f"{folder}/{name}" for name in review_files(f"{job_dir}/{folder}")]
     found, skipped = [], []
     for relpath in wanted:
         try:

@@ -56,10 +56,15 @@ def is_pass(reward: float | None, gate: bool | None) -> bool:
     return reward == 1.0
 
 
-def score_outcome(reward, gate, error, verifier_error) -> str:
-    """The score bucket (§3.2), the reward first; 'unscored' when nothing at all was recorded."""
+def score_outcome(reward, gate, error, verifier_error, has_scoring: bool = False) -> str:
+    """The score bucket (§3.2), the reward first; 'unscored' when nothing at all was recorded.
+
+    A rubric review that did not complete (a `scoring` block without a reward) is errored when
+    the agent errored, else verifier_errored, as BenchFlow counts it."""
     if reward is not None:
         return "passed" if is_pass(reward, gate) else "failed"
+    if has_scoring:
+        return "errored" if error else "verifier_errored"
     if error:
         return "errored"
     if verifier_error:

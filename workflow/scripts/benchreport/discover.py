@@ -14,14 +14,17 @@ import hashlib
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from .files import BadFile, locate, sha256_file
 
 TRIAL_MARKERS = ("result.json", "config.json", "solver.json")
-TRIAL_FILES = ("result.json", "config.json", "timing.json")
+TRIAL_FILES = ("result.json", "config.json", "timing.json", "solver.json")
 TRAJECTORY = "trajectory/llm_trajectory.jsonl"
+# Rubric review revisions (spec §3.7): every file under these folders of an attempt is read.
+REVIEW_DIRS = ("reviews", "scoring")
 TRY_FOLDER = re.compile(r"^(?:trial|seed|repeat|sample)-?(\d+)$")
 TRIAL_NAME = re.compile(r"^(?P<task>.+)__[0-9a-f]{8}$")
 MAX_REQUEST_LINE = 4 << 20
@@ -151,12 +154,31 @@ def request_prefix(path: str | os.PathLike, max_requests: int, hash_name: str = 
     return lines, consumed, digest.hexdigest()
 
 
+def review_files(attempt_dir: str) -> list[str]:
+    """Paths (under the attempt folder) of the files in its reviews/ and scoring/ folders, sorted;
+    a folder that is a link is not entered (its files could lie outside the root)."""
+    found = []
+    for sub in REVIEW_DIRS:
+        top = f"{attempt_dir}/{sub}"
+        try:
+            if not stat.S_ISDIR(os.lstat(top).st_mode):
+                continue
+        except OSError:
+            continue
+        for current, dirs, files in os.walk(top):
+            dirs.sort()
+            base = os.path.relpath(current, attempt_dir).replace(os.sep, "/")
+            found.extend(f"{base}/{name}" for name in sorted(files))
+    return found
+
+
 def files_to_read(job_dir: Path) -> list[str]:
     """Relative paths of the files ingest reads in a job folder (whether or not they exist)."""
     paths = ["summary.json"]
     for name in attempt_folders(job_dir):
         paths.extend(f"{name}/{file}" for file in TRIAL_FILES)
         paths.append(f"{name}/{TRAJECTORY}")
+        paths.extend(f"{name}/{path}" for path in review_files(f"{job_dir}/{name}"))
     return paths
 
 

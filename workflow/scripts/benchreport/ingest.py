@@ -13,10 +13,10 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from . import classify, settings
-from .discover import TRAJECTORY, TRIAL_NAME, JobFolder, attempt_folders, request_prefix
+from . import classify, grader, provenance, settings
+from .discover import TRAJECTORY, TRIAL_NAME, JobFolder, attempt_folders, request_prefix, review_files
 from .secrets import redact
-from .files import MISSING, BadFile, finite_number, locate, parse_json_bytes, read_json_file
+from .files import MISSING, BadFile, finite_number, locate, parse_json_bytes, read_json_file, sha256_file
 
 SAMPLING_KEYS = (
     "max_tokens",
@@ -70,6 +70,29 @@ class JobReader:
         value, sha = read_json_file(Path(path), relpath, expect)
         self.sources.append({"path": self.source_path(relpath), "sha256": sha})
         return value
+
+    def review_listing(self, folder: str) -> list[dict]:
+        """The files of the attempt's reviews/ and scoring/ folders as grader.trial_grading takes
+        them: path, sha256, and the parsed reviewer run (reviews/<id>/result.json)."""
+        entries = []
+        for path in review_files(f"{self.dir_str}/{folder}"):
+            relpath = f"{folder}/{path}"
+            try:
+                real = locate(self.dir_str, relpath, self.root_real)[0]
+                parsed = path.startswith("reviews/") and path.endswith("/result.json")
+                if parsed:
+                    data, sha = read_json_file(Path(real), relpath, dict)
+                else:
+                    data, sha = None, sha256_file(real)
+            except BadFile as exc:
+                self.note(folder, exc.path, exc.reason, FILE_IGNORED)
+                continue
+            except OSError as exc:
+                self.note(folder, relpath, f"the file cannot be read ({exc.strerror})", FILE_IGNORED)
+                continue
+            self.sources.append({"path": self.source_path(relpath), "sha256": sha})
+            entries.append({"path": path, "sha256": sha, "data": data})
+        return entries
 
     def note(self, folder: str, relpath: str, reason: str, effect: str) -> None:
         self.ledger.append(
@@ -182,10 +205,16 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
     except BadFile as exc:
         reader.note(folder, exc.path, exc.reason, LEFT_OUT)
         return None
-    if result is None and not config:
+    try:
+        solver = reader.json(f"{folder}/solver.json", required=False)
+    except BadFile as exc:
+        reader.note(folder, exc.path, exc.reason, FILE_IGNORED)
+        solver = None
+    if result is None and not config and solver is None:
         reader.note(folder, f"{folder}/result.json", "no result.json and no usable config.json: nothing to report", LEFT_OUT)
         return None
-    record = result or {}
+    # While a rubric review is pending, the solver's result stands in solver.json (spec §8)
+    record = result or solver or {}
     if record.get("purpose") == "reviewer":
         return {"reviewer": True, "folder": folder}
     match = TRIAL_NAME.match(folder)
@@ -217,24 +246,33 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
         "started_at": _text(record.get("started_at")) or _text(config.get("started_at")),
         "finished_at": _text(record.get("finished_at")),
         "complete": result is not None,
+        "review_pending": result is None and solver is not None,
+        "grading": grader.trial_grading(result, config, solver, reader.review_listing(folder)),
+        "provenance": provenance.trial_provenance(result if result is not None else solver, config),
     }
     row["control"] = classify.control_kind(agent, task, row["task_variant"], nop_agents)
+    if row["review_pending"]:
+        # no verdict yet: left out of the pass rate like an unfinished attempt, with its own reason
+        row.update(reward=None, gate=None, outcome="interrupted", audit=None, error=None, error_category=None,
+                   verifier_error=None, verifier_error_category=None, timing=_timing(reader, folder, solver),
+                   has_scoring=False, **_usage(solver), **read_requests(reader, folder, max_requests))
+        return row
     if result is None:
         row.update(reward=None, gate=None, outcome="interrupted", audit=None, error=None, error_category=None,
                    verifier_error=None, verifier_error_category=None, timing={}, has_scoring=False,
                    **_usage({}), **read_requests(reader, folder, max_requests))
         return row
+    has_scoring = isinstance(record.get("scoring"), dict)
     try:
         reward, gate = classify.extract_reward(record)
     except classify.BadReward as exc:
         reader.note(folder, f"{folder}/result.json", str(exc), LEFT_OUT)
         return None
     error, verifier_error = _free_text(record.get("error")), _free_text(record.get("verifier_error"))
-    has_scoring = isinstance(record.get("scoring"), dict)
     row.update(
         reward=reward,
         gate=gate,
-        outcome=classify.score_outcome(reward, gate, error, verifier_error),
+        outcome=classify.score_outcome(reward, gate, error, verifier_error, has_scoring),
         audit=classify.audit_outcome(reward, gate, error, verifier_error, has_scoring),
         error=error,
         error_category=_text(record.get("error_category")),
@@ -356,6 +394,9 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=()) -> dict:
             "relpath": job.relpath,
             "try_index": job.try_index,
             "alias": job.alias,
+            "reviewer": grader.reviewer_config(summary),
+            "provenance": provenance.job_provenance(summary),
+            "budget": summary.get("budget") if isinstance(summary, dict) and isinstance(summary.get("budget"), dict) else None,
         },
         "attempt_folders_found": len(folders),
         "attempts": len(attempts),
@@ -369,6 +410,7 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=()) -> dict:
 
 
 INTERRUPTED_REASON = "interrupted: config.json but no result.json (the attempt never finished)"
+PENDING_REASON = "rubric review pending: solver.json but no result.json yet (no verdict to count)"
 
 
 def job_ledger(ingest: dict) -> dict:
@@ -384,7 +426,8 @@ def job_ledger(ingest: dict) -> dict:
         if trial["outcome"] == "interrupted":
             rows.extend(
                 {"job": trial["job"], "folder": folder, "file": f"{folder}/result.json",
-                 "reason": INTERRUPTED_REASON, "effect": "trial left out of the pass rate"}
+                 "reason": PENDING_REASON if trial.get("review_pending") else INTERRUPTED_REASON,
+                 "effect": "trial left out of the pass rate"}
                 for folder in trial["attempt_folders"]
             )
     found = ingest["attempt_folders_found"]

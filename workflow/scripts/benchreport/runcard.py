@@ -103,7 +103,8 @@ def left_out(setting: str, ingests: list[dict], stats: dict, environment=None) -
     for trial in mine:
         outcome = trial["outcome"]
         if outcome == "interrupted":
-            interrupted["never finished"] += trial.get("attempts", 1)
+            reason = "rubric review pending" if trial.get("review_pending") else "never finished"
+            interrupted[reason] += trial.get("attempts", 1)
             continue
         for earlier in _superseded(trial):
             if earlier == "interrupted":
@@ -117,9 +118,8 @@ def left_out(setting: str, ingests: list[dict], stats: dict, environment=None) -
         elif outcome == "errored":
             errored[trial.get("error_category") or "other"] += 1
         elif outcome == "verifier_errored":
-            verifier_errored[trial.get("verifier_error_category") or "verifier_other"] += 1
-        elif _incomplete_review(trial):
-            verifier_errored["rubric review incomplete"] += 1
+            incomplete = "rubric review incomplete" if trial.get("has_scoring") else "verifier_other"
+            verifier_errored[trial.get("verifier_error_category") or incomplete] += 1
         else:
             unscored += 1
     unreadable, reviewer_runs, files = Counter(), 0, []
@@ -290,6 +290,8 @@ def run_summary(trials: list[dict], *, job_dir: str | None, job_name: str, budge
     `exit_code` is benchreport's gate (1 when a configured gate check failed), not BenchFlow's
     process exit code, which no job file records.
     """
+    # BenchFlow counts result.json files: an interrupted attempt has none, nor a trial whose
+    # rubric review is pending (ingest marks it interrupted; its result stands in solver.json)
     finished = [trial for trial in trials if trial["outcome"] != "interrupted"]
     buckets = Counter(_score_bucket(trial) for trial in finished)
     total = len(finished)
