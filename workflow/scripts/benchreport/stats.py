@@ -148,14 +148,39 @@ def interval_methods(tasks: list[dict], params: dict) -> dict:
     return found
 
 
-def headline_interval(tasks: list[dict], methods: dict, params: dict) -> dict:
+def coverage_shape(tasks: list[dict]) -> tuple[int, int]:
+    """(tasks, tries) at which the headline's coverage is simulated: the scored tasks, and the
+    median number of trials per task, rounded (at least 1)."""
+    return len(tasks), max(1, round(pystats.median(row["trials"] for row in tasks)))
+
+
+def check_grid(grid: dict, shape: tuple[int, int], params: dict) -> dict:
+    """The grid, once it is known to be the one this setting's headline needs."""
+    found = (grid["n_tasks"], grid["tries_per_task"], grid["seed"], grid["simulations"], grid["confidence"])
+    wanted = (*shape, params["seed"], params["coverage_simulations"], params["confidence"])
+    if found != wanted:
+        raise ValueError(
+            "the coverage grid given is for (tasks, tries, seed, simulations, confidence) = "
+            f"{found}, but this setting's headline needs {wanted}"
+        )
+    return grid
+
+
+def headline_interval(tasks: list[dict], methods: dict, params: dict, grid_for=None) -> dict:
     """The narrowest method whose simulated worst-case coverage at this run's own tasks and tries
-    reaches the confidence level; when none does, the best one, and a sentence saying so."""
+    reaches the confidence level; when none does, the best one, and a sentence saying so.
+
+    grid_for(tasks, tries) returns the coverage grid at that shape (the workflow computes it
+    once per shape, rule coverage_grid); without it, the grid is simulated here.
+    """
     if not tasks:
         return {"method": None, "low": None, "high": None, "text": "no task was scored", "coverage": None}
-    tries = max(1, round(pystats.median(row["trials"] for row in tasks)))
-    grid = coverage.coverage_grid(len(tasks), tries, seed=params["seed"], simulations=params["coverage_simulations"],
-                                  confidence=params["confidence"])
+    shape = coverage_shape(tasks)
+    if grid_for is None:
+        grid = coverage.coverage_grid(*shape, seed=params["seed"], simulations=params["coverage_simulations"],
+                                      confidence=params["confidence"])
+    else:
+        grid = check_grid(grid_for(*shape), shape, params)
     choice = coverage.choose_headline(grid, target=params["confidence"])
     name = choice["method"] or choice["best"]
     summary = {
@@ -187,8 +212,8 @@ def solve_rates(tasks: list[dict]) -> dict | None:
     return passk.solve_rates([row["trials"] for row in tasks], [row["passed"] for row in tasks])
 
 
-def setting_stats(setting: str, all_trials: list[dict], params: dict) -> dict:
-    """Everything the report of one setting prints, as plain data."""
+def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=None) -> dict:
+    """Everything the report of one setting prints, as plain data (grid_for: see headline_interval)."""
     mine = [trial for trial in all_trials if trial["setting"] == setting]
     key = mine[0]["setting_key"]
     finished = [trial for trial in mine if trial["outcome"] != "interrupted"]
@@ -242,7 +267,7 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict) -> dict:
     for row in tasks:
         row["controls"] = controls_text(controls["per_task"][row["task"]]) if controls else None
     methods = interval_methods(tasks, params) if tasks else {}
-    headline = headline_interval(tasks, methods, params)
+    headline = headline_interval(tasks, methods, params, grid_for)
     return {
         "setting": setting,
         "description": describe(key),
