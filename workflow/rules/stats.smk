@@ -1,6 +1,44 @@
+import coverage_grid as coverage_shapes  # workflow/scripts/coverage_grid.py
+
+
+rule coverage_grid:
+    output:
+        grid="results/coverage/{tasks}x{tries}.json",
+        lineage=lineage_of("results/coverage/{tasks}x{tries}.json"),
+    log:
+        "logs/coverage/{tasks}x{tries}.log",
+    wildcard_constraints:
+        tasks="[1-9][0-9]*",
+        tries="[1-9][0-9]*",
+    conda:
+        "../envs/benchreport.yaml"
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards: coverage_shapes.memory_mb(
+            int(wildcards.tasks), config["statistics"]["coverage_simulations"]
+        ),
+    params:
+        seed=config["statistics"]["seed"],
+        simulations=config["statistics"]["coverage_simulations"],
+        confidence=config["statistics"]["confidence"],
+        # None: the exact bootstrap distribution (statistics.resamples is for the real data)
+        resamples=None,
+        code=CODE["coverage"],
+    script:
+        "../scripts/coverage_grid.py"
+
+
 rule stats:
     input:
         unpack(stats_inputs),
+        # the coverage grid at the setting's shape (none when no task was scored)
+        unpack(
+            lambda wildcards: coverage_shapes.grid_input(
+                wildcards.setting,
+                stats_inputs(wildcards)["trials"],
+                config["controls"]["on_failure"],
+            )
+        ),
     output:
         stats="results/settings/{setting}/stats.json",
         lineage=lineage_of("results/settings/{setting}/stats.json"),

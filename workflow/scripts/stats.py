@@ -8,12 +8,24 @@ from benchreport.stats import setting_stats
 
 sys.stderr = open(snakemake.log[0], "w")
 
+
+def grid_for(tasks, tries):
+    """The coverage grid rule coverage_grid computed at this setting's shape (stats.smk asks for it)."""
+    inputs = dict(snakemake.input.items())
+    if "coverage" not in inputs:
+        raise RuntimeError(
+            f"the headline needs the coverage grid at {tasks} tasks x {tries} tries, but the stats "
+            "rule was given none (stats.smk: coverage_shape found no scored task)"
+        )
+    return load_json(inputs["coverage"])
+
+
 setting = snakemake.wildcards.setting
 ingests = [load_json(path) for path in snakemake.input.trials]
 trials = [trial for ingest in ingests for trial in ingest["trials"]]
 own_jobs = [ingest for ingest in ingests if any(t["setting"] == setting for t in ingest["trials"])]
 params = snakemake.params.stats | {"failed_control": snakemake.params.failed_control}
-stats = setting_stats(setting, trials, params)
+stats = setting_stats(setting, trials, params, grid_for)
 stats["job_folders"] = [ingest["job"] | {"crosscheck": ingest["crosscheck"]} for ingest in own_jobs]
 stats["ledger"] = [row for ingest in own_jobs for row in ingest["ledger"]]
 write_text(snakemake.output.stats, dump_json(stats))
