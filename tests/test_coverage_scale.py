@@ -1,0 +1,224 @@
+"""The coverage grid at scale: the windowed bootstrap gives the full-length FFT's bounds, blocks
+bound memory without changing a number, the stats rule asks for the grid its headline needs, and
+the workflow computes one grid per shape, which an edited reward does not recompute."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import tracemalloc
+
+import coverage_grid as shapes
+import numpy as np
+import pytest
+from benchreport import coverage, intervals
+from benchreport.discover import find_job_folders
+from benchreport.ingest import ingest_job
+from benchreport.stats import headline_interval, setting_stats
+from conftest import EXAMPLE
+
+CELLS = [(rate, rho) for rate in (0.1, 0.3, 0.5, 0.7, 0.9) for rho in (0.1, 0.5, 0.9)]
+
+
+def simulated(tasks, tries, simulations, seed=7):
+    """Runs of every grid cell, stacked: the shapes the grid meets, lattice-like ones included."""
+    rng = np.random.default_rng(seed)
+    return np.vstack([coverage.simulate_passes(rng, tasks, tries, rate, rho, simulations) for rate, rho in CELLS])
+
+
+def assert_same_bounds(first, second):
+    assert first.keys() == second.keys()
+    for name in first:
+        for a, b in zip(first[name], second[name]):
+            np.testing.assert_array_equal(a, b, err_msg=name)
+
+
+# --- the windowed bootstrap ---
+
+@pytest.mark.parametrize("tasks, tries, simulations", [
+    (1000, 25, 12),  # the 100 x 1,000 benchmark's shape: window ~1/4 of the totals
+    (1000, 5, 20),
+    (400, 10, 20),
+    (300, 3, 40),
+    # small shapes, where the window covers every total and few frequencies can be dropped
+    (40, 25, 20),
+    (12, 5, 60),
+    (3, 3, 60),
+])
+def test_windowed_bounds_equal_the_full_length_ones_run_by_run(tasks, tries, simulations):
+    """Both compute the exact bootstrap distribution; they differ by ~1e-13 in the cdf, well
+    inside the 1e-12 tolerance, so every run's bounds (lattice points) come out equal."""
+    passes = simulated(tasks, tries, simulations)
+    full = coverage.batch_intervals(passes, tries, bootstrap="full")
+    windowed = coverage.batch_intervals(passes, tries, bootstrap="windowed")
+    assert_same_bounds(full, windowed)
+    # the comparison means something: the bootstrap bounds are defined for most runs
+    assert np.isfinite(windowed["bootstrap-BCa over tasks"][0]).mean() > 0.5
+
+
+def test_levels_near_0_or_1_are_read_off_the_full_distribution(monkeypatch):
+    """With a margin above 2.5%, every percentile level counts as extreme: all runs are redone
+    full-length, and the bounds are the same."""
+    passes = simulated(300, 5, 8)
+    expected = coverage.batch_intervals(passes, 5, bootstrap="full")
+    redone = []
+    full_blocks = coverage._full_blocks
+
+    def spy(counts, tasks, tries):
+        redone.append(len(counts))
+        return full_blocks(counts, tasks, tries)
+
+    monkeypatch.setattr(coverage, "LEVEL_MARGIN", 0.03)
+    monkeypatch.setattr(coverage, "_full_blocks", spy)
+    assert_same_bounds(expected, coverage.batch_intervals(passes, 5, bootstrap="windowed"))
+    assert sum(redone) == len(passes)
+
+
+@pytest.mark.parametrize("tasks, tries, bootstrap", [(12, 3, "full"), (60, 10, "full"), (300, 5, "windowed")])
+def test_blocks_of_runs_change_no_number(monkeypatch, tasks, tries, bootstrap):
+    passes = simulated(tasks, tries, 30)
+    whole = coverage.batch_intervals(passes, tries, bootstrap=bootstrap)
+    monkeypatch.setattr(coverage, "BLOCK_ELEMENTS", 1 << 11)
+    assert_same_bounds(whole, coverage.batch_intervals(passes, tries, bootstrap=bootstrap))
+
+
+@pytest.mark.parametrize("bootstrap", ["full", "windowed"])
+def test_memory_stays_bounded_at_a_thousand_tasks_by_25_tries(bootstrap):
+    """1,000 runs at 1,000 x 25: computed all at once, the full-length spectra alone are
+    1,000 x 16,385 complex numbers (262 MB), with the pmf and cdf another 500 MB; in blocks the
+    whole call stays under 150 MB (numpy reports its allocations to tracemalloc)."""
+    passes = coverage.simulate_passes(np.random.default_rng(3), 1000, 25, 0.5, 0.5, 1000)
+    tracemalloc.start()
+    try:
+        coverage.batch_intervals(passes, 25, bootstrap=bootstrap)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 150 * 2**20, f"{peak / 2**20:.0f} MB"
+
+
+def test_the_grid_says_which_computation_ran_and_both_give_the_same_grid():
+    small = coverage.coverage_grid(12, 3, seed=1, simulations=200)
+    assert small["bootstrap"] == coverage.EXACT  # unchanged below WINDOWED_MIN_TASKS
+    assert coverage.coverage_grid(12, 3, seed=1, simulations=200, bootstrap="full") == small
+    arguments = {"seed": 5, "simulations": 40, "pass_rates": (0.2, 0.8), "correlations": (0.3, 0.9)}
+    windowed = coverage.coverage_grid(300, 5, **arguments)
+    assert windowed["bootstrap"].startswith(coverage.EXACT) and "window" in windowed["bootstrap"]
+    full = coverage.coverage_grid(300, 5, bootstrap="full", **arguments)
+    assert full["bootstrap"] == coverage.EXACT
+    assert {**windowed, "bootstrap": None} == {**full, "bootstrap": None}
+
+
+def test_the_auto_choice_follows_the_documented_thresholds():
+    assert not coverage._windowed("auto", coverage.WINDOWED_MIN_TASKS - 1, 25)
+    assert not coverage._windowed("auto", 1000, 1)  # 1,001 totals: the full FFT is cheap
+    assert coverage._windowed("auto", coverage.WINDOWED_MIN_TASKS, 5)
+    with pytest.raises(ValueError):
+        coverage.batch_intervals(np.zeros((2, 3), dtype=int), 2, bootstrap="fast")
+
+
+# --- which grid a setting needs ---
+
+@pytest.fixture(scope="module")
+def example_trials():
+    """Every trial of the example job folders (agents, oracle and nop controls), as ingested."""
+    jobs = find_job_folders([str(EXAMPLE / name) for name in ("benchflow-real-jobs", "benchflow-samples", "generated")])
+    return [trial for job in jobs for trial in ingest_job(job, 20, ["nop-acp", "nop-acp-tc"])["trials"]]
+
+
+class AskedFor(Exception):
+    pass
+
+
+def stats_shape(setting, trials, on_failure):
+    """The shape setting_stats asks its grid for (None when no task was scored)."""
+    def grid_for(tasks, tries):
+        raise AskedFor((tasks, tries))
+
+    params = {"seed": 1, "resamples": 200, "confidence": 0.95, "min_trials_per_task": 3,
+              "coverage_simulations": 200, "failed_control": on_failure}
+    try:
+        setting_stats(setting, trials, params, grid_for)
+    except AskedFor as asked:
+        return asked.args[0]
+    return None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_stats_rule_asks_for_the_grid_setting_stats_needs(example_trials, seed):
+    """Outcomes shuffled, some trials interrupted, controls passing and failing, both policies:
+    the shape stats.smk derives from the ingests is the one setting_stats computes."""
+    rng = random.Random(seed)
+    trials = [dict(trial) for trial in example_trials]
+    for trial in trials:
+        trial["outcome"] = rng.choice(["passed", "passed", "failed", "errored", "interrupted" if seed % 2 else "failed"])
+    if seed == 5:  # every trial of one setting interrupted: no task scored, no grid
+        first = trials[0]["setting"]
+        for trial in trials:
+            if trial["setting"] == first:
+                trial["outcome"] = "interrupted"
+    digests = [shapes.digest_trials(trials)]
+    found = set()
+    for setting in sorted({trial["setting"] for trial in trials}):
+        for on_failure in ("exclude", "keep"):
+            expected = stats_shape(setting, trials, on_failure)
+            assert shapes.coverage_shape(setting, digests, on_failure) == expected, (setting, on_failure)
+            found.add(expected)
+    assert len(found) > 3  # the cases differ
+
+
+def test_digests_are_read_once_per_version_of_an_ingest(tmp_path, monkeypatch):
+    path = tmp_path / "trials.json"
+    trial = {"setting": "s", "control": None, "task": "t", "outcome": "passed"}
+    path.write_text(json.dumps({"trials": [trial, trial | {"outcome": "interrupted"}]}))
+    cache = tmp_path / "cache"
+    assert shapes.trial_digest(str(path), cache) == {"s": {"control": None, "tasks": {"t": [1, 1]}}}
+    monkeypatch.setattr(shapes, "_DIGESTS", {})  # a new snakemake process: read from the cache
+    monkeypatch.setattr(shapes, "digest_trials", lambda trials: pytest.fail("read the file again"))
+    assert shapes.trial_digest(str(path), cache)["s"]["tasks"] == {"t": [1, 1]}
+    path.write_text(json.dumps({"trials": [trial | {"outcome": "failed"}]}))
+    monkeypatch.undo()
+    assert shapes.trial_digest(str(path), cache)["s"]["tasks"] == {"t": [1, 0]}
+
+
+def test_a_grid_of_another_shape_or_seed_is_refused():
+    tasks = [{"trials": 3, "passed": 1}, {"trials": 3, "passed": 2}]
+    params = {"seed": 1, "coverage_simulations": 200, "confidence": 0.95}
+    good = coverage.coverage_grid(2, 3, seed=1, simulations=200)
+    headline = headline_interval(tasks, {name: {"low": 0.1, "high": 0.9} for name in intervals.METHODS}, params,
+                                 lambda n, k: good)
+    assert headline["coverage"]["n_tasks"] == 2
+    for wrong in (coverage.coverage_grid(2, 4, seed=1, simulations=200), good | {"seed": 2}):
+        with pytest.raises(ValueError, match="coverage grid"):
+            headline_interval(tasks, {}, params, lambda n, k, wrong=wrong: wrong)
+
+
+# --- the workflow ---
+
+def test_one_grid_per_shape_which_an_edited_reward_does_not_recompute(workflow):
+    roots = []
+    for name in ("benchflow-real-jobs", "benchflow-samples", "generated"):
+        shutil.copytree(EXAMPLE / name, workflow.path / "jobs" / name)
+        roots.append(f"jobs/{name}")
+    workflow.run(roots=roots)
+    stats = {path.parent.name: json.loads(path.read_text()) for path in (workflow.results / "settings").glob("*/stats.json")}
+    wanted = {setting: "{n_tasks}x{tries_per_task}.json".format(**data["headline"]["coverage"])
+              for setting, data in stats.items()}
+    grids = {path.name: path.stat().st_mtime_ns for path in (workflow.results / "coverage").glob("*.json")}
+    assert set(grids) == set(wanted.values())
+    assert len(grids) < len(wanted)  # settings of one shape share a grid (10 tasks x 4 tries here)
+    for setting, grid in wanted.items():
+        record = json.loads((workflow.results / "lineage" / "settings" / setting / "stats.json.json").read_text())
+        assert f"results/coverage/{grid}" in [entry["path"] for entry in record["inputs"]]
+
+    codex = next(setting for setting in stats if setting.startswith("codex-acp"))
+    result = next((workflow.path / "jobs/generated/codex-gpt-5.1-x3/codex-gpt-5.1/trial-01").glob("*/*/result.json"))
+    data = json.loads(result.read_text())
+    data["rewards"] = {"reward": 0.0 if (data.get("rewards") or {}).get("reward") == 1.0 else 1.0}
+    result.write_text(json.dumps(data, indent=2))
+    run = workflow.run(roots=roots)
+    assert "coverage_grid:" not in run.stdout + run.stderr
+    assert {path.name: path.stat().st_mtime_ns for path in (workflow.results / "coverage").glob("*.json")} == grids
+    edited = json.loads((workflow.results / "settings" / codex / "stats.json").read_text())
+    assert edited["counts"]["passed"] != stats[codex]["counts"]["passed"]
