@@ -424,15 +424,15 @@ def profile_discovery(jobs_root: Path, scratch: Path) -> dict:
     start = time.perf_counter()
     jobs = discover.find_job_folders([str(jobs_root)])
     out["find_job_folders"] = time.perf_counter() - start
-    cache = scratch / "fingerprint-cache"
-    if cache.exists():
-        shutil.rmtree(cache)
+    state = scratch / "stamp-state"
+    if state.exists():
+        shutil.rmtree(state)
     start = time.perf_counter()
-    discover.fingerprints(jobs, MAX_REQUESTS, cache)
-    out["fingerprints_cold_cache"] = time.perf_counter() - start
+    discover.refresh_states(jobs, MAX_REQUESTS, state, lambda job: {})
+    out["stamps_first_run"] = time.perf_counter() - start
     start = time.perf_counter()
-    discover.fingerprints(jobs, MAX_REQUESTS, cache)
-    out["fingerprints_warm_cache"] = time.perf_counter() - start
+    discover.refresh_states(jobs, MAX_REQUESTS, state, lambda job: {})
+    out["stamps_unchanged"] = time.perf_counter() - start
     start = time.perf_counter()
     for job in jobs:
         discover.files_to_read(job.path)
@@ -534,7 +534,7 @@ def main(argv=None) -> int:
     parser.add_argument("--tmp", type=Path, default=Path("/tmp/benchreport-scale"))
     parser.add_argument("--regenerate", action="store_true")
     parser.add_argument("--profile", action="store_true",
-                        help="also: dry runs, discovery/fingerprints, one ingest, stats")
+                        help="also: dry runs, discovery/stamp files, one ingest, stats")
     parser.add_argument("--py-spy", action="store_true",
                         help="sample the main snakemake process of the cold run with py-spy")
     parser.add_argument("--keep", action="store_true", help="keep the workflow copy")
@@ -579,7 +579,7 @@ def main(argv=None) -> int:
         runs["edited"] = run_snakemake(workdir, jobs_root, "edited", spy=spy("edited"))
         runs["nochange"] = run_snakemake(workdir, jobs_root, "nochange", spy=spy("nochange"))
         if args.profile:
-            dry = profile_dry_run(workdir, jobs_root, "dry run, warm fingerprint cache")
+            dry = profile_dry_run(workdir, jobs_root, "dry run, stamp state present")
     finally:  # leave the generated data as generated
         edited_path.write_bytes(original)
         os.utime(edited_path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
@@ -627,7 +627,7 @@ def main(argv=None) -> int:
         print(f"  snakemake -n (after the runs): {dry['wall']:.2f} s, jobs {dry['jobs']}")
         fresh = copy_workflow(args.tmp / f"wf-dry-{name}", args.coverage_simulations)
         dry_cold = profile_dry_run(fresh, jobs_root, "dry run, fresh copy")
-        print(f"  snakemake -n (fresh copy, no fingerprint cache): {dry_cold['wall']:.2f} s, "
+        print(f"  snakemake -n (fresh copy, no stamp state): {dry_cold['wall']:.2f} s, "
               f"jobs {dry_cold['jobs']}")
         shutil.rmtree(fresh, ignore_errors=True)
         discovery = profile_discovery(jobs_root, args.tmp / f"scratch-{name}")

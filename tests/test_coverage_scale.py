@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from benchreport import coverage, intervals
 from benchreport.discover import find_job_folders
-from benchreport.ingest import ingest_job
+from benchreport.ingest import ingest_job, settings_index
 from benchreport.stats import headline_interval, setting_stats
 from conftest import EXAMPLE
 
@@ -158,28 +158,14 @@ def test_the_stats_rule_asks_for_the_grid_setting_stats_needs(example_trials, se
         for trial in trials:
             if trial["setting"] == first:
                 trial["outcome"] = "interrupted"
-    digests = [shapes.digest_trials(trials)]
+    indexes = [{"settings": settings_index(trials)}]
     found = set()
     for setting in sorted({trial["setting"] for trial in trials}):
         for on_failure in ("exclude", "keep"):
             expected = stats_shape(setting, trials, on_failure)
-            assert shapes.coverage_shape(setting, digests, on_failure) == expected, (setting, on_failure)
+            assert shapes.coverage_shape(setting, indexes, on_failure) == expected, (setting, on_failure)
             found.add(expected)
     assert len(found) > 3  # the cases differ
-
-
-def test_digests_are_read_once_per_version_of_an_ingest(tmp_path, monkeypatch):
-    path = tmp_path / "trials.json"
-    trial = {"setting": "s", "control": None, "task": "t", "outcome": "passed"}
-    path.write_text(json.dumps({"trials": [trial, trial | {"outcome": "interrupted"}]}))
-    cache = tmp_path / "cache"
-    assert shapes.trial_digest(str(path), cache) == {"s": {"control": None, "tasks": {"t": [1, 1]}}}
-    monkeypatch.setattr(shapes, "_DIGESTS", {})  # a new snakemake process: read from the cache
-    monkeypatch.setattr(shapes, "digest_trials", lambda trials: pytest.fail("read the file again"))
-    assert shapes.trial_digest(str(path), cache)["s"]["tasks"] == {"t": [1, 1]}
-    path.write_text(json.dumps({"trials": [trial | {"outcome": "failed"}]}))
-    monkeypatch.undo()
-    assert shapes.trial_digest(str(path), cache)["s"]["tasks"] == {"t": [1, 0]}
 
 
 def test_a_grid_of_another_shape_or_seed_is_refused():

@@ -79,6 +79,8 @@ def test_reruns_only_what_changed(workflow, real_jobs):
         f"reports/{nop_tc}/report.md",
         f"reports/{nop_tc}/summary.json",
         f"reports/{nop_tc}/writeup.md",
+        f"reports/{nop_tc}/run-card.json",
+        f"reports/{nop_tc}/run-summary.json",
         "index.md",
         "exclusions.tsv",
         *(f"paper/{n}" for n in ("settings.md", "settings.csv", "settings.tex", "comparisons.md", "comparisons.csv",

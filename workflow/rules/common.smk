@@ -9,6 +9,7 @@ from snakemake.utils import validate
 sys.path.insert(0, str(Path(workflow.basedir, "workflow", "scripts")))
 
 from benchreport import controls, discover, environment, lineage  # noqa: E402
+import coverage_grid as coverage_shapes  # noqa: E402 (workflow/scripts/coverage_grid.py)
 
 validate(config, schema="../../config/schema.yaml")
 
@@ -181,7 +182,7 @@ def compute_settings_map():
     return found
 
 
-def stats_inputs(wildcards):
+def stats_jobs(wildcards):
     """The setting's own job folders, plus those holding controls on any of its tasks."""
     found = settings_map()
     mine = found[wildcards.setting]
@@ -190,13 +191,30 @@ def stats_inputs(wildcards):
         for other in found.values():
             if other["control"] and other["tasks"] & mine["tasks"]:
                 jobs.update(other["jobs"])
-    return {"trials": [ingest_output(job_id) for job_id in sorted(jobs)]}
+    return sorted(jobs)
+
+
+def stats_inputs(wildcards):
+    """The trials of stats_jobs, and the coverage grid at the setting's shape (tasks x tries,
+    known from their index.json; none when no task was scored)."""
+    jobs = stats_jobs(wildcards)
+    indexes = [job_index(job_id) for job_id in jobs]
+    grid = coverage_shapes.grid_input(
+        wildcards.setting, indexes, config["controls"]["on_failure"]
+    )
+    return {"trials": [ingest_output(job_id) for job_id in jobs]} | grid
 
 
 def report_files(setting):
     return [
         f"results/reports/{setting}/{name}"
-        for name in ("report.md", "summary.json", "writeup.md")
+        for name in (
+            "report.md",
+            "summary.json",
+            "writeup.md",
+            "run-card.json",
+            "run-summary.json",
+        )
     ]
 
 

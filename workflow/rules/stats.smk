@@ -1,6 +1,3 @@
-import coverage_grid as coverage_shapes  # workflow/scripts/coverage_grid.py
-
-
 rule coverage_grid:
     output:
         grid="results/coverage/{tasks}x{tries}.json",
@@ -31,14 +28,6 @@ rule coverage_grid:
 rule stats:
     input:
         unpack(stats_inputs),
-        # the coverage grid at the setting's shape (none when no task was scored)
-        unpack(
-            lambda wildcards: coverage_shapes.grid_input(
-                wildcards.setting,
-                stats_inputs(wildcards)["trials"],
-                config["controls"]["on_failure"],
-            )
-        ),
     output:
         stats="results/settings/{setting}/stats.json",
         lineage=lineage_of("results/settings/{setting}/stats.json"),
@@ -52,6 +41,7 @@ rule stats:
     params:
         stats=config["statistics"],
         failed_control=config["controls"]["on_failure"],
+        benchmark_version=config["benchmark_version"],
         code=CODE["stats"],
     script:
         "../scripts/stats.py"

@@ -2,62 +2,18 @@
 (tasks x tries), simulated once per shape and shared by every setting of that shape.
 
 The module also tells stats.smk, before a stats job runs, which grid the setting's headline will
-need (`grid_input`); the workflow imports it at parse time, so nothing heavy is imported at
-module level, and the rule's own work is in `main`.
+need (`grid_input`, from the ingests' index.json); the workflow imports it at parse time, so
+nothing heavy is imported at module level, and the rule's own work is in `main`.
 """
 
 # (no `from __future__ import`: Snakemake's script directive puts its preamble first)
-import hashlib
-import json
-import os
 import statistics
 from collections import Counter
-from pathlib import Path
-
-# Per ingest (trials.json), what its trials tell about shapes, kept on disk by the file's size and
-# mtime, so that each version of a file is read once, not at every start of snakemake.
-DIGEST_CACHE = Path(".snakemake", "benchreport-coverage-shapes")
-_DIGESTS: dict[str, tuple[list[int], dict]] = {}
 
 
-def digest_trials(trials: list[dict]) -> dict:
-    """setting -> its control kind and, per task, [trials that finished, trials that passed];
-    interrupted trials are left out, as in the stats."""
-    digest = {}
-    for trial in trials:
-        if trial["outcome"] != "interrupted":
-            entry = digest.setdefault(trial["setting"], {"control": trial["control"], "tasks": {}})
-            counts = entry["tasks"].setdefault(trial["task"], [0, 0])
-            counts[0] += 1
-            counts[1] += trial["outcome"] == "passed"
-    return digest
-
-
-def trial_digest(path: str, cache_dir: Path = DIGEST_CACHE) -> dict:
-    """`digest_trials` of one ingest's trials.json, read once per version of the file."""
-    info = os.stat(path)
-    stamp = [info.st_size, info.st_mtime_ns]
-    if path in _DIGESTS and _DIGESTS[path][0] == stamp:
-        return _DIGESTS[path][1]
-    cache = cache_dir / (hashlib.sha256(path.encode()).hexdigest()[:32] + ".json")
-    try:
-        stored = json.loads(cache.read_text(encoding="utf-8"))
-        digest = stored["digest"] if stored["stamp"] == stamp else None
-    except (OSError, ValueError, KeyError):
-        digest = None
-    if digest is None:
-        with open(path, encoding="utf-8") as handle:
-            digest = digest_trials(json.load(handle)["trials"])
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        partial = cache.with_suffix(".tmp")
-        partial.write_text(json.dumps({"stamp": stamp, "digest": digest}), encoding="utf-8")
-        partial.replace(cache)
-    _DIGESTS[path] = (stamp, digest)
-    return digest
-
-
-def coverage_shape(setting: str, digests: list[dict], on_failure: str) -> tuple[int, int] | None:
-    """(tasks, tries) of the coverage grid a setting's headline needs, or None (no task scored).
+def coverage_shape(setting: str, indexes: list[dict], on_failure: str) -> tuple[int, int] | None:
+    """(tasks, tries) of the coverage grid a setting's headline needs, or None (no task scored),
+    from the index.json of the ingests its stats job reads (ingest.settings_index).
 
     What benchreport.stats computes from the same trials (setting_stats, coverage_shape): the
     tasks with a finished trial, less those whose controls failed when on_failure is "exclude"
@@ -65,14 +21,15 @@ def coverage_shape(setting: str, digests: list[dict], on_failure: str) -> tuple[
     number of finished trials per task, rounded. The stats job checks the grid it is given.
     """
     finished, controls, control = Counter(), {}, None
-    for digest in digests:
-        for other, entry in digest.items():
+    for index in indexes:
+        for other, entry in index["settings"].items():
+            kind = entry["key"]["control"]
             if other == setting:
-                control = entry["control"]
-                finished.update({task: counts[0] for task, counts in entry["tasks"].items()})
-            if entry["control"]:
-                for task, (trials, passed) in entry["tasks"].items():
-                    cell = controls.setdefault((entry["control"], task), [0, 0])
+                control = kind
+                finished.update({task: counts[0] for task, counts in entry["counts"].items()})
+            if kind:
+                for task, (trials, passed) in entry["counts"].items():
+                    cell = controls.setdefault((kind, task), [0, 0])
                     cell[0] += trials
                     cell[1] += passed
 
@@ -87,9 +44,9 @@ def coverage_shape(setting: str, digests: list[dict], on_failure: str) -> tuple[
     return len(counts), max(1, round(statistics.median(counts)))
 
 
-def grid_input(setting: str, ingests: list[str], on_failure: str) -> dict:
+def grid_input(setting: str, indexes: list[dict], on_failure: str) -> dict:
     """The stats rule's input for a setting's coverage grid, from the ingests its job reads."""
-    shape = coverage_shape(setting, [trial_digest(path) for path in ingests], on_failure)
+    shape = coverage_shape(setting, indexes, on_failure)
     return {} if shape is None else {"coverage": "results/coverage/{}x{}.json".format(*shape)}
 
 

@@ -1,9 +1,10 @@
-"""Rule report: report.md, summary.json and writeup.md of one setting."""
+"""Rule report: report.md, summary.json, writeup.md, run-card.json and run-summary.json of one setting."""
 
 import json
 import sys
 
-from benchreport.files import load_json, write_text
+from benchreport import runcard
+from benchreport.files import dump_json, load_json, write_text
 from benchreport.lineage import write_for_rule
 from benchreport.render import environment_rows, render_report, render_summary, render_writeup
 
@@ -13,7 +14,11 @@ sys.stderr = open(snakemake.log[0], "w")
 stats = load_json(snakemake.input.stats)
 records = {path: load_json(path) for path in snakemake.input.get("images", [])}
 environment = environment_rows(json.loads(snakemake.params.task_images), records, stats["per_task"])
-write_text(snakemake.output.report, render_report(stats, environment))
-write_text(snakemake.output.summary, render_summary(stats, environment))
-write_text(snakemake.output.writeup, render_writeup(stats, environment))
+card = runcard.build_run_card(stats, environment, min_tries=snakemake.params.min_tries)
+runcard.validate(card)
+write_text(snakemake.output.report, render_report(stats, environment, card))
+write_text(snakemake.output.summary, render_summary(stats, environment, card))
+write_text(snakemake.output.writeup, render_writeup(stats, environment, card))
+write_text(snakemake.output.run_card, dump_json(card))
+write_text(snakemake.output.run_summary, dump_json(card["run_summary"]))
 write_for_rule(snakemake, "report")

@@ -2,6 +2,7 @@
 
 import sys
 
+from benchreport import runcard
 from benchreport.files import dump_json, load_json, write_text
 from benchreport.lineage import write_for_rule
 from benchreport.stats import setting_stats
@@ -28,5 +29,6 @@ params = snakemake.params.stats | {"failed_control": snakemake.params.failed_con
 stats = setting_stats(setting, trials, params, grid_for)
 stats["job_folders"] = [ingest["job"] | {"crosscheck": ingest["crosscheck"]} for ingest in own_jobs]
 stats["ledger"] = [row for ingest in own_jobs for row in ingest["ledger"]]
+stats |= runcard.card_parts(setting, ingests, stats, benchmark_config=snakemake.params.benchmark_version)
 write_text(snakemake.output.stats, dump_json(stats))
 write_for_rule(snakemake, "stats")

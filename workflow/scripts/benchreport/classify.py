@@ -7,6 +7,8 @@ from .files import finite_number, json_type_name
 OUTCOMES = ("passed", "failed", "errored", "verifier_errored", "unscored", "interrupted")
 AUDIT_BUCKETS = ("passed", "failed", "errored", "verifier_errored", "unscored")
 DEFAULT_NOP_AGENTS = ("nop", "noop", "empty")
+INTERRUPTED_REASON = "interrupted: config.json but no result.json (the attempt never finished)"
+PENDING_REASON = "rubric review pending: solver.json but no result.json yet (no verdict to count)"
 
 
 class BadReward(ValueError):

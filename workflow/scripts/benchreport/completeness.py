@@ -27,7 +27,7 @@ NOT_COMPUTED = "not computed (stats.json lacks this part)"
 
 
 def count(number: int, noun: str) -> str:
-    """'1 trial', '9 trials' (kept here, not imported from render, so render may import this)."""
+    """'1 trial', '9 trials' (render uses this one; it lives here so render may import this module)."""
     return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
 
 
@@ -39,8 +39,8 @@ def _partial_or_present(missing, note=None) -> dict:
     return _item("partial" if missing else "present", missing, note)
 
 
-def _pct(value) -> str:
-    return "n/a" if value is None else f"{value * 100:.0f}%"
+def _pct(value, digits: int = 0) -> str:
+    return "n/a" if value is None else f"{value * 100:.{digits}f}%"
 
 
 def check_number(card: dict) -> dict:
@@ -53,7 +53,7 @@ def check_number(card: dict) -> dict:
     if headline.get("reaches_target") is False:
         return _item("partial", [
             f"an interval method whose coverage reaches {_pct(result['confidence'])} at this number of tasks and "
-            f"tries (the best, {headline.get('method')}, reaches {_pct(headline.get('worst_coverage'))})"
+            f"tries (the best, {headline.get('method')}, reaches {_pct(headline.get('worst_coverage'), 2)})"
         ])
     return _item("present", note=f"{headline.get('method')}, {_pct(headline['low'])} to {_pct(headline['high'])}")
 

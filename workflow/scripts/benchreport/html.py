@@ -30,8 +30,9 @@ import re
 from pathlib import Path
 
 import jinja2
+from markupsafe import Markup
 
-from . import paper
+from . import completeness, paper
 from .intervals import wilson
 from .render import NOT_RECORDED, bucket_difference, num, pct, reward, seconds, usd
 
@@ -412,7 +413,10 @@ def setting_section(summary: dict) -> dict:
     sentences = headline_sentences(summary)
     left_out, left_out_hidden = listed(summary.get("left_out") or [])
     differences, differences_hidden = listed(differences)
+    # the checklist arrives escaped from completeness.render_html; Markup keeps it as HTML
+    checklist = Markup(completeness.render_html(summary["completeness"])) if summary.get("completeness") else None
     return {
+        "completeness": checklist,
         "setting": setting,
         "description": summary["description"],
         "control": summary["settings"].get("control"),

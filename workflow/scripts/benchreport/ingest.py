@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 from . import classify, grader, provenance, settings
+from .classify import INTERRUPTED_REASON, PENDING_REASON
 from .discover import TRAJECTORY, TRIAL_NAME, JobFolder, attempt_folders, request_prefix, review_files
 from .secrets import redact
 from .files import MISSING, BadFile, finite_number, locate, parse_json_bytes, read_json_file, sha256_file
@@ -334,6 +335,24 @@ def collapse(attempts: list[dict], job: JobFolder) -> list[dict]:
     return sorted(trials, key=lambda trial: (trial["setting"], trial["task"], trial["folder"]))
 
 
+def settings_index(trials: list[dict]) -> dict:
+    """Per setting of a job folder: its key, its tasks, and per task [finished trials, passed]
+    (interrupted ones left out, as in the stats), which tells the workflow, before any stats
+    job runs, the shape (tasks x tries) of the coverage grid each setting's headline needs."""
+    index = {}
+    for trial in trials:
+        entry = index.setdefault(trial["setting"], {"key": trial["setting_key"], "tasks": set(), "counts": {}})
+        entry["tasks"].add(trial["task"])
+        if trial["outcome"] != "interrupted":
+            counts = entry["counts"].setdefault(trial["task"], [0, 0])
+            counts[0] += 1
+            counts[1] += trial["outcome"] == "passed"
+    return {
+        setting: {"key": entry["key"], "tasks": sorted(entry["tasks"]), "counts": dict(sorted(entry["counts"].items()))}
+        for setting, entry in sorted(index.items())
+    }
+
+
 def crosscheck(summary, attempts: list[dict]) -> dict:
     """BenchFlow's summary.json counts the last attempt of each task with its audit buckets;
     recount them that way so every difference from our outcomes can be named."""
@@ -380,10 +399,8 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=()) -> dict:
         finished = [by_folder[folder] for folder in trial["attempt_folders"] if by_folder[folder]["complete"]]
         last = max(finished, key=lambda a: (a.get("started_at") or "", a["folder"]), default=None)
         trial["benchflow_bucket"] = last["audit"] if last else None
-    index, tasks = {}, {}
+    tasks = {}
     for trial in trials:
-        entry = index.setdefault(trial["setting"], {"key": trial["setting_key"], "tasks": set()})
-        entry["tasks"].add(trial["task"])
         seen = tasks.setdefault(trial["task"], {"paths": set(), "digests": set()})
         seen["paths"].update([trial["task_path"]] if trial["task_path"] else [])
         seen["digests"].update([trial["task_digest"]] if trial["task_digest"] else [])
@@ -403,14 +420,12 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=()) -> dict:
         "trials": trials,
         "ledger": sorted(reader.ledger, key=lambda row: (row["folder"], row["file"], row["reason"])),
         "crosscheck": check,
-        "settings": {sid: {"key": e["key"], "tasks": sorted(e["tasks"])} for sid, e in sorted(index.items())},
+        "settings": settings_index(trials),
         "tasks": {task: {k: sorted(v) for k, v in sorted(seen.items())} for task, seen in sorted(tasks.items())},
         "sources": sorted(reader.sources, key=lambda source: source["path"]),
     }
 
 
-INTERRUPTED_REASON = "interrupted: config.json but no result.json (the attempt never finished)"
-PENDING_REASON = "rubric review pending: solver.json but no result.json yet (no verdict to count)"
 
 
 def job_ledger(ingest: dict) -> dict:

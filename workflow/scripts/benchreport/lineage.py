@@ -25,25 +25,29 @@ SOFTWARE = ("snakemake", "numpy", "scipy", "jinja2", "pyyaml", "matplotlib", "pi
 COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineage.py"]
 # The code each stage runs: its thin script and the package modules it uses. A change to one of
 # these files re-runs that stage and what depends on it, nothing else.
+# render.py and what it imports: every stage that renders numbers as text.
+RENDER = ["benchreport/render.py", "benchreport/environment.py", "benchreport/intervals.py", "benchreport/classify.py",
+          "benchreport/completeness.py", "benchreport/grader.py", "benchreport/runcard.py", "benchreport/provenance.py",
+          "benchreport/secrets.py"]
 STAGE_CODE = {
-    "ingest": ["ingest.py", "benchreport/discover.py", "benchreport/classify.py",
-               "benchreport/settings.py", "benchreport/ingest.py", "benchreport/secrets.py"],
+    "ingest": ["ingest.py", "benchreport/discover.py", "benchreport/classify.py", "benchreport/settings.py",
+               "benchreport/ingest.py", "benchreport/secrets.py", "benchreport/grader.py",
+               "benchreport/provenance.py"],
     "coverage": ["coverage_grid.py", "benchreport/intervals.py", "benchreport/coverage.py"],
     "stats": ["stats.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/passk.py",
               "benchreport/settings.py", "benchreport/stats.py"],
-    "report": ["report.py", "benchreport/intervals.py", "benchreport/render.py", "benchreport/environment.py",
-               "benchreport/templates/report.md.j2", "benchreport/templates/writeup.md.j2"],
-    "overview": ["overview.py", "benchreport/overview.py"],
+    "report": ["report.py", *RENDER, "benchreport/templates/report.md.j2", "benchreport/templates/writeup.md.j2",
+               "../schemas/run-card.schema.json", "../schemas/benchflow-run-summary.v1.schema.json"],
+    "overview": ["overview.py", "benchreport/overview.py", *RENDER],
     "environment": ["inspect_image.py", "benchreport/environment.py"],
     "controls": ["run_controls.py", "benchreport/controls.py"],
-    "paper": ["paper.py", "benchreport/paper.py", "benchreport/figures.py", "benchreport/render.py",
-              "benchreport/environment.py", "benchreport/intervals.py"],
-    "html": ["html_report.py", "benchreport/html.py", "benchreport/paper.py", "benchreport/render.py",
-             "benchreport/environment.py", "benchreport/intervals.py", "benchreport/templates/report.html.j2"],
+    "paper": ["paper.py", "benchreport/paper.py", "benchreport/figures.py", *RENDER],
+    "html": ["html_report.py", "benchreport/html.py", "benchreport/paper.py", *RENDER,
+             "benchreport/templates/report.html.j2"],
     "bundle": ["bundle.py", "benchreport/bundle.py", "benchreport/secrets.py", "benchreport/rocrate.py",
-               "benchreport/discover.py", "benchreport/ingest.py"],
-    "compare": ["compare.py", "benchreport/compare.py", "benchreport/paired.py", "benchreport/intervals.py",
-                "benchreport/render.py"],
+               "benchreport/discover.py", "benchreport/ingest.py", "benchreport/classify.py", "benchreport/grader.py",
+               "benchreport/provenance.py", "benchreport/settings.py"],
+    "compare": ["compare.py", "benchreport/compare.py", "benchreport/paired.py", *RENDER],
 }
 
 

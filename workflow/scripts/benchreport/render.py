@@ -7,12 +7,19 @@ from pathlib import Path
 
 import jinja2
 
+from . import completeness, grader, runcard
+from .completeness import count
 from .environment import repo_digest_text
 from .files import dump_json
+from .classify import INTERRUPTED_REASON, PENDING_REASON
 from .intervals import wilson
 
 TEMPLATES = Path(__file__).parent / "templates"
 NOT_RECORDED = "not recorded"
+GRADED_BY = {"script": "graded by the verifier script", "model": "graded by a model",
+             "mixed": "graded partly by a model, partly by the verifier script alone"}
+
+
 def pct(value, digits: int = 0) -> str:
     return "n/a" if value is None else f"{value * 100:.{digits}f}%"
 
@@ -33,11 +40,6 @@ def seconds(value) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:.1f}"
 
 
-def count(number: int, noun: str) -> str:
-    """'1 trial', '9 trials'."""
-    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
-
-
 def reward(value) -> str:
     return "—" if value is None else f"{value:g}"
 
@@ -47,6 +49,10 @@ def cell(value) -> str:
     text = "—" if value is None or value == "" else str(value)
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+
+
+def interrupted_reason(trial: dict) -> str:
+    return PENDING_REASON if trial.get("review_pending") else INTERRUPTED_REASON
 
 
 def bar(rate, width: int = 10) -> str:
@@ -78,7 +84,8 @@ def _jinja() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(pct=pct, num=num, usd=usd, reward=reward, cell=cell, bar=bar, count=count, seconds=seconds)
+    env.filters.update(pct=pct, num=num, usd=usd, reward=reward, cell=cell, bar=bar, count=count, seconds=seconds,
+                       interrupted_reason=interrupted_reason)
     env.globals.update(NOT_RECORDED=NOT_RECORDED)
     return env
 
@@ -131,7 +138,7 @@ def environment_left_out(rows: list[dict]) -> list[dict]:
     ]
 
 
-def _context(stats: dict, environment: list[dict]) -> dict:
+def _context(stats: dict, environment: list[dict], card: dict) -> dict:
     jobs, ledger = stats["job_folders"], stats["ledger"] + environment_left_out(environment)
     differences = [(trial, bucket_difference(trial)) for trial in stats["trials"]]
     per_task = [
@@ -147,19 +154,28 @@ def _context(stats: dict, environment: list[dict]) -> dict:
         "differences": [(trial, why) for trial, why in differences if why],
         "sampling_keys": ", ".join(stats["sampling"]) if stats["sampling"] else "",
         "json": lambda value: json.dumps(value, sort_keys=True),
+        "card": card,
+        "graded_by": GRADED_BY[card["grader"]["kind"]],
+        "sections": {
+            "grader": grader.render_markdown(card["grader"], cell),
+            "left_out": runcard.left_out_markdown(card["left_out"], cell),
+            "tokens_and_cost": runcard.tokens_and_cost_markdown(card["tokens_and_cost"], usd),
+            "completeness": completeness.render_markdown(card["completeness"], cell),
+            "limits": completeness.writeup_sentences(card),
+        },
     }
 
 
-def render_report(stats: dict, environment: list[dict]) -> str:
-    return _jinja().get_template("report.md.j2").render(**_context(stats, environment))
+def render_report(stats: dict, environment: list[dict], card: dict) -> str:
+    return _jinja().get_template("report.md.j2").render(**_context(stats, environment, card))
 
 
-def render_writeup(stats: dict, environment: list[dict]) -> str:
-    text = _jinja().get_template("writeup.md.j2").render(**_context(stats, environment))
+def render_writeup(stats: dict, environment: list[dict], card: dict) -> str:
+    text = _jinja().get_template("writeup.md.j2").render(**_context(stats, environment, card))
     return " ".join(text.split()) + "\n"
 
 
-def render_summary(stats: dict, environment: list[dict]) -> str:
+def render_summary(stats: dict, environment: list[dict], card: dict) -> str:
     jobs, ledger = stats["job_folders"], stats["ledger"] + environment_left_out(environment)
     summary = {
         "schema": "benchreport.setting-summary/1",
@@ -192,8 +208,9 @@ def render_summary(stats: dict, environment: list[dict]) -> str:
             {"id": job["id"], "try_index": job["try_index"], "benchflow_summary": job["crosscheck"]} for job in jobs
         ],
         "left_out": ledger + [{"job": t["job"], "folder": t["folder"], "file": f"{t['folder']}/result.json",
-                               "reason": "interrupted: config.json but no result.json (the attempt never finished)",
+                               "reason": interrupted_reason(t),
                                "effect": "trial left out of the pass rate"} for t in stats["interrupted"]],
         "trials": stats["trials"],
+        "completeness": card["completeness"],
     }
     return dump_json(summary)

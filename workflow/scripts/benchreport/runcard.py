@@ -14,8 +14,10 @@ Pure functions: plain data in, plain data out.
 
 from __future__ import annotations
 
+import json
 import statistics as pystats
 from collections import Counter
+from pathlib import Path
 
 from . import completeness, grader, provenance
 from .completeness import count
@@ -529,6 +531,21 @@ def build_run_card(stats: dict, environment=None, *, min_tries: int = 3) -> dict
     return card
 
 
+SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
+
+
+def validate(card: dict) -> None:
+    """Raise jsonschema.ValidationError unless the card and its run summary follow their schemas
+    (workflow/schemas/: ours, and BenchFlow's run-summary v1 as published)."""
+    import jsonschema  # a Snakemake dependency; imported here so the report stage alone pays
+
+    for document, name in ((card, "run-card.schema.json"), (card["run_summary"], "benchflow-run-summary.v1.schema.json")):
+        if document is None:
+            continue
+        schema = json.loads((SCHEMAS / name).read_text(encoding="utf-8"))
+        jsonschema.Draft202012Validator(schema).validate(document)
+
+
 # ------------------------------------------------------------------------------------------
 # Markdown for the report's sections
 
@@ -556,8 +573,11 @@ def left_out_markdown(accounting: dict, cell=str) -> str:
         lines.append("Budget stops: none" + ("" if accounting["budget_recorded"] else " (no summary.json records a budget)") + ".")
     for row in accounting["files_not_read"]:
         lines.append(f"File not read: {cell(row['file'])} in {cell(row['job'])}: {cell(row['reason'])} ({cell(row['effect'])}).")
+    by_status = {}
     for row in accounting["images_not_inspected"]:
-        lines.append(f"Image not inspected: task {cell(row['task'])}: {cell(row['status'])}.")
+        by_status.setdefault(row["status"], []).append(row["task"])
+    for status, tasks in sorted(by_status.items()):
+        lines.append(f"Images not inspected ({cell(status)}) for {count(len(tasks), 'task')}: {cell(', '.join(tasks))}.")
     return "\n".join(lines) + "\n"
 
 
