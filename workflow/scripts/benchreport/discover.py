@@ -10,6 +10,7 @@ folder's ingest only.
 
 from __future__ import annotations
 
+import concurrent.futures
 import hashlib
 import json
 import os
@@ -190,20 +191,71 @@ def _prefix_or_file_sha256(path: str, relpath: str, max_requests: int) -> str:
     return sha256_file(path)
 
 
-def stat_state(job: JobFolder) -> dict[str, list]:
-    """relpath -> [size, mtime_ns] of each file ingest reads, or [reason] when it cannot be read:
-    one lstat per file, no reading."""
+# What an attempt folder may hold that ingest reads (a folder for the last three).
+WATCHED = (*TRIAL_FILES, "trajectory", *REVIEW_DIRS)
+
+
+def _watched_entries(attempt_dir: str) -> list[str]:
+    """The WATCHED names an attempt folder holds; a folder that is a real folder (not a link) is
+    marked with a trailing '/'."""
+    with os.scandir(attempt_dir) as entries:
+        return sorted(
+            entry.name + ("/" if entry.is_dir(follow_symlinks=False) else "") for entry in entries if entry.name in WATCHED
+        )
+
+
+def stat_state(job: JobFolder, folders_before: dict | None = None) -> tuple[dict[str, list], dict[str, list]]:
+    """(relpath -> [size, mtime_ns] of each file ingest reads, or [reason] when it cannot be read;
+    attempt folder -> [its mtime_ns, its WATCHED entries]). No file is read.
+
+    An attempt folder whose mtime is what `folders_before` says holds the same entries (creating,
+    removing or renaming one changes it), so only the files it holds are lstat'ed: about five
+    system calls per attempt, however many of the optional files are absent.
+    """
     job_dir = str(job.path)
     root_real = os.path.realpath(job.root)
-    state = {}
-    for relpath in files_to_read(job.path):
+    folders_before = folders_before or {}
+    state, folders = {}, {}
+
+    def checked(relpath):  # any path: links resolved inside the root, or the reason
         try:
             _, info = locate(job_dir, relpath, root_real)
         except BadFile as exc:
             state[relpath] = [exc.reason]
-            continue
+            return
         state[relpath] = [info.st_size, info.st_mtime_ns]
-    return state
+
+    def plain(relpath):  # a file under real folders only: a regular file needs one lstat
+        try:
+            info = os.lstat(f"{job_dir}/{relpath}")
+        except OSError:
+            info = None
+        if info is not None and stat.S_ISREG(info.st_mode):
+            state[relpath] = [info.st_size, info.st_mtime_ns]
+        else:
+            checked(relpath)
+
+    checked("summary.json")
+    for name in attempt_folders(job.path):
+        attempt = f"{job_dir}/{name}"
+        try:
+            mtime = os.lstat(attempt).st_mtime_ns
+            known = folders_before.get(name)
+            entries = known[1] if known and known[0] == mtime else _watched_entries(attempt)
+        except OSError:
+            continue
+        folders[name] = [mtime, entries]
+        for entry in entries:
+            if entry in TRIAL_FILES:
+                plain(f"{name}/{entry}")
+            elif entry == "trajectory/":
+                plain(f"{name}/{TRAJECTORY}")
+            elif entry == "trajectory":  # not a real folder: a link, whose target locate checks
+                checked(f"{name}/{TRAJECTORY}")
+        if any(entry.rstrip("/") in REVIEW_DIRS for entry in entries):
+            for path in review_files(attempt):  # walked every time: a new file deep inside leaves
+                checked(f"{name}/{path}")  # the attempt folder's mtime as it was
+    return state, folders
 
 
 def content_changed(job: JobFolder, max_requests: int, before: dict, now: dict, recorded) -> bool:
@@ -217,7 +269,7 @@ def content_changed(job: JobFolder, max_requests: int, before: dict, now: dict, 
     if before.keys() != now.keys():
         return True
     known = None
-    job_dir = str(job.path)
+    job_dir, root_real = str(job.path), os.path.realpath(job.root)
     for relpath, entry in now.items():
         old = before[relpath]
         if len(entry) == 1 or len(old) == 1:
@@ -225,11 +277,12 @@ def content_changed(job: JobFolder, max_requests: int, before: dict, now: dict, 
                 return True
             continue
         if old[:2] == entry:
-            entry.append(old[2] if len(old) > 2 else None)
+            entry.extend(old[2:])  # the sha256, when an earlier parse computed it
             continue
         try:
-            sha = _prefix_or_file_sha256(f"{job_dir}/{relpath}", relpath, max_requests)
-        except OSError:
+            path = locate(job_dir, relpath, root_real)[0]
+            sha = _prefix_or_file_sha256(path, relpath, max_requests)
+        except (BadFile, OSError):
             return True
         if len(old) > 2 and old[2] is not None:
             previous = old[2]
@@ -252,17 +305,18 @@ def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) 
     """
     key = hashlib.sha256(f"{job.job_id}\0{max_requests}".encode()).hexdigest()[:16]
     stamp, cache_file = state_dir / f"{key}.stamp", state_dir / f"{key}.json"
-    now = stat_state(job)
     try:
         before = json.loads(cache_file.read_bytes())
-    except (OSError, ValueError):
-        before = None
-    if before is None or not stamp.is_file() or content_changed(job, max_requests, before, now, recorded):
+        files_before, folders_before = before["files"], before["folders"]
+    except (OSError, ValueError, KeyError, TypeError):
+        files_before = folders_before = None
+    now, folders = stat_state(job, folders_before)
+    if files_before is None or not stamp.is_file() or content_changed(job, max_requests, files_before, now, recorded):
         now = {relpath: entry[:2] for relpath, entry in now.items()}
         stamp.write_text(hashlib.sha256(json.dumps(now, sort_keys=True).encode()).hexdigest() + "\n")
-        cache_file.write_text(json.dumps(now, sort_keys=True))
-    elif now != before:
-        cache_file.write_text(json.dumps(now, sort_keys=True))
+        cache_file.write_text(json.dumps({"files": now, "folders": folders}, sort_keys=True))
+    elif now != files_before or folders != folders_before:
+        cache_file.write_text(json.dumps({"files": now, "folders": folders}, sort_keys=True))
     return stamp
 
 
@@ -270,7 +324,10 @@ def refresh_states(jobs: list[JobFolder], max_requests: int, state_dir: Path, re
     """job id -> its stamp file (see refresh_state); `recorded_sources(job)` gives relpath ->
     sha256 of what the job's last ingest read ({} when it never ran)."""
     state_dir.mkdir(parents=True, exist_ok=True)
-    return {
-        job.job_id: refresh_state(job, max_requests, state_dir, lambda job=job: recorded_sources(job)).as_posix()
-        for job in jobs
-    }
+
+    def refresh(job):
+        return refresh_state(job, max_requests, state_dir, lambda: recorded_sources(job)).as_posix()
+
+    # lstat releases the GIL: two threads overlap one folder's system calls with another's Python
+    with concurrent.futures.ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:
+        return dict(zip((job.job_id for job in jobs), pool.map(refresh, jobs)))

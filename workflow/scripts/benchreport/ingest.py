@@ -111,8 +111,19 @@ def _free_text(value):
     return redact(text.encode())[0].decode() if text else None
 
 
+_CANONICAL: dict = {}
+
+
 def _canonical(value) -> str:
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, separators=(",", ":"))
+    """A sampling value as one string; the few scalar values of a run are encoded once."""
+    if isinstance(value, str):
+        return value
+    key = (type(value), value) if isinstance(value, (int, float, bool)) or value is None else None
+    if key is None:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    if key not in _CANONICAL:
+        _CANONICAL[key] = json.dumps(value, separators=(",", ":"))
+    return _CANONICAL[key]
 
 
 def exchange_parts(exchange: dict) -> tuple[dict, dict, dict]:

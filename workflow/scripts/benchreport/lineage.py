@@ -9,6 +9,7 @@ ingest the job-folder files read. Records carry the time they were written; outp
 from __future__ import annotations
 
 import datetime
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -72,6 +73,7 @@ def stage_code(stage: str) -> dict:
     return {"sha256": combined, "files": hashes}
 
 
+@functools.lru_cache(maxsize=None)
 def git_state(directory: Path) -> dict:
     def git(*args):
         return subprocess.run(
@@ -84,6 +86,7 @@ def git_state(directory: Path) -> dict:
         return {"commit": None, "dirty": None, "note": "not a git checkout"}
 
 
+@functools.lru_cache(maxsize=None)
 def software_versions() -> dict:
     versions = {"python": platform.python_version()}
     for name in SOFTWARE:

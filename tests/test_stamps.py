@@ -1,0 +1,96 @@
+"""The stamp file that decides whether a job folder's ingest runs again (discover.refresh_state):
+rewritten exactly when what ingest reads changed, whatever way it changed, and never by reading
+through a link out of the root."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+from benchreport import discover, ingest
+from conftest import EXAMPLE
+
+JOB = "benchflow-real-jobs/script-run/oracle-x3/oracle/trial-01"
+
+
+@pytest.fixture
+def job(tmp_path):
+    root = tmp_path / "jobs"
+    shutil.copytree(EXAMPLE / JOB, root / "oracle")
+    [folder] = discover.find_job_folders([str(root)])
+    return folder
+
+
+def recorded(job):
+    """relpath -> sha256 of what an ingest of the folder reads now (as its lineage records it)."""
+    prefix = job.path.as_posix() + "/"
+    sources = ingest.ingest_job(job)["sources"]
+    return {source["path"].removeprefix(prefix): source["sha256"] for source in sources}
+
+
+def refresh(job, state, sources):
+    stamp = discover.refresh_state(job, 20, state, lambda: sources)
+    return stamp.stat().st_mtime_ns, stamp.read_text()
+
+
+def attempt(job):
+    return next(path for path in job.path.iterdir() if path.is_dir())
+
+
+def test_unchanged_and_touched_keep_the_stamp_edits_rewrite_it(job, tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    first = refresh(job, state, recorded(job))
+    assert refresh(job, state, recorded(job)) == first
+
+    result = attempt(job) / "result.json"
+    os.utime(result, ns=(1, 2))  # touched: size and mtime move, content does not
+    assert refresh(job, state, recorded(job)) == first
+
+    data = json.loads(result.read_text())
+    data["rewards"] = {"reward": 0.0 if data["rewards"]["reward"] else 1.0}
+    sources = recorded(job)
+    result.write_text(json.dumps(data))  # edited in place: the folder's mtime does not move
+    second = refresh(job, state, sources)
+    assert second != first
+    assert refresh(job, state, recorded(job)) == second
+
+
+@pytest.mark.parametrize("where", ["solver.json", "reviews/r1/result.json", "scoring/r1.json", "trajectory/llm_trajectory.jsonl"])
+def test_a_new_file_ingest_reads_rewrites_the_stamp(job, tmp_path, where):
+    state = tmp_path / "state"
+    state.mkdir()
+    sources = recorded(job)
+    first = refresh(job, state, sources)
+    target = attempt(job) / where
+    if target.exists():
+        target.unlink()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        assert refresh(job, state, sources) != first  # removing it counts too
+        first = refresh(job, state, sources)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if where.startswith("reviews/"):
+        # a file deep inside an existing reviews/ folder leaves the attempt folder's mtime alone
+        target.parent.joinpath("placeholder.txt").write_text("x")
+        first = refresh(job, state, sources)
+    target.write_text("{}\n")
+    assert refresh(job, state, sources) != first
+
+
+def test_a_link_out_of_the_root_is_never_read(job, tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.mkfifo(outside / "llm_trajectory.jsonl")  # opening it would hang the test
+    trajectory = attempt(job) / "trajectory"
+    shutil.rmtree(trajectory, ignore_errors=True)
+    trajectory.symlink_to(outside, target_is_directory=True)
+    refresh(job, state, {})
+    files = json.loads(next(state.glob("*.json")).read_text())["files"]
+    relpath = f"{attempt(job).name}/{discover.TRAJECTORY}"
+    assert files[relpath] == ["is a link pointing outside the job root; it was not read"]
+    os.utime(outside / "llm_trajectory.jsonl", ns=(5, 6))
+    refresh(job, state, {})  # still not read: the reason stands in for the stat
