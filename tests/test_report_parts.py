@@ -157,3 +157,13 @@ def test_report_html_carries_each_settings_checklist(ran):
     page = (workflow.results / "report.html").read_text()
     assert page.count('<table class="completeness">') == len(reports)
     assert page.count('<tr class="missing">') + page.count('<tr class="partial">') + page.count('<tr class="present">') == 10 * len(reports)
+
+
+def test_index_shows_each_settings_checklist_tally(ran):
+    workflow, reports = ran
+    index = (workflow.results / "index.md").read_text()
+    for entry in reports.values():
+        statuses = [item["status"] for item in entry["card"]["completeness"]]
+        tally = f"{statuses.count('present')} of 10 parts present, {statuses.count('partial')} partial, {statuses.count('missing')} missing"
+        [row] = [line for line in index.splitlines() if f"reports/{entry['card']['setting']}/report.md" in line]
+        assert tally in row

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .completeness import tally
 from .render import cell, pct
 
 LEDGER_COLUMNS = ("job", "folder", "file", "reason", "effect")
@@ -36,8 +37,8 @@ def render_index(summaries: list[dict], job_ledgers: list[dict]) -> str:
         f"{interrupted} interrupted and {left_out} unusable, both listed in exclusions.tsv "
         f"({'the counts add up' if found == in_reports + interrupted + left_out else 'THE COUNTS DO NOT ADD UP'}).",
         "",
-        "| Setting | Tasks | Trials | Passed | Pass rate | 95% interval over tasks | Report |",
-        "| --- | ---: | ---: | ---: | ---: | --- | --- |",
+        "| Setting | Tasks | Trials | Passed | Pass rate | 95% interval over tasks | Completeness | Report |",
+        "| --- | ---: | ---: | ---: | ---: | --- | --- | --- |",
     ]
     for summary in sorted(summaries, key=lambda s: (s["settings"]["control"] or "", s["setting"])):
         interval = summary["intervals"]["over_tasks"]
@@ -45,7 +46,7 @@ def render_index(summaries: list[dict], job_ledgers: list[dict]) -> str:
         lines.append(
             f"| {cell(summary['description'])} | {counts_row['tasks']} | {counts_row['trials']} | {counts_row['passed']} | "
             f"{pct(summary['pass_rate']['value'])} | {pct(interval['low'])} to {pct(interval['high'])} | "
-            f"[report](reports/{summary['setting']}/report.md) |"
+            f"{tally(summary['completeness'])} | [report](reports/{summary['setting']}/report.md) |"
         )
     lines += [
         "",

@@ -266,17 +266,10 @@ def tokens_and_cost(trials: list[dict], kept: list[dict]) -> dict:
 # BenchFlow's run-summary form (benchflow-run-summary.v1.schema.json)
 
 
-def _incomplete_review(trial: dict) -> bool:
-    """No reward because its rubric review did not complete (and no agent error)."""
-    return trial["outcome"] == "unscored" and bool(trial.get("has_scoring"))
-
-
 def _score_bucket(trial: dict) -> str:
-    """BenchFlow's score bucket (§3.2): with no reward and no error, an incomplete rubric review
-    counts as verifier errored, anything else as errored."""
-    if trial["outcome"] == "unscored":
-        return "verifier_errored" if _incomplete_review(trial) else "errored"
-    return trial["outcome"]
+    """BenchFlow's score bucket (§3.2): a trial with nothing recorded counts as errored (ingest
+    already puts an incomplete rubric review in errored or verifier_errored)."""
+    return "errored" if trial["outcome"] == "unscored" else trial["outcome"]
 
 
 def _timed_out(trial: dict) -> bool:
