@@ -94,3 +94,28 @@ def test_a_link_out_of_the_root_is_never_read(job, tmp_path):
     assert files[relpath] == ["is a link pointing outside the job root; it was not read"]
     os.utime(outside / "llm_trajectory.jsonl", ns=(5, 6))
     refresh(job, state, {})  # still not read: the reason stands in for the stat
+
+
+def test_a_change_within_the_same_timestamp_tick_is_seen(job, tmp_path):
+    """A folder or file changed again without its mtime moving (same coarse clock tick) right
+    after a parse: the parse kept no stat of it as a sign of "unchanged", so the change is seen."""
+    state = tmp_path / "state"
+    state.mkdir()
+    sources = recorded(job)
+    folder = attempt(job)
+    config = folder / "config.json"
+    os.utime(folder)  # both changed just now: the parse below sees them within the same tick
+    os.utime(config)
+    first = refresh(job, state, sources)
+    folder_stat = folder.stat()
+    (folder / "solver.json").write_text("{}\n")
+    os.utime(folder, ns=(folder_stat.st_atime_ns, folder_stat.st_mtime_ns))
+    second = refresh(job, state, sources)
+    assert second != first
+
+    config_stat = config.stat()
+    text = config.read_text()
+    config.write_text(text.replace('"', "'", 1) if '"' in text else text + " ")  # same size, new bytes
+    os.utime(config, ns=(config_stat.st_atime_ns, config_stat.st_mtime_ns))
+    assert config.stat().st_size == config_stat.st_size
+    assert refresh(job, state, sources) != second

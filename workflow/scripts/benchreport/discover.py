@@ -16,6 +16,7 @@ import json
 import os
 import re
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -295,6 +296,23 @@ def content_changed(job: JobFolder, max_requests: int, before: dict, now: dict, 
     return False
 
 
+# A file or folder changed this recently may change again within the same timestamp tick (file
+# systems stamp times from a coarse clock, some in 2 s steps): its stat is not kept as a sign of
+# "unchanged" ("racy" entries, as git calls them), so the next parse looks at it again.
+RACY_NS = 2_000_000_000
+
+
+def _settled(files: dict, folders: dict) -> dict:
+    """The cache to keep: racy file stats made unmatchable (-1 for the mtime, no sha256) and racy
+    folder listings made unusable (None for the mtime)."""
+    recent = time.time_ns() - RACY_NS
+    return {
+        "files": {relpath: entry if len(entry) == 1 or entry[1] < recent else [entry[0], -1]
+                  for relpath, entry in files.items()},
+        "folders": {name: entry if entry[0] < recent else [None, entry[1]] for name, entry in folders.items()},
+    }
+
+
 def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) -> Path:
     """The job folder's stamp file: rewritten (so newer than the ingest outputs) exactly when what
     ingest reads changed since the last parse, or when there is none yet. The ingest rule takes
@@ -314,9 +332,9 @@ def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) 
     if files_before is None or not stamp.is_file() or content_changed(job, max_requests, files_before, now, recorded):
         now = {relpath: entry[:2] for relpath, entry in now.items()}
         stamp.write_text(hashlib.sha256(json.dumps(now, sort_keys=True).encode()).hexdigest() + "\n")
-        cache_file.write_text(json.dumps({"files": now, "folders": folders}, sort_keys=True))
+        cache_file.write_text(json.dumps(_settled(now, folders), sort_keys=True))
     elif now != files_before or folders != folders_before:
-        cache_file.write_text(json.dumps({"files": now, "folders": folders}, sort_keys=True))
+        cache_file.write_text(json.dumps(_settled(now, folders), sort_keys=True))
     return stamp
 
 
