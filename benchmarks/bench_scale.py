@@ -435,8 +435,8 @@ def profile_discovery(jobs_root: Path, scratch: Path) -> dict:
     out["stamps_unchanged"] = time.perf_counter() - start
     start = time.perf_counter()
     for job in jobs:
-        discover.files_to_read(job.path)
-    out["files_to_read_only"] = time.perf_counter() - start
+        discover.stat_state(job)
+    out["stat_state_only"] = time.perf_counter() - start
     out["job_folders"] = len(jobs)
     return out
 

@@ -1798,20 +1798,25 @@ SCALE_REQUESTS = 20
 SCALE_REQUEST_KB = 30
 SCALE_START = "2026-10-01 06:00:00"
 
-# The settings the job folders of a scale build cycle through (job i has setting i % S, try
-# i // S + 1). ``skill`` shifts the per-task pass probability (logistic in skill - difficulty).
-SCALE_SETTINGS: list[dict] = [
-    {
-        "dir": "claude-sonnet-high", "alias": "claude-sonnet-4-5-high", "skill": 1.2,
+def _claude_scale_setting(effort: str, skill: float) -> dict:
+    """Claude Sonnet 4.5 through claude-agent-acp at one reasoning effort (two scale settings)."""
+    return {
+        "dir": f"claude-sonnet-{effort}", "alias": f"claude-sonnet-4-5-{effort}", "skill": skill,
         "setting": {
             "agent": "claude-agent-acp", "agent_name": "claude-agent-acp",
-            "model": "anthropic/claude-sonnet-4-5", "reasoning_effort": "high",
+            "model": "anthropic/claude-sonnet-4-5", "reasoning_effort": effort,
             "served_model": "claude-sonnet-4-5-20250929", "usage_source": "provider_response",
             "price_source": "litellm",
             "install_package": "@agentclientprotocol/claude-agent-acp@0.73.0",
             "concurrency": 32,
         },
-    },
+    }
+
+
+# The settings the job folders of a scale build cycle through (job i has setting i % S, try
+# i // S + 1). ``skill`` shifts the per-task pass probability (logistic in skill - difficulty).
+SCALE_SETTINGS: list[dict] = [
+    _claude_scale_setting("high", skill=1.2),
     {
         "dir": "codex-gpt-5.1", "alias": "codex-gpt-5.1", "skill": 0.6,
         "setting": {
@@ -1820,17 +1825,7 @@ SCALE_SETTINGS: list[dict] = [
             "usage_source": "provider_response", "price_source": "litellm", "concurrency": 32,
         },
     },
-    {
-        "dir": "claude-sonnet-low", "alias": "claude-sonnet-4-5-low", "skill": 0.2,
-        "setting": {
-            "agent": "claude-agent-acp", "agent_name": "claude-agent-acp",
-            "model": "anthropic/claude-sonnet-4-5", "reasoning_effort": "low",
-            "served_model": "claude-sonnet-4-5-20250929", "usage_source": "provider_response",
-            "price_source": "litellm",
-            "install_package": "@agentclientprotocol/claude-agent-acp@0.73.0",
-            "concurrency": 32,
-        },
-    },
+    _claude_scale_setting("low", skill=0.2),
     {
         "dir": "opencode-gpt-5-mini", "alias": "opencode-gpt-5-mini", "skill": -0.4,
         "setting": {

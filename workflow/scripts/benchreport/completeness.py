@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import html
 
+from .words import count, pct
+
 PARTS = (
     ("number", "The number, its interval and how it was computed"),
     ("tasks_and_tries", "Tasks and tries"),
@@ -26,21 +28,12 @@ STATUSES = ("present", "partial", "missing")
 NOT_COMPUTED = "not computed (stats.json lacks this part)"
 
 
-def count(number: int, noun: str) -> str:
-    """'1 trial', '9 trials' (render uses this one; it lives here so render may import this module)."""
-    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
-
-
 def _item(status: str, missing=(), note: str | None = None) -> dict:
     return {"status": status, "missing": list(missing), "note": note}
 
 
 def _partial_or_present(missing, note=None) -> dict:
     return _item("partial" if missing else "present", missing, note)
-
-
-def _pct(value, digits: int = 0) -> str:
-    return "n/a" if value is None else f"{value * 100:.{digits}f}%"
 
 
 def check_number(card: dict) -> dict:
@@ -52,10 +45,10 @@ def check_number(card: dict) -> dict:
         return _item("partial", ["an interval: no method gives one here"])
     if headline.get("reaches_target") is False:
         return _item("partial", [
-            f"an interval method whose coverage reaches {_pct(result['confidence'])} at this number of tasks and "
-            f"tries (the best, {headline.get('method')}, reaches {_pct(headline.get('worst_coverage'), 2)})"
+            f"an interval method whose coverage reaches {pct(result['confidence'])} at this number of tasks and "
+            f"tries (the best, {headline.get('method')}, reaches {pct(headline.get('worst_coverage'), 2)})"
         ])
-    return _item("present", note=f"{headline.get('method')}, {_pct(headline['low'])} to {_pct(headline['high'])}")
+    return _item("present", note=f"{headline.get('method')}, {pct(headline['low'])} to {pct(headline['high'])}")
 
 
 def check_tasks(card: dict) -> dict:
@@ -274,12 +267,12 @@ def task_count_limits(card: dict) -> str | None:
     text = f"With {n} task{'s' if n != 1 else ''}, one task moves the pass rate by {100 / n:.0f} points"
     if headline.get("low") is not None and headline.get("high") is not None:
         width = (headline["high"] - headline["low"]) * 100
-        text += (f" and the {_pct(result['confidence'])} interval is {width:.0f} points wide: this run alone cannot "
+        text += (f" and the {pct(result['confidence'])} interval is {width:.0f} points wide: this run alone cannot "
                  f"support a difference between settings smaller than that, and two settings are compared only "
                  f"paired on their shared tasks")
     text += "."
     if headline.get("reaches_target") is False:
-        text += (f" No interval method reaches {_pct(result['confidence'])} coverage at {n} tasks, so the interval "
+        text += (f" No interval method reaches {pct(result['confidence'])} coverage at {n} tasks, so the interval "
                  f"itself is approximate.")
     if part["tasks_under_min_tries"]:
         text += (f" {len(part['tasks_under_min_tries'])} of {n} tasks have fewer than {part['min_tries_wanted']} "

@@ -132,7 +132,7 @@ def attempt_folders(job_dir: Path) -> list[str]:
     ]
 
 
-def request_prefix(path: str | os.PathLike, max_requests: int, hash_name: str = "sha256") -> tuple[list[bytes], int, str]:
+def request_prefix(path: str | os.PathLike, max_requests: int) -> tuple[list[bytes], int, str]:
     """The first `max_requests` lines of an llm_trajectory.jsonl, the bytes consumed and their hash.
 
     Reads no further than those lines, and never more than MAX_REQUEST_LINE bytes of one line,
@@ -141,7 +141,7 @@ def request_prefix(path: str | os.PathLike, max_requests: int, hash_name: str = 
     """
     lines = []
     consumed = 0
-    digest = hashlib.new(hash_name)
+    digest = hashlib.sha256()
     with open(path, "rb") as handle:
         while len(lines) < max_requests:
             line = handle.readline(MAX_REQUEST_LINE + 1)
@@ -172,16 +172,6 @@ def review_files(attempt_dir: str) -> list[str]:
             base = os.path.relpath(current, attempt_dir).replace(os.sep, "/")
             found.extend(f"{base}/{name}" for name in sorted(files))
     return found
-
-
-def files_to_read(job_dir: Path) -> list[str]:
-    """Relative paths of the files ingest reads in a job folder (whether or not they exist)."""
-    paths = ["summary.json"]
-    for name in attempt_folders(job_dir):
-        paths.extend(f"{name}/{file}" for file in TRIAL_FILES)
-        paths.append(f"{name}/{TRAJECTORY}")
-        paths.extend(f"{name}/{path}" for path in review_files(f"{job_dir}/{name}"))
-    return paths
 
 
 def _prefix_or_file_sha256(path: str, relpath: str, max_requests: int) -> str:

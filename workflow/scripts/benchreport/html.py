@@ -35,6 +35,7 @@ from markupsafe import Markup
 from . import completeness, paper
 from .intervals import wilson
 from .render import NOT_RECORDED, bucket_difference, num, pct, reward, seconds, usd
+from .words import count
 
 TEMPLATES = Path(__file__).parent / "templates"
 PAGE_TRIALS = 500
@@ -64,10 +65,6 @@ def trials_anchor(setting: str) -> str:
 
 def per_task_anchor(setting: str) -> str:
     return anchor("pertask", setting)
-
-
-def count(number: int, noun: str) -> str:
-    return paper.plural(number, noun)
 
 
 def svg_data_uri(data: bytes) -> str:

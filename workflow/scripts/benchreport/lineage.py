@@ -27,7 +27,7 @@ COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineag
 # The code each stage runs: its thin script and the package modules it uses. A change to one of
 # these files re-runs that stage and what depends on it, nothing else.
 # render.py and what it imports: every stage that renders numbers as text.
-RENDER = ["benchreport/render.py", "benchreport/environment.py", "benchreport/intervals.py", "benchreport/classify.py",
+RENDER = ["benchreport/render.py", "benchreport/words.py", "benchreport/environment.py", "benchreport/intervals.py", "benchreport/classify.py",
           "benchreport/completeness.py", "benchreport/grader.py", "benchreport/runcard.py", "benchreport/provenance.py",
           "benchreport/secrets.py"]
 STAGE_CODE = {

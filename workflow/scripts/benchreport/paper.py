@@ -15,6 +15,7 @@ import re
 import numpy as np
 
 from .render import cell, pct, usd
+from .words import count
 
 CONTROL_ORDER = {"oracle": 0, "nop": 1}
 MISSING = "—"
@@ -38,10 +39,6 @@ def ordered(summaries: list[dict]) -> list[dict]:
         return (bool(control), CONTROL_ORDER.get(control, len(CONTROL_ORDER)) if control else 0, summary["setting"])
 
     return sorted(summaries, key=key)
-
-
-def plural(number: int, noun: str) -> str:
-    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
 
 
 def level(confidence: float) -> str:
@@ -96,12 +93,12 @@ def controls_status(summary: dict) -> str:
     failing = controls.get("tasks_failing_controls") or []
     if failing:
         if controls.get("policy") == "keep":
-            extra.append(f"{plural(len(failing), 'task')} failing controls, kept")
+            extra.append(f"{count(len(failing), 'task')} failing controls, kept")
         else:
-            extra.append(f"{plural(len(failing), 'task')} left out")
+            extra.append(f"{count(len(failing), 'task')} left out")
     without = controls.get("tasks_without_control") or []
     if without:
-        extra.append(f"no control on {plural(len(without), 'task')}")
+        extra.append(f"no control on {count(len(without), 'task')}")
     return "; ".join([text, *extra])
 
 

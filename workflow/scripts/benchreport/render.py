@@ -8,20 +8,16 @@ from pathlib import Path
 import jinja2
 
 from . import completeness, grader, runcard
-from .completeness import count
+from .classify import INTERRUPTED_REASON, PENDING_REASON
 from .environment import repo_digest_text
 from .files import dump_json
-from .classify import INTERRUPTED_REASON, PENDING_REASON
 from .intervals import wilson
+from .words import count, pct
 
 TEMPLATES = Path(__file__).parent / "templates"
 NOT_RECORDED = "not recorded"
 GRADED_BY = {"script": "graded by the verifier script", "model": "graded by a model",
              "mixed": "graded partly by a model, partly by the verifier script alone"}
-
-
-def pct(value, digits: int = 0) -> str:
-    return "n/a" if value is None else f"{value * 100:.{digits}f}%"
 
 
 def num(value) -> str:

@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 from . import completeness, grader, provenance
-from .completeness import count
+from .words import count
 
 SCHEMA = "benchreport.run-card/1"
 LEFT_OUT = "attempt left out"  # ingest's ledger effect for an attempt folder it could not use
