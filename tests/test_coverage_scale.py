@@ -110,6 +110,18 @@ def test_the_grid_says_which_computation_ran_and_both_give_the_same_grid():
     assert {**windowed, "bootstrap": None} == {**full, "bootstrap": None}
 
 
+def test_threads_change_no_number_and_each_cell_has_its_own_stream():
+    arguments = {"seed": 3, "simulations": 300, "pass_rates": (0.2, 0.5, 0.8), "correlations": (0.3, 0.9)}
+    one = coverage.coverage_grid(40, 3, **arguments)
+    assert coverage.coverage_grid(40, 3, workers=3, **arguments) == one
+    # a cell's numbers depend on its place in the grid, not on which cells ran before it
+    alone = coverage.coverage_grid(40, 3, **{**arguments, "pass_rates": (0.2,), "correlations": (0.3,)})
+    first = {name: method["grid"][0] for name, method in one["methods"].items()}
+    assert {name: method["grid"][0] for name, method in alone["methods"].items()} == first
+    second = {name: method["grid"][1]["coverage"] for name, method in one["methods"].items()}
+    assert second != {name: cell["coverage"] for name, cell in first.items()}
+
+
 def test_the_auto_choice_follows_the_documented_thresholds():
     assert not coverage._windowed("auto", coverage.WINDOWED_MIN_TASKS - 1, 25)
     assert not coverage._windowed("auto", 1000, 1)  # 1,001 totals: the full FFT is cheap

@@ -9,10 +9,11 @@ rule coverage_grid:
         tries="[1-9][0-9]*",
     conda:
         "../envs/benchreport.yaml"
-    threads: 1
+    # the grid's 15 cells share the threads; stats jobs wait for the grid, so it may take them all
+    threads: 8
     resources:
-        mem_mb=lambda wildcards: coverage_shapes.memory_mb(
-            int(wildcards.tasks), config["statistics"]["coverage_simulations"]
+        mem_mb=lambda wildcards, threads: coverage_shapes.memory_mb(
+            int(wildcards.tasks), config["statistics"]["coverage_simulations"], threads
         ),
     params:
         seed=config["statistics"]["seed"],

@@ -50,11 +50,12 @@ def grid_input(setting: str, indexes: list[dict], on_failure: str) -> dict:
     return {} if shape is None else {"coverage": "results/coverage/{}x{}.json".format(*shape)}
 
 
-def memory_mb(tasks: int, simulations: int) -> int:
-    """The rule's mem_mb. Peak RSS measured at 10,000 simulations: 113 MB at 12 x 3, 255 at
-    100 x 25, 356 at 1,000 x 5, 383 at 1,000 x 25: one cell's simulated runs (about three float64
-    arrays of runs x tasks) on top of ~300 MB of interpreter and work blocks of bounded size."""
-    return 300 + 3 * simulations * tasks * 8 // 2**20
+def memory_mb(tasks: int, simulations: int, threads: int = 1) -> int:
+    """The rule's mem_mb. Peak RSS measured at 10,000 simulations, one thread: 113 MB at 12 x 3,
+    255 at 100 x 25, 356 at 1,000 x 5, 383 at 1,000 x 25: one cell's simulated runs (about three
+    float64 arrays of runs x tasks) per thread on top of ~300 MB of interpreter and work blocks of
+    bounded size."""
+    return 300 + threads * 3 * simulations * tasks * 8 // 2**20
 
 
 def main(smk) -> None:
@@ -71,9 +72,10 @@ def main(smk) -> None:
     params = smk.params
     start = time.perf_counter()
     grid = coverage_grid(tasks, tries, seed=params.seed, simulations=params.simulations,
-                         confidence=params.confidence, resamples=params.resamples)
+                         confidence=params.confidence, resamples=params.resamples, workers=smk.threads)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-    print(f"coverage grid at {tasks} tasks x {tries} tries, {params.simulations} simulated runs per cell: "
+    print(f"coverage grid at {tasks} tasks x {tries} tries, {params.simulations} simulated runs per cell, "
+          f"{smk.threads} threads: "
           f"{time.perf_counter() - start:.1f} s, peak RSS {peak} MiB; bootstrap: {grid['bootstrap']}", file=sys.stderr)
     write_text(smk.output.grid, dump_json(grid))
     write_for_rule(smk, "coverage")

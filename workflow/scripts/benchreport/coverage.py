@@ -20,6 +20,8 @@ same bounds, in a fraction of the time.
 
 from __future__ import annotations
 
+import concurrent.futures
+
 import numpy as np
 
 from . import intervals
@@ -365,37 +367,55 @@ def _check_grid_arguments(n_tasks, tries_per_task, simulations, pass_rates, corr
         raise ValueError("pass rates and correlations must lie strictly between 0 and 1")
 
 
+def _cell(n_tasks, tries_per_task, pass_rate, correlation, seeds, *, simulations, confidence,
+          resamples, bootstrap) -> dict:
+    """method -> this (μ, ρ) cell's coverage, mean width and undefined share."""
+    data_seed, resampling_seed = seeds.spawn(2)
+    passes = simulate_passes(np.random.default_rng(data_seed), n_tasks, tries_per_task, pass_rate, correlation,
+                             simulations)
+    bounds = batch_intervals(passes, tries_per_task, confidence=confidence, resamples=resamples,
+                             rng=np.random.default_rng(resampling_seed), bootstrap=bootstrap)
+    found = {}
+    for name, (low, high) in bounds.items():
+        defined = ~np.isnan(low)
+        found[name] = {
+            "pass_rate": float(pass_rate),
+            "correlation": float(correlation),
+            "coverage": float(np.mean(defined & (low <= pass_rate) & (pass_rate <= high))),
+            "mean_width": float(np.mean(high[defined] - low[defined])) if defined.any() else None,
+            "undefined": float(np.mean(~defined)),
+        }
+    return found
+
+
 def coverage_grid(n_tasks: int, tries_per_task: int, *, seed: int, simulations: int = 10_000,
                   pass_rates=(0.1, 0.3, 0.5, 0.7, 0.9), correlations=(0.1, 0.5, 0.9),
-                  confidence: float = 0.95, resamples: int | None = None, bootstrap: str = "auto") -> dict:
+                  confidence: float = 0.95, resamples: int | None = None, bootstrap: str = "auto",
+                  workers: int = 1) -> dict:
     """Coverage of every `intervals.METHODS` method at n_tasks x tries_per_task, by simulation.
 
-    For each (true pass rate μ, correlation ρ) cell, in grid order, `simulations` runs are drawn
-    from numpy's PCG64 seeded from `seed`, so the same arguments give the same output; resamples,
-    if any, come from a second stream spawned from the same seed, so the simulated runs do not
-    depend on `resamples`. Per method: worst coverage over the grid and its cell, mean width,
-    and the grid. `bootstrap`: see `batch_intervals`; the output's "bootstrap" says which ran.
+    Each (true pass rate μ, correlation ρ) cell draws its `simulations` runs from its own numpy
+    PCG64 stream, spawned in grid order from `seed` (and resamples, if any, from a second stream
+    spawned from the cell's), so the same arguments give the same output however many `workers`
+    threads share the cells (numpy's FFT and random draws release the GIL), and the simulated
+    runs do not depend on `resamples`. Per method: worst coverage over the grid and its cell,
+    mean width, and the grid. `bootstrap`: see `batch_intervals`; the output's "bootstrap" says
+    which ran.
     """
     _check_grid_arguments(n_tasks, tries_per_task, simulations, pass_rates, correlations, resamples)
     intervals.check_confidence(confidence)
     windowed = _windowed(bootstrap, n_tasks, tries_per_task)
-    data_seed, resampling_seed = np.random.SeedSequence(seed).spawn(2)
-    data_rng, resampling_rng = np.random.default_rng(data_seed), np.random.default_rng(resampling_seed)
-    cells = {name: [] for name in intervals.METHODS}
-    for pass_rate in pass_rates:
-        for correlation in correlations:
-            passes = simulate_passes(data_rng, n_tasks, tries_per_task, pass_rate, correlation, simulations)
-            bounds = batch_intervals(passes, tries_per_task, confidence=confidence, resamples=resamples,
-                                     rng=resampling_rng, bootstrap=bootstrap)
-            for name, (low, high) in bounds.items():
-                defined = ~np.isnan(low)
-                cells[name].append({
-                    "pass_rate": float(pass_rate),
-                    "correlation": float(correlation),
-                    "coverage": float(np.mean(defined & (low <= pass_rate) & (pass_rate <= high))),
-                    "mean_width": float(np.mean(high[defined] - low[defined])) if defined.any() else None,
-                    "undefined": float(np.mean(~defined)),
-                })
+    grid_cells = [(pass_rate, correlation) for pass_rate in pass_rates for correlation in correlations]
+    cell_seeds = np.random.SeedSequence(seed).spawn(len(grid_cells))
+
+    def run(position):
+        pass_rate, correlation = grid_cells[position]
+        return _cell(n_tasks, tries_per_task, pass_rate, correlation, cell_seeds[position], simulations=simulations,
+                     confidence=confidence, resamples=resamples, bootstrap=bootstrap)
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
+        found = list(pool.map(run, range(len(grid_cells))))
+    cells = {name: [cell[name] for cell in found] for name in intervals.METHODS}
     methods = {}
     for name, grid in cells.items():
         worst = min(grid, key=lambda cell: cell["coverage"])
@@ -410,7 +430,8 @@ def coverage_grid(n_tasks: int, tries_per_task: int, *, seed: int, simulations: 
         "n_tasks": n_tasks,
         "tries_per_task": tries_per_task,
         "seed": seed,
-        "generator": "numpy PCG64 via numpy.random.default_rng(SeedSequence(seed).spawn(2)): runs, resamples",
+        "generator": ("numpy PCG64 via numpy.random.default_rng: cell i (grid order) draws its runs from "
+                      "SeedSequence(seed).spawn(cells)[i].spawn(2)[0], its resamples from [1]"),
         "simulations": simulations,
         # Monte-Carlo standard error of one cell's coverage when the true coverage is 95%.
         "standard_error_at_95": float(np.sqrt(0.95 * 0.05 / simulations)),
