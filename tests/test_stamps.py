@@ -119,3 +119,23 @@ def test_a_change_within_the_same_timestamp_tick_is_seen(job, tmp_path):
     os.utime(config, ns=(config_stat.st_atime_ns, config_stat.st_mtime_ns))
     assert config.stat().st_size == config_stat.st_size
     assert refresh(job, state, sources) != second
+
+
+def test_forked_processes_write_the_same_stamps_as_one(tmp_path):
+    root = tmp_path / "jobs"
+    for number in range(5):
+        shutil.copytree(EXAMPLE / JOB, root / f"oracle-{number}")
+    jobs = discover.find_job_folders([str(root)])
+    alone, forked = tmp_path / "alone", tmp_path / "forked"
+    one = discover.refresh_states(jobs, 20, alone, lambda job: {}, processes=1)
+    two = discover.refresh_states(jobs, 20, forked, lambda job: {}, processes=2)
+    assert list(one) == list(two) == [job.job_id for job in jobs]
+    for job_id in one:
+        assert os.path.dirname(one[job_id]) == str(alone) and os.path.dirname(two[job_id]) == str(forked)
+        assert os.path.basename(one[job_id]) == os.path.basename(two[job_id])
+        assert open(one[job_id]).read() == open(two[job_id]).read()
+    assert sorted(os.listdir(alone)) == sorted(os.listdir(forked))
+    # unchanged: a second forked pass leaves every stamp as it was
+    before = {job_id: os.stat(path).st_mtime_ns for job_id, path in two.items()}
+    discover.refresh_states(jobs, 20, forked, lambda job: {}, processes=2)
+    assert {job_id: os.stat(path).st_mtime_ns for job_id, path in two.items()} == before

@@ -50,16 +50,22 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not valid JSON")
 
 
+# One strict decoder for every job-folder file (json.loads with an option builds a new one per call).
+_STRICT = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def parse_json_bytes(data: bytes, label: str):
     """Parse strict JSON (no NaN/Infinity literals); raise BadFile naming the problem."""
-    if not data.strip():
+    if not data or data.isspace():
         raise BadFile(label, "the file is empty")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise BadFile(label, f"not UTF-8 text (byte {exc.start} cannot be decoded)") from None
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        if text.startswith("\ufeff"):  # as json.loads says it
+            raise ValueError("Unexpected UTF-8 BOM (decode using utf-8-sig)")
+        return _STRICT.decode(text)
     except ValueError as exc:
         reason = str(exc)
         if "is not valid JSON" in reason:
@@ -67,10 +73,11 @@ def parse_json_bytes(data: bytes, label: str):
         raise BadFile(label, f"not valid JSON, perhaps truncated ({reason})") from None
 
 
-def read_json_file(path: Path, label: str, expect: type = dict):
+def read_json_file(path: str | os.PathLike, label: str, expect: type = dict):
     """Read a JSON file; return (value, sha256). Raise BadFile for any unusable file."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except FileNotFoundError:
         raise BadFile(label, MISSING) from None
     except PermissionError:

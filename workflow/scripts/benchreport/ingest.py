@@ -49,11 +49,13 @@ class JobReader:
         self.dir = job.path
         self.dir_str = str(job.path)
         self.root_real = os.path.realpath(job.root)
+        self.source_prefix = (Path(job.root) / job.relpath).as_posix()
         self.sources: list[dict] = []
         self.ledger: list[dict] = []
 
     def source_path(self, relpath: str) -> str:
-        return (Path(self.job.root) / self.job.relpath / relpath).as_posix()
+        """The path a lineage record names (relpath is always a clean relative path)."""
+        return f"{self.source_prefix}/{relpath}"
 
     def locate(self, relpath: str, required: bool) -> str | None:
         """The readable path of a file (None when it is absent and not required)."""
@@ -68,7 +70,7 @@ class JobReader:
         path = self.locate(relpath, required)
         if path is None:
             return None
-        value, sha = read_json_file(Path(path), relpath, expect)
+        value, sha = read_json_file(path, relpath, expect)
         self.sources.append({"path": self.source_path(relpath), "sha256": sha})
         return value
 
@@ -82,7 +84,7 @@ class JobReader:
                 real = locate(self.dir_str, relpath, self.root_real)[0]
                 parsed = path.startswith("reviews/") and path.endswith("/result.json")
                 if parsed:
-                    data, sha = read_json_file(Path(real), relpath, dict)
+                    data, sha = read_json_file(real, relpath, dict)
                 else:
                     data, sha = None, sha256_file(real)
             except BadFile as exc:
@@ -126,13 +128,15 @@ def _canonical(value) -> str:
     return _CANONICAL[key]
 
 
+def _part(value: dict, key: str) -> dict:
+    found = value.get(key)
+    return found if isinstance(found, dict) else {}
+
+
 def exchange_parts(exchange: dict) -> tuple[dict, dict, dict]:
     """(request body, response body, metadata) of one llm_trajectory line, {} where absent."""
-    def part(value, key):
-        found = value.get(key) if isinstance(value, dict) else None
-        return found if isinstance(found, dict) else {}
-
-    return part(part(exchange, "request"), "body"), part(part(exchange, "response"), "body"), part(exchange, "metadata")
+    return (_part(_part(exchange, "request"), "body"), _part(_part(exchange, "response"), "body"),
+            _part(exchange, "metadata"))
 
 
 def read_requests(reader: JobReader, folder: str, max_requests: int) -> dict:
@@ -158,7 +162,7 @@ def read_requests(reader: JobReader, folder: str, max_requests: int) -> dict:
         if line is None:
             reader.note(folder, relpath, f"request line {number} is over 4 MB; not parsed", FILE_IGNORED)
             break
-        if not line.strip():
+        if line.isspace() or not line:
             continue
         try:
             exchange = parse_json_bytes(line, relpath)

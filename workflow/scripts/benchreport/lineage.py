@@ -97,8 +97,12 @@ def software_versions() -> dict:
     return versions
 
 
-def input_entry(path: str) -> dict:
-    entry = {"path": Path(path).as_posix(), "sha256": sha256_file(path)}
+def input_entry(path: str, hashes: dict) -> dict:
+    """An input's path, sha256 and lineage record; `hashes` (path -> sha256) is shared by the
+    records of one job, so that each input is hashed once, not once per output."""
+    if path not in hashes:
+        hashes[path] = sha256_file(path)
+    entry = {"path": Path(path).as_posix(), "sha256": hashes[path]}
     try:
         record = record_path(path)
         if record.exists():
@@ -109,7 +113,7 @@ def input_entry(path: str) -> dict:
 
 
 def build_record(output: str, *, rule: str, wildcards: dict, params: dict, inputs: list[str],
-                 sources: list[dict], code: dict, workflow_dir: Path) -> dict:
+                 sources: list[dict], code: dict, workflow_dir: Path, input_hashes: dict) -> dict:
     return {
         "output": Path(output).as_posix(),
         "sha256": sha256_file(output),
@@ -118,7 +122,7 @@ def build_record(output: str, *, rule: str, wildcards: dict, params: dict, input
         "params": params,
         "code": {**git_state(workflow_dir), **code},
         "software": software_versions(),
-        "inputs": [input_entry(path) for path in inputs],
+        "inputs": [input_entry(path, input_hashes) for path in inputs],
         "sources": sources,
         "recorded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
@@ -130,6 +134,7 @@ def write_for_rule(smk, stage: str, sources: list[dict] | None = None, extra: di
     `extra` holds facts about this run that must not enter the outputs (a time of inspection)."""
     code = stage_code(stage)
     params = dict(smk.params.items())
+    input_hashes = {}
     for output in smk.output:
         if Path(output).as_posix().startswith("results/lineage/") or "/results/lineage/" in output:
             continue
@@ -143,6 +148,7 @@ def write_for_rule(smk, stage: str, sources: list[dict] | None = None, extra: di
             sources=sources or [],
             code=code,
             workflow_dir=WORKFLOW_DIR,
+            input_hashes=input_hashes,
         )
         record.update(extra or {})
         target = record_path(output)
