@@ -114,17 +114,22 @@ def _free_text(value):
 
 
 _CANONICAL: dict = {}
+_SCALARS = (str, int, float, bool, type(None))
 
 
 def _canonical(value) -> str:
-    """A sampling value as one string; the few scalar values of a run are encoded once."""
+    """A sampling value as one string; the few values of a run (scalars and flat objects such as
+    {"type": "enabled", "budget_tokens": 4096}) are encoded once, not once per request."""
     if isinstance(value, str):
         return value
-    key = (type(value), value) if isinstance(value, (int, float, bool)) or value is None else None
-    if key is None:
+    if isinstance(value, dict) and all(isinstance(item, _SCALARS) for item in value.values()):
+        key = (dict, *sorted((name, type(item), item) for name, item in value.items()))
+    elif isinstance(value, _SCALARS):
+        key = (type(value), value)
+    else:
         return json.dumps(value, sort_keys=True, separators=(",", ":"))
     if key not in _CANONICAL:
-        _CANONICAL[key] = json.dumps(value, separators=(",", ":"))
+        _CANONICAL[key] = json.dumps(value, sort_keys=True, separators=(",", ":"))
     return _CANONICAL[key]
 
 

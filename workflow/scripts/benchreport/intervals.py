@@ -15,10 +15,13 @@ runs at once, which the coverage simulation needs; the single-run functions call
 
 from __future__ import annotations
 
+from statistics import NormalDist
+
 import numpy as np
-# scipy.special, not scipy.stats: the same functions scipy.stats' norm.ppf and t.ppf call,
-# without the second of import every rule script that renders a number would pay.
-from scipy.special import ndtr, ndtri, stdtrit
+
+# scipy.special (the functions scipy.stats' norm.cdf, norm.ppf and t.ppf call) is imported by
+# the functions that need it on arrays, not here: the rule scripts that only render numbers and
+# Wilson bounds (report, html, paper, overview) then start without it (~0.25 s each).
 
 # Bootstrap means closer than this to the estimate count as equal to it: task means are
 # fractions such as 1/3, and the same multiset summed in another order may differ in the last bit.
@@ -33,8 +36,9 @@ def check_confidence(confidence: float) -> None:
 
 
 def _z(confidence: float) -> float:
+    """The two-sided normal quantile (the standard library's, within an ulp of scipy's ndtri)."""
     check_confidence(confidence)
-    return float(ndtri(0.5 + confidence / 2))
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
 def check_resamples(resamples: int) -> None:
@@ -128,6 +132,8 @@ def bca_levels(share_below, acceleration, confidence: float):
     share_below = P(bootstrap mean < estimate) + P(= estimate)/2, as scipy counts it.
     NaN where undefined (no spread, or every bootstrap mean on one side of the estimate).
     """
+    from scipy.special import ndtr, ndtri
+
     alpha = 1 - confidence
     with np.errstate(invalid="ignore", divide="ignore"):
         bias = ndtri(share_below)
@@ -177,6 +183,8 @@ def bootstrap_bca_tasks(task_rates, resamples: int, seed: int, confidence: float
 
 def t_bounds(values, confidence: float):
     """mean, mean - t·sd/√n, mean + t·sd/√n along the last axis (n ≥ 2), not clipped."""
+    from scipy.special import stdtrit
+
     check_confidence(confidence)
     values = np.asarray(values, dtype=float)
     n = values.shape[-1]
