@@ -96,6 +96,21 @@ def test_a_link_out_of_the_root_is_never_read(job, tmp_path):
     refresh(job, state, {})  # still not read: the reason stands in for the stat
 
 
+def test_a_touched_file_is_compared_with_the_hash_the_last_parse_took(job, tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    first = refresh(job, state, recorded(job))
+    result = attempt(job) / "result.json"
+    os.utime(result, ns=(1, 2))
+    assert refresh(job, state, recorded(job)) == first  # hashed once, equal to the ingest's record
+
+    def never():
+        raise AssertionError("the last ingest's lineage record was read again")
+
+    os.utime(result, ns=(3, 4))  # touched again: compared with the hash the last parse kept
+    assert refresh(job, state, never) == first
+
+
 def test_a_change_within_the_same_timestamp_tick_is_seen(job, tmp_path):
     """A folder or file changed again without its mtime moving (same coarse clock tick) right
     after a parse: the parse kept no stat of it as a sign of "unchanged", so the change is seen."""

@@ -275,7 +275,7 @@ def content_changed(job: JobFolder, max_requests: int, before: dict, hashes: dic
         old = before[relpath]
         if entry == old:
             continue
-        hashes.pop(relpath, None)
+        previous = hashes.pop(relpath, None)  # the content at the old stat, if a parse hashed it
         if len(entry) == 1 or len(old) == 1:
             if entry != old[:1]:
                 return True, {}
@@ -285,7 +285,6 @@ def content_changed(job: JobFolder, max_requests: int, before: dict, hashes: dic
             sha = _prefix_or_file_sha256(path, relpath, max_requests)
         except (BadFile, OSError):
             return True, {}
-        previous = hashes.get(relpath)
         if previous is None:
             known = recorded() if known is None else known
             previous = known.get(relpath)
@@ -339,7 +338,10 @@ def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) 
     if changed:
         stamp.write_text(hashlib.sha256(json.dumps(now, sort_keys=True).encode()).hexdigest() + "\n")
     if changed or now != files_before or hashes != hashes_before or folders != folders_before:
-        cache_file.write_text(json.dumps(_settled(now, hashes, folders), sort_keys=True))
+        # whole or not at all: a cluster job parsing the workflow at the same time may read it
+        partial = cache_file.with_name(f"{cache_file.name}.{os.getpid()}")
+        partial.write_text(json.dumps(_settled(now, hashes, folders), sort_keys=True))
+        os.replace(partial, cache_file)
     return stamp
 
 
