@@ -16,6 +16,8 @@ import multiprocessing
 import os
 import re
 import stat
+import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -346,8 +348,8 @@ def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) 
 
 
 # Below this many job folders the stat pass runs in the parsing process; from it up, in forked
-# processes (about 2 µs of system time per lstat here, half a million of them at 100 x 1,000).
-PARALLEL_MIN_JOBS = 16
+# processes (a pool costs ~20 ms; each lstat ~3 µs here, half a million of them at 100 x 1,000).
+PARALLEL_MIN_JOBS = 8
 _CHUNKS: list = []
 
 
@@ -362,13 +364,16 @@ def refresh_states(jobs: list[JobFolder], max_requests: int, state_dir: Path, re
     """job id -> its stamp file (see refresh_state); `recorded_sources(job)` gives relpath ->
     sha256 of what the job's last ingest read ({} when it never ran).
 
-    The folders are split over `processes` forked from this one (Snakemake parses with one
-    thread, so a fork is safe, and the work shares no state but the files it writes); by default
-    the usable cores, at most 4, from PARALLEL_MIN_JOBS folders up. The stamps are the same.
+    The folders are split over `processes` forked from this one (the work shares no state but
+    the files it writes); by default the usable cores, at most 4, from PARALLEL_MIN_JOBS folders
+    up, on Linux, and only while this process has one thread (as Snakemake has when it parses):
+    a fork copies no other thread, so one holding a lock could leave it held in the child. The
+    stamps are the same either way.
     """
     state_dir.mkdir(parents=True, exist_ok=True)
     if processes is None:
-        processes = min(4, len(os.sched_getaffinity(0))) if len(jobs) >= PARALLEL_MIN_JOBS else 1
+        forkable = sys.platform == "linux" and threading.active_count() == 1 and len(jobs) >= PARALLEL_MIN_JOBS
+        processes = min(4, len(os.sched_getaffinity(0))) if forkable else 1
     if processes < 2:
         _CHUNKS[:] = [(jobs, max_requests, state_dir, recorded_sources)]
         stamps = _refresh_chunk(0)
