@@ -46,8 +46,6 @@ sys.path.insert(0, str(REPO / "workflow" / "scripts"))
 import benchflow_synth as synth
 
 MAX_REQUESTS = 20
-TRIAL_FILES = ("result.json", "config.json", "timing.json")
-TRAJECTORY = os.path.join("trajectory", "llm_trajectory.jsonl")
 HERTZ = os.sysconf("SC_CLK_TCK")
 
 

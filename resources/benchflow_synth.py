@@ -235,6 +235,7 @@ import random
 import re
 import shutil
 import sys
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -1282,16 +1283,36 @@ def _round1(x: float) -> float:
     return round(float(x), 1)
 
 
+def _audit_tally(results: list[dict], classify: Callable[[dict], str] = audit_outcome
+                 ) -> tuple[dict, dict]:
+    """summary.json's audit buckets and its scores + mean reward, each in summary key order.
+
+    ``classify`` maps a result.json to its audit bucket (``audit_outcome`` or, for reviewed
+    results, ``_audit_reviewed``).
+    """
+    total = len(results)
+    buckets = {"passed": 0, "failed": 0, "errored": 0, "verifier_errored": 0, "unscored": 0}
+    for r in results:
+        buckets[classify(r)] += 1
+    passed, failed = buckets["passed"], buckets["failed"]
+    errored, verrored = buckets["errored"], buckets["verifier_errored"]
+    rewards = [x for x in (_reward_of(r) for r in results) if x is not None]
+    score_ratio = passed / total if total else 0.0
+    excl = passed / (passed + failed) if (passed + failed) else 0.0
+    counts = {"total": total, "passed": passed, "failed": failed, "errored": errored,
+              "verifier_errored": verrored, "pass": passed, "fail": failed, "error": errored}
+    scores = {"score": f"{score_ratio:.1%}", "score_ratio": score_ratio,
+              "score_excl_errors": f"{excl:.1%}", "score_excl_errors_ratio": excl,
+              "mean_reward": math.fsum(rewards) / len(rewards) if rewards else None}
+    return counts, scores
+
+
 def job_summary(results: list[dict], *, job_name: str, setting: dict,
                 elapsed_sec: float) -> dict:
     """summary.json for one job, from the result.json of each task's final attempt."""
     s = _norm_setting(setting)
     total = len(results)
-    buckets = {"passed": 0, "failed": 0, "errored": 0, "verifier_errored": 0, "unscored": 0}
-    for r in results:
-        buckets[audit_outcome(r)] += 1
-    passed, failed = buckets["passed"], buckets["failed"]
-    errored, verrored = buckets["errored"], buckets["verifier_errored"]
+    counts, scores = _audit_tally(results)
     cats: dict[str, int] = {}
     vcats: dict[str, int] = {}
     for r in results:
@@ -1301,9 +1322,6 @@ def job_summary(results: list[dict], *, job_name: str, setting: dict,
         if r.get("verifier_error"):
             c = r.get("verifier_error_category") or "verifier_other"
             vcats[c] = vcats.get(c, 0) + 1
-    rewards = [x for x in (_reward_of(r) for r in results) if x is not None]
-    score_ratio = passed / total if total else 0.0
-    excl = passed / (passed + failed) if (passed + failed) else 0.0
 
     completed = [r for r in results
                  if r.get("rewards") is not None and not r.get("error")
@@ -1329,22 +1347,11 @@ def job_summary(results: list[dict], *, job_name: str, setting: dict,
         "agent_idle_timeout_sec": s["agent_idle_timeout_sec"],
         "usage_tracking": {"requested": "auto"},
         "loop": {"strategy": "single-shot"},
-        "total": total,
-        "passed": passed,
-        "failed": failed,
-        "errored": errored,
-        "verifier_errored": verrored,
-        "pass": passed,
-        "fail": failed,
-        "error": errored,
+        **counts,
         "idle_timeout": sum(1 for r in results if r.get("error_category") == "idle_timeout"),
         "error_categories": cats or None,
         "verifier_error_categories": vcats or None,
-        "score": f"{score_ratio:.1%}",
-        "score_ratio": score_ratio,
-        "score_excl_errors": f"{excl:.1%}",
-        "score_excl_errors_ratio": excl,
-        "mean_reward": math.fsum(rewards) / len(rewards) if rewards else None,
+        **scores,
         "elapsed_sec": elapsed_sec,
         "memory_score": None,
         "memory_score_coverage": 0.0,
@@ -2056,7 +2063,11 @@ REVIEW_COMMIT = hashlib.sha1(b"benchflow-synth skillsbench v1.1").hexdigest()
 BUDGET_REPO = "https://github.com/example/agent-tasks"
 BUDGET_COMMIT = hashlib.sha1(b"benchflow-synth agent-tasks main").hexdigest()
 REVIEW_POLICY = "tests-blockers-quality-v1"
-REVIEW_WEIGHTS = (2, 1)
+# the rubric of every reviewed task, in rubric.toml order: (item id, quality weight), where a
+# weight of None marks a blocker
+REVIEW_RUBRIC = (("no-secrets-in-logs", None), ("tests-untouched", None),
+                 ("readable", 2), ("tests-added", 1))
+REVIEW_WEIGHTS = tuple(weight for _, weight in REVIEW_RUBRIC if weight is not None)
 REVIEW_REVIEWER = dict(REVIEWER, agent="claude-agent-acp", model="anthropic/claude-opus-4-1",
                        reasoning_effort="high")
 REVIEW_SETTING = {
@@ -2070,7 +2081,9 @@ BUDGET_SETTING = {
     "reasoning_effort": "low", "served_model": "gpt-5-mini-2025-08-07",
     "usage_source": "provider_response", "price_source": None,
 }
-# task -> (verifier attempt, review: None (no rubric) or status, failed blockers, scores, error)
+# task -> (verifier attempt, review): review is None (no rubric) or a dict with "status"
+# ("complete", "error" or "pending") and, when complete, the "failed" blocker ids and the quality
+# "scores" (in REVIEW_WEIGHTS order), when an error, the reviewer's "error" message
 REVIEW_TASKS: dict[str, tuple[dict, dict | None]] = {
     "api-pagination": ({"kind": "passed"}, {"status": "complete", "failed": [], "scores": (2, 1)}),
     "config-migration": ({"kind": "passed"}, {"status": "complete", "failed": ["no-secrets-in-logs"],
@@ -2095,13 +2108,22 @@ BUDGET_NOT_STARTED = ["retry-backoff", "url-normalize"]
 
 def rubric_text(task: str) -> str:
     """The rubric file a reviewed task carries (its sha256 goes into source.file_hashes)."""
-    return (f'# rubric for {task}\npolicy = "{REVIEW_POLICY}"\n'
-            '[[blocker]]\nid = "no-secrets-in-logs"\n[[blocker]]\nid = "tests-untouched"\n'
-            '[[quality]]\nid = "readable"\nweight = 2\n[[quality]]\nid = "tests-added"\nweight = 1\n')
+    text = f'# rubric for {task}\npolicy = "{REVIEW_POLICY}"\n'
+    for item, weight in REVIEW_RUBRIC:
+        if weight is None:
+            text += f'[[blocker]]\nid = "{item}"\n'
+        else:
+            text += f'[[quality]]\nid = "{item}"\nweight = {weight}\n'
+    return text
 
 
 def _file_sha(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _git_source(repo: str, commit: str, ref: str) -> dict:
+    """The git part of a ``source`` block (config.json, result.json, summary.json)."""
+    return {"type": "git", "repo": repo, "requested_ref": ref, "resolved_sha": commit}
 
 
 def _source_block(repo: str, commit: str, ref: str, task: str, rubric: bool) -> dict:
@@ -2109,8 +2131,8 @@ def _source_block(repo: str, commit: str, ref: str, task: str, rubric: bool) -> 
               "tests/test.sh": _file_sha(f"#!/bin/sh\n# tests of {task}\n")}
     if rubric:
         hashes["rubric.toml"] = _file_sha(rubric_text(task))
-    return {"type": "git", "repo": repo, "requested_ref": ref, "resolved_sha": commit,
-            "path": f"tasks/{task}", "dirty": False, "file_hashes": dict(sorted(hashes.items()))}
+    return _git_source(repo, commit, ref) | {
+        "path": f"tasks/{task}", "dirty": False, "file_hashes": dict(sorted(hashes.items()))}
 
 
 def _keep_times(paths: list[Path]) -> dict[Path, tuple[float, float]]:
@@ -2119,6 +2141,22 @@ def _keep_times(paths: list[Path]) -> dict[Path, tuple[float, float]]:
 
 def _load(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _rewrite_json(path: Path, update: dict, *, copies: tuple[Path, ...] = (),
+                  end: str = "\n") -> dict:
+    """Apply ``update`` to the JSON object in ``path`` and write it back (to ``copies`` too).
+
+    Each file written keeps its atime and mtime. Returns the updated object.
+    """
+    times = _keep_times([path, *copies])
+    data = _load(path)
+    data.update(update)
+    text = _dumps(data) + end
+    for target in (path, *copies):
+        _write(target, text)
+        os.utime(target, times[target])
+    return data
 
 
 def _scoring_block(review: dict, verifier_reward: float, rollout: str) -> tuple[dict, dict]:
@@ -2166,41 +2204,19 @@ def _audit_reviewed(result: dict) -> str:
     return audit_outcome(result)
 
 
-def _review_reward(result: dict) -> float | None:
-    scoring = result.get("scoring")
-    if isinstance(scoring, dict) and scoring.get("status") != "complete":
-        return None
-    return _reward_of(result)
+def _update_summary(jobs_dir: Path, jdir: Path, update: dict) -> None:
+    """Apply ``update`` to the job's summary.json and its ``<jobs_dir>`` copy, keeping times."""
+    _rewrite_json(jdir / "summary.json", update, copies=(Path(jobs_dir) / "summary.json",),
+                  end="")
 
 
-def _patch_summary(jobs_dir: Path, jdir: Path, extra: dict) -> None:
-    """Recount summary.json's audit buckets over the trials' result.json, add `extra`."""
+def _recount_summary(jobs_dir: Path, jdir: Path, extra: dict) -> None:
+    """Recount summary.json's audit buckets over the reviewed result.json files, add ``extra``."""
     last: dict[str, dict] = {}  # Evaluation.run counts the last attempt of each task
     for result in sorted((_load(p) for p in jdir.glob("*/result.json")), key=lambda r: r["started_at"]):
         last[result["task_name"]] = result
-    results = [last[task] for task in sorted(last)]
-    summary = _load(jdir / "summary.json")
-    counts = {b: 0 for b in ("passed", "failed", "errored", "verifier_errored", "unscored")}
-    for result in results:
-        counts[_audit_reviewed(result)] += 1
-    rewards = [r for r in (_review_reward(result) for result in results) if r is not None]
-    total = len(results)
-    scored = counts["passed"] + counts["failed"]
-    summary.update({
-        "total": total, "passed": counts["passed"], "failed": counts["failed"],
-        "errored": counts["errored"], "verifier_errored": counts["verifier_errored"],
-        "pass": counts["passed"], "fail": counts["failed"], "error": counts["errored"],
-        "score": f"{counts['passed'] / total if total else 0.0:.1%}",
-        "score_ratio": counts["passed"] / total if total else 0.0,
-        "score_excl_errors": f"{counts['passed'] / scored if scored else 0.0:.1%}",
-        "score_excl_errors_ratio": counts["passed"] / scored if scored else 0.0,
-        "mean_reward": math.fsum(rewards) / len(rewards) if rewards else None,
-    })
-    summary.update(extra)
-    for path in (jdir / "summary.json", Path(jobs_dir) / "summary.json"):
-        times = _keep_times([path])
-        _write(path, _dumps(summary))
-        os.utime(path, times[path])
+    counts, scores = _audit_tally([last[task] for task in sorted(last)], _audit_reviewed)
+    _update_summary(jobs_dir, jdir, counts | scores | extra)
 
 
 def _write_review_job(jobs_dir: Path) -> Path:
@@ -2212,18 +2228,15 @@ def _write_review_job(jobs_dir: Path) -> Path:
         review = REVIEW_TASKS[task][1]
         kept = _keep_times([rdir, rdir / "result.json", rdir / "config.json"])
         source = _source_block(REVIEW_REPO, REVIEW_COMMIT, "v1.1", task, review is not None)
-        config = _load(rdir / "config.json")
-        config["source"] = source
-        _write(rdir / "config.json", _dumps(config) + "\n")
+        _rewrite_json(rdir / "config.json", {"source": source})
         result = _load(rdir / "result.json")
         result["source"] = source
         if review is not None:
             _write(rdir / "solver.json", _dumps(result) + "\n")
-        if review is None or review["status"] == "pending":
-            if review is None:
-                _write(rdir / "result.json", _dumps(result) + "\n")
-            else:
-                (rdir / "result.json").unlink()
+        if review is None:
+            _write(rdir / "result.json", _dumps(result) + "\n")
+        elif review["status"] == "pending":
+            (rdir / "result.json").unlink()
         else:
             verifier_reward = float(result["rewards"]["reward"])
             scoring, rewards = _scoring_block(review, verifier_reward, rdir.name)
@@ -2234,12 +2247,11 @@ def _write_review_job(jobs_dir: Path) -> Path:
             _write(rdir / "reviews" / "r1" / "result.json",
                    _dumps(_reviewer_result(rdir.name, REVIEW_REVIEWER, result)) + "\n")
             if review["status"] == "complete":
-                items = [{"id": "no-secrets-in-logs", "blocker": True,
-                          "passed": "no-secrets-in-logs" not in review["failed"]},
-                         {"id": "tests-untouched", "blocker": True, "passed": True}]
-                items += [{"id": name, "blocker": False, "weight": weight, "score": score}
-                          for name, weight, score in zip(("readable", "tests-added"),
-                                                         REVIEW_WEIGHTS, review["scores"])]
+                scores = iter(review["scores"])
+                items = [{"id": item, "blocker": True, "passed": item not in review["failed"]}
+                         if weight is None else
+                         {"id": item, "blocker": False, "weight": weight, "score": next(scores)}
+                         for item, weight in REVIEW_RUBRIC]
                 _write(rdir / "reviews" / "r1" / "review.json", _dumps({"items": items}) + "\n")
         t = kept[rdir]
         for folder, dirs, files in os.walk(rdir):
@@ -2248,36 +2260,27 @@ def _write_review_job(jobs_dir: Path) -> Path:
         for path, times in kept.items():
             if path.exists():
                 os.utime(path, times)
-    summary_source = {k: v for k, v in _source_block(REVIEW_REPO, REVIEW_COMMIT, "v1.1", "", False).items()
-                      if k not in ("path", "file_hashes")}
-    dir_times = _keep_times([jdir])
-    _patch_summary(jobs_dir, jdir, {"reviewer": dict(REVIEW_REVIEWER), "source": summary_source})
-    os.utime(jdir, dir_times[jdir])
+    summary_source = _git_source(REVIEW_REPO, REVIEW_COMMIT, "v1.1") | {"dirty": False}
+    _recount_summary(jobs_dir, jdir, {"reviewer": dict(REVIEW_REVIEWER), "source": summary_source})
     return jdir
 
 
 def _write_budget_job(jobs_dir: Path) -> Path:
     jdir = write_job(jobs_dir, job_name="2026-12-02__09-00-00", setting=BUDGET_SETTING,
                      trials=BUDGET_TRIALS, seed=2202, results_steps=False)
+    spent = 0
     for rdir in sorted(p for p in jdir.iterdir() if p.is_dir()):
         task = rdir.name.rsplit("__", 1)[0]
         source = _source_block(BUDGET_REPO, BUDGET_COMMIT, "main", task, False)
-        for name in ("config.json", "result.json"):
-            path = rdir / name
-            if path.exists():
-                times = _keep_times([path])
-                data = _load(path)
-                data["source"] = source
-                _write(path, _dumps(data) + "\n")
-                os.utime(path, times[path])
-    spent = sum(_load(p)["agent_result"]["total_tokens"] for p in jdir.glob("*/result.json"))
+        _rewrite_json(rdir / "config.json", {"source": source})
+        if (rdir / "result.json").exists():  # the cancelled trial has config.json only
+            result = _rewrite_json(rdir / "result.json", {"source": source})
+            spent += result["agent_result"]["total_tokens"]
     cap = (spent // 100_000) * 100_000
     budget = {"caps": {"tokens": cap, "usd": None}, "spent": {"tokens": spent, "usd": None},
               "stopped": True, "reason": f"token cap reached ({cap:,} tokens)",
               "cancelled": ["tail-follow"], "not_started": list(BUDGET_NOT_STARTED)}
-    dir_times = _keep_times([jdir])
-    _patch_summary(jobs_dir, jdir, {"budget": budget})
-    os.utime(jdir, dir_times[jdir])
+    _update_summary(jobs_dir, jdir, {"budget": budget})
     return jdir
 
 

@@ -117,6 +117,18 @@ def test_the_committed_run_summary_schema_is_benchflows():
     assert RUN_SUMMARY_SCHEMA_COPY.read_bytes() == RUN_SUMMARY_SCHEMA_SHARED.read_bytes()
 
 
+def test_the_report_validates_few_rows_and_still_sees_a_bad_one(generated):
+    card = copy.deepcopy(next(iter(generated["settings"].values()))["card"])
+    row = card["trials"][0]
+    # partial credit: 2,000 distinct rewards the schema cannot tell apart, so one row stands for all
+    card["trials"] = [row | {"reward": (number + 1) / 2001} for number in range(2000)]
+    assert len(runcard._representatives(card["trials"])) == 1
+    runcard.validate(card)
+    card["trials"].append(row | {"reward": 1.5})
+    with pytest.raises(jsonschema.ValidationError):
+        runcard.validate(card)
+
+
 @pytest.mark.parametrize("which", ["real", "generated"])
 def test_every_card_and_run_summary_validates(which, request):
     built = request.getfixturevalue(which)

@@ -11,6 +11,7 @@ sys.stderr = open(snakemake.log[0], "w")
 
 job_ledgers = [load_json(path) for path in snakemake.input.ledgers]
 summaries = [load_json(path) for path in snakemake.input.summaries]
-write_text(snakemake.output.index, render_index(summaries, job_ledgers))
-write_text(snakemake.output.exclusions, render_ledger_tsv(combined_ledger(job_ledgers)))
+ledger = combined_ledger(job_ledgers)
+write_text(snakemake.output.index, render_index(summaries, job_ledgers, ledger))
+write_text(snakemake.output.exclusions, render_ledger_tsv(ledger))
 write_for_rule(snakemake, "overview")

@@ -12,13 +12,13 @@ sys.stderr = open(snakemake.log[0], "w")
 
 def grid_for(tasks, tries):
     """The coverage grid rule coverage_grid computed at this setting's shape (stats.smk asks for it)."""
-    inputs = dict(snakemake.input.items())
-    if "coverage" not in inputs:
+    grid = snakemake.input.get("coverage")
+    if grid is None:
         raise RuntimeError(
             f"the headline needs the coverage grid at {tasks} tasks x {tries} tries, but the stats "
             "rule was given none (stats.smk: coverage_shape found no scored task)"
         )
-    return load_json(inputs["coverage"])
+    return load_json(grid)
 
 
 setting = snakemake.wildcards.setting

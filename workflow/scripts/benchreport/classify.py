@@ -9,6 +9,14 @@ AUDIT_BUCKETS = ("passed", "failed", "errored", "verifier_errored", "unscored")
 DEFAULT_NOP_AGENTS = ("nop", "noop", "empty")
 INTERRUPTED_REASON = "interrupted: config.json but no result.json (the attempt never finished)"
 PENDING_REASON = "rubric review pending: solver.json but no result.json yet (no verdict to count)"
+# Ingest's ledger effect for an attempt folder it could not use, and the reason for a reviewer run.
+LEFT_OUT = "attempt left out"
+REVIEWER_RUN = "a reviewer run (purpose: reviewer), not a trial"
+
+
+def interrupted_reason(trial: dict) -> str:
+    """Why a trial with no verdict is left out of the pass rate."""
+    return PENDING_REASON if trial.get("review_pending") else INTERRUPTED_REASON
 
 
 class BadReward(ValueError):

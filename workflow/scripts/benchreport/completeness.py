@@ -283,7 +283,7 @@ def task_count_limits(card: dict) -> str | None:
 def writeup_sentences(card: dict) -> str:
     """The sentences the write-up paragraph ends with."""
     missing = [item["title"].lower() for item in card["completeness"] if item["status"] == "missing"]
-    sentences = [not_controlled(card), task_count_limits(card)]
+    sentences = [card["limits"]["not_controlled"], card["limits"]["task_count"]]
     if missing:
         sentences.append("Missing, so not claimed: " + "; ".join(missing) + ".")
     return " ".join(sentence for sentence in sentences if sentence)

@@ -350,13 +350,18 @@ def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) 
 # Below this many job folders the stat pass runs in the parsing process; from it up, in forked
 # processes (a pool costs ~20 ms; each lstat ~3 µs here, half a million of them at 100 x 1,000).
 PARALLEL_MIN_JOBS = 8
+# Per forked process: its job folders and refresh_state's other arguments. A fork inherits them,
+# so nothing (the `recorded_sources` callable included) has to be pickled.
 _CHUNKS: list = []
 
 
+def _refresh(job: JobFolder, max_requests: int, state_dir: Path, recorded_sources) -> str:
+    return refresh_state(job, max_requests, state_dir, lambda: recorded_sources(job)).as_posix()
+
+
 def _refresh_chunk(position: int) -> list[str]:
-    jobs, max_requests, state_dir, recorded_sources = _CHUNKS[position]
-    return [refresh_state(job, max_requests, state_dir, lambda job=job: recorded_sources(job)).as_posix()
-            for job in jobs]
+    jobs, arguments = _CHUNKS[position]
+    return [_refresh(job, *arguments) for job in jobs]
 
 
 def refresh_states(jobs: list[JobFolder], max_requests: int, state_dir: Path, recorded_sources,
@@ -371,18 +376,18 @@ def refresh_states(jobs: list[JobFolder], max_requests: int, state_dir: Path, re
     stamps are the same either way.
     """
     state_dir.mkdir(parents=True, exist_ok=True)
+    arguments = (max_requests, state_dir, recorded_sources)
     if processes is None:
         forkable = sys.platform == "linux" and threading.active_count() == 1 and len(jobs) >= PARALLEL_MIN_JOBS
         processes = min(4, len(os.sched_getaffinity(0))) if forkable else 1
     if processes < 2:
-        _CHUNKS[:] = [(jobs, max_requests, state_dir, recorded_sources)]
-        stamps = _refresh_chunk(0)
-        order = jobs
-    else:
-        _CHUNKS[:] = [(jobs[start::processes], max_requests, state_dir, recorded_sources) for start in range(processes)]
+        return {job.job_id: _refresh(job, *arguments) for job in jobs}
+    chunks = [jobs[start::processes] for start in range(processes)]
+    _CHUNKS[:] = [(chunk, arguments) for chunk in chunks]
+    try:
         with multiprocessing.get_context("fork").Pool(processes) as pool:
-            stamps = [stamp for chunk in pool.map(_refresh_chunk, range(processes)) for stamp in chunk]
-        order = [job for start in range(processes) for job in jobs[start::processes]]
-    _CHUNKS.clear()
-    found = {job.job_id: stamp for job, stamp in zip(order, stamps)}
+            stamps = pool.map(_refresh_chunk, range(processes))
+    finally:
+        _CHUNKS.clear()
+    found = {job.job_id: stamp for chunk, done in zip(chunks, stamps) for job, stamp in zip(chunk, done)}
     return {job.job_id: found[job.job_id] for job in jobs}

@@ -88,13 +88,11 @@ def trial_row(trial: dict) -> dict:
     else:
         verifier = trial.get("verifier") or "—"
     return {
-        "task": trial["task"],
         "try": trial.get("try") or "—",
         "model_outcome": trial.get("model_outcome") or "—",
         "verifier": verifier,
         "reward": reward(trial.get("reward")),
         "outcome": trial.get("outcome") or "—",
-        "left_out": trial.get("left_out"),
         "attempts": trial.get("attempts", 1),
         "tokens": num(trial["tokens"]) if trial.get("tokens") else "—",
         "cost": usd(trial["cost_usd"]) if trial.get("cost_usd") is not None else "—",

@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 from . import classify, grader, provenance, settings
-from .classify import INTERRUPTED_REASON, PENDING_REASON
+from .classify import LEFT_OUT, REVIEWER_RUN, interrupted_reason
 from .discover import TRAJECTORY, TRIAL_NAME, JobFolder, attempt_folders, request_prefix, review_files
 from .secrets import redact
 from .files import MISSING, BadFile, finite_number, locate, parse_json_bytes, read_json_file, sha256_file
@@ -36,7 +36,6 @@ TOKEN_FIELDS = (
     "n_cache_creation_tokens",
     "total_tokens",
 )
-LEFT_OUT = "attempt left out"
 FILE_IGNORED = "file ignored; the attempt still counts"
 SUMMARY_IGNORED = "summary.json ignored; the cross-check is skipped"
 
@@ -46,7 +45,6 @@ class JobReader:
 
     def __init__(self, job: JobFolder):
         self.job = job
-        self.dir = job.path
         self.dir_str = str(job.path)
         self.root_real = os.path.realpath(job.root)
         self.source_prefix = (Path(job.root) / job.relpath).as_posix()
@@ -272,16 +270,13 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
         "provenance": provenance.trial_provenance(result if result is not None else solver, config),
     }
     row["control"] = classify.control_kind(agent, task, row["task_variant"], nop_agents)
-    if row["review_pending"]:
-        # no verdict yet: left out of the pass rate like an unfinished attempt, with its own reason
-        row.update(reward=None, gate=None, outcome="interrupted", audit=None, error=None, error_category=None,
-                   verifier_error=None, verifier_error_category=None, timing=_timing(reader, folder, solver),
-                   has_scoring=False, **_usage(solver), **read_requests(reader, folder, max_requests))
-        return row
     if result is None:
+        # unfinished, or its rubric review pending (the solver's record, in solver.json, gives its
+        # timing and usage): no verdict yet, left out of the pass rate, each with its own reason
         row.update(reward=None, gate=None, outcome="interrupted", audit=None, error=None, error_category=None,
-                   verifier_error=None, verifier_error_category=None, timing={}, has_scoring=False,
-                   **_usage({}), **read_requests(reader, folder, max_requests))
+                   verifier_error=None, verifier_error_category=None,
+                   timing=_timing(reader, folder, solver) if solver is not None else {}, has_scoring=False,
+                   **_usage(solver or {}), **read_requests(reader, folder, max_requests))
         return row
     has_scoring = isinstance(record.get("scoring"), dict)
     try:
@@ -408,7 +403,7 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=()) -> dict:
             continue
         if row.get("reviewer"):
             reviewers += 1
-            reader.note(folder, f"{folder}/result.json", "a reviewer run (purpose: reviewer), not a trial", LEFT_OUT)
+            reader.note(folder, f"{folder}/result.json", REVIEWER_RUN, LEFT_OUT)
             continue
         attempts.append(row)
     trials = collapse(attempts, job)
@@ -446,8 +441,6 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=()) -> dict:
     }
 
 
-
-
 def job_ledger(ingest: dict) -> dict:
     """A job folder's accounting (attempt folders found = counted + interrupted + left out) and
     every row of what was left out, interrupted attempts included: all the run-level overview
@@ -461,7 +454,7 @@ def job_ledger(ingest: dict) -> dict:
         if trial["outcome"] == "interrupted":
             rows.extend(
                 {"job": trial["job"], "folder": folder, "file": f"{folder}/result.json",
-                 "reason": PENDING_REASON if trial.get("review_pending") else INTERRUPTED_REASON,
+                 "reason": interrupted_reason(trial),
                  "effect": "trial left out of the pass rate"}
                 for folder in trial["attempt_folders"]
             )

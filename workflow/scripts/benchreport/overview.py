@@ -23,13 +23,13 @@ def render_ledger_tsv(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_index(summaries: list[dict], job_ledgers: list[dict]) -> str:
+def render_index(summaries: list[dict], job_ledgers: list[dict], ledger: list[dict]) -> str:
+    """index.md; `ledger` is combined_ledger(job_ledgers), which exclusions.tsv lists too."""
     counts = [job["counts"] for job in job_ledgers]
     found = sum(row["found"] for row in counts)
     in_reports = sum(row["in_reports"] for row in counts)
     interrupted = sum(row["interrupted"] for row in counts)
     left_out = sum(row["left_out"] for row in counts)
-    ledger = combined_ledger(job_ledgers)
     lines = [
         "# benchreport: all settings",
         "",

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 NOT_RECORDED = "not recorded"
-BASES = ("dataset", "git commit of the tasks", "config", NOT_RECORDED)
 
 
 def text_or_none(value) -> str | None:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import jinja2
 
 from . import completeness, grader, runcard
-from .classify import INTERRUPTED_REASON, PENDING_REASON
+from .classify import interrupted_reason
 from .environment import repo_digest_text
 from .files import dump_json
 from .intervals import wilson
@@ -45,10 +44,6 @@ def cell(value) -> str:
     text = "—" if value is None or value == "" else str(value)
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
-
-
-def interrupted_reason(trial: dict) -> str:
-    return PENDING_REASON if trial.get("review_pending") else INTERRUPTED_REASON
 
 
 def bar(rate, width: int = 10) -> str:
@@ -148,8 +143,6 @@ def _context(stats: dict, environment: list[dict], card: dict) -> dict:
         "ledger": ledger,
         "environment": environment,
         "differences": [(trial, why) for trial, why in differences if why],
-        "sampling_keys": ", ".join(stats["sampling"]) if stats["sampling"] else "",
-        "json": lambda value: json.dumps(value, sort_keys=True),
         "card": card,
         "graded_by": GRADED_BY[card["grader"]["kind"]],
         "sections": {

@@ -20,11 +20,10 @@ from collections import Counter
 from pathlib import Path
 
 from . import completeness, grader, provenance
+from .classify import LEFT_OUT, REVIEWER_RUN
 from .words import count
 
 SCHEMA = "benchreport.run-card/1"
-LEFT_OUT = "attempt left out"  # ingest's ledger effect for an attempt folder it could not use
-REVIEWER_REASON = "a reviewer run"
 SAMPLING_KEYS = ("temperature", "top_p", "max_tokens", "max_completion_tokens", "max_output_tokens")
 MAX_TOKEN_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
 EFFORT_KEYS = ("reasoning_effort", "thinking", "output_config")
@@ -96,7 +95,10 @@ def left_out(setting: str, ingests: list[dict], stats: dict, environment=None) -
     attribute to any setting (unreadable, reviewer runs) are counted for every setting sharing it.
     """
     mine, own = _own(setting, ingests)
-    excluded = _excluded_tasks(stats)
+    return _left_out(setting, mine, own, _excluded_tasks(stats), environment)
+
+
+def _left_out(setting: str, mine: list[dict], own: list[dict], excluded: set, environment) -> dict:
     found = sum(ingest["attempt_folders_found"] for ingest in own) - sum(
         trial.get("attempts", 1) for ingest in own for trial in ingest["trials"] if trial["setting"] != setting
     )
@@ -129,7 +131,7 @@ def left_out(setting: str, ingests: list[dict], stats: dict, environment=None) -
         for row in ingest.get("ledger", []):
             if not str(row.get("effect", "")).startswith(LEFT_OUT):
                 files.append(row)
-            elif str(row.get("reason", "")).startswith(REVIEWER_REASON):
+            elif row.get("reason") == REVIEWER_RUN:
                 reviewer_runs += 1
             else:
                 unreadable[row.get("reason") or "unreadable"] += 1
@@ -353,7 +355,7 @@ def card_parts(setting: str, ingests: list[dict], stats: dict, *, benchmark_conf
     return {
         "grader": grader.describe_grader(graded_or_finished, [ingest["job"].get("reviewer") for ingest in own]),
         "benchmark": provenance.benchmark_version(mine, [ingest["job"].get("provenance") for ingest in own], benchmark_config),
-        "left_out_accounting": left_out(setting, ingests, stats),
+        "left_out_accounting": _left_out(setting, mine, own, excluded, None),
         "tokens_and_cost": tokens_and_cost(mine, kept),
         "run_summary": run_summary(finished, job_dir=job_dir, job_name=setting, budget=_merged_budget(own), gate=gate),
     }
@@ -533,21 +535,30 @@ def build_run_card(stats: dict, environment=None, *, min_tries: int = 3) -> dict
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 
 
-# Trial-row fields the card schema constrains by value (an enum or a range); the others only by
-# JSON type, and a string's only other constraint is not being empty.
-VALUE_CONSTRAINED = ("outcome", "reward", "graded_by", "verifier_reward", "left_out")
+# Trial-row fields the card schema constrains by value: to listed values, or to null or a number
+# in [0, 1] (#/$defs/rate_or_null); every other field only by JSON type (a string also by not
+# being empty).
+ENUM_FIELDS = ("outcome", "graded_by")
+RATE_FIELDS = ("reward", "verifier_reward")
+
+
+def _schema_class(key: str, value):
+    """What the trial schema can tell apart about one field's value."""
+    if key in ENUM_FIELDS:
+        return value
+    if key in RATE_FIELDS:
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return type(value).__name__, number and 0 <= value <= 1
+    return type(value).__name__, bool(value)
 
 
 def _representatives(trials: list[dict]) -> list[dict]:
     """One trial row per distinct combination of what the schema can tell apart: validating these
-    validates every row (jsonschema takes ~0.2 ms a row, 5 s at 25,000 trials)."""
+    validates every row (jsonschema takes ~0.2 ms a row, 5 s at 25,000 trials), partial-credit
+    rewards included."""
     seen = {}
     for row in trials:
-        signature = tuple(
-            (key, value if key in VALUE_CONSTRAINED else (type(value).__name__, bool(value)))
-            for key, value in sorted(row.items())
-        )
-        seen.setdefault(signature, row)
+        seen.setdefault(tuple((key, _schema_class(key, value)) for key, value in sorted(row.items())), row)
     return list(seen.values())
 
 
