@@ -25,3 +25,11 @@ rule all:
         user_ingests,
         get_final_outputs,
     localrule: True
+
+
+onsuccess:
+    scheduling.cancel_rescheduling_timers()
+
+
+onerror:
+    scheduling.cancel_rescheduling_timers()

@@ -65,7 +65,7 @@ def test_workflow_runs_missing_controls_with_benchflow(workflow):
     assert "Controls on the same tasks: oracle 3/3, nop 0/3" in report
     assert agent["controls"]["per_task"]["tiny-hello-net"]["verdict"] == "held"
     # the control runs were ingested as job folders with their try index
-    tries_seen = sorted(t["try"] for s in (workflow.results / "reports").glob("oracle*/summary.json")
+    tries_seen = sorted(t["try"] for s in (workflow.results / "reports").glob("oracle*/trials.json")
                         for t in json.loads(s.read_text())["trials"])
     assert tries_seen == [1, 2, 3]
     # the key handed to the agent is nowhere in the results

@@ -66,12 +66,13 @@ def test_every_job_folder_adds_up(corpus_run):
         assert f"| {name}/" in index or f"| {name}-" in index, name
 
 
-def summaries(workflow):
-    return [json.loads(p.read_text()) for p in (workflow.results / "reports").glob("*/summary.json")]
+def setting_trials(workflow):
+    """Every setting's trial rows (reports/<setting>/trials.json)."""
+    return [t for p in (workflow.results / "reports").glob("*/trials.json") for t in json.loads(p.read_text())["trials"]]
 
 
 def trials_of(workflow, name):
-    return [t for s in summaries(workflow) for t in s["trials"] if t["job"].startswith(f"{name}/")]
+    return [t for t in setting_trials(workflow) if t["job"].startswith(f"{name}/")]
 
 
 def test_odd_but_valid_folders_are_read(corpus_run):
@@ -87,7 +88,7 @@ def test_odd_but_valid_folders_are_read(corpus_run):
     matrix = trials_of(workflow, "matrix_without_matrix_summary")
     assert sorted(t["try"] for t in matrix) == [1, 2, 3]
     twins = {t["job"] for t in trials_of(workflow, "same_job_name_in_two_roots")}
-    twins |= {t["job"] for s in summaries(workflow) for t in s["trials"] if t["job"].startswith("same_job_name_in_two_roots.twin/")}
+    twins |= {t["job"] for t in setting_trials(workflow) if t["job"].startswith("same_job_name_in_two_roots.twin/")}
     assert len(twins) == 2
     nested = trials_of(workflow, "trial_nested_in_a_trial")
     assert len(nested) == 4  # the folder nested inside a trial is not another trial

@@ -39,7 +39,8 @@ def summary(setting, *, control=None, rate=0.5, low=0.25, high=0.75, method="boo
                            "cost_usd": None if cost is None else cost / 4, "seconds": 10.0, "left_out": None})
         passed = sum(value == 1.0 for value in rewards)
         per_task.append({"task": task, "trials": len(rewards), "passed": passed, "rate": passed / len(rewards),
-                         "rewards": rewards, "outcomes": [], "task_digests": [], "controls": None})
+                         "rewards": rewards, "outcomes": [], "task_digests": [], "controls": None,
+                         "mean_cost_usd": None if cost is None else cost / 4})
     n_trials = sum(len(rewards) for rewards in tasks.values())
     controls = None
     if not control:
@@ -59,6 +60,8 @@ def summary(setting, *, control=None, rate=0.5, low=0.25, high=0.75, method="boo
                   "cost_per_passed_trial_usd": per_passed,
                   "usage_sources": {"unavailable": n_trials} if control else {"provider_response": n_trials}},
         "controls": controls,
+        "excluded_by_controls": [],
+        # not part of summary.json (the trials are in trials.json): what page_of gives page_trials
         "trials": trials,
     }
 
@@ -194,7 +197,9 @@ def test_heatmap_at_many_tasks_is_one_image_and_deterministic():
     tasks = many_tasks(250, 3)
     summaries = [summary("a-agent", tasks=tasks), summary("b-agent", tasks=dict(list(tasks.items())[:200])),
                  summary("oracle-x", control="oracle", tasks=tasks)]
-    summaries[0]["trials"][0]["left_out"] = "controls failed"  # a hatched cell
+    first = summaries[0]["per_task"][0]  # a hatched cell
+    summaries[0]["excluded_by_controls"] = [{"task": first["task"], "reason": "controls failed",
+                                             "trials": first["trials"], "passed": first["passed"]}]
     summaries[0]["per_task"] = summaries[0]["per_task"][1:]
     data = paper.figures_data(summaries, seed=5, resamples=100, confidence=0.95)
     assert len(data["heatmap"]["tasks"]) == 250 > paper.HEATMAP_NAMED_TASKS
@@ -210,7 +215,9 @@ def page_of(summaries, pairs=()):
 
     data = paper.figures_data(summaries, seed=5, resamples=100, confidence=0.95)
     svgs = {name: b"<svg xmlns='http://www.w3.org/2000/svg'/>" for name in ("forest", "heatmap", "cost")}
-    return html.render_page(summaries, {"pairs": list(pairs)}, "job\tfolder\tfile\treason\teffect\n", svgs, data)
+    pages = {s["setting"]: html.page_trials(s["per_task"], s["trials"]) for s in summaries}
+    return html.render_page(summaries, pages, {"pairs": list(pairs)}, "job\tfolder\tfile\treason\teffect\n", svgs,
+                            data)
 
 
 def check_links(page):
@@ -248,7 +255,7 @@ def test_report_page_is_bounded_at_many_tries():
         listed = [t for t in s["trials"] if f"{t['job']}/{t['folder']}" in page]
         assert 0 < len(listed) <= html.PAGE_TRIALS
         assert listed == s["trials"][:len(listed)]  # the first tasks, whole
-        assert f"results/reports/{s['setting']}/summary.json" in page
+        assert f"results/reports/{s['setting']}/trials.json" in page
         for task in tasks:  # every task keeps its row, the target of its numbers' links
             assert f'id="{html.task_anchor(s["setting"], task)}"' in page
     assert "The trials of the first 20 of 250 tasks are listed once" in page and "The other 5,750 are not in this page" in page
@@ -282,7 +289,7 @@ GRID = {
     "claude": {"alpha": "PP", "beta": "PF", "gamma": "FF", "xss": "PF"},
     "codex": {"alpha": "PP", "beta": "PP", "gamma": "PF", "xss": "FF"},
     "gemini": {"alpha": "PF", "beta": "FF", "gamma": "FF", "xss": "PP"},
-    "oracle": {"alpha": "PP", "beta": "PP", "gamma": "PP", "xss": "PP"},
+    "oracle": {"alpha": "PP", "beta": "PP", "gamma": "PF", "xss": "PP"},  # gamma fails its controls
     "nop": {"alpha": "EE", "beta": "EE", "gamma": "EE", "xss": "EE"},
 }
 KINDS = {"P": "passed", "F": "failed", "E": "suspected_api_error"}
@@ -337,6 +344,41 @@ def summaries_of(workflow) -> dict[str, dict]:
     return found
 
 
+def test_trial_rows_live_in_trials_json_and_what_is_built_from_them_agrees(built):
+    """summary.json carries no trial rows (the run-level stages read it); trials.json beside it
+    has every finished trial once, and the per-task costs, the left-out tasks and the trials the
+    page lists, computed where the rows are read, agree with the rows."""
+    from benchreport import html
+
+    page = built.read("report.html")
+    costs = {p["setting"]: p for p in json.loads(built.read("paper/figures.json"))["cost"]["points"]}
+    found = summaries_of(built)
+    assert costs and any(s["excluded_by_controls"] for s in found.values())  # both paths are exercised
+    for setting, s in found.items():
+        assert "trials" not in s
+        rows = json.loads(built.read(f"reports/{setting}/trials.json"))
+        assert rows["setting"] == setting
+        trials = rows["trials"]
+        counted = [t for t in trials if not t["left_out"]]
+        assert len(counted) == s["counts"]["trials"]
+        assert len(trials) - len(counted) == s["counts"]["left_out_by_controls"]
+        assert len({(t["job"], t["folder"]) for t in trials}) == len(trials)
+        for row in s["per_task"]:
+            priced = [t["cost_usd"] for t in counted if t["task"] == row["task"] and t["cost_usd"] is not None]
+            assert row["mean_cost_usd"] == (sum(priced) / len(priced) if priced else None)
+        for entry in s["excluded_by_controls"]:
+            mine = [t for t in trials if t["task"] == entry["task"]]
+            assert all(t["left_out"] == entry["reason"] for t in mine)
+            assert (entry["trials"], entry["passed"]) == (len(mine), sum(t["outcome"] == "passed" for t in mine))
+        if setting in costs:
+            assert costs[setting]["tasks_priced"] == sum(row["mean_cost_usd"] is not None for row in s["per_task"])
+        listed = json.loads(built.read(f"settings/{setting}/page.json"))
+        assert listed == {"setting": setting} | html.page_trials(s["per_task"], trials)
+        for task_rows in listed["listed"].values():
+            for row in task_rows:
+                assert page.count(row["folder"]) == 1
+
+
 def test_paper_files_agree_with_summaries(built):
     for name in PAPER_FILES + ["report.html"]:
         assert (built.results / name).stat().st_size > 0, name
@@ -360,8 +402,11 @@ def test_paper_files_agree_with_summaries(built):
             assert float(row["cost_per_solved_usd"]) == s["usage"]["cost_per_passed_trial_usd"]
         if not s["settings"]["control"]:
             assert int(row["total_tokens"]) == s["usage"]["tokens"]["total_tokens"]
+            left_out = len(s["excluded_by_controls"])
             assert row["controls"] == (f"oracle {s['controls']['oracle']['passed']}/{s['controls']['oracle']['trials']}, "
-                                       f"nop {s['controls']['nop']['passed']}/{s['controls']['nop']['trials']}")
+                                       f"nop {s['controls']['nop']['passed']}/{s['controls']['nop']['trials']}"
+                                       + (f"; {left_out} task left out" if left_out == 1 else ""))
+            assert left_out == 1  # gamma: the oracle failed one of its tries
         line = next(line for line in markdown.splitlines() if line.startswith(f"| {s['description']} |"))
         assert f"| {paper.pct(s['pass_rate']['value'])} | {paper.interval_text(s['headline']['low'], s['headline']['high'])} |" in line
     tex = built.read("paper/settings.tex")

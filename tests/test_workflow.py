@@ -81,6 +81,8 @@ def test_reruns_only_what_changed(workflow, real_jobs):
         f"ingest/{edited_job}/index.json",
         f"ingest/{edited_job}/ledger.json",
         f"settings/{nop_tc}/stats.json",
+        f"settings/{nop_tc}/page.json",
+        f"reports/{nop_tc}/trials.json",
         f"reports/{nop_tc}/report.md",
         f"reports/{nop_tc}/summary.json",
         f"reports/{nop_tc}/writeup.md",

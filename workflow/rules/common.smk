@@ -8,7 +8,13 @@ from snakemake.utils import validate
 
 sys.path.insert(0, str(Path(workflow.basedir, "workflow", "scripts")))
 
-from benchreport import controls, discover, environment, lineage  # noqa: E402
+from benchreport import (
+    controls,
+    discover,
+    environment,
+    lineage,
+    scheduling,
+)  # noqa: E402
 import coverage_grid as coverage_shapes  # noqa: E402 (workflow/scripts/coverage_grid.py)
 
 validate(config, schema="../../config/schema.yaml")
@@ -135,12 +141,24 @@ def job_params(wildcards):
 
 INDEX_CACHE = {}
 DERIVED_CACHE = {}
+INDEX_PATHS = {}
+
+
+def index_path(job_id):
+    """The index.json of a job folder's ingest once the checkpoint has it. A checkpoint's output,
+    once created, stays created for the rest of the run, so get() is asked until it answers once:
+    it copies the set of every created checkpoint output on each call (about 1 ms here at
+    100 folders), and derived() below asks for every folder each time it is called."""
+    path = INDEX_PATHS.get(job_id)
+    if path is None:
+        path = INDEX_PATHS[job_id] = checkpoints.ingest.get(job=job_id).output.index
+    return path
 
 
 def index_entry(job_id):
     """(mtime, content) of a job folder's index; the file is read again only when it changes,
     since the input functions below ask for it once per job of the DAG."""
-    path = checkpoints.ingest.get(job=job_id).output.index
+    path = index_path(job_id)
     stamp = os.stat(path).st_mtime_ns
     cached = INDEX_CACHE.get(path)
     if cached is None or cached[0] != stamp:
@@ -211,6 +229,7 @@ def report_files(setting):
         for name in (
             "report.md",
             "summary.json",
+            "trials.json",
             "writeup.md",
             "run-card.json",
             "run-summary.json",
@@ -267,7 +286,10 @@ def image_record(resolved):
 
 
 def report_inputs(wildcards):
-    inputs = {"stats": f"results/settings/{wildcards.setting}/stats.json"}
+    inputs = {
+        "stats": f"results/settings/{wildcards.setting}/stats.json",
+        "trials": f"results/reports/{wildcards.setting}/trials.json",
+    }
     if config["environment"]["inspect"]:
         images = task_images()
         tasks = settings_map()[wildcards.setting]["tasks"]
@@ -323,11 +345,22 @@ def comparison_inputs(wildcards):
     }
 
 
+def setting_summaries(wildcards):
+    """Every setting's summary.json (what the run-level stages read of a setting)."""
+    return [
+        f"results/reports/{setting}/summary.json" for setting in sorted(settings_map())
+    ]
+
+
+def setting_pages(wildcards):
+    """Every setting's page.json: the trials report.html lists of it."""
+    return [
+        f"results/settings/{setting}/page.json" for setting in sorted(settings_map())
+    ]
+
+
 def overview_inputs(wildcards):
     return {
         "ledgers": [f"results/ingest/{job_id}/ledger.json" for job_id in all_jobs()],
-        "summaries": [
-            f"results/reports/{setting}/summary.json"
-            for setting in sorted(settings_map())
-        ],
+        "summaries": setting_summaries(wildcards),
     }

@@ -1,9 +1,6 @@
 rule paper:
     input:
-        summaries=lambda wildcards: [
-            f"results/reports/{setting}/summary.json"
-            for setting in sorted(settings_map())
-        ],
+        summaries=setting_summaries,
         comparisons="results/comparisons/comparisons.json",
     output:
         settings_md="results/paper/settings.md",
@@ -24,6 +21,32 @@ rule paper:
             labels={"name": "paired comparisons", "format": "CSV"},
         ),
         comparisons_tex="results/paper/comparisons.tex",
+        lineage_settings_md=lineage_of("results/paper/settings.md"),
+        lineage_settings_csv=lineage_of("results/paper/settings.csv"),
+        lineage_settings_tex=lineage_of("results/paper/settings.tex"),
+        lineage_comparisons_md=lineage_of("results/paper/comparisons.md"),
+        lineage_comparisons_csv=lineage_of("results/paper/comparisons.csv"),
+        lineage_comparisons_tex=lineage_of("results/paper/comparisons.tex"),
+    log:
+        "logs/paper/all.log",
+    conda:
+        "../envs/benchreport.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+    params:
+        confidence=config["statistics"]["confidence"],
+        code=CODE["paper"],
+    script:
+        "../scripts/paper.py"
+
+
+# The figures need no comparison, so they are drawn beside the comparisons, not after them;
+# they take the longest of the run-level jobs and report.html waits for them, hence the priority.
+rule figures:
+    input:
+        summaries=setting_summaries,
+    output:
         figures="results/paper/figures.json",
         forest_svg=report(
             "results/paper/forest.svg",
@@ -67,12 +90,6 @@ rule paper:
             subcategory="Figures",
             labels={"name": "cost against pass rate", "format": "PNG"},
         ),
-        lineage_settings_md=lineage_of("results/paper/settings.md"),
-        lineage_settings_csv=lineage_of("results/paper/settings.csv"),
-        lineage_settings_tex=lineage_of("results/paper/settings.tex"),
-        lineage_comparisons_md=lineage_of("results/paper/comparisons.md"),
-        lineage_comparisons_csv=lineage_of("results/paper/comparisons.csv"),
-        lineage_comparisons_tex=lineage_of("results/paper/comparisons.tex"),
         lineage_figures=lineage_of("results/paper/figures.json"),
         lineage_forest_svg=lineage_of("results/paper/forest.svg"),
         lineage_forest_png=lineage_of("results/paper/forest.png"),
@@ -81,7 +98,8 @@ rule paper:
         lineage_cost_svg=lineage_of("results/paper/cost.svg"),
         lineage_cost_png=lineage_of("results/paper/cost.png"),
     log:
-        "logs/paper/all.log",
+        "logs/paper/figures.log",
+    priority: 1
     conda:
         "../envs/benchreport.yaml"
     threads: 1
@@ -91,17 +109,15 @@ rule paper:
         seed=config["statistics"]["seed"],
         resamples=config["statistics"]["resamples"],
         confidence=config["statistics"]["confidence"],
-        code=CODE["paper"],
+        code=CODE["figures"],
     script:
-        "../scripts/paper.py"
+        "../scripts/figures.py"
 
 
 rule html_report:
     input:
-        summaries=lambda wildcards: [
-            f"results/reports/{setting}/summary.json"
-            for setting in sorted(settings_map())
-        ],
+        summaries=setting_summaries,
+        pages=setting_pages,
         comparisons="results/comparisons/comparisons.json",
         exclusions="results/exclusions.tsv",
         figures="results/paper/figures.json",

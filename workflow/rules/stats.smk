@@ -31,7 +31,10 @@ rule stats:
         unpack(stats_inputs),
     output:
         stats="results/settings/{setting}/stats.json",
+        # the setting's trial rows, published as they are; report reads them, later stages do not
+        trials="results/reports/{setting}/trials.json",
         lineage=lineage_of("results/settings/{setting}/stats.json"),
+        lineage_trials=lineage_of("results/reports/{setting}/trials.json"),
     log:
         "logs/stats/{setting}.log",
     conda:

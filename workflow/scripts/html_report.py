@@ -10,6 +10,7 @@ sys.stderr = open(snakemake.log[0], "w")
 
 
 summaries = [load_json(path) for path in snakemake.input.summaries]
+pages = {page["setting"]: page for page in map(load_json, snakemake.input.pages)}
 comparisons = load_json(snakemake.input.comparisons)
 with open(snakemake.input.exclusions, encoding="utf-8") as handle:
     ledger = handle.read()
@@ -17,6 +18,6 @@ svgs = {}
 for name in ("forest", "heatmap", "cost"):
     with open(snakemake.input[f"{name}_svg"], "rb") as handle:
         svgs[name] = handle.read()
-page = render_page(summaries, comparisons, ledger, svgs, load_json(snakemake.input.figures))
+page = render_page(summaries, pages, comparisons, ledger, svgs, load_json(snakemake.input.figures))
 write_text(snakemake.output.html, page)
 write_for_rule(snakemake, "html")

@@ -1,9 +1,9 @@
-"""Rule paper: the comparison table over settings, the paired-comparisons table, the figures."""
+"""Rule paper: the comparison table over settings and the paired-comparisons table (Markdown, CSV, LaTeX)."""
 
 import sys
 
-from benchreport import figures, paper
-from benchreport.files import dump_json, load_json, write_text
+from benchreport import paper
+from benchreport.files import load_json, write_text
 from benchreport.lineage import write_for_rule
 
 sys.stderr = open(snakemake.log[0], "w")
@@ -23,13 +23,4 @@ pairs = paper.comparison_rows(comparisons)
 write_text(out.comparisons_md, paper.comparisons_markdown(pairs, confidence))
 write_text(out.comparisons_csv, paper.comparisons_csv(pairs))
 write_text(out.comparisons_tex, paper.comparisons_latex(pairs, confidence))
-
-data = paper.figures_data(
-    summaries, seed=snakemake.params.seed, resamples=snakemake.params.resamples, confidence=confidence
-)
-write_text(out.figures, dump_json(data))
-for name, formats in figures.render_all(data).items():
-    for fmt, content in formats.items():
-        with open(out[f"{name}_{fmt}"], "wb") as handle:
-            handle.write(content)
 write_for_rule(snakemake, "paper")

@@ -1,17 +1,19 @@
-"""Rule report: report.md, summary.json, writeup.md, run-card.json and run-summary.json of one setting."""
+"""Rule report: report.md, summary.json, writeup.md, run-card.json and run-summary.json of one setting,
+and the trials report.html lists of it."""
 
 import json
 import sys
 
 from benchreport import runcard
 from benchreport.files import dump_json, load_json, write_text
+from benchreport.html import page_trials
 from benchreport.lineage import write_for_rule
 from benchreport.render import environment_rows, render_report, render_summary, render_writeup
 
 sys.stderr = open(snakemake.log[0], "w")
 
 
-stats = load_json(snakemake.input.stats)
+stats = load_json(snakemake.input.stats) | load_json(snakemake.input.trials)
 records = {path: load_json(path) for path in snakemake.input.get("images", [])}
 environment = environment_rows(json.loads(snakemake.params.task_images), records, stats["per_task"])
 card = runcard.build_run_card(stats, environment, min_tries=snakemake.params.min_tries)
@@ -21,4 +23,5 @@ write_text(snakemake.output.summary, render_summary(stats, environment, card))
 write_text(snakemake.output.writeup, render_writeup(stats, environment, card))
 write_text(snakemake.output.run_card, dump_json(card))
 write_text(snakemake.output.run_summary, dump_json(card["run_summary"]))
+write_text(snakemake.output.page, dump_json({"setting": stats["setting"]} | page_trials(stats["per_task"], stats["trials"])))
 write_for_rule(snakemake, "report")

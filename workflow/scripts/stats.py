@@ -5,7 +5,7 @@ import sys
 from benchreport import runcard
 from benchreport.files import dump_json, load_json, write_text
 from benchreport.lineage import write_for_rule
-from benchreport.stats import setting_stats
+from benchreport.stats import setting_stats, split_trial_rows
 
 sys.stderr = open(snakemake.log[0], "w")
 
@@ -30,5 +30,7 @@ stats = setting_stats(setting, trials, params, grid_for)
 stats["job_folders"] = [ingest["job"] | {"crosscheck": ingest["crosscheck"]} for ingest in own_jobs]
 stats["ledger"] = [row for ingest in own_jobs for row in ingest["ledger"]]
 stats |= runcard.card_parts(setting, ingests, stats, benchmark_config=snakemake.params.benchmark_version)
-write_text(snakemake.output.stats, dump_json(stats))
+numbers, trial_rows = split_trial_rows(stats)
+write_text(snakemake.output.stats, dump_json(numbers))
+write_text(snakemake.output.trials, dump_json(trial_rows))
 write_for_rule(snakemake, "stats")

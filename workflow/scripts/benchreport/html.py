@@ -1,13 +1,13 @@
 """results/report.html: one self-contained page over every setting (pure: data in, text out).
 
 The page holds the headline table, the figures (SVG inlined as data: URIs), a section per setting
-saying what its report.md says (rendered from summary.json), the environment, the controls, the
+saying what its report.md says (rendered from summary.json and the trials page_trials chose), the environment, the controls, the
 exclusion ledger and the paired comparisons. Every number links to the trials it came from: a
 headline number to its setting's section, whose per-task rows open onto their trials. Each trial
 is listed once, under its task.
 
 The page stays a few megabytes however many tries there are: a setting lists the trials of its
-first tasks, whole and in table order, up to PAGE_TRIALS trials (the rest are in its summary.json
+first tasks, whole and in table order, up to PAGE_TRIALS trials (the rest are in its trials.json
 and report.md; every task keeps its row, with the reward of each trial, as the target of the
 links), and the tables over tasks or files that repeat what the per-task tables or the ledger hold
 (comparisons, controls, what was left out, outcome differences) list at most LISTED_ROWS rows, the
@@ -102,25 +102,65 @@ def trial_row(trial: dict) -> dict:
     }
 
 
-def excluded_by_controls(summary: dict) -> list[dict]:
-    """Tasks left out of the headline because their controls failed, with their trials (as in
-    summary.json: setting_section turns the ones the page lists into rows)."""
-    found: dict[str, dict] = {}
-    for trial in summary.get("trials", []):
+def page_trials(per_task: list[dict], trials: list[dict]) -> dict:
+    """What the page shows of one setting's trials, chosen by the report stage, which reads them
+    all, so that the page reads only this: tasks are listed whole, in table order (the counted
+    tasks, then those the controls left out), until one does not fit in PAGE_TRIALS; and the
+    first LISTED_ROWS trials whose BenchFlow summary bucket differs from the outcome."""
+    by_task: dict[str, list[dict]] = {}
+    excluded: dict[str, dict] = {}
+    for trial in trials:
         if trial.get("left_out"):
-            entry = found.setdefault(trial["task"], {"task": trial["task"], "reason": trial["left_out"], "trials": []})
+            entry = excluded.setdefault(trial["task"], {"task": trial["task"], "reason": trial["left_out"], "trials": []})
             entry["trials"].append(trial)
-    return [
-        {
-            "task": task,
-            "reason": entry["reason"],
-            "n_trials": len(entry["trials"]),
-            "passed": sum(t.get("outcome") == "passed" for t in entry["trials"]),
-            "trials": entry["trials"],
-            "anchor": task_anchor(summary["setting"], task),
-        }
-        for task, entry in sorted(found.items())
+        else:
+            by_task.setdefault(trial["task"], []).append(trial)
+    budget = PAGE_TRIALS  # trials still to list; None once a task did not fit
+    listed_tasks = listed_trials = 0
+
+    def take(task_trials: list[dict]) -> list[dict] | None:
+        nonlocal budget, listed_tasks, listed_trials
+        if budget is None or len(task_trials) > budget:
+            budget = None
+            return None
+        budget -= len(task_trials)
+        listed_tasks += 1
+        listed_trials += len(task_trials)
+        return [trial_row(t) for t in task_trials]
+
+    task_rows = {}
+    for row in per_task:
+        rows = take(by_task.get(row["task"], []))
+        if rows is not None:
+            task_rows[row["task"]] = rows
+    left_out = [
+        {"task": task, "reason": entry["reason"], "n_trials": len(entry["trials"]),
+         "passed": sum(t.get("outcome") == "passed" for t in entry["trials"]), "trials": take(entry["trials"])}
+        for task, entry in sorted(excluded.items())
     ]
+    differences = []
+    for trial in trials:
+        if "benchflow_bucket" in trial:
+            why = bucket_difference(trial)
+            if why:
+                differences.append({"task": trial["task"], "try": trial.get("try") or "—", "folder": trial.get("folder"),
+                                    "why": why})
+    differences, differences_hidden = listed(differences)
+    return {
+        "listed": task_rows,
+        "excluded": left_out,
+        "listed_tasks": listed_tasks,
+        "listed_trials": listed_trials,
+        "total": len(trials),
+        "left_out": sum(entry["n_trials"] for entry in left_out),
+        "differences": differences,
+        "differences_hidden": differences_hidden,
+    }
+
+
+def excluded_by_controls(summary: dict, page: dict) -> list[dict]:
+    """Tasks left out of the headline because their controls failed, with the trials the page lists."""
+    return [entry | {"anchor": task_anchor(summary["setting"], entry["task"])} for entry in page["excluded"]]
 
 
 def headline_sentences(summary: dict) -> dict:
@@ -342,11 +382,10 @@ def listed(rows: list, limit: int = LISTED_ROWS) -> tuple[list, int]:
     return rows[:limit], max(0, len(rows) - limit)
 
 
-def trials_sentence(summary: dict, listed_tasks: int, listed_trials: int, tasks: int) -> str:
+def trials_sentence(summary: dict, page: dict, tasks: int) -> str:
     setting = summary["setting"]
-    trials = summary.get("trials", [])
-    total, left_out = len(trials), sum(1 for trial in trials if trial.get("left_out"))
-    where = (f"Every trial is in results/reports/{setting}/summary.json (\"trials\") and in "
+    total, left_out, listed_trials = page["total"], page["left_out"], page["listed_trials"]
+    where = (f"Every trial is in results/reports/{setting}/trials.json and in "
              f"results/reports/{setting}/report.md, under Trials.")
     if listed_trials == total:
         text = f"All {count(total, 'trial')} are listed once, under their task: open a task for its trials"
@@ -354,32 +393,15 @@ def trials_sentence(summary: dict, listed_tasks: int, listed_trials: int, tasks:
             text += (f" ({total - left_out:,} counted, in this table; {left_out:,} left out by the controls, in the "
                      "table after it)")
         return f"{text}. {where}"
-    return (f"The trials of the first {listed_tasks:,} of {count(tasks, 'task')} are listed once, under their task "
-            f"({listed_trials:,} of {count(total, 'trial')}): open a task for its trials. The other "
+    return (f"The trials of the first {page['listed_tasks']:,} of {count(tasks, 'task')} are listed once, under their "
+            f"task ({listed_trials:,} of {count(total, 'trial')}): open a task for its trials. The other "
             f"{total - listed_trials:,} are not in this page, to keep it small; every task's row still gives the "
             f"reward of each of its trials. {where}")
 
 
-def setting_section(summary: dict) -> dict:
+def setting_section(summary: dict, page: dict) -> dict:
     setting = summary["setting"]
     confidence = summary.get("confidence", 0.95)
-    trials = summary.get("trials", [])
-    by_task: dict[str, list[dict]] = {}
-    for trial in trials:
-        if not trial.get("left_out"):
-            by_task.setdefault(trial["task"], []).append(trial)
-    budget = PAGE_TRIALS  # trials still to list; tasks are listed whole, in table order, until one does not fit
-    listed_tasks = 0
-
-    def take(task_trials: list[dict]) -> list[dict] | None:
-        nonlocal budget, listed_tasks
-        if budget is None or len(task_trials) > budget:
-            budget = None
-            return None
-        budget -= len(task_trials)
-        listed_tasks += 1
-        return [trial_row(t) for t in task_trials]
-
     per_task = []
     for row in summary["per_task"]:
         per_task.append({
@@ -392,22 +414,11 @@ def setting_section(summary: dict) -> dict:
             "interval": task_interval(row["passed"], row["trials"], confidence),
             "rewards": " ".join(reward(value) for value in row.get("rewards", [])),
             "controls": row.get("controls") or "(a control itself)",
-            "trial_rows": take(by_task.get(row["task"], [])),
+            "trial_rows": page["listed"].get(row["task"]),
         })
-    excluded = excluded_by_controls(summary)
-    for entry in excluded:
-        entry["trials"] = take(entry["trials"])
-    listed_trials = sum(len(t["trial_rows"] or []) for t in per_task) + sum(len(t["trials"] or []) for t in excluded)
-    differences = []
-    for trial in trials:
-        if "benchflow_bucket" in trial:
-            why = bucket_difference(trial)
-            if why:
-                differences.append({"task": trial["task"], "try": trial.get("try") or "—", "folder": trial.get("folder"),
-                                    "why": why})
+    excluded = excluded_by_controls(summary, page)
     sentences = headline_sentences(summary)
     left_out, left_out_hidden = listed(summary.get("left_out") or [])
-    differences, differences_hidden = listed(differences)
     # the checklist arrives escaped from completeness.render_html; Markup keeps it as HTML
     checklist = Markup(completeness.render_html(summary["completeness"])) if summary.get("completeness") else None
     return {
@@ -425,7 +436,7 @@ def setting_section(summary: dict) -> dict:
         "controls": controls_sentences(summary),
         "per_task": per_task,
         "excluded": excluded,
-        "trials_sentence": trials_sentence(summary, listed_tasks, listed_trials, len(per_task) + len(excluded)),
+        "trials_sentence": trials_sentence(summary, page, len(per_task) + len(excluded)),
         "level": paper.level(confidence),
         "outcomes": outcomes_sentence(summary),
         "usage": usage_sentence(summary),
@@ -439,8 +450,8 @@ def setting_section(summary: dict) -> dict:
         "left_out": left_out,
         "left_out_hidden": left_out_hidden,
         "crosscheck": crosscheck_rows(summary),
-        "differences": differences,
-        "differences_hidden": differences_hidden,
+        "differences": page["differences"],
+        "differences_hidden": page["differences_hidden"],
     }
 
 
@@ -613,8 +624,9 @@ def figure_captions(figures_data: dict) -> dict[str, str]:
     }
 
 
-def page_context(summaries: list[dict], comparisons: dict, ledger_tsv: str, figures_svg: dict[str, bytes],
-                 figures_data: dict) -> dict:
+def page_context(summaries: list[dict], pages: dict[str, dict], comparisons: dict, ledger_tsv: str,
+                 figures_svg: dict[str, bytes], figures_data: dict) -> dict:
+    """pages: setting -> its page_trials."""
     ordered = paper.ordered(summaries)
     confidence = paper.first_confidence(ordered)
     headline = []
@@ -633,7 +645,7 @@ def page_context(summaries: list[dict], comparisons: dict, ledger_tsv: str, figu
                     "settings": placed.get((row.get("job", ""), row.get("folder", "")), [])} for row in ledger]
     controls_left_out = []
     for summary in ordered:
-        for entry in excluded_by_controls(summary):
+        for entry in excluded_by_controls(summary, pages[summary["setting"]]):
             controls_left_out.append({"description": summary["description"], "task": entry["task"],
                                       "trials": entry["n_trials"], "reason": entry["reason"],
                                       "policy": (summary.get("controls") or {}).get("policy"),
@@ -664,7 +676,7 @@ def page_context(summaries: list[dict], comparisons: dict, ledger_tsv: str, figu
         "comparison_headers": paper.comparisons_headers(confidence),
         "comparisons": comparison_sections(comparisons, ordered),
         "comparisons_note": paper.COMPARISONS_NOTE,
-        "sections": [setting_section(summary) for summary in ordered],
+        "sections": [setting_section(summary, pages[summary["setting"]]) for summary in ordered],
         "environment": global_environment(ordered),
         "controls": controls_overview(ordered),
         "ledger_header": header,
@@ -685,7 +697,7 @@ def _jinja() -> jinja2.Environment:
     )
 
 
-def render_page(summaries: list[dict], comparisons: dict, ledger_tsv: str, figures_svg: dict[str, bytes],
-                figures_data: dict) -> str:
-    context = page_context(summaries, comparisons, ledger_tsv, figures_svg, figures_data)
+def render_page(summaries: list[dict], pages: dict[str, dict], comparisons: dict, ledger_tsv: str,
+                figures_svg: dict[str, bytes], figures_data: dict) -> str:
+    context = page_context(summaries, pages, comparisons, ledger_tsv, figures_svg, figures_data)
     return _jinja().get_template("report.html.j2").render(**context)

@@ -76,20 +76,32 @@ def _rates(task_rates) -> np.ndarray:
     return rates
 
 
+_LAST_RESAMPLED: dict = {}
+
+
 def _resampled_means(values: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """Means of `resamples` resamples of whole tasks (numpy PCG64 seeded with `seed`).
 
     Drawn in row blocks to bound memory; the index stream, hence the result, equals one
-    (resamples x tasks) draw.
+    (resamples x tasks) draw. The last result is kept (read-only): a setting's over-tasks
+    interval and two of its interval methods resample the same rates with the same seed.
     """
+    key = (values.tobytes(), values.dtype.str, resamples, seed)
+    cached = _LAST_RESAMPLED.get(key)
+    if cached is not None:
+        return cached
     rng = np.random.default_rng(seed)
     rows = max(1, BLOCK_ELEMENTS // values.size)
-    return np.concatenate(
+    means = np.concatenate(
         [
             values[rng.integers(0, values.size, size=(min(rows, resamples - start), values.size))].mean(axis=1)
             for start in range(0, resamples, rows)
         ]
     )
+    means.flags.writeable = False
+    _LAST_RESAMPLED.clear()
+    _LAST_RESAMPLED[key] = means
+    return means
 
 
 def bootstrap_tasks(task_rates, resamples: int, seed: int, confidence: float = 0.95) -> dict:

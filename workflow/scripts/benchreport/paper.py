@@ -412,24 +412,14 @@ def comparisons_latex(rows: list[dict], confidence: float) -> str:
 # numbers behind the figures
 
 
-def counted_trials(summary: dict) -> list[dict]:
-    """The trials the pass rate counts (not left out by the controls)."""
-    return [trial for trial in summary.get("trials", []) if not trial.get("left_out")]
-
-
 def task_costs(summary: dict) -> tuple[list[float], list[str]]:
     """Per counted task, the mean recorded cost of its counted trials; and the tasks with none."""
-    by_task: dict[str, list[float]] = {}
-    for trial in counted_trials(summary):
-        if trial.get("cost_usd") is not None:
-            by_task.setdefault(trial["task"], []).append(float(trial["cost_usd"]))
     costs, unpriced = [], []
     for row in summary["per_task"]:
-        values = by_task.get(row["task"])
-        if values:
-            costs.append(sum(values) / len(values))
-        else:
+        if row["mean_cost_usd"] is None:
             unpriced.append(row["task"])
+        else:
+            costs.append(float(row["mean_cost_usd"]))
     return costs, unpriced
 
 
@@ -521,14 +511,9 @@ def heatmap_cells(summaries: list[dict]) -> dict:
         cells = {}
         for row in summary["per_task"]:
             cells[row["task"]] = {"passed": row["passed"], "trials": row["trials"], "rate": row["rate"], "left_out": None}
-        left = {}
-        for trial in summary.get("trials", []):
-            if trial.get("left_out") and trial["task"] not in cells:
-                entry = left.setdefault(trial["task"], {"passed": 0, "trials": 0, "left_out": trial["left_out"]})
-                entry["trials"] += 1
-                entry["passed"] += trial.get("outcome") == "passed"
-        for task, entry in left.items():
-            cells[task] = entry | {"rate": entry["passed"] / entry["trials"]}
+        for entry in summary["excluded_by_controls"]:
+            cells[entry["task"]] = {"passed": entry["passed"], "trials": entry["trials"],
+                                    "left_out": entry["reason"], "rate": entry["passed"] / entry["trials"]}
         tasks.update(cells)
         rows.append({"setting": summary["setting"], "description": summary["description"],
                      "control": summary["settings"].get("control") or "", "cells": cells})

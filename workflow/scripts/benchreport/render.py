@@ -129,6 +129,23 @@ def environment_left_out(rows: list[dict]) -> list[dict]:
     ]
 
 
+def trial_rows(trials: list[dict]) -> list[str]:
+    """The Trials table's rows, each as one string: the table has a row per trial (25,000 at
+    1,000 tasks x 25 tries), and formatting them here takes a third of the time Jinja takes."""
+    rows = []
+    for t in trials:
+        verifier = (t["verifier"] or "ok") if t["reward"] is not None else cell(t["verifier"])
+        outcome = t["outcome"] + (" (left out: controls)" if t["left_out"] else "")
+        tokens = num(t["tokens"]) if t["tokens"] else "—"
+        cost = usd(t["cost_usd"]) if t["cost_usd"] is not None else "—"
+        rows.append(
+            f"| {cell(t['task'])} | {t['try'] or '—'} | {cell(t['model_outcome'])} | {verifier} | {reward(t['reward'])} "
+            f"| {outcome} | {t['attempts']} | {tokens} | {cost} | {seconds(t['seconds'])} "
+            f"| `{cell(t['job'])}/{cell(t['folder'])}` |"
+        )
+    return rows
+
+
 def _context(stats: dict, environment: list[dict], card: dict) -> dict:
     jobs, ledger = stats["job_folders"], stats["ledger"] + environment_left_out(environment)
     differences = [(trial, bucket_difference(trial)) for trial in stats["trials"]]
@@ -156,7 +173,8 @@ def _context(stats: dict, environment: list[dict], card: dict) -> dict:
 
 
 def render_report(stats: dict, environment: list[dict], card: dict) -> str:
-    return _jinja().get_template("report.md.j2").render(**_context(stats, environment, card))
+    context = _context(stats, environment, card) | {"trial_rows": trial_rows(stats["trials"])}
+    return _jinja().get_template("report.md.j2").render(**context)
 
 
 def render_writeup(stats: dict, environment: list[dict], card: dict) -> str:
@@ -199,7 +217,8 @@ def render_summary(stats: dict, environment: list[dict], card: dict) -> str:
         "left_out": ledger + [{"job": t["job"], "folder": t["folder"], "file": f"{t['folder']}/result.json",
                                "reason": interrupted_reason(t),
                                "effect": "trial left out of the pass rate"} for t in stats["interrupted"]],
-        "trials": stats["trials"],
+        "excluded_by_controls": stats["excluded_by_controls"],
+        # the trial rows are in trials.json beside this file (rule stats writes them)
         "completeness": card["completeness"],
     }
     return dump_json(summary)

@@ -30,6 +30,7 @@ def per_task(trials: list[dict]) -> list[dict]:
     for task in sorted(by_task):
         group = sorted(by_task[task], key=_try_order)
         passed = sum(trial["outcome"] == "passed" for trial in group)
+        costs = [trial["cost_usd_all_attempts"] for trial in group if trial["cost_usd_all_attempts"] is not None]
         rows.append(
             {
                 "task": task,
@@ -39,6 +40,8 @@ def per_task(trials: list[dict]) -> list[dict]:
                 "rewards": [trial["reward"] for trial in group],
                 "outcomes": [trial["outcome"] for trial in group],
                 "task_digests": sorted({trial["task_digest"] for trial in group if trial["task_digest"]}),
+                # over the trials with a recorded cost (all attempts); None when none has one
+                "mean_cost_usd": sum(costs) / len(costs) if costs else None,
             }
         )
     return rows
@@ -63,9 +66,9 @@ def sampling_seen(trials: list[dict]) -> dict:
 
 
 def usage(trials: list[dict]) -> dict:
-    tokens = Counter()
-    for trial in trials:
-        tokens.update({field: value for field, value in trial["tokens_all_attempts"].items()})
+    records = [trial["tokens_all_attempts"] for trial in trials]
+    fields = {field for record in records for field in record}
+    tokens = {field: sum(record.get(field, 0) for record in records) for field in fields}
     priced = [trial for trial in trials if trial["cost_usd_all_attempts"] is not None]
     cost = round(sum(trial["cost_usd_all_attempts"] for trial in priced), 6) if priced else None
     passed = sum(trial["outcome"] == "passed" for trial in trials)
@@ -309,7 +312,8 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=N
         "trials_recording_requests": sum(trial["trajectory"] for trial in counted),
         "controls": controls,
         "excluded_by_controls": [
-            {"task": task, "reason": "; ".join(reasons), "trials": sum(t["task"] == task for t in finished)}
+            {"task": task, "reason": "; ".join(reasons), "trials": sum(t["task"] == task for t in finished),
+             "passed": sum(t["task"] == task and t["outcome"] == "passed" for t in finished)}
             for task, reasons in sorted(excluded_tasks.items())
         ],
         "warnings": warnings,
@@ -325,6 +329,17 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=N
             for trial in sorted(finished, key=lambda t: (t["task"], _try_order(t)))
         ],
     }
+
+
+# The setting's trial rows: written apart from the numbers (reports/<setting>/trials.json), so
+# that the stages after stats read the numbers without 25,000 rows at 1,000 tasks x 25 tries.
+TRIAL_ROWS = ("trials", "interrupted")
+
+
+def split_trial_rows(stats: dict) -> tuple[dict, dict]:
+    """(the numbers, the trial rows) of setting_stats' result; report joins them again."""
+    numbers = {key: value for key, value in stats.items() if key not in TRIAL_ROWS}
+    return numbers, {"setting": stats["setting"]} | {key: stats[key] for key in TRIAL_ROWS}
 
 
 def _trial_ref(trial: dict) -> dict:

@@ -1,0 +1,24 @@
+"""Rule figures: forest, heatmap and cost figures (SVG and PNG) and the numbers behind them."""
+
+import sys
+
+from benchreport import figures, paper
+from benchreport.files import dump_json, load_json, write_text
+from benchreport.lineage import write_for_rule
+
+sys.stderr = open(snakemake.log[0], "w")
+
+
+summaries = [load_json(path) for path in snakemake.input.summaries]
+data = paper.figures_data(
+    summaries,
+    seed=snakemake.params.seed,
+    resamples=snakemake.params.resamples,
+    confidence=snakemake.params.confidence,
+)
+write_text(snakemake.output.figures, dump_json(data))
+for name, formats in figures.render_all(data).items():
+    for fmt, content in formats.items():
+        with open(snakemake.output[f"{name}_{fmt}"], "wb") as handle:
+            handle.write(content)
+write_for_rule(snakemake, "figures")
