@@ -79,6 +79,7 @@ def test_reruns_only_what_changed(workflow, real_jobs):
     assert changed == {
         f"ingest/{edited_job}/trials.json",
         f"ingest/{edited_job}/index.json",
+        f"ingest/{edited_job}/tasks.json",
         f"ingest/{edited_job}/ledger.json",
         f"settings/{nop_tc}/stats.json",
         f"settings/{nop_tc}/page.json",

@@ -4,9 +4,11 @@ checkpoint ingest:
     output:
         trials="results/ingest/{job}/trials.json",
         index="results/ingest/{job}/index.json",
+        tasks="results/ingest/{job}/tasks.json",
         ledger="results/ingest/{job}/ledger.json",
         lineage_trials=lineage_of("results/ingest/{job}/trials.json"),
         lineage_index=lineage_of("results/ingest/{job}/index.json"),
+        lineage_tasks=lineage_of("results/ingest/{job}/tasks.json"),
         lineage_ledger=lineage_of("results/ingest/{job}/ledger.json"),
     log:
         "logs/ingest/{job}.log",

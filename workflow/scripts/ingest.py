@@ -1,5 +1,6 @@
-"""Rule ingest: one BenchFlow job folder -> trials.json (every row), index.json (its settings)
-and ledger.json (its accounting and what was left out)."""
+"""Rule ingest: one BenchFlow job folder -> trials.json (every row), index.json (its settings),
+tasks.json (the task paths and digests its trials name) and ledger.json (its accounting and what
+was left out)."""
 
 import sys
 
@@ -18,6 +19,7 @@ print(
     file=sys.stderr,
 )
 write_text(snakemake.output.trials, dump_json({key: value for key, value in result.items() if key != "sources"}))
-write_text(snakemake.output.index, dump_json({key: result[key] for key in ("job", "settings", "tasks")}))
+write_text(snakemake.output.index, dump_json({key: result[key] for key in ("job", "settings")}))
+write_text(snakemake.output.tasks, dump_json({"job": result["job"]["id"], "tasks": result["tasks"]}))
 write_text(snakemake.output.ledger, dump_json(job_ledger(result)))
 write_for_rule(snakemake, "ingest", sources=result["sources"])
