@@ -190,3 +190,6 @@ def test_ro_crate_links_outputs_to_their_inputs(workflow, tmp_path):
     ingest = next(n for n in made if n.startswith("results/ingest/") and n.endswith("trials.json"))
     assert any(o["@id"].startswith("jobs/") and o["@id"].endswith("/result.json") for o in made[ingest]["object"])
     assert all(graph[o["@id"]]["sha256"] for o in made[ingest]["object"])
+    # the ledger's record points to the trials.json record for the job files; the crate resolves it
+    ledger = ingest.replace("/trials.json", "/ledger.json")
+    assert ledger in made and made[ledger]["object"] == made[ingest]["object"]

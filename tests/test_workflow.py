@@ -165,12 +165,23 @@ def test_lineage_command_checks_every_hash(workflow, real_jobs):
         if path.is_file() and "lineage" not in path.relative_to(workflow.results).parts:
             record = workflow.results / "lineage" / (path.relative_to(workflow.results).as_posix() + ".json")
             assert record.exists(), path
-    # a changed job-folder file is caught
+    # a job folder's files are listed once, in its trials.json record; its other outputs point there
+    run = "ingest/benchflow-samples/v0.7.12-real/oracle-run/2026-11-30__04-23-02"
+    trials_record = json.loads((workflow.results / "lineage" / run / "trials.json.json").read_text())
+    assert any(s["path"].endswith("spec-pass__3d1c0484/config.json") for s in trials_record["sources"])
+    for name in ("index.json", "tasks.json", "ledger.json"):
+        record = json.loads((workflow.results / "lineage" / run / f"{name}.json").read_text())
+        assert record["sources"] == [] and record["sources_as"] == f"results/{run}/trials.json", name
+    ledger_command = command[:-1] + ["results/exclusions.tsv"]  # overview reads ledger.json, not trials.json
+    ledger_ok = subprocess.run(ledger_command, cwd=workflow.path, capture_output=True, text=True, env=env)
+    assert ledger_ok.returncode == 0 and "spec-pass__3d1c0484/config.json" in ledger_ok.stdout
+    # a changed job-folder file is caught, through either record
     source = workflow.path / real_jobs[1] / "v0.7.12-real/oracle-run/2026-11-30__04-23-02/spec-pass__3d1c0484/config.json"
     source.write_text(source.read_text() + " ")
-    bad = subprocess.run(command, cwd=workflow.path, capture_output=True, text=True, env=env)
-    assert bad.returncode == 1
-    assert "CHANGED jobs/benchflow-samples/v0.7.12-real/oracle-run/2026-11-30__04-23-02/spec-pass__3d1c0484/config.json" in bad.stdout
+    for checked in (command, ledger_command):
+        bad = subprocess.run(checked, cwd=workflow.path, capture_output=True, text=True, env=env)
+        assert bad.returncode == 1
+        assert "CHANGED jobs/benchflow-samples/v0.7.12-real/oracle-run/2026-11-30__04-23-02/spec-pass__3d1c0484/config.json" in bad.stdout
 
 
 def test_lint_and_format_are_clean():

@@ -117,8 +117,11 @@ def input_entry(path: str, hashes: dict) -> dict:
 
 
 def build_record(output: str, *, rule: str, wildcards: dict, params: dict, inputs: list[str],
-                 sources: list[dict], code: dict, workflow_dir: Path, input_hashes: dict) -> dict:
-    return {
+                 sources: list[dict], code: dict, workflow_dir: Path, input_hashes: dict,
+                 sources_as: str | None = None) -> dict:
+    """sources_as: another output of the same job whose record lists the job-folder files this
+    one came from (a job folder's ~4,000 sources are recorded once, not once per output)."""
+    record = {
         "output": Path(output).as_posix(),
         "sha256": sha256_file(output),
         "rule": rule,
@@ -130,6 +133,9 @@ def build_record(output: str, *, rule: str, wildcards: dict, params: dict, input
         "sources": sources,
         "recorded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
+    if sources_as:
+        record["sources_as"] = Path(sources_as).as_posix()
+    return record
 
 
 def write_for_rule(smk, stage: str, sources: list[dict] | None = None, extra: dict | None = None) -> None:
@@ -139,6 +145,7 @@ def write_for_rule(smk, stage: str, sources: list[dict] | None = None, extra: di
     code = stage_code(stage)
     params = dict(smk.params.items())
     input_hashes = {}
+    first = None  # the output whose record lists the sources; the others point to it
     for output in smk.output:
         if Path(output).as_posix().startswith("results/lineage/") or "/results/lineage/" in output:
             continue
@@ -149,11 +156,13 @@ def write_for_rule(smk, stage: str, sources: list[dict] | None = None, extra: di
             params=params,
             # stamp files under .snakemake/ only tell Snakemake when to re-run; they are not data
             inputs=[path for path in smk.input if not Path(path).as_posix().startswith(".snakemake/")],
-            sources=sources or [],
+            sources=(sources or []) if first is None else [],
             code=code,
             workflow_dir=WORKFLOW_DIR,
             input_hashes=input_hashes,
+            sources_as=first if sources else None,
         )
+        first = first or output
         record.update(extra or {})
         target = record_path(output)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -198,6 +207,10 @@ def check_tree(output: str | Path, base: Path | None = None, depth: int = 0, lin
             same = path.exists() and sha256_file(path) == entry["sha256"]
             lines.append(f"{indent}  {'ok     ' if same else 'CHANGED'} {entry['path']}")
             ok = ok and same
+    if record.get("sources_as"):
+        lines.append(f"{indent}  job-folder files: those recorded for {record['sources_as']}")
+        shared_ok, _ = check_tree(record["sources_as"], base, depth + 1, lines, seen)
+        ok = ok and shared_ok
     for source in record.get("sources", []):
         path = Path(source["path"])
         path = path if path.is_absolute() else base / path
@@ -223,6 +236,8 @@ def closure(outputs: list[str]) -> list[str]:
         record = record_path(path)
         if record.is_file():
             seen.add(record.as_posix())
-            for entry in json.loads(record.read_text(encoding="utf-8"))["inputs"]:
-                pending.append(entry["path"])
+            data = json.loads(record.read_text(encoding="utf-8"))
+            pending.extend(entry["path"] for entry in data["inputs"])
+            if data.get("sources_as"):
+                pending.append(data["sources_as"])
     return sorted(seen)

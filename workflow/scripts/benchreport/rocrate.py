@@ -75,7 +75,8 @@ def build(entries: dict[str, bytes], records: dict[str, dict], source_map: dict[
     for output in outputs:
         record = records[output]
         used = []
-        for entry in [*record.get("inputs", []), *record.get("sources", [])]:
+        sources = record.get("sources") or records.get(record.get("sources_as"), {}).get("sources", [])
+        for entry in [*record.get("inputs", []), *sources]:
             found = bundled(entry["path"])
             if found:
                 used.append({"@id": found})
