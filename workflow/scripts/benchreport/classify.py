@@ -19,6 +19,13 @@ def interrupted_reason(trial: dict) -> str:
     return PENDING_REASON if trial.get("review_pending") else INTERRUPTED_REASON
 
 
+def interrupted_row(trial: dict, folder: str) -> dict:
+    """The ledger row of a trial with no verdict, for one of its attempt folders (a job folder's
+    ledger lists each attempt folder; a setting's report and summary, the trial's own folder)."""
+    return {"job": trial["job"], "folder": folder, "file": f"{folder}/result.json",
+            "reason": interrupted_reason(trial), "effect": "trial left out of the pass rate"}
+
+
 class BadReward(ValueError):
     """A reward BenchFlow itself would refuse: not a finite number in [0, 1]."""
 

@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 from . import classify, grader, provenance, settings
-from .classify import LEFT_OUT, REVIEWER_RUN, interrupted_reason
+from .classify import LEFT_OUT, REVIEWER_RUN, interrupted_row
 from .discover import TRAJECTORY, TRIAL_NAME, JobFolder, attempt_folders, request_prefix, review_files
 from .secrets import redact
 from .files import MISSING, BadFile, finite_number, locate, parse_json_bytes, read_json_file, sha256_file
@@ -452,12 +452,7 @@ def job_ledger(ingest: dict) -> dict:
     rows = list(ingest["ledger"])
     for trial in trials:
         if trial["outcome"] == "interrupted":
-            rows.extend(
-                {"job": trial["job"], "folder": folder, "file": f"{folder}/result.json",
-                 "reason": interrupted_reason(trial),
-                 "effect": "trial left out of the pass rate"}
-                for folder in trial["attempt_folders"]
-            )
+            rows.extend(interrupted_row(trial, folder) for folder in trial["attempt_folders"])
     found = ingest["attempt_folders_found"]
     return {
         "counts": {

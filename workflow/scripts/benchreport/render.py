@@ -7,7 +7,7 @@ from pathlib import Path
 import jinja2
 
 from . import completeness, grader, runcard
-from .classify import interrupted_reason
+from .classify import interrupted_row
 from .environment import repo_digest_text
 from .files import dump_json
 from .intervals import wilson
@@ -75,8 +75,7 @@ def _jinja() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(pct=pct, num=num, usd=usd, reward=reward, cell=cell, bar=bar, count=count, seconds=seconds,
-                       interrupted_reason=interrupted_reason)
+    env.filters.update(pct=pct, num=num, usd=usd, reward=reward, cell=cell, bar=bar, count=count, seconds=seconds)
     env.globals.update(NOT_RECORDED=NOT_RECORDED)
     return env
 
@@ -158,6 +157,7 @@ def _context(stats: dict, environment: list[dict], card: dict) -> dict:
         "per_task": per_task,
         "jobs": jobs,
         "ledger": ledger,
+        "interrupted_rows": [interrupted_row(t, t["folder"]) for t in stats["interrupted"]],
         "environment": environment,
         "differences": [(trial, why) for trial, why in differences if why],
         "card": card,
@@ -214,9 +214,7 @@ def render_summary(stats: dict, environment: list[dict], card: dict) -> str:
         "job_folders": [
             {"id": job["id"], "try_index": job["try_index"], "benchflow_summary": job["crosscheck"]} for job in jobs
         ],
-        "left_out": ledger + [{"job": t["job"], "folder": t["folder"], "file": f"{t['folder']}/result.json",
-                               "reason": interrupted_reason(t),
-                               "effect": "trial left out of the pass rate"} for t in stats["interrupted"]],
+        "left_out": ledger + [interrupted_row(t, t["folder"]) for t in stats["interrupted"]],
         "excluded_by_controls": stats["excluded_by_controls"],
         # the trial rows are in trials.json beside this file (rule stats writes them)
         "completeness": card["completeness"],
