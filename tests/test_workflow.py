@@ -46,6 +46,31 @@ def test_counts_match_benchflow_summary_on_real_folders(workflow, real_jobs):
     assert "| 4 / 1 / 1 / 0 / 2 | 4 / 1 / 1 / 0 / 2 | yes |" in report
 
 
+def run_summaries(workflow) -> dict[str, dict]:
+    return {path.parent.name: json.loads(path.read_text())
+            for path in sorted((workflow.results / "reports").glob("*/run-summary.json"))}
+
+
+def test_run_summary_gate_comes_from_config(workflow, real_jobs):
+    """BenchFlow's run gate (fail_under, fail_on) set in config reaches every run-summary.json."""
+    workflow.run(roots=real_jobs)
+    assert {s["exit_code"] for s in run_summaries(workflow).values()} == {0}  # no gate by default
+    gate = workflow.path / "gate.yaml"
+    gate.write_text("run_summary_gate:\n  fail_under: 0.5\n  fail_on: [errored]\n")
+    workflow.run("--configfile", str(gate), roots=real_jobs)
+    found = run_summaries(workflow)
+    for name, summary in found.items():
+        failing = summary["pass_rate"] < 0.5 or summary["errored"] > 0
+        assert summary["exit_code"] == int(failing), name
+        assert (summary["gate"]["fail_under"], summary["gate"]["fail_on"]) == (0.5, ["errored"])
+        assert len(summary["gate"]["failed"]) == (summary["pass_rate"] < 0.5) + (summary["errored"] > 0)
+    assert {s["exit_code"] for s in found.values()} == {0, 1}  # the real folders pass and fail it
+    bad = workflow.path / "bad-gate.yaml"
+    bad.write_text("run_summary_gate:\n  fail_on: [crashed]\n")
+    refused = workflow.run("--configfile", str(bad), roots=real_jobs, check=False)
+    assert refused.returncode != 0 and "crashed" in refused.stdout + refused.stderr
+
+
 def test_nop_errored_trials_count_as_not_passed(workflow, real_jobs):
     workflow.run(roots=real_jobs)
     nop = next(s for s in summaries(workflow).values() if s["settings"]["agent"] == "nop-acp")

@@ -46,6 +46,7 @@ rule stats:
         stats=config["statistics"],
         failed_control=config["controls"]["on_failure"],
         benchmark_version=config["benchmark_version"],
+        gate=config["run_summary_gate"],
         code=CODE["stats"],
     script:
         "../scripts/stats.py"

@@ -29,7 +29,9 @@ params = snakemake.params.stats | {"failed_control": snakemake.params.failed_con
 stats = setting_stats(setting, trials, params, grid_for)
 stats["job_folders"] = [ingest["job"] | {"crosscheck": ingest["crosscheck"]} for ingest in own_jobs]
 stats["ledger"] = [row for ingest in own_jobs for row in ingest["ledger"]]
-stats |= runcard.card_parts(setting, ingests, stats, benchmark_config=snakemake.params.benchmark_version)
+stats |= runcard.card_parts(
+    setting, ingests, stats, benchmark_config=snakemake.params.benchmark_version, gate=snakemake.params.gate
+)
 numbers, trial_rows = split_trial_rows(stats)
 write_text(snakemake.output.stats, dump_json(numbers))
 write_text(snakemake.output.trials, dump_json(trial_rows))
