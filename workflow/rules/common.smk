@@ -357,18 +357,16 @@ def comparison_inputs(wildcards):
     }
 
 
-def setting_summaries(wildcards):
-    """Every setting's summary.json (what the run-level stages read of a setting)."""
-    return [
-        f"results/reports/{setting}/summary.json" for setting in sorted(settings_map())
+def per_setting(pattern):
+    """An input function: `pattern` (with {setting}) for every setting, in name order."""
+    return lambda wildcards: [
+        pattern.format(setting=setting) for setting in sorted(settings_map())
     ]
 
 
-def setting_pages(wildcards):
-    """Every setting's page.json: the trials report.html lists of it."""
-    return [
-        f"results/settings/{setting}/page.json" for setting in sorted(settings_map())
-    ]
+# what the run-level stages read of a setting; page.json: the trials report.html lists of it
+setting_summaries = per_setting("results/reports/{setting}/summary.json")
+setting_pages = per_setting("results/settings/{setting}/page.json")
 
 
 def overview_inputs(wildcards):

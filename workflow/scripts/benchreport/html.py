@@ -106,15 +106,12 @@ def page_trials(per_task: list[dict], trials: list[dict]) -> dict:
     """What the page shows of one setting's trials, chosen by the report stage, which reads them
     all, so that the page reads only this: tasks are listed whole, in table order (the counted
     tasks, then those the controls left out), until one does not fit in PAGE_TRIALS; and the
-    first LISTED_ROWS trials whose BenchFlow summary bucket differs from the outcome."""
+    first LISTED_ROWS trials whose BenchFlow summary bucket differs from the outcome. Counts
+    (trials, those left out, per left-out task) are in summary.json."""
     by_task: dict[str, list[dict]] = {}
-    excluded: dict[str, dict] = {}
+    excluded: dict[str, list[dict]] = {}
     for trial in trials:
-        if trial.get("left_out"):
-            entry = excluded.setdefault(trial["task"], {"task": trial["task"], "reason": trial["left_out"], "trials": []})
-            entry["trials"].append(trial)
-        else:
-            by_task.setdefault(trial["task"], []).append(trial)
+        (excluded if trial.get("left_out") else by_task).setdefault(trial["task"], []).append(trial)
     budget = PAGE_TRIALS  # trials still to list; None once a task did not fit
     listed_tasks = listed_trials = 0
 
@@ -128,16 +125,12 @@ def page_trials(per_task: list[dict], trials: list[dict]) -> dict:
         listed_trials += len(task_trials)
         return [trial_row(t) for t in task_trials]
 
-    task_rows = {}
-    for row in per_task:
-        rows = take(by_task.get(row["task"], []))
-        if rows is not None:
-            task_rows[row["task"]] = rows
-    left_out = [
-        {"task": task, "reason": entry["reason"], "n_trials": len(entry["trials"]),
-         "passed": sum(t.get("outcome") == "passed" for t in entry["trials"]), "trials": take(entry["trials"])}
-        for task, entry in sorted(excluded.items())
-    ]
+    def taken(groups) -> dict[str, list[dict]]:
+        rows = {task: take(task_trials) for task, task_trials in groups}
+        return {task: task_rows for task, task_rows in rows.items() if task_rows is not None}
+
+    listed_rows = taken((row["task"], by_task.get(row["task"], [])) for row in per_task)
+    excluded_rows = taken(sorted(excluded.items()))
     differences = []
     for trial in trials:
         if "benchflow_bucket" in trial:
@@ -147,20 +140,23 @@ def page_trials(per_task: list[dict], trials: list[dict]) -> dict:
                                     "why": why})
     differences, differences_hidden = listed(differences)
     return {
-        "listed": task_rows,
-        "excluded": left_out,
+        "listed": listed_rows,
+        "excluded": excluded_rows,
         "listed_tasks": listed_tasks,
         "listed_trials": listed_trials,
-        "total": len(trials),
-        "left_out": sum(entry["n_trials"] for entry in left_out),
         "differences": differences,
         "differences_hidden": differences_hidden,
     }
 
 
 def excluded_by_controls(summary: dict, page: dict) -> list[dict]:
-    """Tasks left out of the headline because their controls failed, with the trials the page lists."""
-    return [entry | {"anchor": task_anchor(summary["setting"], entry["task"])} for entry in page["excluded"]]
+    """Tasks left out of the headline because their controls failed (summary.json), with the
+    trials the page lists of them."""
+    return [
+        {"task": entry["task"], "reason": entry["reason"], "n_trials": entry["trials"], "passed": entry["passed"],
+         "trials": page["excluded"].get(entry["task"]), "anchor": task_anchor(summary["setting"], entry["task"])}
+        for entry in summary["excluded_by_controls"]
+    ]
 
 
 def headline_sentences(summary: dict) -> dict:
@@ -384,7 +380,8 @@ def listed(rows: list, limit: int = LISTED_ROWS) -> tuple[list, int]:
 
 def trials_sentence(summary: dict, page: dict, tasks: int) -> str:
     setting = summary["setting"]
-    total, left_out, listed_trials = page["total"], page["left_out"], page["listed_trials"]
+    left_out = summary["counts"]["left_out_by_controls"]
+    total, listed_trials = summary["counts"]["trials"] + left_out, page["listed_trials"]
     where = (f"Every trial is in results/reports/{setting}/trials.json and in "
              f"results/reports/{setting}/report.md, under Trials.")
     if listed_trials == total:

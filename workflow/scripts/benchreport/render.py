@@ -147,7 +147,6 @@ def trial_rows(trials: list[dict]) -> list[str]:
 
 def _context(stats: dict, environment: list[dict], card: dict) -> dict:
     jobs, ledger = stats["job_folders"], stats["ledger"] + environment_left_out(environment)
-    differences = [(trial, bucket_difference(trial)) for trial in stats["trials"]]
     per_task = [
         row | {"interval": wilson(row["passed"], row["trials"], stats["confidence"])} for row in stats["per_task"]
     ]
@@ -159,7 +158,6 @@ def _context(stats: dict, environment: list[dict], card: dict) -> dict:
         "ledger": ledger,
         "interrupted_rows": [interrupted_row(t, t["folder"]) for t in stats["interrupted"]],
         "environment": environment,
-        "differences": [(trial, why) for trial, why in differences if why],
         "card": card,
         "graded_by": GRADED_BY[card["grader"]["kind"]],
         "sections": {
@@ -173,7 +171,11 @@ def _context(stats: dict, environment: list[dict], card: dict) -> dict:
 
 
 def render_report(stats: dict, environment: list[dict], card: dict) -> str:
-    context = _context(stats, environment, card) | {"trial_rows": trial_rows(stats["trials"])}
+    differences = [(trial, bucket_difference(trial)) for trial in stats["trials"]]
+    context = _context(stats, environment, card) | {
+        "trial_rows": trial_rows(stats["trials"]),
+        "differences": [(trial, why) for trial, why in differences if why],
+    }
     return _jinja().get_template("report.md.j2").render(**context)
 
 

@@ -230,6 +230,11 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=N
         if params["failed_control"] == "exclude":
             excluded_tasks = {task: controls["per_task"][task]["failures"] for task in controls["tasks_failing_controls"]}
     counted = [trial for trial in finished if trial["task"] not in excluded_tasks]
+    left_out_counts = {task: [0, 0] for task in excluded_tasks}  # task -> [trials, passed]
+    for trial in finished:
+        if trial["task"] in left_out_counts:
+            left_out_counts[trial["task"]][0] += 1
+            left_out_counts[trial["task"]][1] += trial["outcome"] == "passed"
     tasks = per_task(counted)
     rates = [row["rate"] for row in tasks]
     passed = sum(row["passed"] for row in tasks)
@@ -312,8 +317,8 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=N
         "trials_recording_requests": sum(trial["trajectory"] for trial in counted),
         "controls": controls,
         "excluded_by_controls": [
-            {"task": task, "reason": "; ".join(reasons), "trials": sum(t["task"] == task for t in finished),
-             "passed": sum(t["task"] == task and t["outcome"] == "passed" for t in finished)}
+            {"task": task, "reason": "; ".join(reasons), "trials": left_out_counts[task][0],
+             "passed": left_out_counts[task][1]}
             for task, reasons in sorted(excluded_tasks.items())
         ],
         "warnings": warnings,
