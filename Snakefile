@@ -28,8 +28,8 @@ rule all:
 
 
 onsuccess:
-    scheduling.cancel_rescheduling_timers()
+    scheduling.end_of_run()
 
 
 onerror:
-    scheduling.cancel_rescheduling_timers()
+    scheduling.end_of_run()

@@ -32,6 +32,7 @@ import pstats
 import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import threading
@@ -535,6 +536,8 @@ def main(argv=None) -> int:
                         help="also: dry runs, discovery/stamp files, one ingest, stats")
     parser.add_argument("--py-spy", action="store_true",
                         help="sample the main snakemake process of the cold run with py-spy")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="edited-trial and nothing-changed runs, each; (c) and (d) are their medians")
     parser.add_argument("--keep", action="store_true", help="keep the workflow copy")
     parser.add_argument("--coverage-simulations", type=int, default=None,
                         help="override statistics.coverage_simulations (default: the config's)")
@@ -572,10 +575,19 @@ def main(argv=None) -> int:
         return workdir / f"py-spy-{label}.txt"
 
     runs = {"cold": run_snakemake(workdir, jobs_root, "cold", spy=spy("cold"))}
+    edited_runs, nochange_runs = [], []
     edited, edited_path, original, stat = edit_one_trial(jobs_root)
     try:
-        runs["edited"] = run_snakemake(workdir, jobs_root, "edited", spy=spy("edited"))
-        runs["nochange"] = run_snakemake(workdir, jobs_root, "nochange", spy=spy("nochange"))
+        for repeat in range(1, args.repeats + 1):
+            if repeat > 1:  # the same trial again, its reward flipped back
+                edited = edit_one_trial(jobs_root)[0]
+            label = f"edited-{repeat}"
+            runs[label] = run_snakemake(workdir, jobs_root, label, spy=spy(label))
+            edited_runs.append(runs[label]["wall"])
+        for repeat in range(1, args.repeats + 1):
+            label = f"nochange-{repeat}"
+            runs[label] = run_snakemake(workdir, jobs_root, label, spy=spy(label))
+            nochange_runs.append(runs[label]["wall"])
         if args.profile:
             dry = profile_dry_run(workdir, jobs_root, "dry run, stamp state present")
     finally:  # leave the generated data as generated
@@ -583,17 +595,20 @@ def main(argv=None) -> int:
         os.utime(edited_path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
     a, b = floor["seconds"], runs["cold"]["wall"]
-    c, d = runs["edited"]["wall"], runs["nochange"]["wall"]
+    c, d = statistics.median(edited_runs), statistics.median(nochange_runs)
     print(f"(b) cold run:      {b:8.2f} s")
-    print(f"(c) edited trial:  {c:8.2f} s   ({edited})")
-    print(f"(d) nothing new:   {d:8.2f} s")
+    print(f"(c) edited trial:  {c:8.2f} s   median of {len(edited_runs)} runs, each after flipping "
+          f"the reward of {edited.split(' (')[0]} ({', '.join(f'{w:.2f}' for w in edited_runs)} s)")
+    print(f"(d) nothing new:   {d:8.2f} s   median of {len(nochange_runs)} runs "
+          f"({', '.join(f'{w:.2f}' for w in nochange_runs)} s)")
     peak = max(run["tree_rss"] for run in runs.values())
     single = max(run["max_process_rss"] for run in runs.values())
     print(f"(e) peak memory:   {fmt_bytes(peak)} summed over the process tree, "
           f"{fmt_bytes(single)} largest single process")
     print(f"ratios: b/a = {b / a:.2f}, c/b = {c / b:.3f}, d/b = {d / b:.3f}")
     ca, cb = floor["cpu"], runs["cold"]["cpu"]
-    cc, cd = runs["edited"]["cpu"], runs["nochange"]["cpu"]
+    cc = statistics.median(runs[f"edited-{k}"]["cpu"] for k in range(1, args.repeats + 1))
+    cd = statistics.median(runs[f"nochange-{k}"]["cpu"] for k in range(1, args.repeats + 1))
     print(f"same on CPU seconds (less sensitive to other load): a {ca:.2f}, b {cb:.2f}, "
           f"c {cc:.2f}, d {cd:.2f}; b/a = {cb / ca:.2f}, c/b = {cc / cb:.3f}, d/b = {cd / cb:.3f}")
     print(f"targets (100 x 1,000, 2 cores): b <= 2a + 15 s = {2 * a + 15:.1f} s; "

@@ -429,6 +429,22 @@ def test_paper_files_agree_with_summaries(built):
     assert XSS_TASK in data["heatmap"]["tasks"]
 
 
+def test_figures_drawn_from_stats_say_what_the_summaries_say(built):
+    """Rule figures reads each setting's stats.json, not its summary.json (so that it starts
+    beside the reports): the numbers behind the figures are the same from either."""
+    from benchreport.files import dump_json
+
+    data = json.loads(built.read("paper/figures.json"))
+    drawing = {name: data["cost"][name] for name in ("seed", "resamples", "confidence")}
+    numbers = [json.loads(path.read_text()) for path in sorted((built.results / "settings").glob("*/stats.json"))]
+    summaries = list(summaries_of(built).values())
+    assert len(numbers) == len(summaries) == 5 and all("settings" not in n for n in numbers)
+    from_numbers = json.loads(dump_json(paper.figures_data(numbers, **drawing)))
+    from_summaries = json.loads(dump_json(paper.figures_data(summaries, **drawing)))
+    assert from_numbers == from_summaries == data
+    assert [row["control"] for row in data["heatmap"]["rows"]][-2:] == ["oracle", "nop"]
+
+
 def test_two_runs_give_identical_paper_files(built):
     before = {name: (built.results / name).read_bytes() for name in PAPER_FILES + ["report.html"]}
     built.run(*TARGETS, "--forcerun=paper", roots=["jobs"])  # html_report follows: its inputs are new

@@ -1,10 +1,15 @@
-"""The end-of-run hook finds the installed Snakemake's re-evaluation timer and cancels it."""
+"""The end-of-run hook finds the installed Snakemake's re-evaluation timer and cancels it; the
+parse and the end of a run move the heap to the collector's permanent generation; every rule job
+logs to its rule's log with the cyclic collector off."""
 
+import gc
+import sys
 import threading
 from types import SimpleNamespace
 
 from snakemake.scheduling.job_scheduler import JobScheduler
 
+from benchreport import rulejob, scheduling
 from benchreport.scheduling import cancel_rescheduling_timers
 
 
@@ -23,3 +28,33 @@ def test_the_schedulers_pending_timer_is_cancelled_and_no_other():
         assert not scheduler._open_jobs.acquire(blocking=False)  # cancelled, so it never fired
     finally:
         unrelated.cancel()
+
+
+def test_the_parse_and_the_end_of_a_run_freeze_what_is_alive():
+    gc.unfreeze()
+    try:
+        kept = [object()]  # noqa: F841 (alive while the freeze happens)
+        scheduling.keep_parsed_objects()
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        scheduling.end_of_run()
+        assert gc.get_freeze_count() >= frozen
+    finally:
+        gc.unfreeze()
+
+
+def test_a_rule_job_logs_to_its_log_without_the_cyclic_collector(tmp_path):
+    log = tmp_path / "logs" / "stage.log"
+    log.parent.mkdir()
+    job = SimpleNamespace(log=[str(log)])
+    stderr, enabled = sys.stderr, gc.isenabled()
+    try:
+        handle = rulejob.start(job)
+        print("to the log", file=sys.stderr)
+        assert sys.stderr is handle and not gc.isenabled()
+        handle.close()
+    finally:
+        sys.stderr = stderr
+        if enabled:
+            gc.enable()
+    assert log.read_text() == "to the log\n"

@@ -71,6 +71,7 @@ def find_jobs():
     return {job.job_id: job for job in jobs}, refresh_states(jobs)
 
 
+scheduling.keep_parsed_objects()
 JOBS, STATES = find_jobs()
 CODE = {stage: lineage.stage_code(stage)["sha256"] for stage in lineage.STAGE_CODE}
 
@@ -364,8 +365,10 @@ def per_setting(pattern):
     ]
 
 
-# what the run-level stages read of a setting; page.json: the trials report.html lists of it
+# what the run-level stages read of a setting; page.json: the trials report.html lists of it;
+# stats.json: what the figures are drawn from (so that they start beside the reports)
 setting_summaries = per_setting("results/reports/{setting}/summary.json")
+setting_numbers = per_setting("results/settings/{setting}/stats.json")
 setting_pages = per_setting("results/settings/{setting}/page.json")
 
 

@@ -10,6 +10,7 @@ rule comparisons:
         lineage_csv=lineage_of("results/comparisons/comparisons.csv"),
     log:
         "logs/comparisons/all.log",
+    priority: 1  # see rule figures (paper.smk)
     conda:
         "../envs/benchreport.yaml"
     threads: 1

@@ -41,11 +41,13 @@ rule paper:
         "../scripts/paper.py"
 
 
-# The figures need no comparison, so they are drawn beside the comparisons, not after them;
-# they take the longest of the run-level jobs and report.html waits for them, hence the priority.
+# The figures are drawn from the settings' stats.json and need no comparison, so they start as soon
+# as the numbers exist. report.html waits for the figures, the reports (through the overview) and
+# the comparisons; on two cores it is ready soonest when the figures (the longest job) and the
+# reports go first, then the comparisons, then the rest: priorities 2, 2, 1 and 0.
 rule figures:
     input:
-        summaries=setting_summaries,
+        numbers=setting_numbers,
     output:
         figures="results/paper/figures.json",
         forest_svg=report(
@@ -99,7 +101,7 @@ rule figures:
         lineage_cost_png=lineage_of("results/paper/cost.png"),
     log:
         "logs/paper/figures.log",
-    priority: 1
+    priority: 2
     conda:
         "../envs/benchreport.yaml"
     threads: 1

@@ -1,3 +1,4 @@
+# priority: see rule figures (paper.smk)
 rule report:
     input:
         unpack(report_inputs),
@@ -17,6 +18,7 @@ rule report:
         lineage_page=lineage_of("results/settings/{setting}/page.json"),
     log:
         "logs/report/{setting}.log",
+    priority: 2
     conda:
         "../envs/benchreport.yaml"
     threads: 1

@@ -9,8 +9,9 @@ from benchreport import bundle, rocrate
 from benchreport.discover import root_labels
 from benchreport.files import dump_json, write_text
 from benchreport.lineage import WORKFLOW_DIR, closure, git_state, software_versions, write_for_rule
+from benchreport.rulejob import start
 
-sys.stderr = open(snakemake.log[0], "w")
+start(snakemake)
 params = snakemake.params
 config = params.config
 

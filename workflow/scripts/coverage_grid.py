@@ -66,8 +66,9 @@ def main(smk) -> None:
     from benchreport.coverage import coverage_grid
     from benchreport.files import dump_json, write_text
     from benchreport.lineage import write_for_rule
+    from benchreport.rulejob import start
 
-    sys.stderr = open(smk.log[0], "w")
+    start(smk)
     tasks, tries = int(smk.wildcards.tasks), int(smk.wildcards.tries)
     params = smk.params
     start = time.perf_counter()

@@ -1,17 +1,16 @@
 """Rule figures: forest, heatmap and cost figures (SVG and PNG) and the numbers behind them."""
 
-import sys
-
 from benchreport import figures, paper
 from benchreport.files import dump_json, load_json, write_text
 from benchreport.lineage import write_for_rule
+from benchreport.rulejob import start
 
-sys.stderr = open(snakemake.log[0], "w")
+start(snakemake)
 
 
-summaries = [load_json(path) for path in snakemake.input.summaries]
+numbers = [load_json(path) for path in snakemake.input.numbers]  # each setting's stats.json
 data = paper.figures_data(
-    summaries,
+    numbers,
     seed=snakemake.params.seed,
     resamples=snakemake.params.resamples,
     confidence=snakemake.params.confidence,

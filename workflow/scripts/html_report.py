@@ -1,12 +1,11 @@
 """Rule html_report: results/report.html, one self-contained page over every setting."""
 
-import sys
-
 from benchreport.files import load_json, write_text
 from benchreport.html import render_page
 from benchreport.lineage import write_for_rule
+from benchreport.rulejob import start
 
-sys.stderr = open(snakemake.log[0], "w")
+start(snakemake)
 
 
 summaries = [load_json(path) for path in snakemake.input.summaries]

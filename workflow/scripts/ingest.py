@@ -8,8 +8,9 @@ from benchreport.discover import JobFolder
 from benchreport.files import dump_json, write_text
 from benchreport.ingest import ingest_job, job_ledger
 from benchreport.lineage import write_for_rule
+from benchreport.rulejob import start
 
-sys.stderr = open(snakemake.log[0], "w")
+start(snakemake)
 
 job = JobFolder(**snakemake.params.job)
 result = ingest_job(job, snakemake.params.max_requests, snakemake.params.nop_agents)

@@ -8,8 +8,9 @@ from pathlib import Path
 from benchreport.environment import inspect_image, replay_record
 from benchreport.files import dump_json, write_text
 from benchreport.lineage import write_for_rule
+from benchreport.rulejob import start
 
-sys.stderr = open(snakemake.log[0], "w")
+start(snakemake)
 
 params = snakemake.params
 env = dict(os.environ)

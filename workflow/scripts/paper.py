@@ -1,12 +1,11 @@
 """Rule paper: the comparison table over settings and the paired-comparisons table (Markdown, CSV, LaTeX)."""
 
-import sys
-
 from benchreport import paper
 from benchreport.files import load_json, write_text
 from benchreport.lineage import write_for_rule
+from benchreport.rulejob import start
 
-sys.stderr = open(snakemake.log[0], "w")
+start(snakemake)
 
 
 summaries = [load_json(path) for path in snakemake.input.summaries]

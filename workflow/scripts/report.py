@@ -2,15 +2,15 @@
 and the trials report.html lists of it."""
 
 import json
-import sys
 
 from benchreport import runcard
 from benchreport.files import dump_json, load_json, write_text
 from benchreport.html import page_trials
 from benchreport.lineage import write_for_rule
 from benchreport.render import environment_rows, render_report, render_summary, render_writeup
+from benchreport.rulejob import start
 
-sys.stderr = open(snakemake.log[0], "w")
+start(snakemake)
 
 
 stats = load_json(snakemake.input.stats) | load_json(snakemake.input.trials)

@@ -1,15 +1,14 @@
 """Rule run_controls: run BenchFlow's oracle or nop on the tasks that have no such control."""
 
 import json
-import sys
 from pathlib import Path
 
 from benchreport.controls import run_controls
 from benchreport.files import dump_json, write_text
 from benchreport.lineage import write_for_rule
+from benchreport.rulejob import start
 
-log = open(snakemake.log[0], "w")
-sys.stderr = log
+log = start(snakemake)
 
 tasks = json.loads(snakemake.params.tasks)
 manifest = run_controls(snakemake.wildcards.kind, tasks, snakemake.params.run, Path(snakemake.params.run["jobs_dir"]), log)

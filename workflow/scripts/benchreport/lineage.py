@@ -23,7 +23,7 @@ PACKAGE_DIR = Path(__file__).parent
 SCRIPTS_DIR = PACKAGE_DIR.parent
 WORKFLOW_DIR = SCRIPTS_DIR.parent.parent
 SOFTWARE = ("snakemake", "numpy", "scipy", "jinja2", "pyyaml", "matplotlib", "pillow")
-COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineage.py"]
+COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineage.py", "benchreport/rulejob.py"]
 # The code each stage runs: its thin script and the package modules it uses. A change to one of
 # these files re-runs that stage and what depends on it, nothing else.
 # render.py and what it imports: every stage that renders numbers as text.

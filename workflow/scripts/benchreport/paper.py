@@ -27,15 +27,22 @@ HEATMAP_NAMED_TASKS = 40
 # ordering and small formatters
 
 
+def control_kind(summary: dict) -> str | None:
+    """The control a setting is (oracle, nop) or None, from its summary.json ("settings") or its
+    stats.json ("key"): the figures are drawn from stats.json, so that they need not wait for
+    the report stage; the tables and report.html read summary.json."""
+    return (summary["settings"] if "settings" in summary else summary["key"]).get("control")
+
+
 def is_control(summary: dict) -> bool:
-    return bool(summary["settings"].get("control"))
+    return bool(control_kind(summary))
 
 
 def ordered(summaries: list[dict]) -> list[dict]:
     """Agent settings first (by setting id), then controls (oracle, nop, others; then by id)."""
 
     def key(summary):
-        control = summary["settings"].get("control")
+        control = control_kind(summary)
         return (bool(control), CONTROL_ORDER.get(control, len(CONTROL_ORDER)) if control else 0, summary["setting"])
 
     return sorted(summaries, key=key)
@@ -76,7 +83,7 @@ def tokens_recorded(summary: dict) -> int | None:
 
 def controls_status(summary: dict) -> str:
     """'oracle 35/36, nop 1/36; 2 tasks left out' for an agent setting; 'control (oracle)' else."""
-    control = summary["settings"].get("control")
+    control = control_kind(summary)
     if control:
         return f"control ({control})"
     controls = summary.get("controls")
@@ -114,7 +121,7 @@ def setting_row(summary: dict) -> dict:
     return {
         "setting": summary["setting"],
         "description": summary["description"],
-        "control": summary["settings"].get("control") or "",
+        "control": control_kind(summary) or "",
         "pass_rate": summary["pass_rate"]["value"],
         "interval_low": headline.get("low"),
         "interval_high": headline.get("high"),
@@ -465,7 +472,7 @@ def cost_points(summaries: list[dict], *, seed: int, resamples: int, confidence:
         costs, unpriced = task_costs(summary)
         if summary["usage"].get("cost_usd") is None or not costs or summary["pass_rate"]["value"] is None:
             without.append({"setting": summary["setting"], "description": summary["description"],
-                            "control": summary["settings"].get("control") or ""})
+                            "control": control_kind(summary) or ""})
             continue
         interval = bootstrap_total(costs, seed=seed, resamples=resamples, confidence=confidence)
         points.append({
@@ -516,7 +523,7 @@ def heatmap_cells(summaries: list[dict]) -> dict:
                                     "left_out": entry["reason"], "rate": entry["passed"] / entry["trials"]}
         tasks.update(cells)
         rows.append({"setting": summary["setting"], "description": summary["description"],
-                     "control": summary["settings"].get("control") or "", "cells": cells})
+                     "control": control_kind(summary) or "", "cells": cells})
     order = sorted(tasks)
     return {
         "tasks": order,

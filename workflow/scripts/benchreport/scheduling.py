@@ -1,7 +1,9 @@
-"""What the workflow asks of Snakemake's scheduler at the end of a run."""
+"""What the workflow does about the costs of the Snakemake process it runs in: its garbage
+collector after the parse, and its scheduler's timer at the end of a run."""
 
 from __future__ import annotations
 
+import gc
 import threading
 
 # Snakemake's JobScheduler._schedule_reevalutation starts a threading.Timer (not a daemon) after
@@ -19,3 +21,22 @@ def cancel_rescheduling_timers() -> int:
             thread.cancel()
             cancelled += 1
     return cancelled
+
+
+def keep_parsed_objects() -> None:
+    """Move every object alive now (Snakemake's modules, the parsed rules and config, ours) into
+    the collector's permanent generation, as the gc documentation advises before fork().
+
+    They live as long as the run. Otherwise each full collection walks them again: in every
+    process the stat pass forks (touching them copies their pages, 0.4 s at 100 x 1,000) and
+    while Snakemake builds and updates the DAG.
+    """
+    gc.freeze()
+
+
+def end_of_run() -> None:
+    """onsuccess/onerror: cancel the scheduler's timer and freeze the heap, so that the
+    interpreter's last collection does not walk the DAG on the way out (0.3 s at 100 folders);
+    nothing it could free matters once the process exits."""
+    cancel_rescheduling_timers()
+    gc.freeze()
