@@ -27,6 +27,7 @@ import cProfile
 import io
 import json
 import os
+import pkgutil
 import platform
 import pstats
 import re
@@ -80,6 +81,9 @@ def machine() -> list[str]:
         f"os: {platform.platform()}",
         f"python {platform.python_version()}, "
         + ", ".join(f"{name} {version}" for name, version in versions.items()),
+        "snakemake executor plugins installed (each is imported at every snakemake start): "
+        + (", ".join(sorted(module.name.removeprefix("snakemake_executor_plugin_") for module in pkgutil.iter_modules()
+                            if module.name.startswith("snakemake_executor_plugin_"))) or "none"),
         f"load average at start: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}",
     ]
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
 from benchreport import intervals
@@ -94,6 +97,56 @@ def test_t_interval_matches_scipy(rates):
     assert ours["low"] == pytest.approx(max(0.0, reference.low), abs=1e-12)
     assert ours["high"] == pytest.approx(min(1.0, reference.high), abs=1e-12)
     assert ours["estimate"] == pytest.approx(np.mean(rates))
+
+
+DEGREES = [1, 2, 3, 4, 5, 7, 9, 10, 19, 20, 21, 29, 39, 40, 41, 99, 100, 199, 499, 999, 1_000, 4_999, 24_999,
+           100_000, 2.5, 0.5]
+LEVELS = [0.5 + c / 2 for c in (0.01, 0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.999)] + [0.6, 0.75, 0.7500001, 1 - 1e-9]
+
+
+@pytest.mark.parametrize("df", DEGREES)
+def test_t_quantile_matches_scipys_stdtrit(df):
+    from scipy.special import stdtrit
+
+    for p in LEVELS:
+        for level in (p, 1 - p):
+            assert intervals.t_quantile(df, level) == pytest.approx(stdtrit(df, level), rel=1e-12), (df, level)
+    assert intervals.t_quantile(df, 0.5) == 0.0
+
+
+@given(st.floats(0.05, 2e5), st.floats(1e-6, 0.499))
+@settings(max_examples=300, deadline=None)
+def test_t_quantile_matches_stdtrit_anywhere(df, p):
+    from scipy.special import stdtrit
+
+    for level in (p, 1 - p):
+        assert intervals.t_quantile(df, level) == pytest.approx(stdtrit(df, level), rel=1e-11)
+
+
+@pytest.mark.parametrize("p", [0.5000001, 0.5 + 1e-12, 0.51, 0.6, 0.74, 0.76, 0.9, 0.975, 0.999, 1 - 1e-12])
+def test_t_quantile_keeps_its_digits_near_the_median(p):
+    """Closed forms at 1 and 2 degrees of freedom; near the median, where scipy's stdtrit loses
+    about nine digits (3.1415926533e-07 for tan(π·(0.5000001 − ½)) = 3.1415926519e-07)."""
+    cauchy = math.tan(math.pi * (p - 0.5)) if p < 0.75 else 1 / math.tan(math.pi * (1 - p))  # exact arguments
+    assert intervals.t_quantile(1, p) == pytest.approx(cauchy, rel=1e-14)
+    assert intervals.t_quantile(2, p) == pytest.approx((2 * p - 1) / math.sqrt(2 * p * (1 - p)), rel=1e-14)
+
+
+def test_normal_cdf_and_quantile_match_ndtr_and_ndtri_on_arrays_and_scalars():
+    from scipy.special import ndtr, ndtri
+
+    x = np.array([-40.0, -8.5, -3.0, -1.0, -1e-9, 0.0, 0.3, 1.96, 5.0, 9.0, np.inf, -np.inf, np.nan])
+    np.testing.assert_allclose(intervals.normal_cdf(x), ndtr(x), rtol=1e-13, atol=0)
+    p = np.array([0.0, 1e-300, 1e-12, 0.001, 0.025, 0.3, 0.5, 0.7, 0.975, 1 - 1e-12, 1.0, np.nan])
+    np.testing.assert_allclose(intervals.normal_quantile(p), ndtri(p), rtol=1e-14, atol=0)
+    assert intervals.normal_quantile(0.975) == pytest.approx(ndtri(0.975), rel=1e-15)
+    assert np.ndim(intervals.normal_cdf(0.5)) == 0 and float(intervals.normal_cdf(0.5)) == pytest.approx(ndtr(0.5))
+
+
+def test_t_quantile_refuses_what_has_no_quantile():
+    for df, p in ((0, 0.9), (-1, 0.9), (5, 0), (5, 1), (5, float("nan"))):
+        with pytest.raises(ValueError):
+            intervals.t_quantile(df, p)
 
 
 def test_t_interval_needs_two_tasks():

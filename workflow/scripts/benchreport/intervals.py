@@ -15,14 +15,17 @@ runs at once, which the coverage simulation needs; the single-run functions call
 
 from __future__ import annotations
 
+import math
 from statistics import NormalDist
 
 import numpy as np
 
-# scipy.special (the functions scipy.stats' norm.cdf, norm.ppf and t.ppf call) is imported by
-# the functions that need it on arrays, not here: the rule scripts that only render numbers and
-# Wilson bounds (report, html, paper, overview) then start without it (~0.25 s each).
+# The normal CDF and quantile and the Student t quantile are computed here, not taken from
+# scipy.special: importing it costs 0.26 s in every process that does (scipy 1.17, this machine),
+# twice on the path of an edited trial (stats, comparisons). tests/test_intervals.py holds them
+# to scipy's ndtr, ndtri and stdtrit.
 
+STANDARD_NORMAL = NormalDist()
 # Bootstrap means closer than this to the estimate count as equal to it: task means are
 # fractions such as 1/3, and the same multiset summed in another order may differ in the last bit.
 TIE_TOLERANCE = 1e-9
@@ -38,7 +41,116 @@ def check_confidence(confidence: float) -> None:
 def _z(confidence: float) -> float:
     """The two-sided normal quantile (the standard library's, within an ulp of scipy's ndtri)."""
     check_confidence(confidence)
-    return NormalDist().inv_cdf(0.5 + confidence / 2)
+    return STANDARD_NORMAL.inv_cdf(0.5 + confidence / 2)
+
+
+def normal_cdf(x):
+    """Φ(x), elementwise (0.5·erfc(-x/√2): no cancellation in the lower tail)."""
+    return np.asarray(np.frompyfunc(lambda value: 0.5 * math.erfc(-value / math.sqrt(2)), 1, 1)(x), dtype=float)
+
+
+def _normal_quantile(p: float) -> float:
+    if math.isnan(p):
+        return math.nan
+    if p <= 0 or p >= 1:
+        return -math.inf if p <= 0 else math.inf
+    return STANDARD_NORMAL.inv_cdf(p)
+
+
+def normal_quantile(p):
+    """Φ⁻¹(p), elementwise; -inf at 0, inf at 1 and NaN for NaN, as scipy's ndtri."""
+    return np.asarray(np.frompyfunc(lambda value: _normal_quantile(float(value)), 1, 1)(p), dtype=float)
+
+
+def _log_gamma_ratio_half(a: float) -> float:
+    """ln Γ(a+½) − ln Γ(a); from a = 20 on by its asymptotic series (error < 2e-17 there), where
+    the difference of two lgamma values would lose digits to their size."""
+    if a < 20:
+        return math.lgamma(a + 0.5) - math.lgamma(a)
+    return (0.5 * math.log(a) - 1 / (8 * a) + 1 / (192 * a**3) - 1 / (640 * a**5) + 17 / (14336 * a**7)
+            - 31 / (18432 * a**9))
+
+
+def _beta_fraction(a: float, b: float, x: float) -> float:
+    """The continued fraction of the regularized incomplete beta I_x(a, b) (modified Lentz)."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    fraction = d
+    for m in range(1, 100_000):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            fraction *= c * d
+        if abs(c * d - 1.0) < 1e-16:
+            break
+    return fraction
+
+
+def _t_probability(t: float, df: float, central: bool) -> float:
+    """P(0 < T < t) when `central`, else P(T > t), for t > 0 and df degrees of freedom.
+
+    2·P(T > t) = I_x(df/2, ½) at x = df/(df+t²) and 2·P(0 < T < t) = I_{1−x}(½, df/2); each side
+    is summed by the continued fraction where it converges, and the asked probability is taken
+    from the side that is small (no cancellation in either tail)."""
+    a, square = df / 2, t * t
+    x, rest = df / (df + square), square / (df + square)  # x and 1 − x, each without cancellation
+    log_beta = 0.5 * math.log(math.pi) - _log_gamma_ratio_half(a)  # ln B(df/2, ½)
+    front = math.exp(-a * math.log1p(square / df) + 0.5 * math.log(rest) - log_beta)
+    if x < (a + 1) / (a + 2.5):
+        tail = 0.5 * front * _beta_fraction(a, 0.5, x) / a
+        return 0.5 - tail if central else tail
+    inner = front * _beta_fraction(0.5, a, rest)  # I_{1-x}(½, a) = front · fraction / ½
+    return inner if central else 0.5 - inner
+
+
+def _t_density(t: float, df: float) -> float:
+    log_beta = 0.5 * math.log(math.pi) - _log_gamma_ratio_half(df / 2)
+    return math.exp(-0.5 * math.log(df) - log_beta - (df + 1) / 2 * math.log1p(t * t / df))
+
+
+def t_quantile(df: float, p: float) -> float:
+    """The p quantile of Student's t with df degrees of freedom (df > 0, 0 < p < 1).
+
+    Starts from the Cornish-Fisher expansion around the normal quantile and solves, for |t|,
+    P(0 < T < |t|) = |p − ½| (p between ¼ and ¾) or P(T > |t|) = min(p, 1 − p) by Newton's
+    method, kept inside a bracket (bisection when a step leaves it).
+    """
+    if not df > 0 or not 0 < p < 1:
+        raise ValueError(f"t_quantile needs df > 0 and 0 < p < 1, got df={df}, p={p}")
+    if p == 0.5:
+        return 0.0
+    # |t| solves one equation whichever side p is on; each target is exact in floating point
+    central = 0.25 < p < 0.75
+    target = abs(p - 0.5) if central else min(p, 1 - p)
+
+    def excess(t):  # increasing in t; zero at the quantile
+        value = _t_probability(t, df, central)
+        return value - target if central else target - value
+
+    z = abs(STANDARD_NORMAL.inv_cdf(p))
+    guess = z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2) \
+        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
+    low, high = 0.0, max(guess, 1.0)
+    while excess(high) < 0:
+        low, high = high, 2 * high
+    t = min(max(guess, low), high) if guess > 0 else high / 2
+    for _ in range(200):
+        error = excess(t)
+        if error < 0:
+            low = t
+        else:
+            high = t
+        following = t - error / _t_density(t, df)
+        if not low < following < high:
+            following = (low + high) / 2
+        if abs(following - t) <= 4e-16 * abs(t) or high - low <= 4e-16 * high:
+            return math.copysign(following, p - 0.5)
+        t = following
+    return math.copysign(t, p - 0.5)
 
 
 def check_resamples(resamples: int) -> None:
@@ -144,15 +256,13 @@ def bca_levels(share_below, acceleration, confidence: float):
     share_below = P(bootstrap mean < estimate) + P(= estimate)/2, as scipy counts it.
     NaN where undefined (no spread, or every bootstrap mean on one side of the estimate).
     """
-    from scipy.special import ndtr, ndtri
-
     alpha = 1 - confidence
     with np.errstate(invalid="ignore", divide="ignore"):
-        bias = ndtri(share_below)
+        bias = normal_quantile(share_below)
         levels = []
-        for z_alpha in (ndtri(alpha / 2), ndtri(1 - alpha / 2)):
+        for z_alpha in (_normal_quantile(alpha / 2), _normal_quantile(1 - alpha / 2)):
             shifted = bias + z_alpha
-            levels.append(ndtr(bias + shifted / (1 - acceleration * shifted)))
+            levels.append(normal_cdf(bias + shifted / (1 - acceleration * shifted)))
     defined = np.isfinite(bias) & np.isfinite(acceleration)
     return np.where(defined, levels[0], np.nan), np.where(defined, levels[1], np.nan)
 
@@ -195,13 +305,11 @@ def bootstrap_bca_tasks(task_rates, resamples: int, seed: int, confidence: float
 
 def t_bounds(values, confidence: float):
     """mean, mean - t·sd/√n, mean + t·sd/√n along the last axis (n ≥ 2), not clipped."""
-    from scipy.special import stdtrit
-
     check_confidence(confidence)
     values = np.asarray(values, dtype=float)
     n = values.shape[-1]
     mean = values.mean(axis=-1)
-    half = stdtrit(n - 1, 0.5 + confidence / 2) * values.std(axis=-1, ddof=1) / np.sqrt(n)
+    half = t_quantile(n - 1, 0.5 + confidence / 2) * values.std(axis=-1, ddof=1) / np.sqrt(n)
     return mean, mean - half, mean + half
 
 
