@@ -6,8 +6,8 @@ In one run, over the same generated folders (resources/benchflow_synth.py `scale
       20 lines of each trajectory/llm_trajectory.jsonl), nothing else;
   (b) a cold `snakemake --cores 2` in a fresh copy of the workflow (empty results/ and
       .snakemake/), Docker inspection off;
-  (c) the run after one trial's result.json changed its reward;
-  (d) a run with nothing changed;
+  (c) the run after one trial's result.json changed its reward (the median of --repeats runs);
+  (d) a run with nothing changed (the median of --repeats runs);
   (e) peak memory: the largest sum of RSS over the snakemake process tree (psutil, polled every
       50 ms) and the largest single process (getrusage of the waited-for children).
 Prints b/a, c/b and d/b. Nothing is asserted: the numbers are for reading.
@@ -15,6 +15,11 @@ Prints b/a, c/b and d/b. Nothing is asserted: the numbers are for reading.
     python benchmarks/bench_scale.py --jobs 10 --trials 100
     python benchmarks/bench_scale.py --jobs 100 --trials 1000 --requests 20 --request-kb 5
     python benchmarks/bench_scale.py ... --profile   # + dry run, discovery, ingest, stats, py-spy
+
+The snakemake runs use this interpreter. To measure the workflow with exactly what it declares
+(no other package's import hooks or plugins), run it from a fresh venv:
+    python3 -m venv /tmp/venv-bench && /tmp/venv-bench/bin/pip install -r requirements.txt psutil
+    /tmp/venv-bench/bin/python benchmarks/bench_scale.py --jobs 100 --trials 1000 --requests 20 --request-kb 5
 
 Generated data and workflow copies go under --tmp (default /tmp/benchreport-scale); a build
 is reused when its stamp matches the arguments (--regenerate to force).
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import importlib.metadata
 import io
 import json
 import os
@@ -81,6 +87,8 @@ def machine() -> list[str]:
         f"os: {platform.platform()}",
         f"python {platform.python_version()}, "
         + ", ".join(f"{name} {version}" for name, version in versions.items()),
+        f"interpreter: {sys.executable} ({'a venv' if sys.prefix != sys.base_prefix else 'not a venv'}, "
+        f"{len({dist.metadata['Name'] for dist in importlib.metadata.distributions()})} distributions installed)",
         "snakemake executor plugins installed (each is imported at every snakemake start): "
         + (", ".join(sorted(module.name.removeprefix("snakemake_executor_plugin_") for module in pkgutil.iter_modules()
                             if module.name.startswith("snakemake_executor_plugin_"))) or "none"),

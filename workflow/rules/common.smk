@@ -12,6 +12,7 @@ from benchreport import (
     controls,
     discover,
     environment,
+    ingest,
     lineage,
     scheduling,
 )  # noqa: E402
@@ -127,6 +128,42 @@ def ingest_inputs(wildcards):
             f"results/controls/run-{kind}.json" for kind in controls.KINDS
         ],
     }
+
+
+DUE = {}
+
+
+def ingests_due():
+    """The job folders whose ingest the stamps alone make this run redo: no trials.json yet, or
+    a stamp newer than it (what Snakemake's mtime check will find). A changed ingest code hash or
+    --forcerun re-runs others too; they are not counted."""
+    if len(DUE) != len(STATES):
+        DUE.clear()
+        for job_id, stamp in STATES.items():
+            try:
+                DUE[job_id] = (
+                    os.stat(stamp).st_mtime_ns
+                    > os.stat(ingest_output(job_id)).st_mtime_ns
+                )
+            except FileNotFoundError:
+                DUE[job_id] = True
+    return [job_id for job_id, due in DUE.items() if due]
+
+
+def ingest_threads(wildcards):
+    """Two cores for a large job folder when the stamps make this run ingest so few folders that
+    cores would idle (an edited trial or a new folder: every later stage waits for it), else one,
+    so that a cold run ingests as many folders at once as it has cores. When nothing is due by
+    its stamp (a changed ingest code hash, --forcerun), one: then every folder may be redone.
+    """
+    entries = len(os.listdir(find_job(wildcards.job).path))
+    if entries < ingest.PARALLEL_MIN_ATTEMPTS:
+        return 1
+    try:
+        cores = workflow.cores
+    except WorkflowError:  # no --cores (a dry run, some executors): keep to one
+        cores = 1
+    return 2 if 0 < 2 * len(ingests_due()) <= cores else 1
 
 
 def job_params(wildcards):

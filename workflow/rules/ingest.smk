@@ -14,7 +14,7 @@ checkpoint ingest:
         "logs/ingest/{job}.log",
     conda:
         "../envs/benchreport.yaml"
-    threads: 1
+    threads: ingest_threads
     resources:
         mem_mb=1000,
     params:

@@ -13,7 +13,7 @@ from benchreport.rulejob import start
 start(snakemake)
 
 job = JobFolder(**snakemake.params.job)
-result = ingest_job(job, snakemake.params.max_requests, snakemake.params.nop_agents)
+result = ingest_job(job, snakemake.params.max_requests, snakemake.params.nop_agents, workers=snakemake.threads)
 print(
     f"ingest {job.job_id}: {result['attempt_folders_found']} attempt folders, "
     f"{len(result['trials'])} trials, {len(result['ledger'])} ledger rows",

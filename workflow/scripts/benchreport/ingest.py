@@ -9,7 +9,9 @@ Every file that cannot be used becomes a ledger row naming the file and the reas
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -385,7 +387,41 @@ def crosscheck(summary, attempts: list[dict]) -> dict:
     return {"benchflow": reported, "recount_last_attempts": recount_dict, "matches": matches}
 
 
-def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=()) -> dict:
+# From this many attempt folders up, a job folder is worth reading in two processes (a pool
+# costs ~30 ms; an attempt folder ~1 ms at 20 requests of 5 KB).
+PARALLEL_MIN_ATTEMPTS = 200
+
+
+def _read_share(job: JobFolder, folders: list[str], max_requests: int, nop_agents) -> tuple:
+    """read_attempt over some attempt folders with a reader of their own: (rows, ledger, sources)."""
+    reader = JobReader(job)
+    rows = [read_attempt(reader, folder, max_requests, nop_agents) for folder in folders]
+    return rows, reader.ledger, reader.sources
+
+
+def read_attempts(reader: JobReader, folders: list[str], max_requests: int, nop_agents, workers: int = 1) -> list:
+    """read_attempt of each folder, in order; their ledger rows and sources go to `reader`.
+
+    With workers > 1 (the cores the rule was given) and PARALLEL_MIN_ATTEMPTS folders or more,
+    contiguous shares of the folders are read in as many forked processes. The rows, ledger
+    rows and sources are the same either way (ingest_job sorts the last two).
+    """
+    if workers < 2 or len(folders) < PARALLEL_MIN_ATTEMPTS or sys.platform != "linux":
+        return [read_attempt(reader, folder, max_requests, nop_agents) for folder in folders]
+    size = -(-len(folders) // workers)
+    shares = [(reader.job, folders[start:start + size], max_requests, nop_agents)
+              for start in range(0, len(folders), size)]
+    with multiprocessing.get_context("fork").Pool(len(shares)) as pool:
+        done = pool.starmap(_read_share, shares)
+    rows = []
+    for share_rows, ledger, sources in done:
+        rows.extend(share_rows)
+        reader.ledger.extend(ledger)
+        reader.sources.extend(sources)
+    return rows
+
+
+def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=(), workers: int = 1) -> dict:
     reader = JobReader(job)
     summary_status = "absent"
     summary = None
@@ -397,8 +433,7 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=()) -> dict:
         summary_status = "unusable"
     folders = attempt_folders(job.path)
     attempts, reviewers = [], 0
-    for folder in folders:
-        row = read_attempt(reader, folder, max_requests, nop_agents)
+    for folder, row in zip(folders, read_attempts(reader, folders, max_requests, nop_agents, workers)):
         if row is None:
             continue
         if row.get("reviewer"):
