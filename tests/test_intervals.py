@@ -125,7 +125,7 @@ def test_t_quantile_matches_stdtrit_anywhere(df, p):
 
 @pytest.mark.parametrize("p", [0.5000001, 0.5 + 1e-12, 0.51, 0.6, 0.74, 0.76, 0.9, 0.975, 0.999, 1 - 1e-12])
 def test_t_quantile_keeps_its_digits_near_the_median(p):
-    """Closed forms at 1 and 2 degrees of freedom; near the median, where scipy's stdtrit loses
+    """Closed forms at 1 and 2 degrees of freedom; near the median, where scipy's stdtrit keeps
     about nine digits (3.1415926533e-07 for tan(π·(0.5000001 − ½)) = 3.1415926519e-07)."""
     cauchy = math.tan(math.pi * (p - 0.5)) if p < 0.75 else 1 / math.tan(math.pi * (1 - p))  # exact arguments
     assert intervals.t_quantile(1, p) == pytest.approx(cauchy, rel=1e-14)
