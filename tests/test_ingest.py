@@ -7,7 +7,7 @@ import os
 import shutil
 import pytest
 
-from benchreport import classify, discover, ingest
+from benchreport import classify, discover, forked, ingest
 from conftest import EXAMPLE
 
 REAL = [str(EXAMPLE / "benchflow-real-jobs"), str(EXAMPLE / "benchflow-samples")]
@@ -94,8 +94,8 @@ def test_reading_in_forked_shares_gives_the_same_ingest(tmp_path, monkeypatch, w
     alone = ingest.ingest_job(job, 20, workers=workers)  # below PARALLEL_MIN_ATTEMPTS: one process
     monkeypatch.setattr(ingest, "PARALLEL_MIN_ATTEMPTS", 1)
     pools = []
-    get_context = ingest.multiprocessing.get_context
-    monkeypatch.setattr(ingest.multiprocessing, "get_context", lambda kind: pools.append(kind) or get_context(kind))
+    get_context = forked.multiprocessing.get_context
+    monkeypatch.setattr(forked.multiprocessing, "get_context", lambda kind: pools.append(kind) or get_context(kind))
     shared = ingest.ingest_job(job, 20, workers=workers)
     assert pools == ["fork"]  # read in forked processes
     assert shared == alone and alone["ledger"] and alone["sources"]

@@ -136,34 +136,37 @@ DUE = {}
 def ingests_due():
     """The job folders whose ingest the stamps alone make this run redo: no trials.json yet, or
     a stamp newer than it (what Snakemake's mtime check will find). A changed ingest code hash or
-    --forcerun re-runs others too; they are not counted."""
-    if len(DUE) != len(STATES):
+    --forcerun re-runs others too; they are not counted.
+    """
+    if len(STATES) not in DUE:  # a control run's folders joined STATES
         DUE.clear()
-        for job_id, stamp in STATES.items():
-            try:
-                DUE[job_id] = (
-                    os.stat(stamp).st_mtime_ns
-                    > os.stat(ingest_output(job_id)).st_mtime_ns
-                )
-            except FileNotFoundError:
-                DUE[job_id] = True
-    return [job_id for job_id, due in DUE.items() if due]
+        DUE[len(STATES)] = {
+            job_id for job_id, stamp in STATES.items() if stamp_is_newer(job_id, stamp)
+        }
+    return DUE[len(STATES)]
+
+
+def stamp_is_newer(job_id, stamp):
+    try:
+        return os.stat(stamp).st_mtime_ns > os.stat(ingest_output(job_id)).st_mtime_ns
+    except FileNotFoundError:  # no ingest output yet
+        return True
 
 
 def ingest_threads(wildcards):
-    """Two cores for a large job folder when the stamps make this run ingest so few folders that
-    cores would idle (an edited trial or a new folder: every later stage waits for it), else one,
-    so that a cold run ingests as many folders at once as it has cores. When nothing is due by
-    its stamp (a changed ingest code hash, --forcerun), one: then every folder may be redone.
+    """Two cores for a large job folder due by its stamp when the stamps make this run ingest
+    so few folders that cores would idle (an edited trial or a new folder: every later stage
+    waits for it), else one, so that a cold run ingests as many folders at once as it has cores.
     """
-    entries = len(os.listdir(find_job(wildcards.job).path))
-    if entries < ingest.PARALLEL_MIN_ATTEMPTS:
-        return 1
+    due = ingests_due()
     try:
         cores = workflow.cores
     except WorkflowError:  # no --cores (a dry run, some executors): keep to one
         cores = 1
-    return 2 if 0 < 2 * len(ingests_due()) <= cores else 1
+    if wildcards.job not in due or 2 * len(due) > cores:
+        return 1
+    entries = len(os.listdir(find_job(wildcards.job).path))
+    return 2 if entries >= ingest.PARALLEL_MIN_ATTEMPTS else 1
 
 
 def job_params(wildcards):

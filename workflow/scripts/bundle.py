@@ -5,13 +5,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchreport import bundle, rocrate
+from benchreport import bundle, rocrate, rulejob
 from benchreport.discover import root_labels
 from benchreport.files import dump_json, write_text
 from benchreport.lineage import WORKFLOW_DIR, closure, git_state, software_versions, write_for_rule
-from benchreport.rulejob import start
 
-start(snakemake)
+rulejob.start(snakemake)
 params = snakemake.params
 config = params.config
 

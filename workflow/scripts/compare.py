@@ -1,11 +1,11 @@
 """Rule comparisons: paired comparisons between agent settings on their shared tasks."""
 
+from benchreport import rulejob
 from benchreport.compare import compare, render_csv, render_markdown, requested_pairs
 from benchreport.files import dump_json, load_json, write_text
 from benchreport.lineage import write_for_rule
-from benchreport.rulejob import start
 
-start(snakemake)
+rulejob.start(snakemake)
 
 stats = {}
 for path in snakemake.input.stats:

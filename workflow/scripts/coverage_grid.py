@@ -63,12 +63,12 @@ def main(smk) -> None:
     import sys
     import time
 
+    from benchreport import rulejob
     from benchreport.coverage import coverage_grid
     from benchreport.files import dump_json, write_text
     from benchreport.lineage import write_for_rule
-    from benchreport.rulejob import start
 
-    start(smk)
+    rulejob.start(smk)
     tasks, tries = int(smk.wildcards.tasks), int(smk.wildcards.tries)
     params = smk.params
     start = time.perf_counter()

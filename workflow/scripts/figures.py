@@ -1,11 +1,10 @@
 """Rule figures: forest, heatmap and cost figures (SVG and PNG) and the numbers behind them."""
 
-from benchreport import figures, paper
+from benchreport import figures, paper, rulejob
 from benchreport.files import dump_json, load_json, write_text
 from benchreport.lineage import write_for_rule
-from benchreport.rulejob import start
 
-start(snakemake)
+rulejob.start(snakemake)
 
 
 numbers = [load_json(path) for path in snakemake.input.numbers]  # each setting's stats.json

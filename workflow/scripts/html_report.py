@@ -1,11 +1,11 @@
 """Rule html_report: results/report.html, one self-contained page over every setting."""
 
+from benchreport import rulejob
 from benchreport.files import load_json, write_text
 from benchreport.html import render_page
 from benchreport.lineage import write_for_rule
-from benchreport.rulejob import start
 
-start(snakemake)
+rulejob.start(snakemake)
 
 
 summaries = [load_json(path) for path in snakemake.input.summaries]

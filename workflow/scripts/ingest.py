@@ -4,13 +4,13 @@ was left out)."""
 
 import sys
 
+from benchreport import rulejob
 from benchreport.discover import JobFolder
 from benchreport.files import dump_json, write_text
 from benchreport.ingest import ingest_job, job_ledger
 from benchreport.lineage import write_for_rule
-from benchreport.rulejob import start
 
-start(snakemake)
+rulejob.start(snakemake)
 
 job = JobFolder(**snakemake.params.job)
 result = ingest_job(job, snakemake.params.max_requests, snakemake.params.nop_agents, workers=snakemake.threads)

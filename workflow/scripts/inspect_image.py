@@ -5,12 +5,12 @@ import os
 import sys
 from pathlib import Path
 
+from benchreport import rulejob
 from benchreport.environment import inspect_image, replay_record
 from benchreport.files import dump_json, write_text
 from benchreport.lineage import write_for_rule
-from benchreport.rulejob import start
 
-start(snakemake)
+rulejob.start(snakemake)
 
 params = snakemake.params
 env = dict(os.environ)

@@ -1,11 +1,11 @@
 """Rule overview: results/index.md (every setting, the accounting) and results/exclusions.tsv."""
 
+from benchreport import rulejob
 from benchreport.files import load_json, write_text
 from benchreport.lineage import write_for_rule
 from benchreport.overview import combined_ledger, render_index, render_ledger_tsv
-from benchreport.rulejob import start
 
-start(snakemake)
+rulejob.start(snakemake)
 
 
 job_ledgers = [load_json(path) for path in snakemake.input.ledgers]

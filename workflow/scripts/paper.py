@@ -1,11 +1,10 @@
 """Rule paper: the comparison table over settings and the paired-comparisons table (Markdown, CSV, LaTeX)."""
 
-from benchreport import paper
+from benchreport import paper, rulejob
 from benchreport.files import load_json, write_text
 from benchreport.lineage import write_for_rule
-from benchreport.rulejob import start
 
-start(snakemake)
+rulejob.start(snakemake)
 
 
 summaries = [load_json(path) for path in snakemake.input.summaries]

@@ -3,14 +3,13 @@ and the trials report.html lists of it."""
 
 import json
 
-from benchreport import runcard
+from benchreport import rulejob, runcard
 from benchreport.files import dump_json, load_json, write_text
 from benchreport.html import page_trials
 from benchreport.lineage import write_for_rule
 from benchreport.render import environment_rows, render_report, render_summary, render_writeup
-from benchreport.rulejob import start
 
-start(snakemake)
+rulejob.start(snakemake)
 
 
 stats = load_json(snakemake.input.stats) | load_json(snakemake.input.trials)

@@ -3,12 +3,12 @@
 import json
 from pathlib import Path
 
+from benchreport import rulejob
 from benchreport.controls import run_controls
 from benchreport.files import dump_json, write_text
 from benchreport.lineage import write_for_rule
-from benchreport.rulejob import start
 
-log = start(snakemake)
+log = rulejob.start(snakemake)
 
 tasks = json.loads(snakemake.params.tasks)
 manifest = run_controls(snakemake.wildcards.kind, tasks, snakemake.params.run, Path(snakemake.params.run["jobs_dir"]), log)

@@ -1,12 +1,11 @@
 """Rule stats: the numbers of one setting from the ingested job folders it draws on."""
 
-from benchreport import runcard
+from benchreport import rulejob, runcard
 from benchreport.files import dump_json, load_json, write_text
 from benchreport.lineage import write_for_rule
-from benchreport.rulejob import start
 from benchreport.stats import setting_stats, split_trial_rows
 
-start(snakemake)
+rulejob.start(snakemake)
 
 
 def grid_for(tasks, tries):

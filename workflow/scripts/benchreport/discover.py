@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 import os
 import re
 import stat
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .files import BadFile, locate, sha256_file
+from .forked import forked_map
 
 TRIAL_MARKERS = ("result.json", "config.json", "solver.json")
 TRIAL_FILES = ("result.json", "config.json", "timing.json", "solver.json")
@@ -350,17 +350,13 @@ def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) 
 # Below this many job folders the stat pass runs in the parsing process; from it up, in forked
 # processes (a pool costs ~20 ms; each lstat ~3 µs here, half a million of them at 100 x 1,000).
 PARALLEL_MIN_JOBS = 8
-# Per forked process: its job folders and refresh_state's other arguments. A fork inherits them,
-# so nothing (the `recorded_sources` callable included) has to be pickled.
-_CHUNKS: list = []
 
 
 def _refresh(job: JobFolder, max_requests: int, state_dir: Path, recorded_sources) -> str:
     return refresh_state(job, max_requests, state_dir, lambda: recorded_sources(job)).as_posix()
 
 
-def _refresh_chunk(position: int) -> list[str]:
-    jobs, arguments = _CHUNKS[position]
+def _refresh_share(jobs: list[JobFolder], *arguments) -> list[str]:
     return [_refresh(job, *arguments) for job in jobs]
 
 
@@ -383,11 +379,6 @@ def refresh_states(jobs: list[JobFolder], max_requests: int, state_dir: Path, re
     if processes < 2:
         return {job.job_id: _refresh(job, *arguments) for job in jobs}
     chunks = [jobs[start::processes] for start in range(processes)]
-    _CHUNKS[:] = [(chunk, arguments) for chunk in chunks]
-    try:
-        with multiprocessing.get_context("fork").Pool(processes) as pool:
-            stamps = pool.map(_refresh_chunk, range(processes))
-    finally:
-        _CHUNKS.clear()
+    stamps = forked_map(_refresh_share, [(chunk, *arguments) for chunk in chunks])
     found = {job.job_id: stamp for chunk, done in zip(chunks, stamps) for job, stamp in zip(chunk, done)}
     return {job.job_id: found[job.job_id] for job in jobs}

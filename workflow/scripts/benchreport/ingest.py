@@ -9,7 +9,6 @@ Every file that cannot be used becomes a ledger row naming the file and the reas
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import sys
 from collections import Counter
@@ -18,6 +17,7 @@ from pathlib import Path
 from . import classify, grader, provenance, settings
 from .classify import LEFT_OUT, REVIEWER_RUN, interrupted_row
 from .discover import TRAJECTORY, TRIAL_NAME, JobFolder, attempt_folders, request_prefix, review_files
+from .forked import forked_map
 from .secrets import redact
 from .files import MISSING, BadFile, finite_number, locate, parse_json_bytes, read_json_file, sha256_file
 
@@ -411,8 +411,7 @@ def read_attempts(reader: JobReader, folders: list[str], max_requests: int, nop_
     size = -(-len(folders) // workers)
     shares = [(reader.job, folders[start:start + size], max_requests, nop_agents)
               for start in range(0, len(folders), size)]
-    with multiprocessing.get_context("fork").Pool(len(shares)) as pool:
-        done = pool.starmap(_read_share, shares)
+    done = forked_map(_read_share, shares)
     rows = []
     for share_rows, ledger, sources in done:
         rows.extend(share_rows)

@@ -62,13 +62,16 @@ def normal_quantile(p):
     return np.asarray(np.frompyfunc(lambda value: _normal_quantile(float(value)), 1, 1)(p), dtype=float)
 
 
-def _log_gamma_ratio_half(a: float) -> float:
-    """ln Γ(a+½) − ln Γ(a); from a = 20 on by its asymptotic series (error < 2e-17 there), where
-    the difference of two lgamma values would lose digits to their size."""
+def _log_beta_half(a: float) -> float:
+    """ln B(a, ½) = ½ ln π − (ln Γ(a+½) − ln Γ(a)); the difference from a = 20 on by its
+    asymptotic series (error < 2e-17 there), where two lgamma values would lose digits to their
+    size."""
     if a < 20:
-        return math.lgamma(a + 0.5) - math.lgamma(a)
-    return (0.5 * math.log(a) - 1 / (8 * a) + 1 / (192 * a**3) - 1 / (640 * a**5) + 17 / (14336 * a**7)
-            - 31 / (18432 * a**9))
+        ratio = math.lgamma(a + 0.5) - math.lgamma(a)
+    else:
+        ratio = (0.5 * math.log(a) - 1 / (8 * a) + 1 / (192 * a**3) - 1 / (640 * a**5) + 17 / (14336 * a**7)
+                 - 31 / (18432 * a**9))
+    return 0.5 * math.log(math.pi) - ratio
 
 
 def _beta_fraction(a: float, b: float, x: float) -> float:
@@ -98,8 +101,7 @@ def _t_probability(t: float, df: float, central: bool) -> float:
     from the side that is small (no cancellation in either tail)."""
     a, square = df / 2, t * t
     x, rest = df / (df + square), square / (df + square)  # x and 1 − x, each without cancellation
-    log_beta = 0.5 * math.log(math.pi) - _log_gamma_ratio_half(a)  # ln B(df/2, ½)
-    front = math.exp(-a * math.log1p(square / df) + 0.5 * math.log(rest) - log_beta)
+    front = math.exp(-a * math.log1p(square / df) + 0.5 * math.log(rest) - _log_beta_half(a))
     if x < (a + 1) / (a + 2.5):
         tail = 0.5 * front * _beta_fraction(a, 0.5, x) / a
         return 0.5 - tail if central else tail
@@ -108,8 +110,7 @@ def _t_probability(t: float, df: float, central: bool) -> float:
 
 
 def _t_density(t: float, df: float) -> float:
-    log_beta = 0.5 * math.log(math.pi) - _log_gamma_ratio_half(df / 2)
-    return math.exp(-0.5 * math.log(df) - log_beta - (df + 1) / 2 * math.log1p(t * t / df))
+    return math.exp(-0.5 * math.log(df) - _log_beta_half(df / 2) - (df + 1) / 2 * math.log1p(t * t / df))
 
 
 def t_quantile(df: float, p: float) -> float:

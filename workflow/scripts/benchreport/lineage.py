@@ -31,7 +31,7 @@ RENDER = ["benchreport/render.py", "benchreport/words.py", "benchreport/environm
           "benchreport/completeness.py", "benchreport/grader.py", "benchreport/runcard.py", "benchreport/provenance.py",
           "benchreport/secrets.py"]
 STAGE_CODE = {
-    "ingest": ["ingest.py", "benchreport/discover.py", "benchreport/classify.py", "benchreport/settings.py",
+    "ingest": ["ingest.py", "benchreport/discover.py", "benchreport/forked.py", "benchreport/classify.py", "benchreport/settings.py",
                "benchreport/ingest.py", "benchreport/secrets.py", "benchreport/grader.py",
                "benchreport/provenance.py"],
     "coverage": ["coverage_grid.py", "benchreport/intervals.py", "benchreport/coverage.py"],
@@ -50,8 +50,8 @@ STAGE_CODE = {
     "html": ["html_report.py", "benchreport/html.py", "benchreport/paper.py", *RENDER,
              "benchreport/templates/report.html.j2"],
     "bundle": ["bundle.py", "benchreport/bundle.py", "benchreport/secrets.py", "benchreport/rocrate.py",
-               "benchreport/discover.py", "benchreport/ingest.py", "benchreport/classify.py", "benchreport/grader.py",
-               "benchreport/provenance.py", "benchreport/settings.py"],
+               "benchreport/discover.py", "benchreport/forked.py", "benchreport/ingest.py", "benchreport/classify.py",
+               "benchreport/grader.py", "benchreport/provenance.py", "benchreport/settings.py"],
     "compare": ["compare.py", "benchreport/compare.py", "benchreport/paired.py", *RENDER],
 }
 
