@@ -198,7 +198,8 @@ def test_cluster_generic_run_matches_local_run(workflow, real_jobs, tmp_path):
             if (rule[key] or "").isdigit():
                 assert request[key] == rule[key], (job.name, request, rule)
         ran_remote[request["rule"]] = ran_remote.get(request["rule"], 0) + 1
-    assert ran_remote == {"ingest": 4, "coverage_grid": 2, "stats": 4, "report": 4, "comparisons": 1, "overview": 1,
+    assert ran_remote == {"ingest": 4, "coverage_grid": 2, "stats": 4, "trial_rows": 4, "report": 4, "comparisons": 1,
+                          "overview": 1,
                           "paper": 1, "figures": 1, "html_report": 1}
     assert not MUST_STAY_LOCAL & set(ran_remote)
     # ... and the local rules ran in snakemake's own process: printed as local, never submitted

@@ -445,6 +445,32 @@ def test_figures_drawn_from_stats_say_what_the_summaries_say(built):
     assert [row["control"] for row in data["heatmap"]["rows"]][-2:] == ["oracle", "nop"]
 
 
+def test_the_numbers_are_written_apart_from_the_rows_and_the_stages_after_them_read_only_the_numbers(built):
+    """Rule stats writes the numbers (stats.json); rule trial_rows, beside it from the same ingests,
+    the rows (trials.json) and the run card's counts over them (card-parts.json). The three hold
+    no key in common but the setting's id, report reads all three, and the figures and the
+    comparisons read stats.json alone, so they need not wait for the rows."""
+    lineage = built.results / "lineage"
+    for path in sorted((built.results / "settings").glob("*/stats.json")):
+        setting = path.parent.name
+        numbers, card = json.loads(path.read_text()), json.loads((path.parent / "card-parts.json").read_text())
+        rows = json.loads(built.read(f"reports/{setting}/trials.json"))
+        assert set(numbers) & set(card) == set() and set(numbers) & set(rows) == {"setting"}
+        assert {"ledger", "job_folders", "tokens_and_cost", "left_out_accounting"} <= set(card)
+        assert len(json.dumps(numbers)) < len(json.dumps(card)) + len(json.dumps(rows))
+        records = [json.loads((lineage / f"{name}.json").read_text()) for name in
+                   (f"settings/{setting}/stats.json", f"settings/{setting}/card-parts.json", f"reports/{setting}/trials.json")]
+        assert records[0]["rule"] == "stats" and records[1]["rule"] == records[2]["rule"] == "trial_rows"
+        assert {e["path"] for e in records[0]["inputs"] if "/ingest/" in e["path"]} == \
+            {e["path"] for e in records[2]["inputs"]}  # the same ingests
+        report = json.loads((lineage / f"reports/{setting}/summary.json.json").read_text())
+        assert {f"results/settings/{setting}/stats.json", f"results/settings/{setting}/card-parts.json",
+                f"results/reports/{setting}/trials.json"} <= {e["path"] for e in report["inputs"]}
+    for output in ("paper/figures.json", "comparisons/comparisons.json"):
+        inputs = {e["path"] for e in json.loads((lineage / f"{output}.json").read_text())["inputs"]}
+        assert inputs and all(path.endswith("/stats.json") for path in inputs), output
+
+
 def test_two_runs_give_identical_paper_files(built):
     before = {name: (built.results / name).read_bytes() for name in PAPER_FILES + ["report.html"]}
     built.run(*TARGETS, "--forcerun=paper", roots=["jobs"])  # html_report follows: its inputs are new

@@ -70,10 +70,12 @@ def build(roots: list[Path]) -> dict:
     built = {"jobs": {job.job_id: job for job in jobs}, "ingests": ingests, "settings": {}}
     for setting in sorted({trial["setting"] for trial in trials}):
         own = [output for output in ingests if any(t["setting"] == setting for t in output["trials"])]
+        # what rule report reads: stats.json | card-parts.json | trials.json
         numbers = stats.setting_stats(setting, trials, PARAMS)
+        rows, excluded = stats.setting_trial_rows(setting, trials, PARAMS["failed_control"])
         numbers["job_folders"] = [output["job"] | {"crosscheck": output["crosscheck"]} for output in own]
         numbers["ledger"] = [row for output in own for row in output["ledger"]]
-        numbers |= runcard.card_parts(setting, ingests, numbers)
+        numbers |= runcard.card_parts(setting, ingests, excluded) | rows
         card = runcard.build_run_card(numbers, [], min_tries=PARAMS["min_trials_per_task"])
         built["settings"][setting] = {"stats": numbers, "card": card, "own": own}
     return built

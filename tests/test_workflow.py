@@ -107,6 +107,7 @@ def test_reruns_only_what_changed(workflow, real_jobs):
         f"ingest/{edited_job}/tasks.json",
         f"ingest/{edited_job}/ledger.json",
         f"settings/{nop_tc}/stats.json",
+        f"settings/{nop_tc}/card-parts.json",
         f"settings/{nop_tc}/page.json",
         f"reports/{nop_tc}/trials.json",
         f"reports/{nop_tc}/report.md",

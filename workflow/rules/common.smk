@@ -265,15 +265,19 @@ def stats_jobs(wildcards):
     return sorted(jobs)
 
 
+def setting_ingests(wildcards):
+    """The ingested trials of stats_jobs: what the setting's numbers and trial rows are made of."""
+    return [ingest_output(job_id) for job_id in stats_jobs(wildcards)]
+
+
 def stats_inputs(wildcards):
-    """The trials of stats_jobs, and the coverage grid at the setting's shape (tasks x tries,
-    known from their index.json; none when no task was scored)."""
-    jobs = stats_jobs(wildcards)
-    indexes = [job_index(job_id) for job_id in jobs]
+    """setting_ingests, and the coverage grid at the setting's shape (tasks x tries, known from
+    the folders' index.json; none when no task was scored)."""
+    indexes = [job_index(job_id) for job_id in stats_jobs(wildcards)]
     grid = coverage_shapes.grid_input(
         wildcards.setting, indexes, config["controls"]["on_failure"]
     )
-    return {"trials": [ingest_output(job_id) for job_id in jobs]} | grid
+    return {"trials": setting_ingests(wildcards)} | grid
 
 
 def report_files(setting):
@@ -341,6 +345,7 @@ def image_record(resolved):
 def report_inputs(wildcards):
     inputs = {
         "stats": f"results/settings/{wildcards.setting}/stats.json",
+        "card": f"results/settings/{wildcards.setting}/card-parts.json",
         "trials": f"results/reports/{wildcards.setting}/trials.json",
     }
     if config["environment"]["inspect"]:

@@ -12,7 +12,7 @@ from benchreport.render import environment_rows, render_report, render_summary, 
 rulejob.start(snakemake)
 
 
-stats = load_json(snakemake.input.stats) | load_json(snakemake.input.trials)
+stats = load_json(snakemake.input.stats) | load_json(snakemake.input.card) | load_json(snakemake.input.trials)
 records = {path: load_json(path) for path in snakemake.input.get("images", [])}
 environment = environment_rows(json.loads(snakemake.params.task_images), records, stats["per_task"])
 card = runcard.build_run_card(stats, environment, min_tries=snakemake.params.min_tries)

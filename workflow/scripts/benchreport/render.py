@@ -218,7 +218,7 @@ def render_summary(stats: dict, environment: list[dict], card: dict) -> str:
         ],
         "left_out": ledger + [interrupted_row(t, t["folder"]) for t in stats["interrupted"]],
         "excluded_by_controls": stats["excluded_by_controls"],
-        # the trial rows are in trials.json beside this file (rule stats writes them)
+        # the trial rows are in trials.json beside this file (rule trial_rows writes them)
         "completeness": card["completeness"],
     }
     return dump_json(summary)

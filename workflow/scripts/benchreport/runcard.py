@@ -2,11 +2,13 @@
 
 Two stages, so each runs where its inputs are:
 
-- `card_parts(setting, ingests, stats)` at the stats stage, over the ingest outputs of the job
-  folders the setting draws on: the grader, the benchmark version, the left-out accounting
-  (every attempt folder found lands in exactly one category), tokens and cost, and the run
-  summary in BenchFlow's `benchflow.run-summary` form. Its keys are merged into stats.json.
-- `build_run_card(stats, environment)` at the report stage: the ten parts of a checkable
+- `card_parts(setting, ingests, excluded)` at the trial_rows stage, over the ingest outputs of
+  the job folders the setting draws on: the grader, the benchmark version, the left-out
+  accounting (every attempt folder found lands in exactly one category), tokens and cost (every
+  trial without a cost named), and the run summary in BenchFlow's `benchflow.run-summary` form.
+  Written to card-parts.json beside stats.json, which holds the numbers.
+- `build_run_card(stats, environment)` at the report stage, over stats.json, card-parts.json and
+  trials.json merged: the ten parts of a checkable
   result plus the completeness checklist, validated against workflow/schemas/run-card.schema.json.
 
 Pure functions: plain data in, plain data out.
@@ -42,10 +44,6 @@ def _own(setting: str, ingests: list[dict]) -> tuple[list[dict], list[dict]]:
     own = [ingest for ingest in ingests if any(trial["setting"] == setting for trial in ingest["trials"])]
     mine = [trial for ingest in own for trial in ingest["trials"] if trial["setting"] == setting]
     return mine, own
-
-
-def _excluded_tasks(stats: dict) -> set:
-    return {row["task"] for row in stats.get("excluded_by_controls") or []}
 
 
 # ------------------------------------------------------------------------------------------
@@ -84,18 +82,6 @@ def _superseded(trial: dict) -> list[str]:
     if trial["outcome"] in outcomes:
         outcomes.remove(trial["outcome"])
     return outcomes
-
-
-def left_out(setting: str, ingests: list[dict], stats: dict, environment=None) -> dict:
-    """Every attempt folder of the setting's job folders, each in one category, and the rest of
-    what was left out (unreadable files, budget stops, uninspected images), which has no folder.
-
-    `ingests`: ingest outputs (attempt_folders_found, trials, ledger, job.budget). A job folder
-    shared with other settings counts its own attempt folders only; folders ingest could not
-    attribute to any setting (unreadable, reviewer runs) are counted for every setting sharing it.
-    """
-    mine, own = _own(setting, ingests)
-    return _left_out(setting, mine, own, _excluded_tasks(stats), environment)
 
 
 def _left_out(setting: str, mine: list[dict], own: list[dict], excluded: set, environment) -> dict:
@@ -334,9 +320,10 @@ def _merged_budget(own: list[dict]):
 # the stats stage: everything that needs the ingest rows
 
 
-def card_parts(setting: str, ingests: list[dict], stats: dict, *, benchmark_config: str | None = None,
+def card_parts(setting: str, ingests: list[dict], excluded: set[str], *, benchmark_config: str | None = None,
                gate: dict | None = None) -> dict:
-    """The parts of the run card computed from ingest rows; merge the result into stats.json.
+    """The parts of the run card computed from ingest rows (`excluded`: the tasks the controls
+    leave out of the setting's numbers, see stats.setting_trial_rows).
 
     Reads per trial: setting, task, job, folder, try_index, outcome, reward, attempts,
     attempt_outcomes, error_category, verifier_error_category, has_scoring, control, model, tokens,
@@ -345,7 +332,6 @@ def card_parts(setting: str, ingests: list[dict], stats: dict, *, benchmark_conf
     id, attempt_folders_found, ledger, and (once provided) job.reviewer, job.provenance, job.budget.
     """
     mine, own = _own(setting, ingests)
-    excluded = _excluded_tasks(stats)
     finished = [trial for trial in mine if trial["outcome"] != "interrupted"]
     kept = [trial for trial in finished if trial["task"] not in excluded]
     graded_or_finished = [trial for trial in mine if trial["outcome"] != "interrupted" or trial.get("grading")]
@@ -496,7 +482,7 @@ def _trials(stats: dict, grading: dict | None) -> list[dict]:
 
 
 def build_run_card(stats: dict, environment=None, *, min_tries: int = 3) -> dict:
-    """run-card.json of one setting: stats.json (with `card_parts` merged in) plus the task
+    """run-card.json of one setting: stats.json (with card-parts.json merged in) plus the task
     image rows of the report (render.environment_rows); `min_tries` is the config's
     statistics.min_trials_per_task. Parts that stats.json lacks are null and marked missing."""
     left = stats.get("left_out_accounting")

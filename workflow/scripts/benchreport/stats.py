@@ -215,20 +215,29 @@ def solve_rates(tasks: list[dict]) -> dict | None:
     return passk.solve_rates([row["trials"] for row in tasks], [row["passed"] for row in tasks])
 
 
-def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=None) -> dict:
-    """Everything the report of one setting prints, as plain data (grid_for: see headline_interval)."""
+def _setting_trials(setting: str, all_trials: list[dict], failed_control: str) -> tuple:
+    """(its trials, the finished ones, the interrupted ones, the control summary or None, task ->
+    why its controls leave it out): what the numbers and the trial rows of a setting both start from."""
     mine = [trial for trial in all_trials if trial["setting"] == setting]
-    key = mine[0]["setting_key"]
     finished = [trial for trial in mine if trial["outcome"] != "interrupted"]
     interrupted = [trial for trial in mine if trial["outcome"] == "interrupted"]
     controls = None
     excluded_tasks = {}
-    if not key["control"]:
+    if not mine[0]["setting_key"]["control"]:
         control_trials = [trial for trial in all_trials if trial["control"]]
         controls = control_summary(sorted({t["task"] for t in finished}), control_trials)
-        controls["policy"] = params["failed_control"]
-        if params["failed_control"] == "exclude":
+        controls["policy"] = failed_control
+        if failed_control == "exclude":
             excluded_tasks = {task: controls["per_task"][task]["failures"] for task in controls["tasks_failing_controls"]}
+    return mine, finished, interrupted, controls, excluded_tasks
+
+
+def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=None) -> dict:
+    """The numbers of one setting as plain data: what its report prints but the trial rows and what
+    the run card counts from them (setting_trial_rows, runcard.card_parts). grid_for: see
+    headline_interval."""
+    mine, finished, interrupted, controls, excluded_tasks = _setting_trials(setting, all_trials, params["failed_control"])
+    key = mine[0]["setting_key"]
     counted = [trial for trial in finished if trial["task"] not in excluded_tasks]
     left_out_counts = {task: [0, 0] for task in excluded_tasks}  # task -> [trials, passed]
     for trial in finished:
@@ -328,23 +337,24 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=N
             "resamples": params["resamples"],
             "trial_seeds": sorted({str(t["seed"]) for t in mine if t["seed"] is not None}),
         },
-        "interrupted": [_trial_ref(trial) for trial in sorted(interrupted, key=_try_order)],
+    }
+
+
+def setting_trial_rows(setting: str, all_trials: list[dict], failed_control: str) -> tuple[dict, set[str]]:
+    """(reports/<setting>/trials.json: every trial of the setting, one row each, and why it was left
+    out if it was; the tasks the controls leave out). Apart from the numbers (setting_stats), so
+    that the stages that read only the numbers neither load 25,000 rows (1,000 tasks x 25 tries)
+    nor wait for them to be written."""
+    _, finished, interrupted, _, excluded_tasks = _setting_trials(setting, all_trials, failed_control)
+    rows = {
+        "setting": setting,
         "trials": [
             _trial_ref(trial) | {"left_out": "; ".join(excluded_tasks[trial["task"]]) if trial["task"] in excluded_tasks else None}
             for trial in sorted(finished, key=lambda t: (t["task"], _try_order(t)))
         ],
+        "interrupted": [_trial_ref(trial) for trial in sorted(interrupted, key=_try_order)],
     }
-
-
-# The setting's trial rows: written apart from the numbers (reports/<setting>/trials.json), so
-# that the stages after stats read the numbers without 25,000 rows at 1,000 tasks x 25 tries.
-TRIAL_ROWS = ("trials", "interrupted")
-
-
-def split_trial_rows(stats: dict) -> tuple[dict, dict]:
-    """(the numbers, the trial rows) of setting_stats' result; report joins them again."""
-    numbers = {key: value for key, value in stats.items() if key not in TRIAL_ROWS}
-    return numbers, {"setting": stats["setting"]} | {key: stats[key] for key in TRIAL_ROWS}
+    return rows, set(excluded_tasks)
 
 
 def _trial_ref(trial: dict) -> dict:

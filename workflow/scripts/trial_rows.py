@@ -1,0 +1,26 @@
+"""Rule trial_rows: every trial of one setting, one row each (reports/<setting>/trials.json), and
+what its run card counts from them (settings/<setting>/card-parts.json)."""
+
+from benchreport import rulejob, runcard
+from benchreport.files import dump_json, load_json, write_text
+from benchreport.lineage import write_for_rule
+from benchreport.stats import setting_trial_rows
+
+rulejob.start(snakemake)
+
+
+setting = snakemake.wildcards.setting
+ingests = [load_json(path) for path in snakemake.input.trials]
+trials = [trial for ingest in ingests for trial in ingest["trials"]]
+own_jobs = [ingest for ingest in ingests if any(t["setting"] == setting for t in ingest["trials"])]
+rows, excluded = setting_trial_rows(setting, trials, snakemake.params.failed_control)
+card = {
+    "job_folders": [ingest["job"] | {"crosscheck": ingest["crosscheck"]} for ingest in own_jobs],
+    "ledger": [row for ingest in own_jobs for row in ingest["ledger"]],
+}
+card |= runcard.card_parts(
+    setting, ingests, excluded, benchmark_config=snakemake.params.benchmark_version, gate=snakemake.params.gate
+)
+write_text(snakemake.output.trials, dump_json(rows))
+write_text(snakemake.output.card, dump_json(card))
+write_for_rule(snakemake, "trial_rows")
