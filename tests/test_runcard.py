@@ -73,8 +73,6 @@ def build(roots: list[Path]) -> dict:
         # what rule report reads: stats.json | card-parts.json | trials.json
         numbers = stats.setting_stats(setting, trials, PARAMS)
         rows, excluded = stats.setting_trial_rows(setting, trials, PARAMS["failed_control"])
-        numbers["job_folders"] = [output["job"] | {"crosscheck": output["crosscheck"]} for output in own]
-        numbers["ledger"] = [row for output in own for row in output["ledger"]]
         numbers |= runcard.card_parts(setting, ingests, excluded) | rows
         card = runcard.build_run_card(numbers, [], min_tries=PARAMS["min_trials_per_task"])
         built["settings"][setting] = {"stats": numbers, "card": card, "own": own}

@@ -12,13 +12,8 @@ rulejob.start(snakemake)
 setting = snakemake.wildcards.setting
 ingests = [load_json(path) for path in snakemake.input.trials]
 trials = [trial for ingest in ingests for trial in ingest["trials"]]
-own_jobs = [ingest for ingest in ingests if any(t["setting"] == setting for t in ingest["trials"])]
 rows, excluded = setting_trial_rows(setting, trials, snakemake.params.failed_control)
-card = {
-    "job_folders": [ingest["job"] | {"crosscheck": ingest["crosscheck"]} for ingest in own_jobs],
-    "ledger": [row for ingest in own_jobs for row in ingest["ledger"]],
-}
-card |= runcard.card_parts(
+card = runcard.card_parts(
     setting, ingests, excluded, benchmark_config=snakemake.params.benchmark_version, gate=snakemake.params.gate
 )
 write_text(snakemake.output.trials, dump_json(rows))

@@ -8,8 +8,8 @@ Two stages, so each runs where its inputs are:
   trial without a cost named), and the run summary in BenchFlow's `benchflow.run-summary` form.
   Written to card-parts.json beside stats.json, which holds the numbers.
 - `build_run_card(stats, environment)` at the report stage, over stats.json, card-parts.json and
-  trials.json merged: the ten parts of a checkable
-  result plus the completeness checklist, validated against workflow/schemas/run-card.schema.json.
+  trials.json merged: the ten parts of a checkable result plus the completeness checklist,
+  validated against workflow/schemas/run-card.schema.json.
 
 Pure functions: plain data in, plain data out.
 """
@@ -317,13 +317,15 @@ def _merged_budget(own: list[dict]):
 
 
 # ------------------------------------------------------------------------------------------
-# the stats stage: everything that needs the ingest rows
+# the trial_rows stage: everything that needs the ingest rows
 
 
 def card_parts(setting: str, ingests: list[dict], excluded: set[str], *, benchmark_config: str | None = None,
                gate: dict | None = None) -> dict:
-    """The parts of the run card computed from ingest rows (`excluded`: the tasks the controls
-    leave out of the setting's numbers, see stats.setting_trial_rows).
+    """The parts of the run card computed from ingest rows, card-parts.json: the job folders the
+    setting draws on (with BenchFlow's crosscheck) and their ledger rows, the grader, the
+    benchmark version, the left-out accounting, tokens and cost, the run summary. `excluded`: the
+    tasks the controls leave out of the setting's numbers (see stats.setting_trial_rows).
 
     Reads per trial: setting, task, job, folder, try_index, outcome, reward, attempts,
     attempt_outcomes, error_category, verifier_error_category, has_scoring, control, model, tokens,
@@ -337,6 +339,8 @@ def card_parts(setting: str, ingests: list[dict], excluded: set[str], *, benchma
     graded_or_finished = [trial for trial in mine if trial["outcome"] != "interrupted" or trial.get("grading")]
     job_dir = own[0]["job"]["id"] if len(own) == 1 else None
     return {
+        "job_folders": [ingest["job"] | {"crosscheck": ingest["crosscheck"]} for ingest in own],
+        "ledger": [row for ingest in own for row in ingest["ledger"]],
         "grader": grader.describe_grader(graded_or_finished, [ingest["job"].get("reviewer") for ingest in own]),
         "benchmark": provenance.benchmark_version(mine, [ingest["job"].get("provenance") for ingest in own], benchmark_config),
         "left_out_accounting": _left_out(setting, mine, own, excluded, None),
@@ -482,9 +486,9 @@ def _trials(stats: dict, grading: dict | None) -> list[dict]:
 
 
 def build_run_card(stats: dict, environment=None, *, min_tries: int = 3) -> dict:
-    """run-card.json of one setting: stats.json (with card-parts.json merged in) plus the task
-    image rows of the report (render.environment_rows); `min_tries` is the config's
-    statistics.min_trials_per_task. Parts that stats.json lacks are null and marked missing."""
+    """run-card.json of one setting: stats.json with card-parts.json and trials.json merged in, plus
+    the task image rows of the report (render.environment_rows); `min_tries` is the config's
+    statistics.min_trials_per_task. Parts that these lack are null and marked missing."""
     left = stats.get("left_out_accounting")
     if left is not None:
         left = left | {"images_not_inspected": images_not_inspected(environment)}
