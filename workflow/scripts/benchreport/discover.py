@@ -15,14 +15,12 @@ import json
 import os
 import re
 import stat
-import sys
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from .files import BadFile, locate, sha256_file
-from .forked import forked_map
+from .forked import can_fork, forked_map
 
 TRIAL_MARKERS = ("result.json", "config.json", "solver.json")
 TRIAL_FILES = ("result.json", "config.json", "timing.json", "solver.json")
@@ -367,14 +365,12 @@ def refresh_states(jobs: list[JobFolder], max_requests: int, state_dir: Path, re
 
     The folders are split over `processes` forked from this one (the work shares no state but
     the files it writes); by default the usable cores, at most 4, from PARALLEL_MIN_JOBS folders
-    up, on Linux, and only while this process has one thread (as Snakemake has when it parses):
-    a fork copies no other thread, so one holding a lock could leave it held in the child. The
-    stamps are the same either way.
+    up where forked.can_fork(). The stamps are the same either way.
     """
     state_dir.mkdir(parents=True, exist_ok=True)
     arguments = (max_requests, state_dir, recorded_sources)
     if processes is None:
-        forkable = sys.platform == "linux" and threading.active_count() == 1 and len(jobs) >= PARALLEL_MIN_JOBS
+        forkable = can_fork() and len(jobs) >= PARALLEL_MIN_JOBS
         processes = min(4, len(os.sched_getaffinity(0))) if forkable else 1
     if processes < 2:
         return {job.job_id: _refresh(job, *arguments) for job in jobs}

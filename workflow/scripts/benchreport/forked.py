@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import multiprocessing
+import sys
+import threading
 
 # (function, arguments) per share while forked_map runs. A fork inherits it, so no argument (a
 # callable, a closure) has to be pickled; only the results travel back.
 _SHARES: list = []
+
+
+def can_fork() -> bool:
+    """Whether forked_map forks: on Linux, and only while this process has one thread (as
+    Snakemake's has when it parses, and a rule job's): a fork copies no other thread, so one
+    holding a lock could leave it held in the child."""
+    return sys.platform == "linux" and threading.active_count() == 1
 
 
 def _run_share(position: int):
@@ -15,8 +24,10 @@ def _run_share(position: int):
 
 
 def forked_map(function, shares: list[tuple]) -> list:
-    """[function(*share) for share in shares], each share in its own forked process (Linux:
-    the callers check), the results in the order of the shares."""
+    """[function(*share) for share in shares], the results in the order of the shares: each share
+    in its own forked process where can_fork(), else one after the other in this process."""
+    if len(shares) < 2 or not can_fork():
+        return [function(*share) for share in shares]
     _SHARES[:] = [(function, share) for share in shares]
     try:
         with multiprocessing.get_context("fork").Pool(len(shares)) as pool:

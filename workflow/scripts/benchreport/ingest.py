@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -403,10 +402,10 @@ def read_attempts(reader: JobReader, folders: list[str], max_requests: int, nop_
     """read_attempt of each folder, in order; their ledger rows and sources go to `reader`.
 
     With workers > 1 (the cores the rule was given) and PARALLEL_MIN_ATTEMPTS folders or more,
-    contiguous shares of the folders are read in as many forked processes. The rows, ledger
-    rows and sources are the same either way (ingest_job sorts the last two).
+    contiguous shares of the folders are read in as many forked processes (forked_map). The
+    rows, ledger rows and sources are the same either way (ingest_job sorts the last two).
     """
-    if workers < 2 or len(folders) < PARALLEL_MIN_ATTEMPTS or sys.platform != "linux":
+    if workers < 2 or len(folders) < PARALLEL_MIN_ATTEMPTS:
         return [read_attempt(reader, folder, max_requests, nop_agents) for folder in folders]
     size = -(-len(folders) // workers)
     shares = [(reader.job, folders[start:start + size], max_requests, nop_agents)

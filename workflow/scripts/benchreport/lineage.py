@@ -26,21 +26,21 @@ SOFTWARE = ("snakemake", "numpy", "scipy", "jinja2", "pyyaml", "matplotlib", "pi
 COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineage.py", "benchreport/rulejob.py"]
 # The code each stage runs: its thin script and the package modules it uses. A change to one of
 # these files re-runs that stage and what depends on it, nothing else.
+# stats.py and what it imports: the numbers of a setting.
+NUMBERS = ["benchreport/stats.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/passk.py",
+           "benchreport/settings.py"]
+# runcard.py and what it imports: the run card, its parts and its checklist.
+RUNCARD = ["benchreport/runcard.py", "benchreport/completeness.py", "benchreport/grader.py", "benchreport/provenance.py",
+           "benchreport/classify.py", "benchreport/words.py", "benchreport/secrets.py"]
 # render.py and what it imports: every stage that renders numbers as text.
-RENDER = ["benchreport/render.py", "benchreport/words.py", "benchreport/environment.py", "benchreport/intervals.py", "benchreport/classify.py",
-          "benchreport/completeness.py", "benchreport/grader.py", "benchreport/runcard.py", "benchreport/provenance.py",
-          "benchreport/secrets.py"]
+RENDER = ["benchreport/render.py", "benchreport/environment.py", "benchreport/intervals.py", *RUNCARD]
 STAGE_CODE = {
     "ingest": ["ingest.py", "benchreport/discover.py", "benchreport/forked.py", "benchreport/classify.py", "benchreport/settings.py",
                "benchreport/ingest.py", "benchreport/secrets.py", "benchreport/grader.py",
                "benchreport/provenance.py"],
     "coverage": ["coverage_grid.py", "benchreport/intervals.py", "benchreport/coverage.py"],
-    "stats": ["stats.py", "benchreport/stats.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/passk.py",
-              "benchreport/settings.py"],
-    "trial_rows": ["trial_rows.py", "benchreport/stats.py", "benchreport/intervals.py", "benchreport/coverage.py",
-                   "benchreport/passk.py", "benchreport/settings.py", "benchreport/runcard.py", "benchreport/completeness.py",
-                   "benchreport/grader.py", "benchreport/provenance.py", "benchreport/classify.py", "benchreport/words.py",
-                   "benchreport/secrets.py"],
+    "stats": ["stats.py", *NUMBERS],
+    "trial_rows": ["trial_rows.py", *NUMBERS, *RUNCARD],
     "report": ["report.py", *RENDER, "benchreport/html.py", "benchreport/paper.py",
                "benchreport/templates/report.md.j2", "benchreport/templates/writeup.md.j2",
                "../schemas/run-card.schema.json", "../schemas/benchflow-run-summary.v1.schema.json"],
