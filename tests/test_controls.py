@@ -19,8 +19,21 @@ AGENT = {
 }
 
 
-def agent_on(tasks_by_try, root):
-    tries = [[{"task": task, "attempts": [{"kind": kind}]} for task, kind in row] for row in tasks_by_try]
+def real_digests(root: Path) -> dict[str, str]:
+    """task -> the task digest its real control trials ran on (so the agent runs the same version)."""
+    found = {}
+    for path in root.rglob("result.json"):
+        data = json.loads(path.read_text())
+        if data.get("task_digest"):
+            found[data["task_name"]] = data["task_digest"]
+    return found
+
+
+def agent_on(tasks_by_try, root, digests=None):
+    """An agent's --matrix run; each task on the digest `digests` gives (the controls' version)."""
+    digests = digests or {}
+    tries = [[{"task": task, "attempts": [{"kind": kind}]} | ({"task_digest": digests[task]} if task in digests else {})
+              for task, kind in row] for row in tasks_by_try]
     write_matrix(root, alias="sonnet", setting=AGENT, tries=tries, seed=3, start="2026-11-30 10:00:00")
 
 
@@ -32,45 +45,93 @@ def summary_of(workflow, agent):
     raise AssertionError(f"no report for {agent}")
 
 
+def cell(summary, task, kind):
+    found = summary["controls"]["per_task"][task][kind]
+    return found and {key: found[key] for key in ("trials", "passed", "scored", "errored")}
+
+
 def test_real_control_folders_gate_an_agent_run(workflow):
     shutil.copytree(EXAMPLE / "benchflow-real-jobs", workflow.path / "jobs" / "real")
     agent_on([[("tiny-hello", "passed"), ("tiny-hello-net", "failed"), ("no-control-task", "passed")]] * 3,
-             workflow.path / "jobs" / "agent")
+             workflow.path / "jobs" / "agent", real_digests(workflow.path / "jobs" / "real"))
     workflow.run(roots=["jobs"])
     summary = summary_of(workflow, "claude-agent-acp")
     verdicts = summary["controls"]["per_task"]
     # oracle-x3 (matrix, model "none") and oracle-single-plain (model null) on tiny-hello
-    assert verdicts["tiny-hello"]["oracle"] == {"trials": 4, "passed": 4, "errored": 0}
-    # nop-x3 (3 plain runs) + the aborted nop matrix: suspected_api_error, errored, not passed;
+    assert cell(summary, "tiny-hello", "oracle") == {"trials": 4, "passed": 4, "scored": 4, "errored": 0}
+    # nop-x3 (3 plain runs) + the aborted nop matrix: suspected_api_error, errored, never scored;
     # nop-tc-x3: scored 0. Both nop agents are named in config.controls.nop_agents.
-    assert verdicts["tiny-hello-net"]["nop"] == {"trials": 7, "passed": 0, "errored": 4}
-    assert verdicts["tiny-hello-net"]["verdict"] == "held"
-    assert verdicts["no-control-task"]["verdict"] == "no control"
+    assert cell(summary, "tiny-hello-net", "nop") == {"trials": 7, "passed": 0, "scored": 3, "errored": 4}
+    # an errored nop proves nothing: the task's controls are not verified, and the report says why
+    assert verdicts["tiny-hello-net"]["verdict"] == "not verified"
+    assert verdicts["tiny-hello-net"]["reasons"] == ["nop errored 4 of 7"]
+    assert verdicts["no-control-task"]["verdict"] == "not verified"
+    assert verdicts["no-control-task"]["reasons"] == ["no nop ran", "no oracle ran"]
     assert summary["controls"]["tasks_without_control"] == ["no-control-task"]
     report = workflow.read(f"reports/{summary['setting']}/report.md")
-    assert "Controls on the same tasks: oracle 4/4, nop 0/7; no control on 1 task: no-control-task." in report
-    assert "| tiny-hello-net | 3 | 0 | 0% |" in report and "nop 0/7 (4 errored)" in report
+    assert "oracle 4/4, nop 0/7 (4 errored): not verified (nop errored 4 of 7)" in report.replace("\\", "")
+    assert "kept in the headline (controls.on_unverified: keep)" in report.replace("\\", "")
     # control trials never count in the agent's numbers
     assert summary["counts"]["trials"] == 9 and summary["counts"]["tasks"] == 3
+    card = json.loads(workflow.read(f"reports/{summary['setting']}/run-card.json"))
+    assert card["controls"]["verdicts"]["tiny-hello-net"]["verdict"] == "not verified"
+
+    exclude = workflow.path / "exclude.yaml"
+    exclude.write_text(json.dumps({"controls": {"on_unverified": "exclude"}}))
+    workflow.run("--configfile", str(exclude), roots=["jobs"])
+    summary = summary_of(workflow, "claude-agent-acp")
+    left = {row["task"]: row for row in summary["excluded_by_controls"]}
+    assert set(left) == {"no-control-task", "tiny-hello-net"} and summary["counts"]["tasks"] == 1
+    assert left["tiny-hello-net"]["reason"] == "controls not verified: nop errored 4 of 7"
+    tsv = workflow.read("exclusions.tsv")
+    assert f"task\t{summary['setting']}\t\t\ttask tiny-hello-net\tcontrols not verified: nop errored 4 of 7" in tsv
+
+
+def test_a_control_covers_only_the_task_version_it_ran_on(workflow):
+    """Two versions (task digests) of one task: the oracle and nop ran on the first; the agent's
+    trials on the second are named as not covered and the task is not verified."""
+    old, new = "sha256:" + "1" * 64, "sha256:" + "2" * 64
+    control = {"agent": "oracle", "model": None}
+    nop = {"agent": "nop", "model": None}
+    for alias, setting, kind in (("oracle", control, "passed"), ("nop", nop, "failed")):
+        tries = [[{"task": "two-versions", "attempts": [{"kind": kind}], "task_digest": old}]] * 2
+        write_matrix(workflow.path / "jobs" / alias, alias=alias, setting=setting, tries=tries, seed=5,
+                     start="2026-11-30 09:00:00")
+    tries = [[{"task": "two-versions", "attempts": [{"kind": "passed"}], "task_digest": digest}] for digest in (old, old, new)]
+    write_matrix(workflow.path / "jobs" / "agent", alias="sonnet", setting=AGENT, tries=tries, seed=3,
+                 start="2026-11-30 10:00:00")
+    workflow.run(roots=["jobs"])
+    summary = summary_of(workflow, "claude-agent-acp")
+    entry = summary["controls"]["per_task"]["two-versions"]
+    versions = {version["digest"]: version for version in entry["versions"]}
+    assert versions[old]["verdict"] == "holds" and versions[old]["agent_trials"] == 2
+    assert versions[new]["verdict"] == "not verified" and versions[new]["oracle"] is None
+    assert entry["verdict"] == "not verified"
+    [uncovered] = summary["controls"]["uncovered"]
+    assert uncovered["task"] == "two-versions" and uncovered["digest"] == new and uncovered["trials"] == 1
+    report = workflow.read(f"reports/{summary['setting']}/report.md").replace("\\", "")
+    assert "Not covered by a control: two-versions on digest 22222222…, 1 trial" in report
 
 
 def test_failed_controls_leave_the_task_out_or_warn(workflow):
     shutil.copytree(EXAMPLE / "benchflow-samples", workflow.path / "jobs" / "samples")
     # the real oracle-matrix: spec-pass passes 2/2, spec-partial scores 0.5 (oracle fails) 2/2
-    agent_on([[("spec-pass", "passed"), ("spec-partial", "passed")]] * 3, workflow.path / "jobs" / "agent")
+    agent_on([[("spec-pass", "passed"), ("spec-partial", "passed")]] * 3, workflow.path / "jobs" / "agent",
+             real_digests(workflow.path / "jobs" / "samples"))
     workflow.run(roots=["jobs"])
     summary = summary_of(workflow, "claude-agent-acp")
     assert summary["counts"]["tasks"] == 1 and summary["counts"]["left_out_by_controls"] == 3
-    report = workflow.read(f"reports/{summary['setting']}/report.md")
-    assert "spec-partial (oracle passed 0/3)" in report
-    assert "| task spec-partial (3 trials) | controls failed: oracle passed 0/3 | left out of the headline |" in report
+    report = workflow.read(f"reports/{summary['setting']}/report.md").replace("\\", "")
+    assert "spec-partial (oracle passed 0 of 3" in report
+    assert "| task | | task spec-partial | controls fails: oracle passed 0 of 3" in report
 
     keep = workflow.path / "keep.yaml"
     keep.write_text(json.dumps({"controls": {"on_failure": "keep"}}))
     workflow.run("--configfile", str(keep), roots=["jobs"])
     summary = summary_of(workflow, "claude-agent-acp")
     assert summary["counts"]["tasks"] == 2
-    assert any("kept despite failed controls: spec-partial (oracle passed 0/3)" in w for w in summary["warnings"])
+    [kept] = [w for w in summary["warnings"] if w["kind"] == "controls fails, kept"]
+    assert kept["tasks"][0]["task"] == "spec-partial" and kept["tasks"][0]["reasons"][0].startswith("oracle passed 0 of 3")
 
 
 def test_tasks_lacking_a_control_kind():

@@ -20,46 +20,87 @@ from pathlib import Path
 import pytest
 from benchflow_synth import write_matrix
 from benchreport import figures, paper
+from benchreport.present import interval_text, pct
 from conftest import REPO, copy_workflow
 
 # ---------------------------------------------------------------------------------------------
 # hand-made summaries
 
 
+TOKENS = ("input", "output", "cache_read", "cache_creation", "total")
+
+
+def measure(key, value, n=0, interval=None):
+    return {"key": key, "label": key.replace("_", " "), "numerator": "n", "denominator": "d" if n else "",
+            "denominator_count": n, "numerator_usd": value, "value_usd": value, "interval": interval, "trials": "counted"}
+
+
 def summary(setting, *, control=None, rate=0.5, low=0.25, high=0.75, method="bootstrap-percentile over tasks",
-            tasks=None, cost=None, per_passed=None, tokens=1000, oracle=(3, 3), nop=(0, 3), failing=(),
+            tasks=None, cost=None, per_solved=None, tokens=1000, oracle=(3, 3), nop=(0, 3), failing=(),
             description=None):
+    """A result record (summary.json) made by hand, with the fields the paper and page read."""
     tasks = tasks or {"t1": [1.0, 0.0], "t2": [1.0, 1.0]}
     trials, per_task = [], []
     for task, rewards in tasks.items():
+        ids = []
         for index, value in enumerate(rewards, start=1):
             trials.append({"task": task, "try": index, "job": f"jobs/{setting}", "folder": f"{task}__{index:08x}",
-                           "attempts": 1, "model_outcome": "completed", "verifier": None, "reward": value,
+                           "attempts": 1, "agent_execution": "completed", "verifier": None, "reward": value,
                            "outcome": "passed" if value == 1.0 else "failed", "tokens": tokens,
                            "cost_usd": None if cost is None else cost / 4, "seconds": 10.0, "left_out": None})
+            ids.append(f"jobs/{setting}/{task}__{index:08x}")
         passed = sum(value == 1.0 for value in rewards)
         per_task.append({"task": task, "trials": len(rewards), "passed": passed, "rate": passed / len(rewards),
-                         "rewards": rewards, "outcomes": [], "task_digests": [], "controls": None,
+                         "interval": {"method": "wilson", "low": 0.0, "high": 1.0, "level": 0.95},
+                         "rewards": rewards, "mean_reward": passed / len(rewards), "outcomes": [], "timed_out": 0,
+                         "task_digests": [], "trial_ids": ids, "controls": None,
                          "mean_cost_usd": None if cost is None else cost / 4})
     n_trials = sum(len(rewards) for rewards in tasks.values())
     controls = None
     if not control:
         controls = {"oracle": {"trials": oracle[1], "passed": oracle[0]}, "nop": {"trials": nop[1], "passed": nop[0]},
                     "per_task": {}, "tasks_without_control": [], "tasks_failing_controls": list(failing),
-                    "policy": "exclude"}
+                    "tasks_unverified": [], "tasks_holding": [row["task"] for row in per_task], "uncovered": [],
+                    "policy": {"on_failure": "exclude", "on_unverified": "keep"}}
+    total = 0 if control else tokens * n_trials
+    one_run = None if cost is None else {"low": cost / 2 * 0.8, "high": cost / 2 * 1.2, "method": "percentile bootstrap",
+                                         "level": 0.95, "seed": 5, "resamples": 100, "tasks_unpriced": []}
+    counts = {"tasks": len(tasks), "trials": n_trials, "passed": sum(r["passed"] for r in per_task), "failed": 0,
+              "errored": 0, "verifier_errored": 0, "unscored": 0, "with_error": 0, "timed_out": 0, "retried": 0,
+              "attempts": n_trials, "interrupted_left_out": 0, "left_out_by_controls": 0, "tasks_left_out_by_controls": 0}
     return {
         "setting": setting,
         "description": description or f"{setting} description",
-        "settings": {"control": control, "agent": setting, "model": None},
-        "counts": {"tasks": len(tasks), "trials": n_trials, "passed": sum(r["passed"] for r in per_task),
-                   "left_out_by_controls": 0},
-        "pass_rate": {"value": rate, "rule": "mean over tasks"},
+        "settings": {"control": control, "agent": setting, "model": None, "served_models": {}},
+        "counts": counts,
+        "pass_rate": {"value": rate, "rule": "mean over tasks", "trials": "per_task"},
+        "mean_reward": {"value": rate, "rule": "mean over tasks", "trials": "per_task"},
         "confidence": 0.95,
-        "headline": {"method": method, "low": low, "high": high, "over": "tasks"},
+        "headline": {"method": method, "low": low, "high": high, "over": "tasks", "level": 0.95},
+        "intervals": {"over_tasks": {"low": low, "high": high, "resamples": 100, "seed": 5},
+                      "over_trials": {"low": low, "high": high}},
+        "methods": {},
+        "solve_rates": None,
         "per_task": per_task,
-        "usage": {"tokens": {"total_tokens": 0 if control else tokens * n_trials}, "cost_usd": cost,
-                  "cost_per_passed_trial_usd": per_passed,
+        "usage": {"tokens_all_attempts": dict.fromkeys(TOKENS, total), "tokens_counted": dict.fromkeys(TOKENS, total),
+                  "attempts": n_trials, "trials": n_trials, "trials_priced": n_trials if cost else 0,
+                  "counted_trials": n_trials, "counted_trials_priced": n_trials if cost else 0,
+                  "cost_complete": True, "cost_is_lower_bound": False,
+                  "cost_measures": {"spent": measure("spent", cost), "counted": measure("counted", cost),
+                                    "per_solved_task": measure("per_solved_task", per_solved, 2),
+                                    "per_passed_trial": measure("per_passed_trial", per_solved, 3),
+                                    "one_run": measure("one_run", None if cost is None else cost / 2, len(tasks), one_run)},
+                  "trial_seconds_min": 10.0, "trial_seconds_max": 10.0, "trial_minutes_all_attempts": 1.0,
                   "usage_sources": {"unavailable": n_trials} if control else {"provider_response": n_trials}},
+        "unpriced_reasons": [],
+        "sampling": {},
+        "trials_recording_requests": 0,
+        "seeds": {"resampling_seed": 5, "generator": "numpy", "resamples": 100, "trial_seeds": []},
+        "warnings": [],
+        "mixed_settings": [],
+        "left_out": [],
+        "job_folders": [],
+        "environment": [],
         "controls": controls,
         "excluded_by_controls": [],
         # not part of summary.json (the trials are in trials.json): what page_of gives page_trials
@@ -70,9 +111,9 @@ def summary(setting, *, control=None, rate=0.5, low=0.25, high=0.75, method="boo
 def hand_summaries():
     return [
         summary("oracle-x", control="oracle", rate=1.0, low=1.0, high=1.0),
-        summary("zeta-agent", cost=8.0, per_passed=2.0, failing=("t9", "t8")),
+        summary("zeta-agent", cost=8.0, per_solved=2.0, failing=("t9", "t8")),
         summary("nop-x", control="nop", rate=0.0, low=0.0, high=0.0),
-        summary("alpha-agent", rate=0.75, low=0.5, high=1.0, cost=4.0, per_passed=1.0, oracle=(35, 36), nop=(1, 36)),
+        summary("alpha-agent", rate=0.75, low=0.5, high=1.0, cost=4.0, per_solved=1.0, oracle=(35, 36), nop=(1, 36)),
         summary("mid-agent", rate=0.25, low=0.0, high=0.5, tokens=0),
     ]
 
@@ -85,8 +126,8 @@ def test_table_rows_agents_first_then_controls():
     rows = paper.setting_rows(hand_summaries())
     assert [row["setting"] for row in rows] == ["alpha-agent", "mid-agent", "zeta-agent", "oracle-x", "nop-x"]
     alpha = rows[0]
-    assert alpha["controls"] == "oracle 35/36, nop 1/36"
-    assert rows[2]["controls"] == "oracle 3/3, nop 0/3; 2 tasks left out"
+    assert alpha["controls"] == "oracle 35/36, nop 1/36; hold 2, fail 0, not verified 0"
+    assert rows[2]["controls"] == "oracle 3/3, nop 0/3; hold 2, fail 2 (left out), not verified 0"
     assert rows[3]["controls"] == "control (oracle)"
     cells = paper.settings_cells(alpha)
     assert cells[:4] == ["alpha-agent description", "75%", "50% to 100%", "bootstrap-percentile over tasks"]
@@ -153,27 +194,17 @@ def test_pareto_frontier_hand_case():
     assert paper.pareto_frontier([]) == []
 
 
-def test_cost_interval_is_seeded_and_brackets_the_total():
-    values = [1.0, 2.0, 3.0, 10.0]
-    first = paper.bootstrap_total(values, seed=7, resamples=2000, confidence=0.95)
-    assert first == paper.bootstrap_total(list(reversed(values)), seed=7, resamples=2000, confidence=0.95)
-    assert first["estimate"] == 16.0
-    assert first["low"] < first["estimate"] < first["high"]
-    single = paper.bootstrap_total([2.5], seed=1, resamples=100, confidence=0.95)
-    assert single == {"estimate": 2.5, "low": 2.5, "high": 2.5}
-
-
 def test_cost_points_leave_out_settings_without_cost():
-    data = paper.cost_points(hand_summaries(), seed=3, resamples=500, confidence=0.95)
+    data = paper.cost_points(hand_summaries())
     assert [p["setting"] for p in data["points"]] == ["alpha-agent", "zeta-agent"]
     assert [w["setting"] for w in data["without_cost"]] == ["mid-agent", "oracle-x", "nop-x"]
-    # one run over the task set: per task the mean cost per trial (cost / 4 per trial here), summed
+    # the record's cost of one run over the task set, as stats computed it
     assert data["points"][0]["cost"] == pytest.approx(2.0)
     assert data["frontier"] == ["alpha-agent"]
 
 
 def test_figures_are_byte_identical_across_renders(monkeypatch):
-    data = paper.figures_data(hand_summaries(), seed=5, resamples=300, confidence=0.95)
+    data = paper.figures_data(hand_summaries())
     first = figures.render_all(data)
     # a user's matplotlib style must not leak in
     import matplotlib
@@ -200,9 +231,9 @@ def test_heatmap_at_many_tasks_is_one_image_and_deterministic():
                  summary("oracle-x", control="oracle", tasks=tasks)]
     first = summaries[0]["per_task"][0]  # a hatched cell
     summaries[0]["excluded_by_controls"] = [{"task": first["task"], "reason": "controls failed",
-                                             "trials": first["trials"], "passed": first["passed"]}]
+                                             "trials": first["trials"], "passed": first["passed"], "rate": first["rate"]}]
     summaries[0]["per_task"] = summaries[0]["per_task"][1:]
-    data = paper.figures_data(summaries, seed=5, resamples=100, confidence=0.95)
+    data = paper.figures_data(summaries)
     assert len(data["heatmap"]["tasks"]) == 250 > paper.HEATMAP_NAMED_TASKS
     first = figures._render(figures.draw_heatmap, data)
     assert first == figures._render(figures.draw_heatmap, data)
@@ -214,7 +245,7 @@ def test_heatmap_at_many_tasks_is_one_image_and_deterministic():
 def page_of(summaries, pairs=()):
     from benchreport import html
 
-    data = paper.figures_data(summaries, seed=5, resamples=100, confidence=0.95)
+    data = paper.figures_data(summaries)
     svgs = {name: b"<svg xmlns='http://www.w3.org/2000/svg'/>" for name in ("forest", "heatmap", "cost")}
     pages = {s["setting"]: html.page_trials(s["per_task"], s["trials"]) for s in summaries}
     return html.render_page(summaries, pages, {"pairs": list(pairs)}, "job\tfolder\tfile\treason\teffect\n", svgs,
@@ -243,8 +274,10 @@ def test_report_page_is_bounded_at_many_tries():
 
     tasks = many_tasks(250, 25)  # 6,250 trials per setting
     summaries = [summary("a-agent", tasks=tasks, cost=10.0), summary("b-agent", tasks=tasks)]
-    summaries[0]["controls"]["per_task"] = {task: {"verdict": "no control", "failures": []} for task in tasks}
-    summaries[0]["controls"]["per_task"]["task-0249"] = {"verdict": "failed", "failures": ["oracle 0/3"]}
+    none = {"oracle": None, "nop": None}
+    summaries[0]["controls"]["per_task"] = {task: {"verdict": "not verified", "reasons": ["no oracle ran"]} | none
+                                            for task in tasks}
+    summaries[0]["controls"]["per_task"]["task-0249"] = {"verdict": "fails", "reasons": ["oracle passed 0 of 3"]} | none
     per_task = [{"task": task, "rate_a": 0.5, "rate_b": 0.5 + (i % 7) / 20, "difference": (i % 7) / 20}
                 for i, task in enumerate(tasks)]
     pair = {"a": "a-agent", "b": "b-agent", "a_description": "a", "b_description": "b", "shared": 250,
@@ -262,7 +295,7 @@ def test_report_page_is_bounded_at_many_tries():
     assert "The trials of the first 20 of 250 tasks are listed once" in page and "The other 5,750 are not in this page" in page
     assert 'class="heatmap-table"' not in page  # the per-task tables hold those numbers
     assert f"The {html.LISTED_ROWS} tasks of 250 where A and B differ most" in page
-    assert "50 more tasks not listed here (no control 50)" in page
+    assert "50 more tasks not listed here (not verified 50)" in page
     assert page.index("task-0249") < page.index("task-0000")  # the failed controls first
 
 
@@ -397,19 +430,22 @@ def test_paper_files_agree_with_summaries(built):
         assert float(row["interval_high"]) == s["headline"]["high"]
         assert row["interval_method"] == s["headline"]["method"]
         assert int(row["tasks"]) == s["counts"]["tasks"] and int(row["trials"]) == s["counts"]["trials"]
-        if s["usage"]["cost_usd"] is None:
+        measures = s["usage"]["cost_measures"]
+        if measures["spent"]["value_usd"] is None:
             assert row["cost_usd"] == "" and row["cost_per_solved_usd"] == ""
         else:
-            assert float(row["cost_per_solved_usd"]) == s["usage"]["cost_per_passed_trial_usd"]
+            assert float(row["cost_per_solved_usd"]) == measures["per_solved_task"]["value_usd"]
         if not s["settings"]["control"]:
-            assert int(row["total_tokens"]) == s["usage"]["tokens"]["total_tokens"]
+            assert int(row["total_tokens"]) == s["usage"]["tokens_all_attempts"]["total"]
             left_out = len(s["excluded_by_controls"])
-            assert row["controls"] == (f"oracle {s['controls']['oracle']['passed']}/{s['controls']['oracle']['trials']}, "
-                                       f"nop {s['controls']['nop']['passed']}/{s['controls']['nop']['trials']}"
-                                       + (f"; {left_out} task left out" if left_out == 1 else ""))
+            controls = s["controls"]
+            assert row["controls"].startswith(
+                f"oracle {controls['oracle']['passed']}/{controls['oracle']['trials']}, "
+                f"nop {controls['nop']['passed']}/{controls['nop']['trials']}; hold {len(controls['tasks_holding'])}, "
+                f"fail {left_out} (left out)")
             assert left_out == 1  # gamma: the oracle failed one of its tries
         line = next(line for line in markdown.splitlines() if line.startswith(f"| {s['description']} |"))
-        assert f"| {paper.pct(s['pass_rate']['value'])} | {paper.interval_text(s['headline']['low'], s['headline']['high'])} |" in line
+        assert f"| {pct(s['pass_rate']['value'])} | {interval_text(s['headline']['low'], s['headline']['high'])} |" in line
     tex = built.read("paper/settings.tex")
     assert "\\toprule" in tex and "\\bottomrule" in tex and "codex\\_acp on openai/gpt-5.1" in tex
 
@@ -435,12 +471,11 @@ def test_figures_drawn_from_stats_say_what_the_summaries_say(built):
     from benchreport.files import dump_json
 
     data = json.loads(built.read("paper/figures.json"))
-    drawing = {name: data["cost"][name] for name in ("seed", "resamples", "confidence")}
     numbers = [json.loads(path.read_text()) for path in sorted((built.results / "settings").glob("*/stats.json"))]
     summaries = list(summaries_of(built).values())
     assert len(numbers) == len(summaries) == 5 and all("settings" not in n for n in numbers)
-    from_numbers = json.loads(dump_json(paper.figures_data(numbers, **drawing)))
-    from_summaries = json.loads(dump_json(paper.figures_data(summaries, **drawing)))
+    from_numbers = json.loads(dump_json(paper.figures_data(numbers)))
+    from_summaries = json.loads(dump_json(paper.figures_data(summaries)))
     assert from_numbers == from_summaries == data
     assert [row["control"] for row in data["heatmap"]["rows"]][-2:] == ["oracle", "nop"]
 
@@ -457,7 +492,8 @@ def test_the_numbers_are_written_apart_from_the_rows_and_the_stages_after_them_r
         rows = json.loads(built.read(f"reports/{setting}/trials.json"))
         assert set(numbers) & set(card) == set() and set(numbers) & set(rows) == {"setting"}
         assert {"ledger", "job_folders", "tokens_and_cost", "left_out_accounting"} <= set(card)
-        assert len(json.dumps(numbers)) < len(json.dumps(card)) + len(json.dumps(rows))
+        # the numbers name their trials by id only: no trial row is in stats.json
+        assert "agent_execution" not in json.dumps(numbers) and "benchflow_bucket" not in json.dumps(numbers)
         records = [json.loads((lineage / f"{name}.json").read_text()) for name in
                    (f"settings/{setting}/stats.json", f"settings/{setting}/card-parts.json", f"reports/{setting}/trials.json")]
         assert records[0]["rule"] == "stats" and records[1]["rule"] == records[2]["rule"] == "trial_rows"

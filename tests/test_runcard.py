@@ -25,6 +25,7 @@ from benchreport import (
     ingest,
     provenance,
     runcard,
+    sentences,
     stats,
 )
 from conftest import REPO
@@ -32,7 +33,7 @@ from test_grader import REAL_ROOTS, SHARED, load, review_listing
 
 NOP = ("nop-acp", "nop-acp-tc")
 PARAMS = {"seed": 7, "resamples": 300, "confidence": 0.95, "min_trials_per_task": 3,
-          "coverage_simulations": 300, "failed_control": "exclude"}
+          "coverage_simulations": 300, "controls": {"on_failure": "exclude", "on_unverified": "keep"}}
 CARD_SCHEMA = load(REPO / "workflow" / "schemas" / "run-card.schema.json")
 RUN_SUMMARY_SCHEMA_COPY = REPO / "workflow" / "schemas" / "benchflow-run-summary.v1.schema.json"
 RUN_SUMMARY_SCHEMA_SHARED = SHARED / "benchflow-samples" / "v0.9-index-schemas" / "benchflow-run-summary.v1.schema.json"
@@ -72,7 +73,7 @@ def build(roots: list[Path]) -> dict:
         own = [output for output in ingests if any(t["setting"] == setting for t in output["trials"])]
         # what rule report reads: stats.json | card-parts.json | trials.json
         numbers = stats.setting_stats(setting, trials, PARAMS)
-        rows, excluded = stats.setting_trial_rows(setting, trials, PARAMS["failed_control"])
+        rows, excluded = stats.setting_trial_rows(setting, trials, PARAMS["controls"])
         numbers |= runcard.card_parts(setting, ingests, excluded) | rows
         card = runcard.build_run_card(numbers, [], min_tries=PARAMS["min_trials_per_task"])
         built["settings"][setting] = {"stats": numbers, "card": card, "own": own}
@@ -155,7 +156,7 @@ def test_the_card_schema_refuses_broken_cards(real):
     broken["completeness"] = broken["completeness"][:9]
     assert _errors(broken)
     broken = copy.deepcopy(card)
-    broken["tokens_and_cost"]["all_attempts"]["tokens"]["total"] = -1
+    broken["tokens_and_cost"]["tokens_all_attempts"]["total"] = -1
     assert _errors(broken)
     broken = copy.deepcopy(card)
     del broken["grader"]
@@ -273,11 +274,10 @@ def test_tokens_over_all_attempts_and_over_kept_trials(generated):
     entry = setting_of(generated, "opencode")
     results = [load(t / "result.json") for t in trial_dirs(generated["folders"]["budget-stop"]) if (t / "result.json").is_file()]
     usage = entry["card"]["tokens_and_cost"]
-    assert usage["all_attempts"]["tokens"] == _usage_sum(results)
-    # kept: every finished task's scored attempt, else its newest; here only dedupe-rows was retried
-    kept = [r for r in results if not (r["task_name"] == "dedupe-rows" and r["rewards"] is None)]
-    assert usage["kept_trials"]["tokens"] == _usage_sum(kept)
-    assert usage["all_attempts"]["tokens"]["total"] > usage["kept_trials"]["tokens"]["total"]
+    assert usage["tokens_all_attempts"] == _usage_sum(results)
+    # counted: every finished task's trial (no control leaves one out here), all its attempts
+    assert usage["tokens_counted"] == _usage_sum(results)
+    assert usage["attempts"] > usage["counted_trials"]
 
 
 def test_unpriced_trials_are_named_with_the_reason_and_never_cost_0(generated):
@@ -286,13 +286,14 @@ def test_unpriced_trials_are_named_with_the_reason_and_never_cost_0(generated):
     assert {r["agent_result"]["price_source"] for r in results} == {None}
     assert {r["agent_result"]["usage_source"] for r in results} == {"provider_response"}
     usage = entry["card"]["tokens_and_cost"]
-    assert usage["all_attempts"]["cost_usd"] is None and usage["cost_per_solved_task_usd"] is None
+    assert usage["cost_measures"]["spent"]["value_usd"] is None
+    assert usage["cost_measures"]["per_solved_task"]["value_usd"] is None
     reasons = {row["reason"]: row for row in usage["unpriced_reasons"]}
     finished = len({r["task_name"] for r in results})
     assert reasons["no price known for this model, so no cost is given"]["trials"] == finished
     assert reasons["no price known for this model, so no cost is given"]["models"] == [BUDGET_MODEL]
     assert sum(row["trials"] for row in usage["unpriced_reasons"]) == usage["unpriced_trials"] == finished + 1
-    text = runcard.tokens_and_cost_markdown(usage)
+    text = sentences.tokens_and_cost(entry["stats"] | {"unpriced_reasons": usage["unpriced_reasons"]})
     assert "no price known for this model, so no cost is given" in text and "$0" not in text
     check = {item["part"]: item for item in entry["card"]["completeness"]}["tokens_and_cost"]
     assert check["status"] == "partial" and check["missing"] == [f"a cost for {finished} trials (no price known)"]
@@ -312,11 +313,15 @@ def test_cost_per_solved_task_and_a_partly_priced_run(generated):
     assert {r["agent_result"]["price_source"] for r in unpriced} == {"litellm"}
     solved = {r["task_name"] for r in results if (r["scoring"]["passed"] if "scoring" in r else r["rewards"]["reward"] == 1.0)}
     usage = entry["card"]["tokens_and_cost"]
-    assert usage["all_attempts"]["cost_usd"] == pytest.approx(sum(costs), abs=1e-6)
-    assert usage["solved_tasks"] == len(solved) == 2
-    assert usage["cost_per_solved_task_usd"] == pytest.approx(sum(costs) / len(solved), abs=1e-6)
+    measures = usage["cost_measures"]
+    assert measures["spent"]["value_usd"] == pytest.approx(sum(costs), abs=1e-6)
+    # per solved task: the counted trials' cost (the pending review is not counted) / tasks solved
+    counted = [r["agent_result"]["cost_usd"] for r in results if r["agent_result"]["cost_usd"] is not None]
+    assert measures["per_solved_task"]["denominator_count"] == len(solved) == 2
+    assert measures["per_solved_task"]["value_usd"] == pytest.approx(sum(counted) / len(solved), abs=1e-6)
     assert usage["cost_is_lower_bound"] and not usage["cost_complete"]
-    assert "at least $" in runcard.tokens_and_cost_markdown(usage)
+    text = sentences.tokens_and_cost(entry["stats"] | {"unpriced_reasons": usage["unpriced_reasons"]})
+    assert "cost per solved task at least $" in text
     [row] = [row for row in usage["unpriced"] if row["task"] == unpriced[0]["task_name"]]
     assert row["cause"] == "no cost from the price table" and row["price_source"] == "litellm"
 
@@ -325,7 +330,7 @@ def test_controls_have_no_cost_and_need_none(real):
     for entry in real["settings"].values():
         if entry["stats"]["key"]["control"]:
             usage = entry["card"]["tokens_and_cost"]
-            assert usage["cost_complete"] and usage["all_attempts"]["cost_usd"] is None
+            assert usage["cost_complete"] and usage["cost_measures"]["spent"]["value_usd"] is None
             check = {item["part"]: item for item in entry["card"]["completeness"]}["tokens_and_cost"]
             assert check["status"] == "present"
 
@@ -439,7 +444,7 @@ def test_an_unrecorded_sampling_default_is_named_as_not_controlled(generated):
     card = copy.deepcopy(setting_of(generated, "opencode")["card"])
     card["settings"]["sampling_sent"] = {"temperature": {"0.2": 4}}
     card["settings"]["not_recorded"] = ["sampling: top_p, max_tokens not recorded in any request (the provider's defaults applied)"]
-    sentence = completeness.not_controlled(card)
+    sentence = sentences.not_controlled(card)
     assert "the provider's sampling defaults" not in sentence and "top_p, max_tokens" in sentence
 
 
@@ -452,8 +457,7 @@ def test_the_task_count_sentence_uses_the_runs_own_numbers(generated):
     assert sentence.startswith(f"With {len(tasks)} tasks, one task moves the pass rate by {100 / len(tasks):.0f} points")
     assert f"interval is {width:.0f} points wide" in sentence
     assert f"{len(tasks)} of {len(tasks)} tasks have fewer than 3 tries" in sentence
-    writeup = completeness.writeup_sentences(card)
-    assert writeup.startswith(card["limits"]["not_controlled"]) and "Missing, so not claimed: " in writeup
+    assert sentences.missing_parts(card).startswith("Missing, so not claimed: ")
 
 
 def test_environment_rows_decide_the_environment_part(real):

@@ -253,6 +253,11 @@ def compute_settings_map():
     return found
 
 
+def controls_policy():
+    """What a task whose controls fail, or are not verified, does (config controls.on_*)."""
+    return {key: config["controls"][key] for key in ("on_failure", "on_unverified")}
+
+
 def stats_jobs(wildcards):
     """The setting's own job folders, plus those holding controls on any of its tasks."""
     found = settings_map()

@@ -107,6 +107,8 @@ rule figures:
     threads: 1
     resources:
         mem_mb=1500,
+    # the caption of cost.svg (workflow/report/cost.rst) names the level, seed and resamples
+    # its cost interval was computed with (by rule stats, in the record)
     params:
         seed=config["statistics"]["seed"],
         resamples=config["statistics"]["resamples"],

@@ -41,7 +41,7 @@ rule stats:
         mem_mb=1000,
     params:
         stats=config["statistics"],
-        failed_control=config["controls"]["on_failure"],
+        controls=controls_policy(),
         code=CODE["stats"],
     script:
         "../scripts/stats.py"
@@ -67,7 +67,7 @@ rule trial_rows:
     resources:
         mem_mb=1000,
     params:
-        failed_control=config["controls"]["on_failure"],
+        controls=controls_policy(),
         benchmark_version=config["benchmark_version"],
         gate=config["run_summary_gate"],
         code=CODE["trial_rows"],

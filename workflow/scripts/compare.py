@@ -14,6 +14,6 @@ for path in snakemake.input.stats:
 pairs = requested_pairs(sorted(stats), snakemake.params.pairs)
 comparisons = [compare(stats[a], stats[b], snakemake.params.statistics) for a, b in pairs]
 write_text(snakemake.output.json, dump_json({"pairs": comparisons}))
-write_text(snakemake.output.markdown, render_markdown(comparisons))
+write_text(snakemake.output.markdown, render_markdown(comparisons, snakemake.params.statistics["confidence"]))
 write_text(snakemake.output.csv, render_csv(comparisons))
 write_for_rule(snakemake, "compare")

@@ -8,12 +8,7 @@ rulejob.start(snakemake)
 
 
 numbers = [load_json(path) for path in snakemake.input.numbers]  # each setting's stats.json
-data = paper.figures_data(
-    numbers,
-    seed=snakemake.params.seed,
-    resamples=snakemake.params.resamples,
-    confidence=snakemake.params.confidence,
-)
+data = paper.figures_data(numbers)
 write_text(snakemake.output.figures, dump_json(data))
 for name, formats in figures.render_all(data).items():
     for fmt, content in formats.items():

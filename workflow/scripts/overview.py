@@ -10,7 +10,7 @@ rulejob.start(snakemake)
 
 job_ledgers = [load_json(path) for path in snakemake.input.ledgers]
 summaries = [load_json(path) for path in snakemake.input.summaries]
-ledger = combined_ledger(job_ledgers)
+ledger = combined_ledger(job_ledgers, summaries)
 write_text(snakemake.output.index, render_index(summaries, job_ledgers, ledger))
 write_text(snakemake.output.exclusions, render_ledger_tsv(ledger))
 write_for_rule(snakemake, "overview")

@@ -1,25 +1,30 @@
-"""Rule report: report.md, summary.json, writeup.md, run-card.json and run-summary.json of one setting,
-and the trials report.html lists of it."""
+"""Rule report: the setting's result record (summary.json) and everything rendered from it alone:
+report.md, writeup.md, run-card.json, run-summary.json, and the trials report.html lists of it."""
 
 import json
 
-from benchreport import rulejob, runcard
+from benchreport import runcard
+from benchreport import rulejob
 from benchreport.files import dump_json, load_json, write_text
 from benchreport.html import page_trials
 from benchreport.lineage import write_for_rule
-from benchreport.render import environment_rows, render_report, render_summary, render_writeup
+from benchreport.render import build_record, environment_rows, render_report, render_summary, render_writeup, validate_record
 
 rulejob.start(snakemake)
 
 
-stats = load_json(snakemake.input.stats) | load_json(snakemake.input.card) | load_json(snakemake.input.trials)
+trials = load_json(snakemake.input.trials)
+stats = load_json(snakemake.input.stats) | load_json(snakemake.input.card) | trials
 records = {path: load_json(path) for path in snakemake.input.get("images", [])}
-environment = environment_rows(json.loads(snakemake.params.task_images), records, stats["per_task"])
+environment = environment_rows(json.loads(snakemake.params.task_images), records,
+                               stats["per_task"] + stats["excluded_by_controls"])
 card = runcard.build_run_card(stats, environment, min_tries=snakemake.params.min_tries)
 runcard.validate(card)
-write_text(snakemake.output.report, render_report(stats, environment, card))
-write_text(snakemake.output.summary, render_summary(stats, environment, card))
-write_text(snakemake.output.writeup, render_writeup(stats, environment, card))
+record = build_record(stats, environment, card)
+validate_record(record)
+write_text(snakemake.output.summary, render_summary(record))
+write_text(snakemake.output.report, render_report(record, card, trials))
+write_text(snakemake.output.writeup, render_writeup(record, card))
 write_text(snakemake.output.run_card, dump_json(card))
 write_text(snakemake.output.run_summary, dump_json(card["run_summary"]))
 write_text(snakemake.output.page, dump_json({"setting": stats["setting"]} | page_trials(stats["per_task"], stats["trials"])))

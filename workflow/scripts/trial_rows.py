@@ -12,7 +12,7 @@ rulejob.start(snakemake)
 setting = snakemake.wildcards.setting
 ingests = [load_json(path) for path in snakemake.input.trials]
 trials = [trial for ingest in ingests for trial in ingest["trials"]]
-rows, excluded = setting_trial_rows(setting, trials, snakemake.params.failed_control)
+rows, excluded = setting_trial_rows(setting, trials, snakemake.params.controls)
 card = runcard.card_parts(
     setting, ingests, excluded, benchmark_config=snakemake.params.benchmark_version, gate=snakemake.params.gate
 )

@@ -1,12 +1,14 @@
 """Command line: `lineage <file>` prints an output's lineage and re-checks it; `verify <bundle>`
-checks a bundle and re-runs it to the same bytes."""
+checks a bundle and re-runs it to the same bytes; `check <results>` checks that every output
+prints the same numbers."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from .lineage import check_tree
+from . import agreement
+from .lineage import check_number, check_tree
 from .verify import verify
 
 
@@ -15,12 +17,27 @@ def main(argv=None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     lineage = commands.add_parser("lineage", help="print an output's lineage tree and re-check every hash")
     lineage.add_argument("file", help="a file under results/")
+    lineage.add_argument("--number", help="a number of the file's setting (a path into its summary.json: pass_rate, "
+                         "headline, per_task.<task>, usage.cost_measures.<measure>, controls.<task>, ...): print the "
+                         "trials it was computed from and re-hash their job-folder files")
     check = commands.add_parser("verify", help="check a bundle's manifest and re-run it to the same bytes")
     check.add_argument("bundle", help="a results/bundle/<name>.tar.gz")
     check.add_argument("--cores", type=int, default=2)
+    agree = commands.add_parser("check", help="check that every output in a results folder prints the same numbers")
+    agree.add_argument("results", nargs="?", default="results", help="a results/ folder (default: results)")
     args = parser.parse_args(argv)
+    if args.command == "check":
+        checked, findings = agreement.check(args.results)
+        print("\n".join(findings))
+        print(f"{checked:,} comparisons, {len(findings):,} disagreements")
+        return 1 if findings else 0
     if args.command == "verify":
         return verify(args.bundle, args.cores)
+    if args.command == "lineage" and args.number:
+        ok, lines = check_number(args.file, args.number)
+        print("\n".join(lines))
+        print("every trial found, every file unchanged" if ok else "SOME TRIALS OR FILES ARE MISSING OR CHANGED")
+        return 0 if ok else 1
     if args.command == "lineage":
         ok, lines = check_tree(args.file)
         print("\n".join(lines))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from .paired import paired_comparison
-from .render import cell, pct
+from .present import cell, level, pct
 
 
 def task_rates(stats: dict) -> dict[str, float]:
@@ -41,7 +41,7 @@ def signed_pct(value) -> str:
     return "n/a" if value is None else f"{value * 100:+.0f} pp"
 
 
-def render_markdown(comparisons: list[dict]) -> str:
+def render_markdown(comparisons: list[dict], confidence: float) -> str:
     lines = [
         "# Paired comparisons on shared tasks",
         "",
@@ -50,7 +50,8 @@ def render_markdown(comparisons: list[dict]) -> str:
         "test over tasks. Interval overlap and trial-level McNemar are not used: tries of one task are not "
         "independent.",
         "",
-        "| A | B | Shared tasks | Only A | Only B | Difference | 95% interval (paired bootstrap) | 95% interval (paired t) | p-value |",
+        f"| A | B | Shared tasks | Only A | Only B | Difference | {level(confidence)} interval (paired bootstrap) "
+        f"| {level(confidence)} interval (paired t) | p-value |",
         "| --- | --- | ---: | ---: | ---: | ---: | --- | --- | ---: |",
     ]
     for c in comparisons:

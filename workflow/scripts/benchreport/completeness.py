@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 
-from .words import count, pct
+from .present import count, level, pct
 
 PARTS = (
     ("number", "The number, its interval and how it was computed"),
@@ -45,7 +45,7 @@ def check_number(card: dict) -> dict:
         return _item("partial", ["an interval: no method gives one here"])
     if headline.get("reaches_target") is False:
         return _item("partial", [
-            f"an interval method whose coverage reaches {pct(result['confidence'])} at this number of tasks and "
+            f"an interval method whose coverage reaches {level(result['confidence'])} at this number of tasks and "
             f"tries (the best, {headline.get('method')}, reaches {pct(headline.get('worst_coverage'), 2)})"
         ])
     return _item("present", note=f"{headline.get('method')}, {pct(headline['low'])} to {pct(headline['high'])}")
@@ -118,8 +118,14 @@ def check_controls(card: dict) -> dict:
         tasks = controls[f"tasks_without_{kind}"]
         if tasks:
             missing.append(f"a {kind} control on {len(tasks)} tasks: {', '.join(tasks[:8])}{', ...' if len(tasks) > 8 else ''}")
-    failing = controls["tasks_failing_controls"]
-    note = f"{len(failing)} tasks failed their controls ({controls['policy']})" if failing else "every controlled task held"
+    failing, unverified = controls["tasks_failing_controls"], controls["tasks_unverified"]
+    if unverified:
+        missing.append(f"verified controls on {count(len(unverified), 'task')} (" + "; ".join(
+            f"{task}: {', '.join(controls['verdicts'][task]['reasons'])}" for task in unverified[:8])
+            + ("; ..." if len(unverified) > 8 else "") + ")")
+    note = (f"controls hold on {count(len(controls['tasks_holding']), 'task')}, fail on {len(failing)} "
+            f"(controls.on_failure: {controls['policy']['on_failure']}), not verified on {len(unverified)} "
+            f"(controls.on_unverified: {controls['policy']['on_unverified']})")
     return _partial_or_present(missing, note)
 
 
@@ -150,7 +156,7 @@ def check_tokens_and_cost(card: dict) -> dict:
         return _item("present", note="a control: no model was called")
     calls = [row for row in usage["unpriced"] if row["cause"] not in ("control", "interrupted")]
     no_usage = [row for row in calls if row["cause"] == "no usage captured"]
-    if usage["all_attempts"]["tokens"]["total"] == 0 and usage["all_attempts"]["cost_usd"] is None:
+    if usage["tokens_all_attempts"]["total"] == 0 and usage["cost_measures"]["spent"]["value_usd"] is None:
         return _item("missing", ["tokens and cost: no trial recorded any usage"])
     missing = []
     if no_usage:
@@ -221,69 +227,3 @@ def render_html(items: list[dict]) -> str:
         '<table class="completeness"><thead><tr><th>Part</th><th>Status</th><th>What is missing</th></tr></thead>'
         f"<tbody>{rows}</tbody></table><p>{html.escape(tally(items))}.</p>"
     )
-
-
-# ------------------------------------------------------------------------------------------
-# the write-up
-
-
-def not_controlled(card: dict) -> str | None:
-    """What the run did not control or record, as one sentence (None when nothing)."""
-    settings = card["settings"]
-    parts = []
-    if not settings["control"]:
-        if not settings["sampling_sent"]:
-            parts.append("the provider's sampling defaults (no temperature, top_p or max_tokens was recorded in any request)")
-        else:
-            absent = [item for item in settings["not_recorded"] if item.startswith("sampling:")]
-            parts += [item.replace("sampling: ", "the sampling parameters ") for item in absent]
-        if not settings["models_served"]:
-            parts.append("which model the provider served")
-        if not settings["effort_sent"]:
-            parts.append("the effort the requests carried")
-    if not settings["harness_version"]:
-        parts.append("the harness version")
-    if not settings["benchflow_version"]:
-        parts.append("the BenchFlow version")
-    environment = card["environment"]
-    if not environment["inspected"]:
-        parts.append("the images the tasks ran in (not inspected)")
-    elif environment["not_inspected"]:
-        parts.append(f"the images of {len(environment['not_inspected'])} tasks (not inspected as they ran)")
-    if (card.get("benchmark") or {}).get("basis") == "not recorded":
-        parts.append("the benchmark version (only task digests identify the tasks)")
-    if not parts:
-        return None
-    return "Not controlled or not recorded: " + "; ".join(parts) + "."
-
-
-def task_count_limits(card: dict) -> str | None:
-    """What this number of tasks and tries cannot support, from the run's own interval."""
-    part, result = card["tasks_and_tries"], card["result"]
-    n = part["tasks"]
-    if not n:
-        return None
-    headline = result["headline"]
-    text = f"With {n} task{'s' if n != 1 else ''}, one task moves the pass rate by {100 / n:.0f} points"
-    if headline.get("low") is not None and headline.get("high") is not None:
-        width = (headline["high"] - headline["low"]) * 100
-        text += (f" and the {pct(result['confidence'])} interval is {width:.0f} points wide: this run alone cannot "
-                 f"support a difference between settings smaller than that, and two settings are compared only "
-                 f"paired on their shared tasks")
-    text += "."
-    if headline.get("reaches_target") is False:
-        text += (f" No interval method reaches {pct(result['confidence'])} coverage at {n} tasks, so the interval "
-                 f"itself is approximate.")
-    if part["tasks_under_min_tries"]:
-        text += (f" {len(part['tasks_under_min_tries'])} of {n} tasks have fewer than {part['min_tries_wanted']} "
-                 f"tries, too few to tell a hard task from a flaky one.")
-    return text
-
-
-def writeup_sentences(card: dict) -> str:
-    """The sentences the write-up paragraph ends with."""
-    missing = [item["title"].lower() for item in card["completeness"] if item["status"] == "missing"]
-    sentences = [card["limits"]["not_controlled"], card["limits"]["task_count"]]
-    if missing:
-        sentences.append("Missing, so not claimed: " + "; ".join(missing) + ".")
-    return " ".join(sentence for sentence in sentences if sentence)

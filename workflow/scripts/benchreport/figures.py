@@ -23,6 +23,7 @@ from matplotlib.collections import PatchCollection  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from .paper import HEATMAP_NAMED_TASKS  # noqa: E402
+from .present import level, pct  # noqa: E402
 
 RC = {
     "font.family": "sans-serif",
@@ -115,9 +116,9 @@ def draw_forest(data: dict) -> Figure:
         marker = "s" if point["control"] else "o"
         axes.plot([point["rate"] * 100], [y], marker=marker, color=colour, markersize=6, linestyle="none")
         if point["low"] is None or point["high"] is None:
-            label = f"{point['rate'] * 100:.0f}% (no interval)"
+            label = f"{pct(point['rate'])} (no interval)"
         else:
-            label = f"{point['rate'] * 100:.0f}% [{point['low'] * 100:.0f}, {point['high'] * 100:.0f}]"
+            label = f"{pct(point['rate'])} [{point['low'] * 100:.0f}, {point['high'] * 100:.0f}]"
         if len(methods) > 1:
             label += f"  {point['method'] or 'none defined'}"
         axes.text(1.02, y, label, transform=axes.get_yaxis_transform(), va="center", fontsize=8)
@@ -272,8 +273,8 @@ def draw_cost(data: dict) -> Figure:
     axes.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"${value:,.2f}"))
     axes.grid(color="#E5E5E5", linewidth=0.6)
     axes.set_axisbelow(True)
-    axes.set_xlabel("Cost of one run over the task set (USD): sum over tasks of mean cost per trial, "
-                    f"{cost['confidence'] * 100:g}% bootstrap over tasks", fontsize=8)
+    axes.set_xlabel("Cost of one run over the task set (USD): sum over tasks of mean cost per trial"
+                    + (f", {level(cost['confidence'])} bootstrap over tasks" if cost["confidence"] else ""), fontsize=8)
     axes.set_ylabel("Pass rate, headline interval", fontsize=8)
     axes.set_title("Cost against pass rate", fontsize=10, loc="left")
     if points:

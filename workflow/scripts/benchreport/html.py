@@ -32,15 +32,14 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from . import completeness, paper
-from .intervals import wilson
-from .render import NOT_RECORDED, bucket_difference, num, pct, reward, seconds, usd
-from .words import count
+from . import completeness, paper, sentences
+from .present import NOT_RECORDED, count, interval_text, level, num, pct, reward, seconds, signed_pp, usd
 
 TEMPLATES = Path(__file__).parent / "templates"
 PAGE_TRIALS = 500
 LISTED_ROWS = 200
 LEDGER_ROWS = 1000
+VERDICT_ORDER = {"fails": 0, "not verified": 1, "holds": 2}  # the controls table lists the worst first
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 
 
@@ -89,7 +88,7 @@ def trial_row(trial: dict) -> dict:
         verifier = trial.get("verifier") or "—"
     return {
         "try": trial.get("try") or "—",
-        "model_outcome": trial.get("model_outcome") or "—",
+        "agent_execution": trial.get("agent_execution") or "—",
         "verifier": verifier,
         "reward": reward(trial.get("reward")),
         "outcome": trial.get("outcome") or "—",
@@ -134,7 +133,7 @@ def page_trials(per_task: list[dict], trials: list[dict]) -> dict:
     differences = []
     for trial in trials:
         if "benchflow_bucket" in trial:
-            why = bucket_difference(trial)
+            why = sentences.bucket_difference(trial)
             if why:
                 differences.append({"task": trial["task"], "try": trial.get("try") or "—", "folder": trial.get("folder"),
                                     "why": why})
@@ -157,125 +156,6 @@ def excluded_by_controls(summary: dict, page: dict) -> list[dict]:
          "trials": page["excluded"].get(entry["task"]), "anchor": task_anchor(summary["setting"], entry["task"])}
         for entry in summary["excluded_by_controls"]
     ]
-
-
-def headline_sentences(summary: dict) -> dict:
-    counts = summary["counts"]
-    headline = summary.get("headline") or {}
-    over_tasks = (summary.get("intervals") or {}).get("over_tasks") or {}
-    over_trials = (summary.get("intervals") or {}).get("over_trials") or {}
-    confidence = summary.get("confidence", 0.95)
-    mean_reward = summary.get("mean_reward")
-    first = (
-        f"{count(counts['trials'], 'trial')} of {count(counts['tasks'], 'task')}, {summary['description']}: "
-        f"{counts['passed']} passed ({pct(summary['pass_rate']['value'])}, {paper.level(confidence)} interval "
-        f"{paper.interval_text(headline.get('low'), headline.get('high'))}, {headline.get('method') or 'none defined'}), "
-        f"mean reward {'n/a' if mean_reward is None else f'{mean_reward:.2f}'}, {counts.get('with_error', 0)} with an error."
-    )
-    parts = [f"Pass rate: {summary['pass_rate']['rule']}."]
-    if headline.get("text"):
-        parts.append(f"Headline interval: {headline['text']}.")
-    if headline.get("worst_coverage") is not None:
-        parts.append(f"Its simulated worst-case coverage at these tasks and tries: {pct(headline['worst_coverage'], 2)}"
-                     + (f"; it covers {headline['covers']}." if headline.get("covers") else "."))
-    if over_tasks:
-        resamples = over_tasks.get("resamples")
-        parts.append(
-            f"Interval over tasks, resampled: {paper.interval_text(over_tasks.get('low'), over_tasks.get('high'))} "
-            f"(percentile bootstrap over the {count(counts['tasks'], 'task')}"
-            + (f", {resamples:,} resamples" if resamples else "")
-            + (f", seed {over_tasks['seed']}" if over_tasks.get("seed") is not None else "") + ")."
-        )
-    if over_trials:
-        tail = ", which tries of one task are not" if counts["trials"] > counts["tasks"] else ""
-        parts.append(f"Wilson over trials: {paper.interval_text(over_trials.get('low'), over_trials.get('high'))} "
-                     f"{over_trials.get('label', '')}{tail}.")
-    return {"first": first, "method": " ".join(parts)}
-
-
-def controls_sentences(summary: dict) -> list[str]:
-    controls = summary.get("controls")
-    if not controls:
-        return []
-    oracle, nop = controls.get("oracle") or {}, controls.get("nop") or {}
-    if not (oracle.get("trials") or nop.get("trials")):
-        return ["Controls on the same tasks: none found (no oracle or nop trial on these tasks), so a broken task "
-                "cannot be told from a hard one."]
-    text = (f"Controls on the same tasks: oracle {oracle.get('passed', 0)}/{oracle.get('trials', 0)}, "
-            f"nop {nop.get('passed', 0)}/{nop.get('trials', 0)}")
-    without = controls.get("tasks_without_control") or []
-    if without:
-        text += f"; no control on {count(len(without), 'task')}: {', '.join(without)}"
-    lines = [text + "."]
-    failing = [(task, entry) for task, entry in sorted((controls.get("per_task") or {}).items())
-               if entry.get("verdict") == "failed"]
-    if failing:
-        listed = ", ".join(f"{task} ({'; '.join(entry.get('failures') or [])})" for task, entry in failing)
-        if controls.get("policy") == "keep":
-            lines.append(f"Kept in the headline although their controls failed (policy keep): {listed}.")
-        else:
-            lines.append("Left out of the headline because their controls failed (the oracle must pass every try, "
-                         f"the nop none): {listed}.")
-    return lines
-
-
-def usage_sentence(summary: dict) -> str:
-    usage = summary["usage"]
-    tokens = usage.get("tokens") or {}
-    text = (f"Tokens {num(tokens.get('total_tokens'))} ({num(tokens.get('n_input_tokens'))} input incl. "
-            f"{num(tokens.get('n_cache_read_tokens'))} cache reads, {num(tokens.get('n_output_tokens'))} output), "
-            "over all attempts; ")
-    if usage.get("cost_usd") is not None:
-        sources = ", ".join(f"{source} {n}" for source, n in (usage.get("price_sources") or {}).items())
-        text += f"cost {usd(usage['cost_usd'])} over {usage.get('trials_priced')} priced trials (price source: {sources})"
-        if usage.get("trials_unpriced"):
-            text += f", {usage['trials_unpriced']} trials without a price"
-        if usage.get("cost_per_passed_trial_usd") is not None:
-            text += f", {usd(usage['cost_per_passed_trial_usd'])} per passed trial"
-    else:
-        sources = ", ".join(f"{source} {n}" for source, n in (usage.get("usage_sources") or {}).items())
-        text += f"no cost: no trial recorded one (usage source: {sources}; BenchFlow records an unknown cost as null)"
-    text += (f"; trial time {seconds(usage.get('trial_seconds_min'))} to {seconds(usage.get('trial_seconds_max'))} s, "
-             f"{usage.get('trial_minutes_all_attempts')} trial-minutes in all.")
-    return text
-
-
-def sampling_sentence(summary: dict) -> str:
-    sampling = summary.get("sampling") or {}
-    if sampling:
-        parts = []
-        for key, values in sampling.items():
-            parts.append(key + " " + ", ".join(f"{value} ({n} trials)" for value, n in values.items()))
-        missing = [key for key in ("max_tokens", "temperature", "top_p") if key not in sampling]
-        return ("Sampling the model requests carried (the first requests of each trial, with how many trials sent "
-                f"each value): {'; '.join(parts)}. Not recorded: {', '.join(missing) or 'nothing'}.")
-    if (summary.get("settings") or {}).get("served_models"):
-        return ("Sampling the model requests carried: none recorded in the first requests "
-                "(BenchFlow 0.7.12 keeps no max_tokens, temperature or top_p).")
-    return "Sampling the model requests carried: none recorded (no trial has a trajectory/llm_trajectory.jsonl)."
-
-
-def seeds_sentence(summary: dict) -> str:
-    seeds = summary.get("seeds") or {}
-    text = f"Seeds: resampling seed {seeds.get('resampling_seed')} ({seeds.get('generator')}"
-    if seeds.get("resamples"):
-        text += f", {seeds['resamples']:,} resamples"
-    text += "); "
-    if seeds.get("trial_seeds"):
-        text += "trial seeds recorded: " + ", ".join(str(seed) for seed in seeds["trial_seeds"])
-    else:
-        text += "the job folders record no agent or sampling seed"
-    return text + "."
-
-
-def outcomes_sentence(summary: dict) -> str:
-    c = summary["counts"]
-    text = "Per-task intervals are Wilson over that task's trials."
-    if c.get("errored") or c.get("verifier_errored") or c.get("unscored"):
-        text += (f" Outcomes other than pass or fail: {c.get('errored', 0)} errored, {c.get('verifier_errored', 0)} with "
-                 f"a verifier error, {c.get('unscored', 0)} unscored; each counts as not passed.")
-    text += f" {c.get('retried', 0)} trials were retried ({c.get('attempts', 0)} attempts in all)."
-    return text
 
 
 def setting_fields(summary: dict) -> list[tuple[str, str]]:
@@ -327,7 +207,7 @@ def crosscheck_rows(summary: dict) -> list[dict]:
         ours = " / ".join(str(recount.get(k)) for k in ("total", "passed", "failed", "errored", "verifier_errored"))
         if recount.get("unscored"):
             ours += f" (+{recount['unscored']} unscored)"
-        agrees = "yes" if check.get("matches") else ("n/a" if not theirs else "NO: summary.json disagrees with the trial folders")
+        agrees = sentences.crosscheck_agrees(check)
         rows.append({"job": job["id"], "benchflow": bf, "recount": ours, "agrees": agrees})
     return rows
 
@@ -342,7 +222,7 @@ def interval_methods(summary: dict) -> list[dict]:
         if method.get("low") is None:
             interval = "undefined" + (f": {method['note']}" if method.get("note") else "")
         else:
-            interval = paper.interval_text(method.get("low"), method.get("high"))
+            interval = interval_text(method.get("low"), method.get("high"))
         rows.append({
             "name": name,
             "headline": name == headline.get("method"),
@@ -352,25 +232,6 @@ def interval_methods(summary: dict) -> list[dict]:
             "width": pct(cov["mean_width"]) if cov.get("mean_width") is not None else "n/a",
         })
     return rows
-
-
-def solve_rates_sentence(summary: dict) -> str:
-    rates = summary.get("solve_rates") or {}
-    per_k = rates.get("per_k") or []
-    if not per_k:
-        return ""
-    parts = [f"k={row.get('k')}: pass@k {pct(row.get('pass_at_k'))}, pass^k {pct(row.get('pass_hat_k'))} "
-             f"({count(row.get('tasks_at_k', 0), 'task')})" for row in per_k]
-    return ("pass@k and pass^k (unbiased estimators over tasks with at least k trials; descriptive, not the headline): "
-            + "; ".join(parts) + ".")
-
-
-@functools.cache
-def task_interval(passed: int, trials: int, confidence: float) -> str:
-    """A task's Wilson interval as text; tasks share few (passed, trials) pairs, and each interval
-    costs a normal quantile."""
-    interval = wilson(passed, trials, confidence)
-    return paper.interval_text(interval["low"], interval["high"])
 
 
 def listed(rows: list, limit: int = LISTED_ROWS) -> tuple[list, int]:
@@ -398,7 +259,7 @@ def trials_sentence(summary: dict, page: dict, tasks: int) -> str:
 
 def setting_section(summary: dict, page: dict) -> dict:
     setting = summary["setting"]
-    confidence = summary.get("confidence", 0.95)
+    confidence = summary["confidence"]
     per_task = []
     for row in summary["per_task"]:
         per_task.append({
@@ -408,13 +269,13 @@ def setting_section(summary: dict, page: dict) -> dict:
             "passed": row["passed"],
             "rate": pct(row["rate"]),
             "rate_value": row["rate"],
-            "interval": task_interval(row["passed"], row["trials"], confidence),
+            "interval": interval_text(row["interval"]["low"], row["interval"]["high"]),
             "rewards": " ".join(reward(value) for value in row.get("rewards", [])),
-            "controls": row.get("controls") or "(a control itself)",
+            "timed_out": row["timed_out"],
+            "controls": sentences.task_controls(row.get("controls") if summary.get("controls") else None),
             "trial_rows": page["listed"].get(row["task"]),
         })
     excluded = excluded_by_controls(summary, page)
-    sentences = headline_sentences(summary)
     left_out, left_out_hidden = listed(summary.get("left_out") or [])
     # the checklist arrives escaped from completeness.render_html; Markup keeps it as HTML
     checklist = Markup(completeness.render_html(summary["completeness"])) if summary.get("completeness") else None
@@ -427,20 +288,21 @@ def setting_section(summary: dict, page: dict) -> dict:
         "trials_anchor": trials_anchor(setting),
         "per_task_anchor": per_task_anchor(setting),
         "controls_anchor": anchor("controls", setting),
-        "first": sentences["first"],
-        "method": sentences["method"],
-        "warnings": summary.get("warnings") or [],
-        "controls": controls_sentences(summary),
+        "first": sentences.first_line(summary),
+        "method": sentences.headline_method(summary),
+        "warnings": [sentences.warning(item) for item in summary["warnings"]],
+        "controls": sentences.controls_lines(summary),
         "per_task": per_task,
         "excluded": excluded,
         "trials_sentence": trials_sentence(summary, page, len(per_task) + len(excluded)),
-        "level": paper.level(confidence),
-        "outcomes": outcomes_sentence(summary),
-        "usage": usage_sentence(summary),
-        "sampling": sampling_sentence(summary),
-        "seeds": seeds_sentence(summary),
+        "level": level(confidence),
+        "outcomes": sentences.outcomes(summary),
+        "usage": sentences.tokens_and_cost(summary),
+        "sampling": sentences.sampling(summary),
+        "seeds": sentences.seeds(summary),
         "methods": interval_methods(summary),
-        "solve_rates": solve_rates_sentence(summary),
+        "solve_rates": sentences.solve_rates(summary),
+        "left_out_sentence": sentences.left_out(summary),
         "fields": setting_fields(summary),
         "jobs": [job["id"] for job in summary.get("job_folders", [])],
         "environment": len(summary.get("environment") or []),
@@ -480,7 +342,7 @@ def controls_overview(summaries: list[dict]) -> list[dict]:
         controls = summary.get("controls") or {}
         per_task = sorted((controls.get("per_task") or {}).items())
         if len(per_task) > LISTED_ROWS:
-            per_task.sort(key=lambda item: item[1].get("verdict") != "failed")  # stable: by name within
+            per_task.sort(key=lambda item: VERDICT_ORDER[item[1]["verdict"]])  # stable: by name within
         shown, _ = listed(per_task)
         hidden: dict[str, int] = {}
         for _task, entry in per_task[len(shown):]:
@@ -490,15 +352,15 @@ def controls_overview(summaries: list[dict]) -> list[dict]:
             "description": summary["description"],
             "anchor": anchor("controls", summary["setting"]),
             "section": setting_anchor(summary["setting"]),
-            "status": paper.controls_status(summary),
-            "policy": controls.get("policy") or "—",
+            "status": sentences.controls_summary(summary),
+            "policy": ", ".join(f"{key}: {value}" for key, value in (controls.get("policy") or {}).items()) or "—",
             "tasks": [
                 {
                     "task": task,
                     "verdict": entry.get("verdict"),
-                    "oracle": _control_cell(entry.get("oracle")),
-                    "nop": _control_cell(entry.get("nop")),
-                    "failures": "; ".join(entry.get("failures") or []),
+                    "oracle": sentences.control_cell("oracle", entry["oracle"]),
+                    "nop": sentences.control_cell("nop", entry["nop"]),
+                    "failures": "; ".join(entry["reasons"]),
                     "link": task_anchor(summary["setting"], task),
                 }
                 for task, entry in shown
@@ -508,15 +370,6 @@ def controls_overview(summaries: list[dict]) -> list[dict]:
             "per_task_anchor": per_task_anchor(summary["setting"]),
         })
     return rows
-
-
-def _control_cell(entry: dict | None) -> str:
-    if not entry or not entry.get("trials"):
-        return "—"
-    text = f"{entry.get('passed', 0)}/{entry['trials']}"
-    if entry.get("errored"):
-        text += f" ({entry['errored']} errored)"
-    return text
 
 
 def ledger_settings(summaries: list[dict]) -> dict[tuple[str, str], list[dict]]:
@@ -549,7 +402,7 @@ def comparison_sections(comparisons: dict, summaries: list[dict]) -> list[dict]:
                     "task": r["task"],
                     "a": pct(r.get("rate_a")),
                     "b": pct(r.get("rate_b")),
-                    "difference": paper.signed_pp(r.get("difference")),
+                    "difference": signed_pp(r.get("difference")),
                     "a_link": task_anchor(pair["a"], r["task"]),
                     "b_link": task_anchor(pair["b"], r["task"]),
                 }
@@ -589,7 +442,7 @@ def cost_table(figures_data: dict) -> list[dict]:
             "description": point["description"],
             "anchor": trials_anchor(point["setting"]),
             "cost": usd(point["cost"]),
-            "interval": paper.interval_text(point["cost_low"], point["cost_high"], usd),
+            "interval": interval_text(point["cost_low"], point["cost_high"], usd),
             "tasks": f"{point['tasks_priced']} of {point['tasks_priced'] + len(point['tasks_unpriced'])}",
             "rate": pct(point["rate"]),
             "pareto": "yes" if point["pareto"] else "no",
@@ -660,7 +513,7 @@ def page_context(summaries: list[dict], pages: dict[str, dict], comparisons: dic
     return {
         "csp": CSP,
         "page_trials": f"{PAGE_TRIALS:,}",
-        "level": paper.level(confidence),
+        "level": level(confidence),
         "settings_note": paper.SETTINGS_NOTE,
         "headers": paper.settings_headers(confidence),
         "headline": headline,
@@ -684,7 +537,7 @@ def page_context(summaries: list[dict], pages: dict[str, dict], comparisons: dic
 
 
 def _jinja() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -692,6 +545,8 @@ def _jinja() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    env.globals.update(task_link=task_anchor)
+    return env
 
 
 def render_page(summaries: list[dict], pages: dict[str, dict], comparisons: dict, ledger_tsv: str,

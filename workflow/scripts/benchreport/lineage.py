@@ -28,12 +28,15 @@ COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineag
 # these files re-runs that stage and what depends on it, nothing else.
 # stats.py and what it imports: the numbers of a setting.
 NUMBERS = ["benchreport/stats.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/passk.py",
-           "benchreport/settings.py"]
+           "benchreport/settings.py", "benchreport/classify.py", "benchreport/files.py"]
+# The presentation layer: how numbers are written (present) and every sentence stating a result
+# (sentences). Every renderer depends on these, and on no other renderer.
+PRESENT = ["benchreport/present.py", "benchreport/sentences.py"]
 # runcard.py and what it imports: the run card, its parts and its checklist.
 RUNCARD = ["benchreport/runcard.py", "benchreport/completeness.py", "benchreport/grader.py", "benchreport/provenance.py",
-           "benchreport/classify.py", "benchreport/words.py", "benchreport/secrets.py"]
-# render.py and what it imports: every stage that renders numbers as text.
-RENDER = ["benchreport/render.py", "benchreport/environment.py", "benchreport/intervals.py", *RUNCARD]
+           "benchreport/classify.py", "benchreport/secrets.py", *PRESENT]
+# render.py and what it imports: the report stage's record and its Markdown.
+RENDER = ["benchreport/render.py", "benchreport/environment.py", *RUNCARD]
 STAGE_CODE = {
     "ingest": ["ingest.py", "benchreport/discover.py", "benchreport/forked.py", "benchreport/classify.py", "benchreport/settings.py",
                "benchreport/ingest.py", "benchreport/secrets.py", "benchreport/grader.py",
@@ -42,19 +45,19 @@ STAGE_CODE = {
     "stats": ["stats.py", *NUMBERS],
     "trial_rows": ["trial_rows.py", *NUMBERS, *RUNCARD],
     "report": ["report.py", *RENDER, "benchreport/html.py", "benchreport/paper.py",
-               "benchreport/templates/report.md.j2", "benchreport/templates/writeup.md.j2",
+               "benchreport/templates/report.md.j2", "../schemas/setting-result.schema.json",
                "../schemas/run-card.schema.json", "../schemas/benchflow-run-summary.v1.schema.json"],
-    "overview": ["overview.py", "benchreport/overview.py", *RENDER],
+    "overview": ["overview.py", "benchreport/overview.py", "benchreport/completeness.py", *PRESENT],
     "environment": ["inspect_image.py", "benchreport/environment.py"],
     "controls": ["run_controls.py", "benchreport/controls.py"],
-    "paper": ["paper.py", "benchreport/paper.py", *RENDER],
-    "figures": ["figures.py", "benchreport/paper.py", "benchreport/figures.py", *RENDER],
-    "html": ["html_report.py", "benchreport/html.py", "benchreport/paper.py", *RENDER,
-             "benchreport/templates/report.html.j2"],
+    "paper": ["paper.py", "benchreport/paper.py", *PRESENT],
+    "figures": ["figures.py", "benchreport/paper.py", "benchreport/figures.py", *PRESENT],
+    "html": ["html_report.py", "benchreport/html.py", "benchreport/paper.py", "benchreport/completeness.py",
+             *PRESENT, "benchreport/templates/report.html.j2"],
     "bundle": ["bundle.py", "benchreport/bundle.py", "benchreport/secrets.py", "benchreport/rocrate.py",
                "benchreport/discover.py", "benchreport/forked.py", "benchreport/ingest.py", "benchreport/classify.py",
                "benchreport/grader.py", "benchreport/provenance.py", "benchreport/settings.py"],
-    "compare": ["compare.py", "benchreport/compare.py", "benchreport/paired.py", *RENDER],
+    "compare": ["compare.py", "benchreport/compare.py", "benchreport/paired.py", "benchreport/intervals.py", *PRESENT],
 }
 
 
@@ -243,3 +246,81 @@ def closure(outputs: list[str]) -> list[str]:
             if data.get("sources_as"):
                 pending.append(data["sources_as"])
     return sorted(seen)
+
+
+# ------------------------------------------------------------------------------------------
+# a published number, back to its trials and their job-folder files
+
+
+def _setting_of(output: Path) -> str:
+    """The setting an output under results/reports/<setting>/ or results/settings/<setting>/ is of."""
+    parts = output.resolve().parts
+    for folder in ("reports", "settings"):
+        if folder in parts and parts.index(folder) + 1 < len(parts) - 1:
+            return parts[parts.index(folder) + 1]
+    raise ValueError(f"{output} is not a setting's output (results/reports/<setting>/...)")
+
+
+def number_trials(record: dict, number: str) -> list[str]:
+    """The ids of the trials a number of a setting's result record was computed from.
+
+    number: a path into the record: pass_rate, mean_reward, headline, intervals.over_tasks,
+    methods.<method>, counts.<count>, per_task.<task>, usage.cost_measures.<measure>,
+    controls.<task>, excluded_by_controls.<task>. Numbers over every per-task row resolve to
+    every counted trial; a measure over every attempt also to the trials the controls left out.
+    """
+    counted = [trial for row in record["per_task"] for trial in row["trial_ids"]]
+    left_out = [trial for row in record["excluded_by_controls"] for trial in row["trial_ids"]]
+    head, _, rest = number.partition(".")
+    if head in ("pass_rate", "mean_reward", "headline", "intervals", "methods", "solve_rates", "counts"):
+        return counted
+    if head == "per_task":
+        return next(row["trial_ids"] for row in record["per_task"] if row["task"] == rest.split(".")[0])
+    if head == "excluded_by_controls":
+        return next(row["trial_ids"] for row in record["excluded_by_controls"] if row["task"] == rest)
+    if head == "usage":
+        measure = record["usage"]["cost_measures"].get(rest.rsplit(".", 1)[-1])
+        return counted + left_out if measure and measure["trials"] == "all" else counted
+    if head == "controls":
+        entry = record["controls"]["per_task"][rest]
+        return sorted({i for kind in ("oracle", "nop") if entry[kind] for i in entry[kind]["trial_ids"]})
+    raise KeyError(f"no number {number!r} in the record (see `benchreport lineage --help`)")
+
+
+def trial_sources(base: Path, trial_ids: list[str]) -> dict[str, list[dict]]:
+    """trial id -> the job-folder files its ingest recorded for its folder (path, sha256)."""
+    found = {}
+    by_job = {}
+    for trial in trial_ids:
+        job, _, folder = trial.rpartition("/")
+        by_job.setdefault(job, []).append((trial, folder))
+    for job, trials in sorted(by_job.items()):
+        record_file = base / "results" / "lineage" / "ingest" / job / "trials.json.json"
+        sources = json.loads(record_file.read_text(encoding="utf-8"))["sources"] if record_file.is_file() else []
+        for trial, folder in trials:
+            found[trial] = [source for source in sources if f"/{folder}/" in "/" + source["path"]]
+    return found
+
+
+def check_number(output: str | Path, number: str) -> tuple[bool, list[str]]:
+    """A number of the setting `output` belongs to, its trials, and each trial's job-folder files
+    re-hashed: (every file unchanged and every trial found, lines)."""
+    output = Path(output)
+    base = results_dir_of(output.resolve()).parent
+    setting = _setting_of(output)
+    record = json.loads((base / "results" / "reports" / setting / "summary.json").read_text(encoding="utf-8"))
+    trials = number_trials(record, number)
+    lines = [f"{number} of {setting}: {len(trials)} trials"]
+    ok = bool(trials)
+    for trial, sources in trial_sources(base, trials).items():
+        lines.append(f"  {trial}")
+        ok = ok and bool(sources)
+        if not sources:
+            lines.append("    NO JOB-FOLDER FILES RECORDED")
+        for source in sources:
+            path = Path(source["path"])
+            path = path if path.is_absolute() else base / path
+            same = path.exists() and sha256_file(path, limit=source.get("bytes")) == source["sha256"]
+            lines.append(f"    {'ok     ' if same else 'CHANGED'} {source['path']}")
+            ok = ok and same
+    return ok, lines

@@ -1,9 +1,9 @@
 """Paper outputs as data: the comparison table over settings, the paired-comparisons table, and
 the numbers behind each figure (pure: summaries in, rows and text out).
 
-Everything here reads the settings' summary.json and comparisons.json as the report stage wrote
-them and recomputes nothing they already hold, except the cost interval of the cost figure (a
-percentile bootstrap over tasks, seeded like the pass-rate interval) and the Pareto frontier.
+Everything here reads the settings' result records (summary.json; the figures, stats.json, which
+holds the same numbers) and comparisons.json, and computes no number: the only thing decided here
+is which settings lie on the cost figure's Pareto frontier.
 """
 
 from __future__ import annotations
@@ -12,10 +12,8 @@ import csv
 import io
 import re
 
-import numpy as np
-
-from .render import cell, pct, usd
-from .words import count
+from . import sentences
+from .present import cell, count, interval_text, level, p_text, pct, signed_pp, usd
 
 CONTROL_ORDER = {"oracle": 0, "nop": 1}
 MISSING = "—"
@@ -48,65 +46,14 @@ def ordered(summaries: list[dict]) -> list[dict]:
     return sorted(summaries, key=key)
 
 
-def level(confidence: float) -> str:
-    """0.95 -> '95%'."""
-    return f"{confidence * 100:g}%"
-
-
-def signed_pp(value) -> str:
-    """A difference of rates in percentage points, ASCII signs: '+2 pp', '-18 pp'."""
-    if value is None:
-        return "n/a"
-    points = round(value * 100)
-    return f"{points:+d} pp" if points else "0 pp"
-
-
-def interval_text(low, high, formatter=pct) -> str:
-    if low is None or high is None:
-        return "not defined"
-    return f"{formatter(low)} to {formatter(high)}"
-
-
-def p_text(value) -> str:
-    return "n/a" if value is None else f"{value:.3g}"
-
-
 def tokens_recorded(summary: dict) -> int | None:
-    """Total tokens, or None when no trial of the setting recorded usage at all."""
+    """Total tokens over every attempt, or None when no trial of the setting recorded usage."""
     usage = summary["usage"]
     sources = usage.get("usage_sources") or {}
-    total = (usage.get("tokens") or {}).get("total_tokens")
+    total = usage["tokens_all_attempts"]["total"]
     if sources and set(sources) <= {"unavailable", "None", None} and not total:
         return None
     return total
-
-
-def controls_status(summary: dict) -> str:
-    """'oracle 35/36, nop 1/36; 2 tasks left out' for an agent setting; 'control (oracle)' else."""
-    control = control_kind(summary)
-    if control:
-        return f"control ({control})"
-    controls = summary.get("controls")
-    if not controls:
-        return "no controls"
-    parts = []
-    for kind in ("oracle", "nop"):
-        seen = controls.get(kind) or {"trials": 0, "passed": 0}
-        parts.append(f"{kind} {seen['passed']}/{seen['trials']}" if seen["trials"] else f"no {kind}")
-    text = ", ".join(parts)
-    if all(part.startswith("no ") for part in parts):
-        text = "no oracle or nop on these tasks"
-    extra = []
-    failing = controls.get("tasks_failing_controls") or []
-    if failing:
-        if controls.get("policy") == "keep":
-            extra.append(f"{count(len(failing), 'task')} failing controls, kept")
-        else:
-            extra.append(f"{count(len(failing), 'task')} left out")
-    without = controls.get("tasks_without_control") or []
-    if without:
-        extra.append(f"no control on {count(len(without), 'task')}")
-    return "; ".join([text, *extra])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -126,19 +73,20 @@ def setting_row(summary: dict) -> dict:
         "interval_low": headline.get("low"),
         "interval_high": headline.get("high"),
         "interval_method": headline.get("method"),
-        "confidence": summary.get("confidence", 0.95),
+        "confidence": summary["confidence"],
         "tasks": counts["tasks"],
         "trials": counts["trials"],
         "passed": counts["passed"],
         "total_tokens": tokens_recorded(summary),
-        "cost_usd": usage.get("cost_usd"),
-        "cost_per_solved_usd": usage.get("cost_per_passed_trial_usd"),
+        "cost_usd": usage["cost_measures"]["spent"]["value_usd"],
+        "cost_per_solved_usd": usage["cost_measures"]["per_solved_task"]["value_usd"],
         "oracle_passed": (controls.get("oracle") or {}).get("passed"),
         "oracle_trials": (controls.get("oracle") or {}).get("trials"),
         "nop_passed": (controls.get("nop") or {}).get("passed"),
         "nop_trials": (controls.get("nop") or {}).get("trials"),
         "tasks_failing_controls": len(controls.get("tasks_failing_controls") or []) if controls else None,
-        "controls": controls_status(summary),
+        "tasks_controls_unverified": len(controls.get("tasks_unverified") or []) if controls else None,
+        "controls": sentences.controls_summary(summary),
     }
 
 
@@ -150,7 +98,7 @@ def cost_per_solved_text(row: dict) -> str:
     if row["cost_usd"] is None:
         return "n/a (no cost recorded)"
     if row["cost_per_solved_usd"] is None:
-        return "n/a (none passed)"
+        return "n/a (none solved)"
     return usd(row["cost_per_solved_usd"])
 
 
@@ -161,7 +109,8 @@ def tokens_text(row: dict) -> str:
 SETTINGS_CSV_FIELDS = [
     "setting", "description", "control", "pass_rate", "interval_low", "interval_high", "interval_method",
     "confidence", "tasks", "trials", "passed", "total_tokens", "cost_usd", "cost_per_solved_usd",
-    "oracle_passed", "oracle_trials", "nop_passed", "nop_trials", "tasks_failing_controls", "controls",
+    "oracle_passed", "oracle_trials", "nop_passed", "nop_trials", "tasks_failing_controls",
+    "tasks_controls_unverified", "controls",
 ]
 
 
@@ -188,9 +137,9 @@ def settings_cells(row: dict) -> list[str]:
 SETTINGS_NOTE = (
     "Pass rate: mean over tasks of each task's fraction of passing trials. Interval: the setting's "
     "headline interval, method named. Tokens: over all attempts. Cost per solved task: the recorded cost "
-    "of all the setting's trials divided by its passed trials. Controls: oracle and nop trials passed on "
-    "the same tasks, and the tasks left out of the pass rate because a control failed. Agent settings "
-    "first, controls after."
+    "of the counted trials (all their attempts) divided by the counted tasks with at least one passing "
+    "trial. Controls: oracle and nop trials passed on the same tasks, and how many tasks' controls hold, "
+    "fail or are not verified. Agent settings first, controls after."
 )
 
 
@@ -419,41 +368,6 @@ def comparisons_latex(rows: list[dict], confidence: float) -> str:
 # numbers behind the figures
 
 
-def task_costs(summary: dict) -> tuple[list[float], list[str]]:
-    """Per counted task, the mean recorded cost of its counted trials; and the tasks with none."""
-    costs, unpriced = [], []
-    for row in summary["per_task"]:
-        if row["mean_cost_usd"] is None:
-            unpriced.append(row["task"])
-        else:
-            costs.append(float(row["mean_cost_usd"]))
-    return costs, unpriced
-
-
-def bootstrap_total(values: list[float], *, seed: int, resamples: int, confidence: float) -> dict:
-    """Percentile bootstrap over tasks of the total: resample whole tasks with replacement (numpy
-    PCG64 seeded with `seed`), sum each resample, read the central `confidence` quantiles."""
-    data = np.sort(np.asarray(values, dtype=float))
-    estimate = float(data.sum())
-    if data.size == 0:
-        return {"estimate": None, "low": None, "high": None}
-    rng = np.random.default_rng(seed)
-    totals = np.empty(resamples)
-    block = max(1, (1 << 20) // data.size)
-    for start in range(0, resamples, block):
-        stop = min(resamples, start + block)
-        totals[start:stop] = data[rng.integers(0, data.size, size=(stop - start, data.size))].sum(axis=1)
-    alpha = 1 - confidence
-    low, high = np.quantile(totals, [alpha / 2, 1 - alpha / 2])
-    return {"estimate": estimate, "low": float(low), "high": float(high)}
-
-
-COST_METHOD = (
-    "cost of one run over the task set: the sum over the setting's counted tasks of each task's mean "
-    "recorded cost per trial; interval: percentile bootstrap resampling whole tasks"
-)
-
-
 def pareto_frontier(points: list[dict]) -> list[str]:
     """Settings no other setting beats on both axes (cost no higher and pass rate no lower, one of
     them strictly), ordered by cost. Each point is {"setting", "cost", "rate"}."""
@@ -465,24 +379,26 @@ def pareto_frontier(points: list[dict]) -> list[str]:
     return [p["setting"] for p in sorted(front, key=lambda p: (p["cost"], -p["rate"], p["setting"]))]
 
 
-def cost_points(summaries: list[dict], *, seed: int, resamples: int, confidence: float) -> dict:
-    points, without = [], []
+def cost_points(summaries: list[dict]) -> dict:
+    """The cost figure: each setting's cost of one run over the task set (its record's `one_run`
+    cost measure, with its interval) against its pass rate and headline interval."""
+    points, without, measure = [], [], None
     for summary in ordered(summaries):
         headline = summary.get("headline") or {}
-        costs, unpriced = task_costs(summary)
-        if summary["usage"].get("cost_usd") is None or not costs or summary["pass_rate"]["value"] is None:
+        one_run = summary["usage"]["cost_measures"]["one_run"]
+        if one_run["value_usd"] is None or summary["pass_rate"]["value"] is None:
             without.append({"setting": summary["setting"], "description": summary["description"],
                             "control": control_kind(summary) or ""})
             continue
-        interval = bootstrap_total(costs, seed=seed, resamples=resamples, confidence=confidence)
+        measure = one_run
         points.append({
             "setting": summary["setting"],
             "description": summary["description"],
-            "cost": interval["estimate"],
-            "cost_low": interval["low"],
-            "cost_high": interval["high"],
-            "tasks_priced": len(costs),
-            "tasks_unpriced": unpriced,
+            "cost": one_run["value_usd"],
+            "cost_low": one_run["interval"]["low"],
+            "cost_high": one_run["interval"]["high"],
+            "tasks_priced": one_run["denominator_count"],
+            "tasks_unpriced": one_run["interval"]["tasks_unpriced"],
             "rate": summary["pass_rate"]["value"],
             "rate_low": headline.get("low"),
             "rate_high": headline.get("high"),
@@ -491,11 +407,12 @@ def cost_points(summaries: list[dict], *, seed: int, resamples: int, confidence:
     frontier = pareto_frontier([{"setting": p["setting"], "cost": p["cost"], "rate": p["rate"]} for p in points])
     for point in points:
         point["pareto"] = point["setting"] in frontier
+    interval = measure["interval"] if measure else None
     return {
-        "method": COST_METHOD,
-        "seed": seed,
-        "resamples": resamples,
-        "confidence": confidence,
+        "method": f"{measure['label']}: {measure['numerator']}; interval: {interval['method']}" if measure else None,
+        "seed": interval["seed"] if interval else None,
+        "resamples": interval["resamples"] if interval else None,
+        "confidence": interval["level"] if interval else None,
         "points": points,
         "frontier": frontier,
         "without_cost": without,
@@ -520,7 +437,7 @@ def heatmap_cells(summaries: list[dict]) -> dict:
             cells[row["task"]] = {"passed": row["passed"], "trials": row["trials"], "rate": row["rate"], "left_out": None}
         for entry in summary["excluded_by_controls"]:
             cells[entry["task"]] = {"passed": entry["passed"], "trials": entry["trials"],
-                                    "left_out": entry["reason"], "rate": entry["passed"] / entry["trials"]}
+                                    "left_out": entry["reason"], "rate": entry["rate"]}
         tasks.update(cells)
         rows.append({"setting": summary["setting"], "description": summary["description"],
                      "control": control_kind(summary) or "", "cells": cells})
@@ -532,17 +449,15 @@ def heatmap_cells(summaries: list[dict]) -> dict:
     }
 
 
-def figures_data(summaries: list[dict], *, seed: int, resamples: int, confidence: float) -> dict:
+def figures_data(summaries: list[dict]) -> dict:
     return {
         "schema": "benchreport.paper-figures/1",
         "forest": forest_points(summaries),
         "heatmap": heatmap_cells(summaries),
-        "cost": cost_points(summaries, seed=seed, resamples=resamples, confidence=confidence),
+        "cost": cost_points(summaries),
     }
 
 
-def first_confidence(summaries: list[dict], default: float = 0.95) -> float:
-    for summary in summaries:
-        if summary.get("confidence"):
-            return summary["confidence"]
-    return default
+def first_confidence(summaries: list[dict]) -> float | None:
+    """The confidence level of the records (one config, so one level), None without a record."""
+    return summaries[0]["confidence"] if summaries else None

@@ -1,69 +1,29 @@
-"""Render a setting's numbers as report.md, writeup.md and summary.json (pure: data in, text out)."""
+"""The report stage: a setting's result record (summary.json) assembled from its numbers
+(stats.json), what its run card counts over the trials (card-parts.json) and its environment,
+and report.md and writeup.md rendered from it (pure: data in, text out).
+
+The record is the one place a published number is read from: the renderers here, report.html,
+paper/ and index.md print its fields through the presentation layer (present, sentences) and
+compute nothing; workflow/schemas/setting-result.schema.json is its schema.
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import jinja2
 
-from . import completeness, grader, runcard
+from . import completeness, grader, runcard, sentences
 from .classify import interrupted_row
 from .environment import repo_digest_text
 from .files import dump_json
-from .intervals import wilson
-from .words import count, pct
+from .present import NOT_RECORDED, bar, cell, code, count, level, num, pct, reward, seconds, usd
 
 TEMPLATES = Path(__file__).parent / "templates"
-NOT_RECORDED = "not recorded"
+SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "setting-result.schema.json"
 GRADED_BY = {"script": "graded by the verifier script", "model": "graded by a model",
              "mixed": "graded partly by a model, partly by the verifier script alone"}
-
-
-def num(value) -> str:
-    if value is None:
-        return NOT_RECORDED
-    return f"{value:,}" if isinstance(value, int) else f"{value:,.3g}"
-
-
-def usd(value) -> str:
-    return "n/a" if value is None else f"${value:,.4f}" if value < 1 else f"${value:,.2f}"
-
-
-def seconds(value) -> str:
-    if value is None:
-        return "—"
-    return f"{value:,.0f}" if value >= 100 else f"{value:.1f}"
-
-
-def reward(value) -> str:
-    return "—" if value is None else f"{value:g}"
-
-
-def cell(value) -> str:
-    """Text safe inside a Markdown table cell: no pipes, no newlines, no raw HTML."""
-    text = "—" if value is None or value == "" else str(value)
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
-
-
-def bar(rate, width: int = 10) -> str:
-    filled = round((rate or 0) * width)
-    return "█" * filled + "░" * (width - filled)
-
-
-def bucket_difference(trial: dict) -> str | None:
-    """Why BenchFlow's summary bucket for a trial differs from benchreport's outcome, in words."""
-    theirs, ours = trial["benchflow_bucket"], trial["outcome"]
-    if theirs is None or theirs == ours:
-        return None
-    if trial["attempts"] > 1:
-        return (f"BenchFlow's summary counts the last of {trial['attempts']} attempts ({theirs}); "
-                f"benchreport keeps the scored attempt first, then the newest, as BenchFlow does on resume ({ours})")
-    if theirs == "verifier_errored":
-        return "the verifier reported an error but still wrote a reward; BenchFlow's summary counts the verifier error first, benchreport counts the reward"
-    if theirs == "unscored":
-        return "BenchFlow's summary has no unscored bucket: the trial is in its total and in none of its counts"
-    return f"BenchFlow's summary says {theirs}, benchreport {ours}"
 
 
 def _jinja() -> jinja2.Environment:
@@ -114,18 +74,27 @@ ENVIRONMENT_HINTS = {
 }
 
 
-def environment_left_out(rows: list[dict]) -> list[dict]:
-    """One ledger row per kind of failed inspection, naming the tasks it hit."""
-    failed = {}
-    for row in rows:
+def left_out_rows(stats: dict, environment: list[dict]) -> list[dict]:
+    """Every attempt, task, image and file of the setting left out or not recorded, one row each,
+    with the reason and its effect on the numbers: what report.md, summary.json and (over all
+    settings) exclusions.tsv list."""
+    rows = []
+    for row in stats["ledger"]:
+        rows.append({"kind": row.get("kind") or ("attempt" if row["effect"].startswith("attempt") else "file"),
+                     "task": None, "trials": None} | {key: row[key] for key in ("job", "folder", "file", "reason", "effect")})
+    for trial in stats["interrupted"]:
+        rows.append({"kind": "attempt", "task": trial["task"], "trials": 1} | interrupted_row(trial, trial["folder"]))
+    for row in stats["excluded_by_controls"]:
+        rows.append({"kind": "task", "task": row["task"], "trials": row["trials"], "job": "", "folder": "",
+                     "file": f"task {row['task']}", "reason": row["reason"],
+                     "effect": f"{count(row['trials'], 'trial')} ({row['passed']} passed) left out of the headline"})
+    for row in environment:
         if row["status"] not in ("inspected", "rebuilt"):
-            failed.setdefault(row["status"], []).append(row["task"])
-    return [
-        {"job": "", "folder": "", "file": f"task images ({len(tasks)})",
-         "reason": f"{status}: {ENVIRONMENT_HINTS.get(status, 'see the environment table')}",
-         "effect": "environment not recorded for " + ", ".join(tasks)}
-        for status, tasks in sorted(failed.items())
-    ]
+            rows.append({"kind": "image", "task": row["task"], "trials": None, "job": "", "folder": "",
+                         "file": f"image of task {row['task']} ({row['reference']})",
+                         "reason": f"{row['status']}: {ENVIRONMENT_HINTS.get(row['status'], row.get('reason') or 'see the environment table')}",
+                         "effect": "environment as built not recorded for this task"})
+    return rows
 
 
 def trial_rows(trials: list[dict]) -> list[str]:
@@ -133,68 +102,30 @@ def trial_rows(trials: list[dict]) -> list[str]:
     1,000 tasks x 25 tries), and formatting them here takes a third of the time Jinja takes."""
     rows = []
     for t in trials:
-        verifier = (t["verifier"] or "ok") if t["reward"] is not None else cell(t["verifier"])
+        verifier = cell(t["verifier"] or "ok") if t["reward"] is not None else cell(t["verifier"])
         outcome = t["outcome"] + (" (left out: controls)" if t["left_out"] else "")
         tokens = num(t["tokens"]) if t["tokens"] else "—"
         cost = usd(t["cost_usd"]) if t["cost_usd"] is not None else "—"
         rows.append(
-            f"| {cell(t['task'])} | {t['try'] or '—'} | {cell(t['model_outcome'])} | {verifier} | {reward(t['reward'])} "
+            f"| {cell(t['task'])} | {t['try'] or '—'} | {cell(t['agent_execution'])} | {verifier} | {reward(t['reward'])} "
             f"| {outcome} | {t['attempts']} | {tokens} | {cost} | {seconds(t['seconds'])} "
-            f"| `{cell(t['job'])}/{cell(t['folder'])}` |"
+            f"| {code(t['job'] + '/' + t['folder'])} |"
         )
     return rows
 
 
-def _context(stats: dict, environment: list[dict], card: dict) -> dict:
-    jobs, ledger = stats["job_folders"], stats["ledger"] + environment_left_out(environment)
-    per_task = [
-        row | {"interval": wilson(row["passed"], row["trials"], stats["confidence"])} for row in stats["per_task"]
-    ]
+def build_record(stats: dict, environment: list[dict], card: dict) -> dict:
+    """summary.json: the setting's result record. `stats` is stats.json with card-parts.json merged
+    in (rule report), `card` the run card built from them; every field is copied, none computed."""
     return {
-        "s": stats,
-        "c": stats["counts"],
-        "per_task": per_task,
-        "jobs": jobs,
-        "ledger": ledger,
-        "interrupted_rows": [interrupted_row(t, t["folder"]) for t in stats["interrupted"]],
-        "environment": environment,
-        "card": card,
-        "graded_by": GRADED_BY[card["grader"]["kind"]],
-        "sections": {
-            "grader": grader.render_markdown(card["grader"], cell),
-            "left_out": runcard.left_out_markdown(card["left_out"], cell),
-            "tokens_and_cost": runcard.tokens_and_cost_markdown(card["tokens_and_cost"], usd),
-            "completeness": completeness.render_markdown(card["completeness"], cell),
-            "limits": completeness.writeup_sentences(card),
-        },
-    }
-
-
-def render_report(stats: dict, environment: list[dict], card: dict) -> str:
-    differences = [(trial, bucket_difference(trial)) for trial in stats["trials"]]
-    context = _context(stats, environment, card) | {
-        "trial_rows": trial_rows(stats["trials"]),
-        "differences": [(trial, why) for trial, why in differences if why],
-    }
-    return _jinja().get_template("report.md.j2").render(**context)
-
-
-def render_writeup(stats: dict, environment: list[dict], card: dict) -> str:
-    text = _jinja().get_template("writeup.md.j2").render(**_context(stats, environment, card))
-    return " ".join(text.split()) + "\n"
-
-
-def render_summary(stats: dict, environment: list[dict], card: dict) -> str:
-    jobs, ledger = stats["job_folders"], stats["ledger"] + environment_left_out(environment)
-    summary = {
-        "schema": "benchreport.setting-summary/1",
+        "schema": "benchreport.setting-result/1",
         "setting": stats["setting"],
         "description": stats["description"],
         "settings": stats["key"]
         | {
             "agent_names_reported": stats["agent_names"],
             "served_models": stats["served_models"],
-            "effort_sent": {k: v for k, v in stats["sampling"].items() if k in ("reasoning_effort", "thinking", "output_config")},
+            "effort_sent": {k: v for k, v in stats["sampling"].items() if k in sentences.EFFORT_KEYS},
             "routes": stats["routes"],
         },
         "counts": stats["counts"],
@@ -208,17 +139,75 @@ def render_summary(stats: dict, environment: list[dict], card: dict) -> str:
         "solve_rates": stats["solve_rates"],
         "per_task": stats["per_task"],
         "usage": stats["usage"],
+        "unpriced_reasons": stats["tokens_and_cost"]["unpriced_reasons"],
         "sampling": stats["sampling"],
+        "trials_recording_requests": stats["trials_recording_requests"],
         "controls": stats["controls"],
         "environment": environment,
         "warnings": stats["warnings"],
+        "mixed_settings": stats["mixed_settings"],
         "seeds": stats["seeds"],
         "job_folders": [
-            {"id": job["id"], "try_index": job["try_index"], "benchflow_summary": job["crosscheck"]} for job in jobs
+            {"id": job["id"], "try_index": job["try_index"], "benchflow_summary": job["crosscheck"]}
+            for job in stats["job_folders"]
         ],
-        "left_out": ledger + [interrupted_row(t, t["folder"]) for t in stats["interrupted"]],
+        "left_out": left_out_rows(stats, environment),
         "excluded_by_controls": stats["excluded_by_controls"],
+        "benchmark": card["benchmark"],
+        "grader_kind": card["grader"]["kind"],
+        "left_out_accounting": card["left_out"],
+        "limits": card["limits"],
         # the trial rows are in trials.json beside this file (rule trial_rows writes them)
         "completeness": card["completeness"],
     }
-    return dump_json(summary)
+
+
+def validate_record(record: dict) -> None:
+    """Raise jsonschema.ValidationError unless the record follows its schema."""
+    import jsonschema  # a Snakemake dependency; imported here so only the report stage pays
+
+    jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8"))).validate(record)
+
+
+def _jinja() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=False,  # Markdown; every interpolated value goes through `cell` or a formatter
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(pct=pct, num=num, usd=usd, reward=reward, cell=cell, code=code, bar=bar, count=count,
+                       seconds=seconds, level=level)
+    env.globals.update(NOT_RECORDED=NOT_RECORDED, sentences=sentences)
+    return env
+
+
+def render_report(record: dict, card: dict, trials: dict) -> str:
+    """report.md from the record, the run card (grader, left-out accounting, completeness) and
+    trials.json (the Trials table)."""
+    differences = [(trial, sentences.bucket_difference(trial)) for trial in trials["trials"]]
+    context = {
+        "r": record,
+        "card": card,
+        "graded_by": GRADED_BY[card["grader"]["kind"]],
+        "sections": {
+            "grader": grader.render_markdown(card["grader"], cell),
+            "left_out": runcard.left_out_markdown(card["left_out"], cell),
+            "completeness": completeness.render_markdown(card["completeness"], cell),
+        },
+        "trial_rows": trial_rows(trials["trials"]),
+        "differences": [(trial, why) for trial, why in differences if why],
+    }
+    return _jinja().get_template("report.md.j2").render(**context)
+
+
+def render_writeup(record: dict, card: dict) -> str:
+    """writeup.md: BenchFlow's write-up shape, a short line each (sentences.writeup)."""
+    lines = sentences.writeup(record, card)
+    return "\n".join(cell(line) if line else "" for line in lines) + "\n"
+
+
+def render_summary(record: dict) -> str:
+    return dump_json(record)

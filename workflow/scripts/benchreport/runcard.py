@@ -21,21 +21,14 @@ import statistics as pystats
 from collections import Counter
 from pathlib import Path
 
-from . import completeness, grader, provenance
-from .classify import LEFT_OUT, REVIEWER_RUN
-from .words import count
+from . import completeness, grader, provenance, sentences
+from .classify import LEFT_OUT, REVIEWER_RUN, timed_out
+from .present import count
 
 SCHEMA = "benchreport.run-card/1"
 SAMPLING_KEYS = ("temperature", "top_p", "max_tokens", "max_completion_tokens", "max_output_tokens")
 MAX_TOKEN_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
 EFFORT_KEYS = ("reasoning_effort", "thinking", "output_config")
-TOKEN_NAMES = {
-    "n_input_tokens": "input",
-    "n_output_tokens": "output",
-    "n_cache_read_tokens": "cache_read",
-    "n_cache_creation_tokens": "cache_creation",
-    "total_tokens": "total",
-}
 GATE_KINDS = ("failed", "errored", "verifier_errored", "timed_out")
 
 
@@ -195,22 +188,9 @@ def unpriced_cause(trial: dict) -> str:
     return "no price known" if trial.get("price_source") is None else "no cost from the price table"
 
 
-def _tokens(rows: list[dict], field: str) -> dict:
-    records = [row.get(field) or {} for row in rows]
-    return {name: sum(record.get(key) or 0 for record in records) for key, name in TOKEN_NAMES.items()}
-
-
-def _cost(rows: list[dict], field: str) -> tuple[float | None, int]:
-    costs = [row[field] for row in rows if row.get(field) is not None]
-    return (round(sum(costs), 6) if costs else None), len(costs)
-
-
-def tokens_and_cost(trials: list[dict], kept: list[dict]) -> dict:
-    """Tokens (input incl. cache, output, cache reads, cache writes) and cost, over every attempt
-    of the setting (retries and left-out trials included) and over the kept trials; cost per
-    solved task; every trial without a cost named with the reason. Never a silent $0."""
-    all_cost, priced_all = _cost(trials, "cost_usd_all_attempts")
-    kept_cost, priced_kept = _cost(kept, "cost_usd")
+def unpriced_trials(trials: list[dict]) -> dict:
+    """Every trial of the setting without a cost, named with the reason, and the reasons counted
+    (the totals and cost measures are the stats stage's, stats.usage). Never a silent $0."""
     unpriced = [
         {"task": trial["task"], "job": trial.get("job"), "folder": trial.get("folder"), "model": trial.get("model"),
          "usage_source": trial.get("usage_source"), "price_source": trial.get("price_source"),
@@ -218,28 +198,13 @@ def tokens_and_cost(trials: list[dict], kept: list[dict]) -> dict:
         for trial in sorted(trials, key=lambda t: (t["task"], t.get("job") or "", t.get("folder") or ""))
         if trial.get("cost_usd_all_attempts") is None
     ]
-    missing_cost = [row for row in unpriced if row["cause"] not in NO_COST_NEEDED]
-    solved = sorted({trial["task"] for trial in kept if trial["outcome"] == "passed"})
-    passed = sum(trial["outcome"] == "passed" for trial in kept)
     causes = Counter(row["cause"] for row in unpriced)
     models = {}
     for row in unpriced:
         models.setdefault(row["cause"], set()).add(row["model"] or "no model")
     return {
-        "all_attempts": {"trials": len(trials), "attempts": sum(t.get("attempts", 1) for t in trials),
-                         "tokens": _tokens(trials, "tokens_all_attempts"), "cost_usd": all_cost, "priced_trials": priced_all},
-        "kept_trials": {"trials": len(kept), "tokens": _tokens(kept, "tokens"), "cost_usd": kept_cost, "priced_trials": priced_kept},
-        "token_note": "input counts include cache reads and cache writes, as BenchFlow normalises them",
-        "cost_complete": not missing_cost,
-        "cost_is_lower_bound": bool(missing_cost) and all_cost is not None,
-        "solved_tasks": len(solved),
-        "passed_trials": passed,
-        "cost_per_solved_task_usd": round(all_cost / len(solved), 6) if all_cost is not None and solved else None,
-        "cost_per_passed_trial_usd": round(all_cost / passed, 6) if all_cost is not None and passed else None,
-        "cost_rule": "cost over every attempt of the setting (retries and left-out trials included) divided by "
-        "the tasks with at least one passing kept trial (per solved task) or by the passing kept trials",
         "unpriced_trials": len(unpriced),
-        "unpriced_needing_cost": len(missing_cost),
+        "unpriced_needing_cost": sum(row["cause"] not in NO_COST_NEEDED for row in unpriced),
         "unpriced_reasons": [
             {"cause": cause, "reason": UNPRICED[cause], "trials": number, "models": sorted(models[cause])}
             for cause, number in sorted(causes.items())
@@ -258,10 +223,6 @@ def _score_bucket(trial: dict) -> str:
     return "errored" if trial["outcome"] == "unscored" else trial["outcome"]
 
 
-def _timed_out(trial: dict) -> bool:
-    return trial.get("error_category") == "timeout" or trial.get("model_outcome") == "timed out"
-
-
 def run_summary(trials: list[dict], *, job_dir: str | None, job_name: str, budget=None, gate: dict | None = None) -> dict:
     """A `benchflow.run-summary` document over finished trials (ingest or stats trial rows).
 
@@ -278,7 +239,7 @@ def run_summary(trials: list[dict], *, job_dir: str | None, job_name: str, budge
     total = len(finished)
     rewards = [trial["reward"] for trial in finished if trial.get("reward") is not None]
     counts = {kind: buckets.get(kind, 0) for kind in ("passed", "failed", "errored", "verifier_errored")}
-    counts["timed_out"] = sum(_timed_out(trial) for trial in finished)
+    counts["timed_out"] = sum(timed_out(trial) for trial in finished)
     gate = gate or {}
     fail_under = gate.get("fail_under")
     fail_on = [kind for kind in gate.get("fail_on") or [] if kind in GATE_KINDS]
@@ -335,7 +296,6 @@ def card_parts(setting: str, ingests: list[dict], excluded: set[str], *, benchma
     """
     mine, own = _own(setting, ingests)
     finished = [trial for trial in mine if trial["outcome"] != "interrupted"]
-    kept = [trial for trial in finished if trial["task"] not in excluded]
     graded_or_finished = [trial for trial in mine if trial["outcome"] != "interrupted" or trial.get("grading")]
     job_dir = own[0]["job"]["id"] if len(own) == 1 else None
     return {
@@ -344,7 +304,7 @@ def card_parts(setting: str, ingests: list[dict], excluded: set[str], *, benchma
         "grader": grader.describe_grader(graded_or_finished, [ingest["job"].get("reviewer") for ingest in own]),
         "benchmark": provenance.benchmark_version(mine, [ingest["job"].get("provenance") for ingest in own], benchmark_config),
         "left_out_accounting": _left_out(setting, mine, own, excluded, None),
-        "tokens_and_cost": tokens_and_cost(mine, kept),
+        "tokens_and_cost": unpriced_trials(mine),
         "run_summary": run_summary(finished, job_dir=job_dir, job_name=setting, budget=_merged_budget(own), gate=gate),
     }
 
@@ -361,11 +321,11 @@ def _number(stats: dict) -> dict:
         "pass_rate": stats["pass_rate"]["value"],
         "rule": stats["pass_rate"]["rule"],
         "confidence": stats["confidence"],
-        "headline": {key: headline.get(key) for key in ("method", "low", "high", "covers", "reaches_target", "worst_coverage", "text")},
+        "headline": {key: headline.get(key) for key in ("method", "low", "high", "level", "width", "covers", "reaches_target", "worst_coverage")},
         "over_tasks": {key: value for key, value in (intervals.get("over_tasks") or {}).items() if key in keep},
         "over_trials": {key: value for key, value in (intervals.get("over_trials") or {}).items() if key in keep},
         "pass_rate_over_trials": stats.get("pass_rate_over_trials"),
-        "mean_reward": stats.get("mean_reward"),
+        "mean_reward": (stats.get("mean_reward") or {}).get("value"),
         "scored_trials": stats.get("scored_trials"),
     }
 
@@ -378,6 +338,7 @@ def _tasks_and_tries(stats: dict, min_tries: int) -> dict:
         "trials": stats["counts"]["trials"],
         "min_tries_wanted": min_tries,
         "tries_per_task": {"min": min(tries), "median": pystats.median(tries), "max": max(tries)} if tries else None,
+        "one_task_moves_points": 100 / len(rows) if rows else None,
         "tasks_under_min_tries": sorted(row["task"] for row in rows if row["trials"] < min_tries),
         "per_task": [
             {"task": row["task"], "trials": row["trials"], "passed": row["passed"], "rate": row["rate"],
@@ -459,10 +420,14 @@ def _controls(stats: dict) -> dict:
         "policy": controls.get("policy"),
         "oracle": controls["oracle"],
         "nop": controls["nop"],
-        "tasks_without_oracle": sorted(task for task, cells in per_task.items() if "oracle" not in cells),
-        "tasks_without_nop": sorted(task for task, cells in per_task.items() if "nop" not in cells),
+        "tasks_without_oracle": sorted(task for task, entry in per_task.items() if not entry["oracle"]),
+        "tasks_without_nop": sorted(task for task, entry in per_task.items() if not entry["nop"]),
         "tasks_without_control": controls.get("tasks_without_control", []),
         "tasks_failing_controls": controls.get("tasks_failing_controls", []),
+        "tasks_unverified": controls.get("tasks_unverified", []),
+        "tasks_holding": controls.get("tasks_holding", []),
+        "verdicts": {task: {"verdict": entry["verdict"], "reasons": entry["reasons"]} for task, entry in sorted(per_task.items())},
+        "uncovered": controls.get("uncovered", []),
     }
 
 
@@ -505,7 +470,8 @@ def build_run_card(stats: dict, environment=None, *, min_tries: int = 3) -> dict
         "controls": _controls(stats),
         "grader": stats.get("grader"),
         "left_out": left,
-        "tokens_and_cost": stats.get("tokens_and_cost"),
+        # the totals and cost measures (stats) with every trial that has no cost (card parts)
+        "tokens_and_cost": stats["usage"] | stats["tokens_and_cost"] if stats.get("usage") and stats.get("tokens_and_cost") else None,
         "trials": _trials(stats, stats.get("grader")),
         "trials_in_full": "trials.json (every field of every trial)",
         "run_summary": stats.get("run_summary"),
@@ -514,8 +480,8 @@ def build_run_card(stats: dict, environment=None, *, min_tries: int = 3) -> dict
     }
     card["completeness"] = completeness.checklist(card)
     card["limits"] = {
-        "not_controlled": completeness.not_controlled(card),
-        "task_count": completeness.task_count_limits(card),
+        "not_controlled": sentences.not_controlled(card),
+        "task_count": sentences.task_count_limits(card),
     }
     return card
 
@@ -598,29 +564,3 @@ def left_out_markdown(accounting: dict, cell=str) -> str:
     for status, tasks in sorted(by_status.items()):
         lines.append(f"Images not inspected ({cell(status)}) for {count(len(tasks), 'task')}: {cell(', '.join(tasks))}.")
     return "\n".join(lines) + "\n"
-
-
-def tokens_and_cost_markdown(usage: dict, usd=lambda value: f"${value:,.4f}") -> str:
-    """One paragraph: tokens over all attempts and kept trials, cost, and who has no cost, why."""
-    every, kept = usage["all_attempts"], usage["kept_trials"]
-
-    def tokens(block):
-        t = block["tokens"]
-        return (f"{t['total']:,} tokens ({t['input']:,} input, of which {t['cache_read']:,} cache reads and "
-                f"{t['cache_creation']:,} cache writes; {t['output']:,} output)")
-
-    text = (f"Over all {every['attempts']} attempts (retries included): {tokens(every)}. "
-            f"Over the {kept['trials']} kept trials: {tokens(kept)}. ")
-    if every["cost_usd"] is None:
-        text += "No cost: no trial has one. "
-    else:
-        bound = "at least " if usage["cost_is_lower_bound"] else ""
-        text += f"Cost {bound}{usd(every['cost_usd'])} over all attempts ({every['priced_trials']} priced trials)"
-        if kept["cost_usd"] is not None:
-            text += f", {usd(kept['cost_usd'])} over the kept trials"
-        if usage["cost_per_solved_task_usd"] is not None:
-            text += f"; {bound}{usd(usage['cost_per_solved_task_usd'])} per solved task ({usage['solved_tasks']} solved)"
-        text += ". "
-    for row in usage["unpriced_reasons"]:
-        text += f"{count(row['trials'], 'trial')} without a cost ({', '.join(row['models'])}): {row['reason']}. "
-    return text.strip() + "\n"

@@ -9,6 +9,7 @@ import statistics as pystats
 import numpy as np
 
 from . import coverage, intervals, passk
+from .classify import timed_out
 from .settings import describe
 
 OUTCOME_ORDER = ("passed", "failed", "errored", "verifier_errored", "unscored")
@@ -22,7 +23,14 @@ def _try_order(trial: dict) -> tuple:
     return (trial["try_index"] is None, trial["try_index"] or 0, trial["job"], trial["folder"])
 
 
-def per_task(trials: list[dict]) -> list[dict]:
+def trial_id(trial: dict) -> str:
+    """A trial's id in every output: its job folder and trial folder ("<job>/<folder>")."""
+    return f"{trial['job']}/{trial['folder']}"
+
+
+def per_task(trials: list[dict], confidence: float) -> list[dict]:
+    """One row per task: its trials in try order (with their ids, so that every number computed
+    from the rows resolves to its trials), pass fraction and its Wilson interval, mean reward."""
     by_task = defaultdict(list)
     for trial in trials:
         by_task[trial["task"]].append(trial)
@@ -31,20 +39,32 @@ def per_task(trials: list[dict]) -> list[dict]:
         group = sorted(by_task[task], key=_try_order)
         passed = sum(trial["outcome"] == "passed" for trial in group)
         costs = [trial["cost_usd_all_attempts"] for trial in group if trial["cost_usd_all_attempts"] is not None]
+        rewards = [trial["reward"] for trial in group]
         rows.append(
             {
                 "task": task,
                 "trials": len(group),
                 "passed": passed,
                 "rate": passed / len(group),
-                "rewards": [trial["reward"] for trial in group],
+                "interval": _task_interval(passed, len(group), confidence),
+                "rewards": rewards,
+                # a trial with no reward (errored, unscored) counts as 0, as it counts as not passed
+                "mean_reward": sum(value or 0.0 for value in rewards) / len(group),
                 "outcomes": [trial["outcome"] for trial in group],
+                "timed_out": sum(timed_out(trial) for trial in group),
                 "task_digests": sorted({trial["task_digest"] for trial in group if trial["task_digest"]}),
+                "trial_ids": [trial_id(trial) for trial in group],
                 # over the trials with a recorded cost (all attempts); None when none has one
                 "mean_cost_usd": sum(costs) / len(costs) if costs else None,
             }
         )
     return rows
+
+
+def _task_interval(passed: int, trials: int, confidence: float) -> dict:
+    found = intervals.wilson(passed, trials, confidence)
+    return {"method": "wilson", "low": found["low"], "high": found["high"], "level": confidence,
+            "covers": "this task's tries, as if independent"}
 
 
 def observed(trials: list[dict], field: str) -> dict:
@@ -65,73 +85,214 @@ def sampling_seen(trials: list[dict]) -> dict:
     return {key: dict(sorted(counts.items())) for key, counts in sorted(seen.items())}
 
 
-def usage(trials: list[dict]) -> dict:
-    records = [trial["tokens_all_attempts"] for trial in trials]
-    fields = {field for record in records for field in record}
-    tokens = {field: sum(record.get(field, 0) for record in records) for field in fields}
-    priced = [trial for trial in trials if trial["cost_usd_all_attempts"] is not None]
-    cost = round(sum(trial["cost_usd_all_attempts"] for trial in priced), 6) if priced else None
-    passed = sum(trial["outcome"] == "passed" for trial in trials)
-    times = [trial["timing"].get("total") for trial in trials if trial["timing"].get("total") is not None]
+TOKEN_NAMES = {
+    "n_input_tokens": "input",
+    "n_output_tokens": "output",
+    "n_cache_read_tokens": "cache_read",
+    "n_cache_creation_tokens": "cache_creation",
+    "total_tokens": "total",
+}
+
+
+def _tokens(trials: list[dict], field: str) -> dict:
+    records = [trial.get(field) or {} for trial in trials]
+    return {name: sum(record.get(key) or 0 for record in records) for key, name in TOKEN_NAMES.items()}
+
+
+def _cost(trials: list[dict]) -> tuple[float | None, int]:
+    """(the recorded cost over all attempts of these trials, rounded to 1e-6 USD, or None when
+    none has one; how many have one)."""
+    costs = [trial["cost_usd_all_attempts"] for trial in trials if trial["cost_usd_all_attempts"] is not None]
+    return (round(sum(costs), 6) if costs else None), len(costs)
+
+
+def _measure(key: str, label: str, numerator: str, denominator: str, value, n: int, trial_ids: str,
+             numerator_usd=None, interval=None) -> dict:
+    return {"key": key, "label": label, "numerator": numerator, "denominator": denominator,
+            "denominator_count": n, "numerator_usd": numerator_usd, "value_usd": value,
+            "interval": interval, "trials": trial_ids}
+
+
+def cost_of_one_run(tasks: list[dict], params: dict) -> dict | None:
+    """The sum over counted tasks of each task's mean recorded cost per trial (what one try of
+    every task costs), with a percentile bootstrap over tasks (whole tasks resampled, seeded like
+    the pass-rate interval); over the tasks with a recorded cost (those without are named), None
+    when no task has one."""
+    costs = [row["mean_cost_usd"] for row in tasks if row["mean_cost_usd"] is not None]
+    if not costs:
+        return None
+    data = np.asarray(costs, dtype=float)
+    rng = np.random.default_rng(params["seed"])
+    resamples = params["resamples"]
+    totals = np.empty(resamples)
+    block = max(1, 2_000_000 // data.size)
+    for begin in range(0, resamples, block):
+        stop = min(resamples, begin + block)
+        totals[begin:stop] = data[rng.integers(0, data.size, size=(stop - begin, data.size))].sum(axis=1)
+    tail = (1 - params["confidence"]) / 2
+    low, high = np.quantile(totals, [tail, 1 - tail])
+    return {"estimate": round(float(data.sum()), 6), "low": round(float(low), 6), "high": round(float(high), 6),
+            "method": "percentile bootstrap over tasks", "level": params["confidence"],
+            "resamples": resamples, "seed": params["seed"],
+            "tasks_unpriced": [row["task"] for row in tasks if row["mean_cost_usd"] is None]}
+
+
+def usage(mine: list[dict], counted: list[dict], tasks: list[dict], params: dict) -> dict:
+    """Tokens and every cost measure of a setting, each defined once, with what is divided by what.
+
+    `mine`: every trial of the setting (interrupted and left-out ones included: money spent);
+    `counted`: the trials the pass rate counts; `tasks`: their per-task rows.
+    """
+    spent, priced_all = _cost(mine)
+    counted_cost, priced_counted = _cost(counted)
+    solved = sum(row["passed"] > 0 for row in tasks)
+    passed = sum(row["passed"] for row in tasks)
+    one_run = cost_of_one_run(tasks, params)
+    # a control calls no model and an interrupted trial wrote no usage: neither needs a cost
+    missing = [t for t in mine if t["cost_usd_all_attempts"] is None and not t["control"] and t["outcome"] != "interrupted"]
+    measures = [
+        _measure("spent", "cost of every attempt", "the recorded cost of every attempt of the setting (retries, "
+                 "interrupted trials and tasks the controls left out included)", "", spent, priced_all, "all"),
+        _measure("counted", "cost of the counted trials", "the recorded cost of the counted trials, all their "
+                 "attempts", "", counted_cost, priced_counted, "counted"),
+        _measure("per_solved_task", "cost per solved task", "the cost of the counted trials",
+                 "the counted tasks with at least one passing trial",
+                 round(counted_cost / solved, 6) if counted_cost is not None and solved else None, solved, "counted",
+                 numerator_usd=counted_cost),
+        _measure("per_passed_trial", "cost per passed trial", "the cost of the counted trials",
+                 "the counted trials that passed",
+                 round(counted_cost / passed, 6) if counted_cost is not None and passed else None, passed, "counted",
+                 numerator_usd=counted_cost),
+        _measure("one_run", "cost of one run over the task set", "the sum over the counted tasks of each task's "
+                 "mean recorded cost per trial", "", one_run["estimate"] if one_run else None,
+                 len(tasks) - len(one_run["tasks_unpriced"]) if one_run else 0, "counted", interval=one_run),
+    ]
+    times = [trial["timing"].get("total") for trial in counted if trial["timing"].get("total") is not None]
     return {
-        "tokens": dict(sorted(tokens.items())),
-        "cost_usd": cost,
-        "trials_priced": len(priced),
-        "trials_unpriced": len(trials) - len(priced),
-        "price_sources": dict(sorted(Counter(str(t["price_source"]) for t in trials).items())),
-        "usage_sources": dict(sorted(Counter(str(t["usage_source"]) for t in trials).items())),
-        "cost_per_passed_trial_usd": round(cost / passed, 6) if cost is not None and passed else None,
+        "tokens_all_attempts": _tokens(mine, "tokens_all_attempts"),
+        "tokens_counted": _tokens(counted, "tokens_all_attempts"),
+        "attempts": sum(trial["attempts"] for trial in mine),
+        "trials": len(mine),
+        "trials_priced": priced_all,
+        "counted_trials": len(counted),
+        "counted_trials_priced": priced_counted,
+        "cost_complete": not missing,
+        "cost_is_lower_bound": spent is not None and bool(missing),
+        "cost_measures": {measure["key"]: measure for measure in measures},
+        "price_sources": dict(sorted(Counter(str(t["price_source"]) for t in mine).items())),
+        "usage_sources": dict(sorted(Counter(str(t["usage_source"]) for t in mine).items())),
+        "token_note": "input counts include cache reads and cache writes, as BenchFlow normalises them",
         "trial_seconds_min": min(times) if times else None,
         "trial_seconds_max": max(times) if times else None,
-        "trial_minutes_all_attempts": round(sum(t["seconds_all_attempts"] for t in trials) / 60, 2),
+        "trial_minutes_all_attempts": round(sum(t["seconds_all_attempts"] for t in mine) / 60, 2),
     }
 
 
-def control_summary(tasks: list[str], control_trials: list[dict]) -> dict:
-    """Per task and in all: how the oracle and nop trials on these tasks did, and the verdict.
+SCORED = ("passed", "failed")
+VERDICTS = ("holds", "fails", "not verified")
 
-    A task's controls hold when the oracle passed every try and the nop passed none; an errored
-    nop trial counts as not passed (and is shown as errored). A task with neither is "no control".
+
+def _cell(trials: list[dict]) -> dict:
+    """How one control kind did on one version of a task."""
+    return {
+        "trials": len(trials),
+        "passed": sum(trial["outcome"] == "passed" for trial in trials),
+        "scored": sum(trial["outcome"] in SCORED for trial in trials),
+        "errored": sum(trial["outcome"] in ("errored", "verifier_errored") for trial in trials),
+        "trial_ids": [trial_id(trial) for trial in trials],
+    }
+
+
+def version_verdict(oracle: dict | None, nop: dict | None) -> tuple[str, list[str]]:
+    """(verdict, reasons) of the controls on one version of a task.
+
+    fails: the oracle did not pass a try (failed, errored, verifier-errored or unscored: even the
+    reference solution cannot pass, so the task or its verifier is broken), or the nop passed one.
+    holds: the oracle passed every try, and the nop was scored on every try and passed none.
+    not verified: otherwise: no oracle ran, or the nop never reached a score on some tries (an
+    errored nop proves nothing about whether doing nothing passes), or no nop ran.
     """
-    summary = {"oracle": {"trials": 0, "passed": 0}, "nop": {"trials": 0, "passed": 0}, "per_task": {}}
-    wanted = set(tasks)
+    failures, gaps = [], []
+    if oracle and oracle["passed"] < oracle["trials"]:
+        failures.append(f"oracle passed {oracle['passed']} of {oracle['trials']}")
+    if nop and nop["passed"]:
+        failures.append(f"nop passed {nop['passed']} of {nop['trials']}")
+    if failures:
+        return "fails", failures
+    if not oracle:
+        gaps.append("no oracle ran")
+    if not nop:
+        gaps.append("no nop ran")
+    elif nop["scored"] < nop["trials"]:
+        gaps.append(f"nop errored {nop['trials'] - nop['scored']} of {nop['trials']}"
+                    if nop["errored"] == nop["trials"] - nop["scored"]
+                    else f"nop unscored on {nop['trials'] - nop['scored']} of {nop['trials']}")
+    return ("not verified", gaps) if gaps else ("holds", [])
+
+
+def control_summary(agent_trials: list[dict], control_trials: list[dict]) -> dict:
+    """Per task and in all: the controls on the same version of each task, and their verdict.
+
+    A task version is its task digest: an agent trial is covered only by oracle and nop trials
+    of the digest it ran on. Where the agent's trials record no digest, the task name stands for
+    the version (said in `matched_by`). A task's verdict is the worst over the versions its agent
+    trials ran on (fails, then not verified, then holds); agent trials on a version no control
+    ran on are listed in `uncovered` (task, digest, trials).
+    """
+    summary = {"oracle": {"trials": 0, "passed": 0}, "nop": {"trials": 0, "passed": 0}, "per_task": {},
+               "uncovered": []}
+    wanted = defaultdict(list)
+    for trial in agent_trials:
+        wanted[trial["task"]].append(trial)
+    by_version = defaultdict(lambda: defaultdict(list))  # task -> (kind, digest) -> trials
     for trial in sorted(control_trials, key=lambda t: (t["task"], _try_order(t))):
         if trial["task"] not in wanted or trial["outcome"] == "interrupted":
             continue
-        kind = trial["control"]
-        cell = summary["per_task"].setdefault(trial["task"], {}).setdefault(kind, {"trials": 0, "passed": 0, "errored": 0})
-        passed = trial["outcome"] == "passed"
-        cell["trials"] += 1
-        cell["passed"] += passed
-        cell["errored"] += trial["outcome"] in ("errored", "verifier_errored")
-        summary[kind]["trials"] += 1
-        summary[kind]["passed"] += passed
+        by_version[trial["task"]][trial["control"], trial["task_digest"]].append(trial)
+        summary[trial["control"]]["trials"] += 1
+        summary[trial["control"]]["passed"] += trial["outcome"] == "passed"
     for task in sorted(wanted):
-        cells = summary["per_task"].setdefault(task, {})
-        failures = []
-        oracle, nop = cells.get("oracle"), cells.get("nop")
-        if oracle and oracle["passed"] < oracle["trials"]:
-            failures.append(f"oracle passed {oracle['passed']}/{oracle['trials']}")
-        if nop and nop["passed"] > 0:
-            failures.append(f"nop passed {nop['passed']}/{nop['trials']}")
-        cells["verdict"] = "no control" if not (oracle or nop) else ("failed" if failures else "held")
-        cells["failures"] = failures
-    summary["tasks_without_control"] = sorted(t for t in wanted if summary["per_task"][t]["verdict"] == "no control")
-    summary["tasks_failing_controls"] = sorted(t for t in wanted if summary["per_task"][t]["verdict"] == "failed")
+        versions = sorted({trial["task_digest"] for trial in wanted[task]}, key=lambda d: (d is None, d or ""))
+        controls = by_version[task]
+        per_version = []
+        for digest in versions:
+            agents = [trial for trial in wanted[task] if trial["task_digest"] == digest]
+            cells = {}
+            for kind in ("oracle", "nop"):
+                same = [t for (k, d), ts in controls.items() if k == kind and (digest is None or d == digest) for t in ts]
+                cells[kind] = _cell(same) if same else None
+            verdict, reasons = version_verdict(cells["oracle"], cells["nop"])
+            per_version.append({"digest": digest, "agent_trials": len(agents), "oracle": cells["oracle"], "nop": cells["nop"], "verdict": verdict, "reasons": reasons})
+            if not cells["oracle"] and not cells["nop"] and any(k for (k, d) in controls):
+                summary["uncovered"].append({"task": task, "digest": digest, "trials": len(agents),
+                                             "trial_ids": [trial_id(t) for t in agents]})
+        verdict = next(v for v in ("fails", "not verified", "holds") if any(p["verdict"] == v for p in per_version))
+        reasons = sorted({reason for p in per_version if p["verdict"] == verdict for reason in p["reasons"]})
+        if summary["uncovered"] and summary["uncovered"][-1]["task"] == task and verdict != "fails":
+            reasons = sorted(set(reasons) | {"no control on the version some agent trials ran on"})
+        totals = {kind: _merge([p[kind] for p in per_version if p[kind]]) for kind in ("oracle", "nop")}
+        summary["per_task"][task] = {
+            "verdict": verdict,
+            "reasons": reasons,
+            "oracle": totals["oracle"],
+            "nop": totals["nop"],
+            "versions": per_version,
+            "matched_by": "task name (no task digest recorded)" if versions == [None] else "task digest",
+        }
+    for verdict, key in (("fails", "tasks_failing_controls"), ("not verified", "tasks_unverified"),
+                         ("holds", "tasks_holding")):
+        summary[key] = sorted(t for t, entry in summary["per_task"].items() if entry["verdict"] == verdict)
+    summary["tasks_without_control"] = sorted(
+        t for t, entry in summary["per_task"].items() if not entry["oracle"] and not entry["nop"])
     return summary
 
 
-def controls_text(cells: dict) -> str:
-    """'oracle 3/3, nop 0/3 (1 errored)' for one task, or 'no control'."""
-    parts = []
-    for kind in ("oracle", "nop"):
-        if kind in cells:
-            cell = cells[kind]
-            text = f"{kind} {cell['passed']}/{cell['trials']}"
-            if kind == "nop" and cell["errored"]:
-                text += f" ({cell['errored']} errored)"
-            parts.append(text)
-    return ", ".join(parts) or "no control"
+def _merge(cells: list[dict]) -> dict | None:
+    """One control kind's cells over the versions of a task (versions hold disjoint trials)."""
+    if not cells:
+        return None
+    merged = {key: sum(cell[key] for cell in cells) for key in ("trials", "passed", "scored", "errored")}
+    return merged | {"trial_ids": sorted({i for cell in cells for i in cell["trial_ids"]})}
 
 
 COVERS = {"tasks": "tasks and the tries within them", "trials": "trials, as if independent"}
@@ -174,16 +335,18 @@ def headline_interval(tasks: list[dict], methods: dict, params: dict, grid_for=N
     reaches the confidence level; when none does, the best one, and a sentence saying so.
 
     grid_for(tasks, tries) returns the coverage grid at that shape (the workflow computes it
-    once per shape, rule coverage_grid); without it, the grid is simulated here.
+    once per shape, rule coverage_grid); without it, or when it returns None, the grid is
+    simulated here.
     """
     if not tasks:
         return {"method": None, "low": None, "high": None, "text": "no task was scored", "coverage": None}
     shape = coverage_shape(tasks)
-    if grid_for is None:
+    grid = grid_for(*shape) if grid_for else None
+    if grid is None:
         grid = coverage.coverage_grid(*shape, seed=params["seed"], simulations=params["coverage_simulations"],
                                       confidence=params["confidence"])
     else:
-        grid = check_grid(grid_for(*shape), shape, params)
+        grid = check_grid(grid, shape, params)
     choice = coverage.choose_headline(grid, target=params["confidence"])
     name = choice["method"] or choice["best"]
     summary = {
@@ -215,77 +378,101 @@ def solve_rates(tasks: list[dict]) -> dict | None:
     return passk.solve_rates([row["trials"] for row in tasks], [row["passed"] for row in tasks])
 
 
-def _setting_trials(setting: str, all_trials: list[dict], failed_control: str) -> tuple:
+def _setting_trials(setting: str, all_trials: list[dict], policy: dict) -> tuple:
     """(its trials, the finished ones, the interrupted ones, the control summary or None, task ->
-    why its controls leave it out): what the numbers and the trial rows of a setting both start from."""
+    why its controls leave it out): what the numbers and the trial rows of a setting both start
+    from. `policy`: the config's controls.on_failure and controls.on_unverified."""
     mine = [trial for trial in all_trials if trial["setting"] == setting]
     finished = [trial for trial in mine if trial["outcome"] != "interrupted"]
     interrupted = [trial for trial in mine if trial["outcome"] == "interrupted"]
     controls = None
     excluded_tasks = {}
     if not mine[0]["setting_key"]["control"]:
-        control_trials = [trial for trial in all_trials if trial["control"]]
-        controls = control_summary(sorted({t["task"] for t in finished}), control_trials)
-        controls["policy"] = failed_control
-        if failed_control == "exclude":
-            excluded_tasks = {task: controls["per_task"][task]["failures"] for task in controls["tasks_failing_controls"]}
+        controls = control_summary(finished, [trial for trial in all_trials if trial["control"]])
+        controls["policy"] = {"on_failure": policy["on_failure"], "on_unverified": policy["on_unverified"]}
+        for verdict, key in (("fails", "on_failure"), ("not verified", "on_unverified")):
+            if policy[key] == "exclude":
+                excluded_tasks |= {task: [f"controls {verdict}: " + "; ".join(entry["reasons"])]
+                                   for task, entry in controls["per_task"].items() if entry["verdict"] == verdict}
     return mine, finished, interrupted, controls, excluded_tasks
 
 
-def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=None) -> dict:
-    """The numbers of one setting as plain data: what its report prints but the trial rows and what
-    the run card counts from them (setting_trial_rows, runcard.card_parts). grid_for: see
-    headline_interval."""
-    mine, finished, interrupted, controls, excluded_tasks = _setting_trials(setting, all_trials, params["failed_control"])
-    key = mine[0]["setting_key"]
-    counted = [trial for trial in finished if trial["task"] not in excluded_tasks]
-    left_out_counts = {task: [0, 0] for task in excluded_tasks}  # task -> [trials, passed]
-    for trial in finished:
-        if trial["task"] in left_out_counts:
-            left_out_counts[trial["task"]][0] += 1
-            left_out_counts[trial["task"]][1] += trial["outcome"] == "passed"
-    tasks = per_task(counted)
-    rates = [row["rate"] for row in tasks]
-    passed = sum(row["passed"] for row in tasks)
-    n_trials = len(counted)
-    rewards = [trial["reward"] for trial in counted if trial["reward"] is not None]
-    outcomes = Counter(trial["outcome"] for trial in counted)
-    confidence = params["confidence"]
+def mixed_settings(setting: str, all_trials: list[dict]) -> list[dict]:
+    """Each job folder this setting draws trials from whose trials span several settings: the
+    settings, how many trials went to each, and the setting keys that differ."""
+    mine = {trial["job"] for trial in all_trials if trial["setting"] == setting}
+    keys, counts = defaultdict(dict), defaultdict(Counter)
+    for trial in all_trials:
+        if trial["job"] in mine:
+            keys[trial["job"]][trial["setting"]] = trial["setting_key"]
+            counts[trial["job"]][trial["setting"]] += 1
+    found = []
+    for job in sorted(mine):
+        if len(keys[job]) > 1:
+            differ = sorted({name for key in keys[job].values() for name in key
+                             if len({str(other.get(name)) for other in keys[job].values()}) > 1})
+            found.append({"job": job, "differ": differ,
+                          "settings": [{"setting": other, "trials": counts[job][other]} for other in sorted(keys[job])]})
+    return found
+
+
+def _warnings(tasks: list[dict], counted: list[dict], controls, params: dict, mixed: list[dict]) -> list[dict]:
+    """What a reader must know before trusting the number, each as {kind, ...data}; the sentences
+    are written by the presentation layer (sentences.warning)."""
     warnings = []
     short = [row["task"] for row in tasks if row["trials"] < params["min_trials_per_task"]]
     if short:
-        warnings.append(
-            f"{len(short)} of {len(tasks)} tasks have fewer than {params['min_trials_per_task']} trials: "
-            + ", ".join(short)
-        )
-    for field, label in (("served_models", "served model"),):
-        values = observed(counted, field)
-        if len(values) > 1:
-            warnings.append(
-                f"mixed settings: the {label} differs across trials ("
-                + "; ".join(f"{value}: {count} trials" for value, count in values.items())
-                + ")"
-            )
+        warnings.append({"kind": "few tries", "tasks": short, "of": len(tasks), "minimum": params["min_trials_per_task"]})
+    for job in mixed:
+        warnings.append({"kind": "mixed settings in a job folder"} | job)
+    served = observed(counted, "served_models")
+    if len(served) > 1:
+        warnings.append({"kind": "mixed settings", "field": "served model", "values": served})
     for key_name, values in sampling_seen(counted).items():
         if len(values) > 1 and key_name in ("reasoning_effort", "thinking", "output_config"):
-            warnings.append(
-                f"mixed settings: requests sent different {key_name} values ("
-                + "; ".join(f"{value}: {count} trials" for value, count in values.items())
-                + ")"
-            )
+            warnings.append({"kind": "mixed settings", "field": key_name, "values": values})
     drift = [row["task"] for row in tasks if len(row["task_digests"]) > 1]
     if drift:
-        warnings.append("task drift: these tasks ran with different task digests: " + ", ".join(drift))
-    if controls and params["failed_control"] == "keep" and controls["tasks_failing_controls"]:
-        warnings.append(
-            "kept despite failed controls: "
-            + "; ".join(f"{task} ({', '.join(controls['per_task'][task]['failures'])})" for task in controls["tasks_failing_controls"])
-        )
-    for row in tasks:
-        row["controls"] = controls_text(controls["per_task"][row["task"]]) if controls else None
+        warnings.append({"kind": "task drift", "tasks": drift})
+    if controls:
+        uncovered = controls["uncovered"]
+        if uncovered:
+            warnings.append({"kind": "version without control", "versions": uncovered})
+        for verdict, key in (("fails", "on_failure"), ("not verified", "on_unverified")):
+            tasks_hit = [t for t, e in controls["per_task"].items() if e["verdict"] == verdict]
+            if tasks_hit and controls["policy"][key] == "keep":
+                warnings.append({"kind": f"controls {verdict}, kept",
+                                 "tasks": [{"task": t, "reasons": controls["per_task"][t]["reasons"]} for t in tasks_hit]})
+    near = [{"task": row["task"], "rewards": sorted({r for r in row["rewards"] if r is not None and 0.95 < r < 1})}
+            for row in tasks if any(r is not None and 0.95 < r < 1 for r in row["rewards"])]
+    if near:
+        warnings.append({"kind": "near-pass rewards", "tasks": near})
+    return warnings
+
+
+def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=None) -> dict:
+    """The result record of one setting (stats.json; the report stage adds what the run card
+    counts over its trial rows and the environment, and writes summary.json): every number its
+    outputs print, computed here once. grid_for: see headline_interval."""
+    mine, finished, interrupted, controls, excluded_tasks = _setting_trials(setting, all_trials, params["controls"])
+    key = mine[0]["setting_key"]
+    counted = [trial for trial in finished if trial["task"] not in excluded_tasks]
+    confidence = params["confidence"]
+    tasks = per_task(counted, confidence)
+    left_out_tasks = per_task([trial for trial in finished if trial["task"] in excluded_tasks], confidence)
+    rates = [row["rate"] for row in tasks]
+    passed = sum(row["passed"] for row in tasks)
+    n_trials = len(counted)
+    outcomes = Counter(trial["outcome"] for trial in counted)
+    if controls:
+        for row in tasks + left_out_tasks:
+            row["controls"] = controls["per_task"][row["task"]]
     methods = interval_methods(tasks, params) if tasks else {}
     headline = headline_interval(tasks, methods, params, grid_for)
+    over_trials = intervals.wilson(passed, n_trials, confidence)
+    mixed = mixed_settings(setting, all_trials)
     return {
+        "schema": "benchreport.stats/1",
         "setting": setting,
         "description": describe(key),
         "key": key,
@@ -299,38 +486,46 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=N
             "passed": passed,
             **{outcome: outcomes.get(outcome, 0) for outcome in OUTCOME_ORDER if outcome != "passed"},
             "with_error": outcomes.get("errored", 0) + outcomes.get("verifier_errored", 0),
+            "timed_out": sum(timed_out(trial) for trial in counted),
             "retried": sum(trial["attempts"] > 1 for trial in counted),
             "attempts": sum(trial["attempts"] for trial in mine),
             "interrupted_left_out": len(interrupted),
             "left_out_by_controls": len(finished) - len(counted),
+            "tasks_left_out_by_controls": len(left_out_tasks),
         },
         "pass_rate": {
             "value": _ratio(sum(rates), len(rates)),
             "rule": "mean over tasks of each task's fraction of passing trials (pass = reward 1.0)",
+            "trials": "per_task",
         },
         "pass_rate_over_trials": _ratio(passed, n_trials),
         "intervals": {
-            "over_tasks": intervals.bootstrap_tasks(rates, params["resamples"], params["seed"], confidence),
-            "over_trials": intervals.wilson(passed, n_trials, confidence)
-            | {"label": f"if the {n_trials} trials were independent" if n_trials != 1 else "from a single trial"},
+            "over_tasks": intervals.bootstrap_tasks(rates, params["resamples"], params["seed"], confidence)
+            | {"level": confidence},
+            "over_trials": over_trials | {"level": confidence, "trials_counted": n_trials},
         },
         "confidence": confidence,
-        "headline": headline,
+        "headline": headline | {"level": confidence, "width": None if headline["low"] is None or headline["high"] is None
+                                else headline["high"] - headline["low"]},
         "methods": methods,
         "solve_rates": solve_rates(tasks),
-        "mean_reward": _ratio(sum(rewards), len(rewards)),
-        "scored_trials": len(rewards),
+        "mean_reward": {
+            "value": _ratio(sum(row["mean_reward"] for row in tasks), len(tasks)),
+            "rule": "mean over tasks of each task's mean reward (a trial with no reward counts as 0)",
+            "trials": "per_task",
+        },
         "per_task": tasks,
-        "usage": usage(finished),
+        "usage": usage(mine, counted, tasks, params),
         "sampling": sampling_seen(counted),
         "trials_recording_requests": sum(trial["trajectory"] for trial in counted),
         "controls": controls,
         "excluded_by_controls": [
-            {"task": task, "reason": "; ".join(reasons), "trials": left_out_counts[task][0],
-             "passed": left_out_counts[task][1]}
-            for task, reasons in sorted(excluded_tasks.items())
+            {"task": row["task"], "reason": "; ".join(excluded_tasks[row["task"]]), "trials": row["trials"],
+             "passed": row["passed"], "rate": row["rate"], "task_digests": row["task_digests"], "trial_ids": row["trial_ids"]}
+            for row in left_out_tasks
         ],
-        "warnings": warnings,
+        "mixed_settings": mixed,
+        "warnings": _warnings(tasks, counted, controls, params, mixed),
         "seeds": {
             "resampling_seed": params["seed"],
             "generator": "numpy PCG64 via numpy.random.default_rng",
@@ -340,12 +535,12 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=N
     }
 
 
-def setting_trial_rows(setting: str, all_trials: list[dict], failed_control: str) -> tuple[dict, set[str]]:
+def setting_trial_rows(setting: str, all_trials: list[dict], policy: dict) -> tuple[dict, set[str]]:
     """(reports/<setting>/trials.json: every trial of the setting, one row each, and why it was left
     out if it was; the tasks the controls leave out). Apart from the numbers (setting_stats), so
     that the stages that read only the numbers neither load 25,000 rows (1,000 tasks x 25 tries)
     nor wait for them to be written."""
-    _, finished, interrupted, _, excluded_tasks = _setting_trials(setting, all_trials, failed_control)
+    _, finished, interrupted, _, excluded_tasks = _setting_trials(setting, all_trials, policy)
     rows = {
         "setting": setting,
         "trials": [
@@ -365,13 +560,14 @@ def _trial_ref(trial: dict) -> dict:
     elif trial["error"]:
         execution = "timed out" if trial["error_category"] == "timeout" else f"error: {trial['error_category'] or 'other'}"
     return {
+        "id": trial_id(trial),
         "task": trial["task"],
         "try": trial["try_index"],
         "job": trial["job"],
         "folder": trial["folder"],
         "attempts": trial["attempts"],
         "attempt_outcomes": trial["attempt_outcomes"],
-        "model_outcome": execution,
+        "agent_execution": execution,
         "verifier": trial["verifier_error_category"] or ("error" if trial["verifier_error"] else None),
         "reward": trial["reward"],
         "outcome": trial["outcome"],

@@ -1,0 +1,134 @@
+"""Every output prints the same numbers: the agreement check (`benchreport check`) over a real run
+of the embedded example (generated settings and the real BenchFlow 0.7.12 folders), at two
+confidence levels, and proof that the check finds each kind of disagreement it looks for."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from benchreport import agreement
+from conftest import EXAMPLE, REPO
+
+ROOTS = ["benchflow-real-jobs", "benchflow-samples", "generated"]
+
+
+def run_example(workflow, confidence: float):
+    roots = []
+    for name in ROOTS:
+        shutil.copytree(EXAMPLE / name, workflow.path / "jobs" / name)
+        roots.append(f"jobs/{name}")
+    settings = workflow.path / "settings.json"
+    settings.write_text(json.dumps({"statistics": {"confidence": confidence}, "environment": {"inspect": False}}))
+    workflow.run("--configfile", str(settings), roots=roots)
+    return workflow.results
+
+
+@pytest.fixture(scope="module")
+def results_95(tmp_path_factory):
+    from conftest import copy_workflow
+
+    return run_example(copy_workflow(tmp_path_factory.mktemp("agree95") / "wf"), 0.95)
+
+
+@pytest.fixture(scope="module")
+def results_90(tmp_path_factory):
+    from conftest import copy_workflow
+
+    return run_example(copy_workflow(tmp_path_factory.mktemp("agree90") / "wf"), 0.9)
+
+
+@pytest.mark.parametrize("which", ["results_95", "results_90"])
+def test_every_output_prints_the_same_numbers(which, request):
+    results = request.getfixturevalue(which)
+    records = sorted((results / "reports").glob("*/summary.json"))
+    assert len(records) >= 8  # the generated agent settings, their controls, the real folders' controls
+    checked, findings = agreement.check(results)
+    assert findings == []
+    # every setting is read in each file that prints it: at least 40 comparisons a setting
+    assert checked >= 40 * len(records)
+
+
+def test_no_output_states_another_confidence_level(results_90):
+    """At 0.9, no file says "95% interval" or "at least 95%"."""
+    for path in results_90.rglob("*"):
+        if path.suffix in (".md", ".html", ".tex", ".csv") and "lineage" not in path.parts:
+            text = path.read_text(encoding="utf-8")
+            assert not re.search(r"95(\.0)?% (interval|coverage)|at least 95%", text), path
+
+
+def test_the_command_reports_agreement_and_exits_zero(results_95):
+    process = subprocess.run([sys.executable, "-m", "benchreport", "check", str(results_95)], capture_output=True,
+                             text=True, cwd=REPO / "workflow" / "scripts")
+    assert process.returncode == 0, process.stdout + process.stderr
+    assert re.search(r"[\d,]+ comparisons, 0 disagreements", process.stdout)
+
+
+MUTATIONS = {
+    # index.md showing the percentile bootstrap instead of the headline (main before the record)
+    "index interval": ("index.md", lambda text, r: text.replace(
+        f"| {agreement.interval_text(r['headline']['low'], r['headline']['high'])} (",
+        f"| {agreement.interval_text(r['intervals']['over_tasks']['low'], r['intervals']['over_tasks']['high'])} (", 1)),
+    # a hard-coded level in the write-up
+    "writeup level": ("reports/{setting}/writeup.md", lambda text, r: text.replace("95% interval", "90% interval", 1)),
+    # a second cost per solved task
+    "paper cost": ("paper/settings.csv", lambda text, r: text.replace(
+        str(r["usage"]["cost_measures"]["per_solved_task"]["value_usd"]),
+        str(r["usage"]["cost_measures"]["per_passed_trial"]["value_usd"]), 1)),
+    # a task the controls removed, missing from the ledger
+    "ledger task": ("exclusions.tsv", lambda text, r: "\n".join(
+        line for line in text.splitlines() if not line.startswith("task\t")) + "\n"),
+    # the run card's verdict disagreeing with the report's
+    "card verdict": ("reports/{setting}/run-card.json", lambda text, r: text.replace('"verdict": "fails"',
+                                                                                   '"verdict": "holds"', 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MUTATIONS))
+def test_the_check_finds_each_kind_of_disagreement(name, results_95, tmp_path):
+    results = tmp_path / "results"
+    shutil.copytree(results_95, results, ignore=shutil.ignore_patterns("lineage", "ingest", "coverage"))
+    setting = next(path.parent.name for path in sorted((results / "reports").glob("codex*/summary.json")))
+    record = json.loads((results / "reports" / setting / "summary.json").read_text())
+    relpath, mutate = MUTATIONS[name]
+    path = results / relpath.format(setting=setting)
+    before = path.read_text(encoding="utf-8")
+    after = mutate(before, record)
+    assert after != before, "the mutation must change the file"
+    path.write_text(after, encoding="utf-8")
+    _, findings = agreement.check(results)
+    assert findings, f"{name}: no disagreement found"
+
+
+PACKAGE = REPO / "workflow" / "scripts" / "benchreport"
+RENDERERS = ("render.py", "html.py", "paper.py", "figures.py", "overview.py", "sentences.py", "present.py")
+NUMERIC = {"intervals", "coverage", "stats", "paired", "passk", "numpy", "scipy"}
+
+
+@pytest.mark.parametrize("name", RENDERERS)
+def test_no_renderer_imports_the_interval_coverage_or_cost_functions(name):
+    import ast
+
+    tree = ast.parse((PACKAGE / name).read_text(encoding="utf-8"))
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            imported.add((node.module or "").split(".")[0])
+            imported.update(alias.name for alias in node.names if node.level == 1 and not node.module)
+        elif isinstance(node, ast.Import):
+            imported.update(alias.name.split(".")[0] for alias in node.names)
+    assert imported & NUMERIC == set() or (name == "figures.py" and imported & NUMERIC == {"numpy"}), imported
+    # figures.py draws with numpy arrays (a masked image of the heatmap), it computes no statistic
+
+
+@pytest.mark.parametrize("template", sorted(p.name for p in (PACKAGE / "templates").glob("*.j2")))
+def test_no_template_states_a_level_or_a_percentage(template):
+    text = (PACKAGE / "templates" / template).read_text(encoding="utf-8")
+    text = re.sub(r"\{#.*?#\}", "", text, flags=re.S)  # comments may hold examples
+    text = re.sub(r"<style>.*?</style>", "", text, flags=re.S)  # CSS lengths are not numbers
+    assert not re.findall(r"\d%", text)

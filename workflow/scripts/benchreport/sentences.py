@@ -1,0 +1,493 @@
+"""Every sentence that states a result, written once.
+
+Each function reads a setting's result record (summary.json: the numbers of rule stats, what rule
+trial_rows counts over the trials, the environment) and returns plain text; each renderer escapes
+it for its own format (Markdown: present.cell, HTML: Jinja's autoescape). None computes a number:
+they place the record's numbers in words, at the record's own confidence level.
+"""
+
+from __future__ import annotations
+
+from .present import NOT_RECORDED, count, interval_text, level, num, pct, seconds, usd
+
+EFFORT_KEYS = ("reasoning_effort", "thinking", "output_config")
+
+
+def _tries(n: int) -> str:
+    return count(n, "try", "tries")
+
+
+def headline_interval(record: dict) -> str:
+    """'95% interval 31% to 83% over tasks, wilson over task means'."""
+    headline = record["headline"]
+    return (f"{level(record['confidence'])} interval {interval_text(headline.get('low'), headline.get('high'))} "
+            f"over tasks, {headline.get('method') or 'no method defined'}")
+
+
+def first_line(record: dict) -> str:
+    """The report's first line: trials, tasks, the setting, passes, the rate and its headline
+    interval, mean reward, errors and timeouts."""
+    c = record["counts"]
+    mean_reward = record["mean_reward"]["value"]
+    return (f"{count(c['trials'], 'trial')} of {count(c['tasks'], 'task')}, {record['description']}: "
+            f"{c['passed']} passed ({pct(record['pass_rate']['value'])}, {headline_interval(record)}), "
+            f"mean reward {'n/a' if mean_reward is None else f'{mean_reward:.2f}'} (over tasks), "
+            f"{c['with_error']} with an error, {c['timed_out']} timed out.")
+
+
+def coverage_text(headline: dict) -> str:
+    """'95.06%' (with its Monte Carlo error where the grid records one)."""
+    text = pct(headline.get("worst_coverage"), 2)
+    error = headline.get("worst_coverage_mc_error")
+    return f"{text} ± {pct(error, 2)}" if error is not None else text
+
+
+def shape_text(coverage: dict) -> str:
+    return f"{count(coverage['n_tasks'], 'task')} × {_tries(coverage['tries_per_task'])}"
+
+
+def headline_method(record: dict) -> str:
+    """How the headline interval was chosen, and the other two intervals a reader expects."""
+    headline, c = record["headline"], record["counts"]
+    target = level(record["confidence"])
+    parts = [f"Pass rate: {record['pass_rate']['rule']}."]
+    coverage = headline.get("coverage")
+    if coverage:
+        methods = len(record["methods"])
+        if headline.get("reaches_target"):
+            parts.append(f"Headline interval: {headline['method']}, the narrowest of {methods} methods whose worst-case "
+                         f"coverage at these {shape_text(coverage)} is at least {target} ({coverage_text(headline)}); "
+                         f"it covers {headline['covers']}.")
+        else:
+            parts.append(f"No interval method reaches {target} coverage at these {shape_text(coverage)}: the headline "
+                         f"is the best of {methods}, {headline['method']}, whose worst-case coverage is "
+                         f"{coverage_text(headline)}; it covers {headline['covers']}.")
+        if coverage.get("design"):
+            parts.append(f"Coverage was simulated over {coverage['design']}.")
+        else:
+            parts.append(f"Coverage was simulated over true pass rates {', '.join(pct(p) for p in coverage['pass_rates'])} "
+                         f"and intra-task correlations {', '.join(str(r) for r in coverage['correlations'])} "
+                         f"({coverage['simulations']:,} runs per cell, seed {coverage['seed']}).")
+    elif headline.get("text"):
+        parts.append(f"Headline interval: {headline['text']}.")
+    over_tasks, over_trials = record["intervals"]["over_tasks"], record["intervals"]["over_trials"]
+    parts.append(f"Interval over tasks, resampled: {interval_text(over_tasks.get('low'), over_tasks.get('high'))} "
+                 f"(percentile bootstrap over the {count(c['tasks'], 'task')}, {over_tasks.get('resamples') or 0:,} "
+                 f"resamples, seed {over_tasks.get('seed')}).")
+    tail = ", which tries of one task are not" if c["trials"] > c["tasks"] else ""
+    parts.append(f"Wilson over trials: {interval_text(over_trials.get('low'), over_trials.get('high'))} "
+                 f"{over_trials_label(c['trials'])}{tail}.")
+    return " ".join(parts)
+
+
+def over_trials_label(trials: int) -> str:
+    return f"if the {trials} trials were independent" if trials != 1 else "from a single trial"
+
+
+def warning(item: dict) -> str:
+    """One warning of the record (stats._warnings) in words."""
+    kind = item["kind"]
+    if kind == "few tries":
+        return (f"{item_count(item['tasks'], item['of'])} have fewer than {item['minimum']} trials: "
+                + ", ".join(item["tasks"]))
+    if kind == "mixed settings in a job folder":
+        split = "; ".join(f"{row['setting']}: {count(row['trials'], 'trial')}" for row in item["settings"])
+        return (f"mixed settings: job folder {item['job']} holds trials of {len(item['settings'])} settings, "
+                f"which differ in {', '.join(item['differ']) or 'their setting id'} ({split}); each is reported apart")
+    if kind == "mixed settings":
+        values = "; ".join(f"{value}: {count(n, 'trial')}" for value, n in item["values"].items())
+        label = "the served model" if item["field"] == "served model" else f"the {item['field']} values requests sent"
+        return f"mixed settings: {label} differs across trials ({values})"
+    if kind == "task drift":
+        return "task drift: these tasks ran with different task digests: " + ", ".join(item["tasks"])
+    if kind == "version without control":
+        return "not covered by a control: " + "; ".join(
+            f"{row['task']} on digest {short_digest(row['digest'])} ({count(row['trials'], 'trial')}: "
+            f"{', '.join(row['trial_ids'])}), a version no oracle or nop ran on" for row in item["versions"])
+    if kind in ("controls fails, kept", "controls not verified, kept"):
+        verdict = "failed" if kind.startswith("controls fails") else "are not verified"
+        return (f"kept although their controls {verdict}: "
+                + "; ".join(f"{row['task']} ({'; '.join(row['reasons'])})" for row in item["tasks"]))
+    if kind == "near-pass rewards":
+        return ("rewards above 0.95 but below 1 count as not passed (a pass is a reward of exactly 1.0): "
+                + "; ".join(f"{row['task']} ({', '.join(f'{r:g}' for r in row['rewards'])})" for row in item["tasks"]))
+    raise ValueError(f"no sentence for warning kind {kind!r}")
+
+
+def item_count(tasks: list, of: int) -> str:
+    return f"{len(tasks)} of {count(of, 'task')}"
+
+
+def short_digest(digest) -> str:
+    if not digest:
+        return "(none recorded)"
+    return digest.split(":", 1)[-1][:8] + "…"
+
+
+def control_cell(kind: str, cell: dict | None) -> str:
+    """'oracle 3/3', 'nop 0/3 (3 errored)', 'no nop'."""
+    if not cell:
+        return f"no {kind}"
+    text = f"{kind} {cell['passed']}/{cell['trials']}"
+    return text + (f" ({cell['errored']} errored)" if cell["errored"] else "")
+
+
+def task_controls(entry: dict | None) -> str:
+    """A task's controls column: 'oracle 3/3, nop 0/3 (3 errored): not verified (nop errored 3 of 3)'."""
+    if entry is None:
+        return "(a control itself)"
+    text = f"{control_cell('oracle', entry['oracle'])}, {control_cell('nop', entry['nop'])}: {entry['verdict']}"
+    return text + (f" ({'; '.join(entry['reasons'])})" if entry["reasons"] else "")
+
+
+def controls_lines(record: dict) -> list[str]:
+    """The controls paragraph: totals, then each verdict with its tasks and what it did."""
+    controls = record.get("controls")
+    if not controls:
+        return []
+    oracle, nop = controls["oracle"], controls["nop"]
+    if not (oracle["trials"] or nop["trials"]):
+        return ["Controls on the same tasks: none found (no oracle or nop trial on these tasks), so a broken task "
+                "cannot be told from a hard one."]
+    lines = [f"Controls on the same tasks (matched by task digest): oracle {oracle['passed']}/{oracle['trials']}, "
+             f"nop {nop['passed']}/{nop['trials']}; {verdict_counts(controls)}."]
+    policy = controls["policy"]
+    for verdict, key, said, meaning in (
+        ("fails", "on_failure", "fail", "the oracle did not pass every try or the nop passed one"),
+        ("not verified", "on_unverified", "are not verified", "no oracle ran, or the nop was not scored on every "
+         "try, so doing nothing was never shown to fail"),
+    ):
+        tasks = [(task, entry) for task, entry in controls["per_task"].items() if entry["verdict"] == verdict]
+        if not tasks:
+            continue
+        listed = ", ".join(f"{task} ({'; '.join(entry['reasons'])})" for task, entry in tasks)
+        effect = "left out of the headline" if policy[key] == "exclude" else "kept in the headline"
+        lines.append(f"Controls {said} ({meaning}) on {count(len(tasks), 'task')}, {effect} "
+                     f"(controls.{key}: {policy[key]}): {listed}.")
+    for row in controls["uncovered"]:
+        lines.append(f"Not covered by a control: {row['task']} on digest {short_digest(row['digest'])}, "
+                     f"{count(row['trials'], 'trial')} ({', '.join(row['trial_ids'])}); no oracle or nop ran on "
+                     "that version of the task.")
+    return lines
+
+
+def verdict_counts(controls: dict) -> str:
+    """'8 tasks hold, 2 fail, 0 not verified'."""
+    return (f"controls hold on {count(len(controls['tasks_holding']), 'task')}, fail on "
+            f"{len(controls['tasks_failing_controls'])}, not verified on {len(controls['tasks_unverified'])}")
+
+
+def outcomes(record: dict) -> str:
+    c = record["counts"]
+    text = f"Per-task intervals are Wilson over that task's trials, at {level(record['confidence'])}."
+    if c["errored"] or c["verifier_errored"] or c["unscored"]:
+        text += (f" Outcomes other than pass or fail: {c['errored']} errored, {c['verifier_errored']} with a verifier "
+                 f"error, {c['unscored']} unscored; each counts as not passed.")
+    if c["timed_out"]:
+        text += (f" {count(c['timed_out'], 'trial')} timed out (the agent ran out of its time budget; BenchFlow then "
+                 "scored it, and it counts as failed, as BenchFlow counts it).")
+    return text + f" {count(c['retried'], 'trial')} retried ({count(c['attempts'], 'attempt')} in all)."
+
+
+def _tokens(block: dict) -> str:
+    return (f"{block['total']:,} tokens ({block['input']:,} input, of which {block['cache_read']:,} cache reads and "
+            f"{block['cache_creation']:,} cache writes; {block['output']:,} output)")
+
+
+def cost_measure(measure: dict, lower_bound: bool = False) -> str:
+    """'$1.22 per solved task (the cost of the counted trials / 8 counted tasks with a pass)'."""
+    value = measure["value_usd"]
+    if value is None:
+        return f"{measure['label']}: n/a"
+    bound = "at least " if lower_bound else ""
+    text = f"{measure['label']} {bound}{usd(value)}"
+    interval = measure.get("interval")
+    if interval:
+        text += (f" ({level(interval['level'])} interval {interval_text(interval['low'], interval['high'], usd)}, "
+                 f"{interval['method']})")
+    if measure["denominator"]:
+        text += f" ({measure['numerator']}, {usd(measure['numerator_usd'])}, / {measure['denominator_count']:,} {measure['denominator']})"
+    return text
+
+
+def tokens_and_cost(record: dict) -> str:
+    """Tokens over every attempt and over the counted trials; each cost measure with what it
+    divides by what; every trial without a cost, with the reason."""
+    usage = record["usage"]
+    text = (f"Over all {count(usage['attempts'], 'attempt')} of the {count(usage['trials'], 'trial')} (retries, "
+            f"interrupted trials and left-out tasks included): {_tokens(usage['tokens_all_attempts'])}. "
+            f"Over the {count(usage['counted_trials'], 'counted trial')}: {_tokens(usage['tokens_counted'])}. ")
+    measures = usage["cost_measures"]
+    if measures["spent"]["value_usd"] is None:
+        text += "No cost: no trial has one. "
+    else:
+        bound = usage["cost_is_lower_bound"]
+        text += (f"Cost of every attempt {'at least ' if bound else ''}{usd(measures['spent']['value_usd'])} "
+                 f"({usage['trials_priced']} of {count(usage['trials'], 'trial')} priced); "
+                 f"cost of the counted trials {usd(measures['counted']['value_usd'])} "
+                 f"({usage['counted_trials_priced']} of {usage['counted_trials']} priced); "
+                 + "; ".join(cost_measure(measures[key], not usage["cost_complete"])
+                             for key in ("per_solved_task", "per_passed_trial", "one_run")) + ". ")
+    for row in record.get("unpriced_reasons") or []:
+        text += f"{count(row['trials'], 'trial')} without a cost ({', '.join(row['models'])}): {row['reason']}. "
+    text += (f"Trial time {seconds(usage['trial_seconds_min'])} to {seconds(usage['trial_seconds_max'])} s, "
+             f"{usage['trial_minutes_all_attempts']} trial-minutes in all.")
+    return text
+
+
+def sampling(record: dict) -> str:
+    values = record.get("sampling") or {}
+    if values:
+        parts = [key + " " + ", ".join(f"{value} ({count(n, 'trial')})" for value, n in seen.items())
+                 for key, seen in values.items()]
+        missing = [key for key in ("max_tokens", "temperature", "top_p") if key not in values]
+        return ("Sampling the model requests carried (the first requests of each trial, with how many trials sent "
+                f"each value): {'; '.join(parts)}. Not recorded: {', '.join(missing) or 'nothing'}.")
+    if record.get("trials_recording_requests"):
+        return (f"Sampling the model requests carried: none recorded in the first requests of "
+                f"{count(record['trials_recording_requests'], 'trial')} (BenchFlow 0.7.12 keeps no max_tokens, "
+                "temperature or top_p).")
+    return "Sampling the model requests carried: none recorded (no trial has a trajectory/llm_trajectory.jsonl)."
+
+
+def seeds(record: dict) -> str:
+    s = record["seeds"]
+    text = f"Seeds: resampling seed {s['resampling_seed']} ({s['generator']}, {s['resamples']:,} resamples); "
+    if s["trial_seeds"]:
+        return text + "trial seeds recorded: " + ", ".join(s["trial_seeds"]) + "."
+    return text + "the job folders record no agent or sampling seed."
+
+
+def solve_rates(record: dict) -> str:
+    rates = record.get("solve_rates") or {}
+    per_k = rates.get("per_k") or []
+    if not per_k:
+        return ""
+    parts = [f"k={row['k']}: pass@k {pct(row['pass_at_k'])}, pass^k {pct(row['pass_hat_k'])} "
+             f"({count(row['tasks_at_k'], 'task')})" for row in per_k]
+    note = f" {rates['note']}" if rates.get("note") else ""
+    return ("pass@k and pass^k (unbiased estimators over tasks with at least k trials; descriptive, not the "
+            f"headline): {'; '.join(parts)}.{note}")
+
+
+def left_out(record: dict) -> str:
+    """One sentence over the record's left-out rows: what, how many, and the effect."""
+    rows = record["left_out"]
+    by_kind = {}
+    for row in rows:
+        by_kind.setdefault(row["kind"], []).append(row)
+    parts = []
+    if by_kind.get("task"):
+        parts.append(f"{count(len(by_kind['task']), 'task')} whose controls left them out of the headline ("
+                     + "; ".join(f"{row['task']}: {row['reason']}, {count(row['trials'], 'trial')}"
+                                 for row in by_kind["task"]) + ")")
+    if by_kind.get("attempt"):
+        parts.append(f"{count(len(by_kind['attempt']), 'attempt')} interrupted or unfinished")
+    if by_kind.get("file"):
+        parts.append(f"{count(len(by_kind['file']), 'file')} not read")
+    if by_kind.get("image"):
+        parts.append(f"{count(len(by_kind['image']), 'task image')} not inspected")
+    if by_kind.get("duplicate"):
+        parts.append(f"{count(len(by_kind['duplicate']), 'duplicate attempt')} counted once")
+    c = record["counts"]
+    text = ("Left out: " + "; ".join(parts) + ".") if parts else "Left out: nothing."
+    return (text + f" Counted as not passed: {c['errored']} errored, {c['verifier_errored']} verifier-errored, "
+            f"{c['unscored']} unscored; {c['timed_out']} timed out (counted as failed); "
+            f"{count(c['retried'], 'trial')} retried.")
+
+
+def not_controlled(card: dict) -> str | None:
+    """What the run did not control or record, as one sentence (None when nothing)."""
+    settings = card["settings"]
+    parts = []
+    if not settings["control"]:
+        if not settings["sampling_sent"]:
+            parts.append("the provider's sampling defaults (no temperature, top_p or max_tokens was recorded in any request)")
+        else:
+            absent = [item for item in settings["not_recorded"] if item.startswith("sampling:")]
+            parts += [item.replace("sampling: ", "the sampling parameters ") for item in absent]
+        if not settings["models_served"]:
+            parts.append("which model the provider served")
+        if not settings["effort_sent"]:
+            parts.append("the effort the requests carried")
+    if not settings["harness_version"]:
+        parts.append("the harness version")
+    if not settings["benchflow_version"]:
+        parts.append("the BenchFlow version")
+    environment = card["environment"]
+    if not environment["inspected"]:
+        parts.append("the images the tasks ran in (not inspected)")
+    elif environment["not_inspected"]:
+        parts.append(f"the images of {count(len(environment['not_inspected']), 'task')} (not inspected as they ran)")
+    if (card.get("benchmark") or {}).get("basis") == "not recorded":
+        parts.append("the benchmark version (only task digests identify the tasks)")
+    if not parts:
+        return None
+    return "Not controlled or not recorded: " + "; ".join(parts) + "."
+
+
+def task_count_limits(card: dict) -> str | None:
+    """What this number of tasks and tries cannot support, from the run's own interval."""
+    part, result = card["tasks_and_tries"], card["result"]
+    n = part["tasks"]
+    if not n:
+        return None
+    headline = result["headline"]
+    target = level(result["confidence"])
+    text = f"With {count(n, 'task')}, one task moves the pass rate by {part['one_task_moves_points']:.0f} points"
+    if headline.get("width") is not None:
+        text += (f" and the {target} interval is {headline['width'] * 100:.0f} points wide: this run alone cannot "
+                 "support a difference between settings smaller than that, and two settings are compared only "
+                 "paired on their shared tasks")
+    text += "."
+    if headline.get("reaches_target") is False:
+        text += f" No interval method reaches {target} coverage at {count(n, 'task')}, so the interval itself is approximate."
+    if part["tasks_under_min_tries"]:
+        text += (f" {len(part['tasks_under_min_tries'])} of {count(n, 'task')} have fewer than {part['min_tries_wanted']} "
+                 "tries, too few to tell a hard task from a flaky one.")
+    return text
+
+
+def missing_parts(card: dict) -> str | None:
+    missing = [item["title"].lower() for item in card["completeness"] if item["status"] == "missing"]
+    return ("Missing, so not claimed: " + "; ".join(missing) + ".") if missing else None
+
+
+def per_task_line(record: dict, listed: int = 12) -> str:
+    """'Per task: a 3/3, b 0/3 (...)' up to `listed` tasks; above, how many always, never and
+    sometimes passed, and where the list is."""
+    rows = record["per_task"]
+    if len(rows) <= listed:
+        return "Per task: " + ", ".join(
+            f"{row['task']} {row['passed']}/{row['trials']}"
+            + (f" ({count(row['timed_out'], 'try', 'tries')} stopped at the time limit)" if row["timed_out"] else "")
+            for row in rows) + "."
+    always = sum(row["passed"] == row["trials"] for row in rows)
+    never = sum(row["passed"] == 0 for row in rows)
+    return (f"Per task: {always} always passed, {never} never passed, {len(rows) - always - never} sometimes "
+            f"(each task's count is in report.md and summary.json, per_task).")
+
+
+def writeup(record: dict, card: dict) -> list[str]:
+    """writeup.md, line by line, in the shape BenchFlow's 'Report a result' page gives: the
+    number and its uncertainty first, then the conditions."""
+    key, c, headline = record["settings"], record["counts"], record["headline"]
+    harness = key.get("harness_version") or "harness version not recorded"
+    model = key.get("model") or "no model"
+    effort = key.get("reasoning_effort") or "the agent's default effort"
+    served = ", ".join(record["settings"].get("served_models") or {})
+    tries = card["tasks_and_tries"]["tries_per_task"]
+    tries_text = (_tries(tries["min"]) + " each" if tries and tries["min"] == tries["max"]
+                  else f"{tries['min']} to {tries['max']} tries each" if tries else "no tries")
+    benchmark = card["benchmark"]
+    version = (f"at {benchmark['text']}" if benchmark and benchmark["basis"] != "not recorded"
+               else "(benchmark version not recorded)")
+    lines = [
+        f"{key.get('agent') or 'agent not recorded'} ({harness}) on {model}"
+        + (f" (served: {served})" if served else "") + f", {effort};",
+        f"BenchFlow {key.get('benchflow_version') or '(version not recorded)'} on "
+        f"{key.get('sandbox') or 'an unrecorded sandbox'}; {count(c['tasks'], 'task')} {version}, {tries_text} "
+        f"({count(c['trials'], 'trial')}), retries as BenchFlow ran them ({count(c['retried'], 'trial')} retried, "
+        f"{count(c['attempts'], 'attempt')} in all).",
+        "",
+        f"{c['passed']} of {count(c['trials'], 'trial')} passed; pass rate {pct(record['pass_rate']['value'])} "
+        f"(mean over the {count(c['tasks'], 'task')}). {level(record['confidence'])} interval: "
+        f"{interval_text(headline.get('low'), headline.get('high'))} ({headline.get('method') or 'no method'}"
+        + (f", {coverage_text(headline)} worst-case coverage at {shape_text(headline['coverage'])}"
+           if headline.get("coverage") else "") + ");",
+        f"resampled over tasks: {interval_text(record['intervals']['over_tasks'].get('low'), record['intervals']['over_tasks'].get('high'))}; "
+        f"Wilson {over_trials_label(c['trials'])}: "
+        f"{interval_text(record['intervals']['over_trials'].get('low'), record['intervals']['over_trials'].get('high'))}"
+        + (", which tries of one task aren't." if c["trials"] > c["tasks"] else "."),
+        per_task_line(record),
+    ]
+    lines += controls_lines(record)
+    lines.append(left_out(record))
+    usage = record["usage"]
+    tokens = f"Tokens: {usage['tokens_all_attempts']['total']:,} in all"
+    per_solved = usage["cost_measures"]["per_solved_task"]
+    if usage["cost_measures"]["spent"]["value_usd"] is None:
+        reasons = "; ".join(row["reason"] for row in record.get("unpriced_reasons") or []) or "no trial recorded a cost"
+        lines.append(f"{tokens}; no cost: {reasons}.")
+    else:
+        lines.append(f"{tokens}; cost {usd(usage['cost_measures']['spent']['value_usd'])} over every attempt, "
+                     f"{cost_measure(per_solved, not usage['cost_complete'])}.")
+    for item in record["warnings"]:
+        lines.append(f"Warning: {warning(item)}.")
+    for sentence in (card["limits"]["not_controlled"], card["limits"]["task_count"], missing_parts(card)):
+        if sentence:
+            lines.append(sentence)
+    return lines
+
+
+def index_row_interval(record: dict) -> str:
+    """index.md's and the paper table's interval cell: the headline with its method."""
+    headline = record["headline"]
+    return (f"{interval_text(headline.get('low'), headline.get('high'))} "
+            f"({headline.get('method') or 'no method defined'})")
+
+
+def accounting(found: int, in_reports: int, interrupted: int, unusable: int, duplicates: int = 0) -> str:
+    adds_up = found == in_reports + interrupted + unusable + duplicates
+    return (f"{found} attempt folders found: {in_reports} counted in a report, {interrupted} interrupted, "
+            f"{unusable} unusable" + (f", {duplicates} duplicates counted once" if duplicates else "")
+            + f", each listed in exclusions.tsv ({'the counts add up' if adds_up else 'THE COUNTS DO NOT ADD UP'}).")
+
+
+def crosscheck_agrees(check: dict) -> str:
+    """index.md's and report.md's 'Agrees' cell of the cross-check against summary.json."""
+    if check.get("matches"):
+        return "yes"
+    if check.get("benchflow"):
+        return "NO: summary.json disagrees with the trial folders"
+    if check.get("summary_status") == "absent":
+        return "n/a: no summary.json (the job did not finish)"
+    return "n/a: summary.json records no counts to compare"
+
+
+def bucket_difference(trial: dict) -> str | None:
+    """Why BenchFlow's summary bucket for a trial differs from benchreport's outcome, in words."""
+    theirs, ours = trial["benchflow_bucket"], trial["outcome"]
+    if theirs is None or theirs == ours:
+        return None
+    if trial["attempts"] > 1:
+        return (f"BenchFlow's summary counts the last of {trial['attempts']} attempts ({theirs}); "
+                f"benchreport keeps the scored attempt first, then the newest, as BenchFlow does on resume ({ours})")
+    if theirs == "verifier_errored":
+        return "the verifier reported an error but still wrote a reward; BenchFlow's summary counts the verifier error first, benchreport counts the reward"
+    if theirs == "unscored":
+        return "BenchFlow's summary has no unscored bucket: the trial is in its total and in none of its counts"
+    return f"BenchFlow's summary says {theirs}, benchreport {ours}"
+
+
+def controls_summary(summary: dict) -> str:
+    """'oracle 35/36, nop 1/36; hold 8, fail 2 (left out), not verified 0' for an agent setting;
+    'control (oracle)' for a control."""
+    control = summary["settings"]["control"] if "settings" in summary else summary["key"]["control"]
+    if control:
+        return f"control ({control})"
+    controls = summary.get("controls")
+    if not controls:
+        return "no controls"
+    oracle, nop = controls["oracle"], controls["nop"]
+    if not oracle["trials"] and not nop["trials"]:
+        return "no oracle or nop on these tasks"
+    policy = controls["policy"]
+    failing = len(controls["tasks_failing_controls"])
+    unverified = len(controls["tasks_unverified"])
+    return (f"oracle {oracle['passed']}/{oracle['trials']}, nop {nop['passed']}/{nop['trials']}; "
+            f"hold {len(controls['tasks_holding'])}, fail {failing}"
+            + (f" ({'left out' if policy['on_failure'] == 'exclude' else 'kept'})" if failing else "")
+            + f", not verified {unverified}"
+            + (f" ({'left out' if policy['on_unverified'] == 'exclude' else 'kept'})" if unverified else ""))
+
+
+def ledger_tally(rows: list[dict]) -> str:
+    """'3 attempts, 2 tasks, 12 images left out or not recorded' over exclusion-ledger rows."""
+    if not rows:
+        return "Nothing: every attempt folder was read and counted, every task kept, every image inspected."
+    kinds = {}
+    for row in rows:
+        kinds[row["kind"]] = kinds.get(row["kind"], 0) + 1
+    return ("Left out or not recorded (every row is in exclusions.tsv): "
+            + ", ".join(count(n, kind) for kind, n in sorted(kinds.items())) + ".")
