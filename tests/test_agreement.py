@@ -132,3 +132,37 @@ def test_no_template_states_a_level_or_a_percentage(template):
     text = re.sub(r"\{#.*?#\}", "", text, flags=re.S)  # comments may hold examples
     text = re.sub(r"<style>.*?</style>", "", text, flags=re.S)  # CSS lengths are not numbers
     assert not re.findall(r"\d%", text)
+
+
+def test_a_job_folder_that_mixed_settings_is_said_so(workflow):
+    """One BenchFlow job folder whose trials ran two models: two reports, each warning that its
+    folder mixed settings, naming the key that differs and the trials each setting got."""
+    from benchflow_synth import write_job
+
+    base = {"agent": "claude-agent-acp", "usage_source": "provider_response", "price_source": "litellm"}
+    sonnet = base | {"model": "anthropic/claude-sonnet-4-5", "served_model": "claude-sonnet-4-5-20250929"}
+    haiku = base | {"model": "anthropic/claude-haiku-4-5", "served_model": "claude-haiku-4-5-20251001"}
+    jobs = workflow.path / "jobs"
+    folders = []
+    for seed, setting, tasks in ((1, sonnet, ["a-task", "b-task", "c-task"]), (2, haiku, ["a-task", "d-task"])):
+        trials = [{"task": task, "attempts": [{"kind": "passed" if i % 2 == 0 else "failed"}]} for i, task in enumerate(tasks)]
+        folders.append(write_job(workflow.path / f"part-{seed}", job_name="2026-11-30__10-00-00", setting=setting,
+                                 trials=trials, seed=seed))
+    # the second model's trial folders moved into the first job folder: one folder, two settings
+    for trial in folders[1].iterdir():
+        if trial.is_dir():
+            trial.rename(folders[0] / trial.name)
+    jobs.mkdir()
+    folders[0].rename(jobs / folders[0].name)
+    workflow.run(roots=["jobs"])
+    records = {json.loads(p.read_text())["settings"]["model"]: json.loads(p.read_text())
+               for p in (workflow.results / "reports").glob("*/summary.json")}
+    assert set(records) == {sonnet["model"], haiku["model"]}
+    for record in records.values():
+        [mixed] = record["mixed_settings"]
+        assert "model" in mixed["differ"] and sorted(row["trials"] for row in mixed["settings"]) == [2, 3]
+        report = (workflow.results / "reports" / record["setting"] / "report.md").read_text()
+        assert "Warning: mixed settings: job folder jobs/2026-11-30__10-00-00 holds trials of 2 settings" in report
+    index = workflow.read("index.md")
+    assert "## Mixed settings" in index and "which differ in model" in index.replace("\\", "")
+    assert agreement.check(workflow.results)[1] == []

@@ -64,12 +64,12 @@ def test_real_control_folders_gate_an_agent_run(workflow):
     assert cell(summary, "tiny-hello-net", "nop") == {"trials": 7, "passed": 0, "scored": 3, "errored": 4}
     # an errored nop proves nothing: the task's controls are not verified, and the report says why
     assert verdicts["tiny-hello-net"]["verdict"] == "not verified"
-    assert verdicts["tiny-hello-net"]["reasons"] == ["nop errored 4 of 7"]
+    assert verdicts["tiny-hello-net"]["reasons"] == ["no oracle ran", "nop errored 4 of 7"]
     assert verdicts["no-control-task"]["verdict"] == "not verified"
     assert verdicts["no-control-task"]["reasons"] == ["no nop ran", "no oracle ran"]
     assert summary["controls"]["tasks_without_control"] == ["no-control-task"]
     report = workflow.read(f"reports/{summary['setting']}/report.md")
-    assert "oracle 4/4, nop 0/7 (4 errored): not verified (nop errored 4 of 7)" in report.replace("\\", "")
+    assert "no oracle, nop 0/7 (4 errored): not verified (no oracle ran; nop errored 4 of 7)" in report.replace("\\", "")
     assert "kept in the headline (controls.on_unverified: keep)" in report.replace("\\", "")
     # control trials never count in the agent's numbers
     assert summary["counts"]["trials"] == 9 and summary["counts"]["tasks"] == 3
@@ -82,9 +82,9 @@ def test_real_control_folders_gate_an_agent_run(workflow):
     summary = summary_of(workflow, "claude-agent-acp")
     left = {row["task"]: row for row in summary["excluded_by_controls"]}
     assert set(left) == {"no-control-task", "tiny-hello-net"} and summary["counts"]["tasks"] == 1
-    assert left["tiny-hello-net"]["reason"] == "controls not verified: nop errored 4 of 7"
+    assert left["tiny-hello-net"]["reason"] == "controls not verified: no oracle ran; nop errored 4 of 7"
     tsv = workflow.read("exclusions.tsv")
-    assert f"task\t{summary['setting']}\t\t\ttask tiny-hello-net\tcontrols not verified: nop errored 4 of 7" in tsv
+    assert f"task\t{summary['setting']}\t\t\ttask tiny-hello-net\tcontrols not verified: no oracle ran; nop" in tsv
 
 
 def test_a_control_covers_only_the_task_version_it_ran_on(workflow):
@@ -122,8 +122,8 @@ def test_failed_controls_leave_the_task_out_or_warn(workflow):
     summary = summary_of(workflow, "claude-agent-acp")
     assert summary["counts"]["tasks"] == 1 and summary["counts"]["left_out_by_controls"] == 3
     report = workflow.read(f"reports/{summary['setting']}/report.md").replace("\\", "")
-    assert "spec-partial (oracle passed 0 of 3" in report
-    assert "| task | | task spec-partial | controls fails: oracle passed 0 of 3" in report
+    assert "spec-partial (oracle passed 0 of 2)" in report
+    assert "| task | — | task spec-partial | controls fail: oracle passed 0 of 2 | 3 trials (3 passed) left out" in report
 
     keep = workflow.path / "keep.yaml"
     keep.write_text(json.dumps({"controls": {"on_failure": "keep"}}))
@@ -131,7 +131,7 @@ def test_failed_controls_leave_the_task_out_or_warn(workflow):
     summary = summary_of(workflow, "claude-agent-acp")
     assert summary["counts"]["tasks"] == 2
     [kept] = [w for w in summary["warnings"] if w["kind"] == "controls fails, kept"]
-    assert kept["tasks"][0]["task"] == "spec-partial" and kept["tasks"][0]["reasons"][0].startswith("oracle passed 0 of 3")
+    assert kept["tasks"][0]["task"] == "spec-partial" and kept["tasks"][0]["reasons"] == ["oracle passed 0 of 2"]
 
 
 def test_tasks_lacking_a_control_kind():

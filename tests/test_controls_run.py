@@ -39,7 +39,8 @@ pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
 
 def test_workflow_runs_missing_controls_with_benchflow(workflow):
     shutil.copytree(TINY / "tasks-net", workflow.path / "tasks")
-    tries = [[{"task": "tiny-hello-net", "attempts": [{"kind": kind}]}] for kind in ("passed", "failed", "passed")]
+    tries = [[{"task": task, "attempts": [{"kind": kind}]} for task in ("tiny-hello-net", "tiny-oracle-fails")]
+             for kind in ("passed", "failed", "passed")]
     setting = {"agent": "claude-agent-acp", "model": "anthropic/claude-sonnet-4-5",
                "served_model": "claude-sonnet-4-5-20250929", "usage_source": "provider_response",
                "price_source": "litellm"}
@@ -54,20 +55,31 @@ def test_workflow_runs_missing_controls_with_benchflow(workflow):
 
     oracle = json.loads(workflow.read("controls/run-oracle.json"))
     nop = json.loads(workflow.read("controls/run-nop.json"))
-    assert oracle["tasks"] == nop["tasks"] == ["tiny-hello-net"]
+    assert oracle["tasks"] == nop["tasks"] == ["tiny-hello-net", "tiny-oracle-fails"]
     assert [r["exit"] for r in oracle["runs"]] == [0, 0, 0]
     assert len(nop["runs"]) == 3  # a nop trial is errored (suspected_api_error): bench exits 1
     agent = next(
         json.loads(p.read_text()) for p in (workflow.results / "reports").glob("*/summary.json")
         if json.loads(p.read_text())["settings"]["agent"] == "claude-agent-acp"
     )
-    report = workflow.read(f"reports/{agent['setting']}/report.md")
-    assert "Controls on the same tasks: oracle 3/3, nop 0/3" in report
-    assert agent["controls"]["per_task"]["tiny-hello-net"]["verdict"] == "held"
+    report = workflow.read(f"reports/{agent['setting']}/report.md").replace("\\", "")
+    verdicts = agent["controls"]["per_task"]
+    # the nop agent never reaches the verifier (suspected_api_error): doing nothing was never shown
+    # to fail, so the task's controls are not verified, and it stays in with a warning
+    assert verdicts["tiny-hello-net"]["verdict"] == "not verified"
+    assert verdicts["tiny-hello-net"]["reasons"] == ["nop errored 3 of 3"]
+    assert verdicts["tiny-hello-net"]["oracle"]["passed"] == 3
+    # the broken reference solution fails every try: the task is left out of the headline
+    assert verdicts["tiny-oracle-fails"]["verdict"] == "fails"
+    assert verdicts["tiny-oracle-fails"]["reasons"] == ["oracle passed 0 of 3"]
+    assert [row["task"] for row in agent["excluded_by_controls"]] == ["tiny-oracle-fails"]
+    assert agent["counts"]["tasks"] == 1
+    assert "oracle 3/3, nop 0/3 (3 errored): not verified (nop errored 3 of 3)" in report
+    assert "Controls fail (the oracle did not pass every try or the nop passed one) on 1 task" in report
     # the control runs were ingested as job folders with their try index
     tries_seen = sorted(t["try"] for s in (workflow.results / "reports").glob("oracle*/trials.json")
                         for t in json.loads(s.read_text())["trials"])
-    assert tries_seen == [1, 2, 3]
+    assert tries_seen == [1, 1, 2, 2, 3, 3]
     # the key handed to the agent is nowhere in the results
     for path in workflow.results.rglob("*"):
         if path.is_file():

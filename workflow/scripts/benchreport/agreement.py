@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from . import sentences
-from .present import interval_text, level, pct, usd
+from .present import interval_text, level, method, pct, usd
 
 
 def _markdown_text(text: str) -> str:
@@ -64,7 +64,7 @@ def _records(results: Path) -> dict[str, dict]:
 def _headline_cells(record: dict) -> tuple[str, str, str]:
     headline = record["headline"]
     return (pct(record["pass_rate"]["value"]), interval_text(headline.get("low"), headline.get("high")),
-            headline.get("method") or "")
+            method(headline.get("method")))
 
 
 def _check_setting_texts(check: Checker, setting: str, record: dict, page: str | None) -> None:
@@ -159,7 +159,7 @@ def _check_tables(check: Checker, records: dict[str, dict]) -> None:
             headline = record["headline"]
             check.expect(row["interval_low"] == _csv_number(headline.get("low")), "paper/settings.csv", setting, "interval low")
             check.expect(row["interval_high"] == _csv_number(headline.get("high")), "paper/settings.csv", setting, "interval high")
-            check.expect(row["interval_method"] == (headline.get("method") or ""), "paper/settings.csv", setting, "method")
+            check.expect(row["interval_method"] == (method(headline.get("method"))), "paper/settings.csv", setting, "method")
             check.expect(row["pass_rate"] == _csv_number(record["pass_rate"]["value"]), "paper/settings.csv", setting, "pass rate")
             check.expect(row["trials"] == str(record["counts"]["trials"]), "paper/settings.csv", setting, "trials")
             per_solved = record["usage"]["cost_measures"]["per_solved_task"]["value_usd"]
@@ -226,9 +226,18 @@ def check(results: str | Path) -> tuple[int, list[str]]:
     page_text = checker.read("report.html")
     page = _html_text(page_text) if page_text is not None else None
     for setting, record in records.items():
-        _check_setting_texts(checker, setting, record, page)
-        _check_cards(checker, setting, record)
-    _check_tables(checker, records)
-    _check_ledger(checker, records)
-    _check_comparisons(checker, records)
+        for part in (_check_setting_texts, _check_cards):
+            _guarded(checker, setting, part, checker, setting, record, *((page,) if part is _check_setting_texts else ()))
+    for part in (_check_tables, _check_ledger, _check_comparisons):
+        _guarded(checker, "-", part, checker, records)
     return checker.checked, checker.findings
+
+
+def _guarded(checker: Checker, setting: str, part, *args) -> None:
+    """Run one part of the check; a record or output that lacks what it reads is a finding (an
+    output from another version of benchreport, or a damaged one), not a crash."""
+    try:
+        part(*args)
+    except (KeyError, TypeError, ValueError, AttributeError, StopIteration) as exc:
+        checker.expect(False, part.__name__.removeprefix("_check_"), setting,
+                       f"could not be read as this version's result record ({type(exc).__name__}: {exc})")

@@ -23,7 +23,7 @@ from matplotlib.collections import PatchCollection  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from .paper import HEATMAP_NAMED_TASKS  # noqa: E402
-from .present import level, pct  # noqa: E402
+from .present import level, method, pct  # noqa: E402
 
 RC = {
     "font.family": "sans-serif",
@@ -103,7 +103,7 @@ def draw_forest(data: dict) -> Figure:
     n = max(1, len(points))
     figure = Figure(figsize=(8.0, 1.2 + 0.38 * n), layout="constrained")
     axes = figure.add_subplot()
-    methods = sorted({p["method"] or "none defined" for p in points})
+    methods = sorted({method(p["method"]) for p in points})
     for index, point in enumerate(points):
         y = n - 1 - index
         colour = palette[point["setting"]]
@@ -120,7 +120,7 @@ def draw_forest(data: dict) -> Figure:
         else:
             label = f"{pct(point['rate'])} [{point['low'] * 100:.0f}, {point['high'] * 100:.0f}]"
         if len(methods) > 1:
-            label += f"  {point['method'] or 'none defined'}"
+            label += f"  {method(point['method'])}"
         axes.text(1.02, y, label, transform=axes.get_yaxis_transform(), va="center", fontsize=8)
     controls_start = next((i for i, p in enumerate(points) if p["control"]), None)
     if controls_start:

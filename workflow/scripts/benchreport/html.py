@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import base64
 import csv
-import functools
 import hashlib
 import io
 import re
@@ -33,7 +32,7 @@ import jinja2
 from markupsafe import Markup
 
 from . import completeness, paper, sentences
-from .present import NOT_RECORDED, count, interval_text, level, num, pct, reward, seconds, signed_pp, usd
+from .present import NOT_RECORDED, count, interval_text, level, method, num, pct, reward, seconds, signed_pp, usd
 
 TEMPLATES = Path(__file__).parent / "templates"
 PAGE_TRIALS = 500
@@ -217,17 +216,17 @@ def interval_methods(summary: dict) -> list[dict]:
     headline = summary.get("headline") or {}
     coverage = ((headline.get("coverage") or {}).get("methods")) or {}
     rows = []
-    for name, method in methods.items():
+    for name, found in methods.items():
         cov = coverage.get(name) or {}
-        if method.get("low") is None:
-            interval = "undefined" + (f": {method['note']}" if method.get("note") else "")
+        if found.get("low") is None:
+            interval = "undefined" + (f": {found['note']}" if found.get("note") else "")
         else:
-            interval = interval_text(method.get("low"), method.get("high"))
+            interval = interval_text(found.get("low"), found.get("high"))
         rows.append({
             "name": name,
             "headline": name == headline.get("method"),
             "interval": interval,
-            "covers": "tasks and the tries within them" if method.get("over") == "tasks" else "trials, as if independent",
+            "covers": "tasks and the tries within them" if found.get("over") == "tasks" else "trials, as if independent",
             "worst": pct(cov["worst_coverage"], 1) if cov.get("worst_coverage") is not None else "n/a",
             "width": pct(cov["mean_width"]) if cov.get("mean_width") is not None else "n/a",
         })
@@ -452,13 +451,15 @@ def cost_table(figures_data: dict) -> list[dict]:
 
 def figure_captions(figures_data: dict) -> dict[str, str]:
     cost = figures_data["cost"]
-    methods = sorted({p["method"] or "none defined" for p in figures_data["forest"]})
+    methods = sorted({method(p["method"]) for p in figures_data["forest"]})
     without = [w["description"] for w in cost["without_cost"]]
     cost_caption = (
         "Cost against pass rate. Horizontal: the cost of one run over the task set (the sum over the setting's counted "
-        "tasks of each task's mean recorded cost per trial) with a percentile bootstrap interval over tasks "
-        f"({cost['resamples']:,} resamples, seed {cost['seed']}); vertical: the pass rate with its headline interval. "
-        "The dashed staircase is the Pareto frontier of the point estimates."
+        "tasks of each task's mean recorded cost per trial)"
+        + (f" with a {level(cost['confidence'])} percentile bootstrap interval over tasks ({cost['resamples']:,} "
+           f"resamples, seed {cost['seed']})" if cost["points"] else "")
+        + "; vertical: the pass rate with its headline interval. The dashed staircase is the Pareto frontier of the "
+        "point estimates."
     )
     cost_caption += (" Not drawn, because no cost was recorded: " + ", ".join(without) + ".") if without else \
         " Every setting recorded a cost."
@@ -468,7 +469,7 @@ def figure_captions(figures_data: dict) -> dict[str, str]:
         "heatmap": ("Fraction of trials passed per setting and task"
                     + (" (passed/trials in each cell)" if len(figures_data["heatmap"]["tasks"]) <= paper.HEATMAP_NAMED_TASKS
                        else ", tasks numbered in name order")
-                    + ". Hatched cells were left out of the setting's pass rate because the task's controls failed; "
+                    + ". Hatched cells were left out of the setting's pass rate by the task's controls; "
                     "grey cells were not run."),
         "cost": cost_caption,
     }

@@ -13,7 +13,7 @@ import io
 import re
 
 from . import sentences
-from .present import cell, count, interval_text, level, p_text, pct, signed_pp, usd
+from .present import cell, interval_text, level, method, p_text, pct, signed_pp, usd
 
 CONTROL_ORDER = {"oracle": 0, "nop": 1}
 MISSING = "—"
@@ -125,7 +125,7 @@ def settings_cells(row: dict) -> list[str]:
         row["description"],
         pct(row["pass_rate"]),
         interval_text(row["interval_low"], row["interval_high"]),
-        row["interval_method"] or "none defined",
+        method(row["interval_method"]),
         f"{row['tasks']:,}",
         f"{row['trials']:,}",
         tokens_text(row),
@@ -249,7 +249,7 @@ def settings_latex(rows: list[dict], confidence: float) -> str:
     agents = [row for row in rows if not row["control"]]
     controls = [row for row in rows if row["control"]]
     ordered_rows = agents + controls
-    methods = [row["interval_method"] or "none defined" for row in ordered_rows]
+    methods = [method(row["interval_method"]) for row in ordered_rows]
     marks, method_notes = _marks(methods)
     body = []
     for row, mark in zip(ordered_rows, marks):

@@ -52,6 +52,11 @@ def interval_text(low, high, formatter=pct) -> str:
     return f"{formatter(low)} to {formatter(high)}"
 
 
+def method(name) -> str:
+    """An interval method's name, or what stands for it where no method gives an interval."""
+    return name or "none defined"
+
+
 def signed_pp(value) -> str:
     """A difference of rates in percentage points, ASCII signs: '+2 pp', '-18 pp'."""
     if value is None:

@@ -26,20 +26,6 @@ GRADED_BY = {"script": "graded by the verifier script", "model": "graded by a mo
              "mixed": "graded partly by a model, partly by the verifier script alone"}
 
 
-def _jinja() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
-        autoescape=False,  # Markdown; every interpolated value goes through `cell` or a formatter
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    env.filters.update(pct=pct, num=num, usd=usd, reward=reward, cell=cell, bar=bar, count=count, seconds=seconds)
-    env.globals.update(NOT_RECORDED=NOT_RECORDED)
-    return env
-
-
 def environment_rows(resolutions: list[dict], records: dict, per_task: list[dict]) -> list[dict]:
     """Per task: the image it ran in as inspected, beside its task digest."""
     digests = {row["task"]: row["task_digests"] for row in per_task}

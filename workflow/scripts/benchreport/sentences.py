@@ -8,7 +8,7 @@ they place the record's numbers in words, at the record's own confidence level.
 
 from __future__ import annotations
 
-from .present import NOT_RECORDED, count, interval_text, level, num, pct, seconds, usd
+from .present import count, interval_text, level, method, pct, seconds, usd
 
 EFFORT_KEYS = ("reasoning_effort", "thinking", "output_config")
 
@@ -21,7 +21,7 @@ def headline_interval(record: dict) -> str:
     """'95% interval 31% to 83% over tasks, wilson over task means'."""
     headline = record["headline"]
     return (f"{level(record['confidence'])} interval {interval_text(headline.get('low'), headline.get('high'))} "
-            f"over tasks, {headline.get('method') or 'no method defined'}")
+            f"over tasks, {method(headline.get('method'))}")
 
 
 def first_line(record: dict) -> str:
@@ -392,7 +392,7 @@ def writeup(record: dict, card: dict) -> list[str]:
         "",
         f"{c['passed']} of {count(c['trials'], 'trial')} passed; pass rate {pct(record['pass_rate']['value'])} "
         f"(mean over the {count(c['tasks'], 'task')}). {level(record['confidence'])} interval: "
-        f"{interval_text(headline.get('low'), headline.get('high'))} ({headline.get('method') or 'no method'}"
+        f"{interval_text(headline.get('low'), headline.get('high'))} ({method(headline.get('method'))}"
         + (f", {coverage_text(headline)} worst-case coverage at {shape_text(headline['coverage'])}"
            if headline.get("coverage") else "") + ");",
         f"resampled over tasks: {interval_text(record['intervals']['over_tasks'].get('low'), record['intervals']['over_tasks'].get('high'))}; "
@@ -424,7 +424,7 @@ def index_row_interval(record: dict) -> str:
     """index.md's and the paper table's interval cell: the headline with its method."""
     headline = record["headline"]
     return (f"{interval_text(headline.get('low'), headline.get('high'))} "
-            f"({headline.get('method') or 'no method defined'})")
+            f"({method(headline.get('method'))})")
 
 
 def accounting(found: int, in_reports: int, interrupted: int, unusable: int, duplicates: int = 0) -> str:

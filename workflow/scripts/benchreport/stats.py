@@ -392,7 +392,8 @@ def _setting_trials(setting: str, all_trials: list[dict], policy: dict) -> tuple
         controls["policy"] = {"on_failure": policy["on_failure"], "on_unverified": policy["on_unverified"]}
         for verdict, key in (("fails", "on_failure"), ("not verified", "on_unverified")):
             if policy[key] == "exclude":
-                excluded_tasks |= {task: [f"controls {verdict}: " + "; ".join(entry["reasons"])]
+                said = "controls fail" if verdict == "fails" else "controls not verified"
+                excluded_tasks |= {task: [f"{said}: " + "; ".join(entry["reasons"])]
                                    for task, entry in controls["per_task"].items() if entry["verdict"] == verdict}
     return mine, finished, interrupted, controls, excluded_tasks
 
