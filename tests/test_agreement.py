@@ -166,3 +166,33 @@ def test_a_job_folder_that_mixed_settings_is_said_so(workflow):
     index = workflow.read("index.md")
     assert "## Mixed settings" in index and "which differ in model" in index.replace("\\", "")
     assert agreement.check(workflow.results)[1] == []
+
+
+def planned_rules(workdir) -> set[str]:
+    process = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "2", "--quiet", "rules",
+                              "--configfile", "settings.json", "--config",
+                              'job_roots=["jobs/benchflow-real-jobs","jobs/benchflow-samples","jobs/generated"]'],
+                             cwd=workdir, capture_output=True, text=True, timeout=600)
+    assert process.returncode == 0, process.stdout + process.stderr
+    rules = set()
+    for line in process.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit() and parts[0] not in ("job", "total"):
+            rules.add(parts[0])
+    return rules
+
+
+def test_a_change_to_one_renderer_re_runs_only_what_it_writes(results_95):
+    """The renderers depend on the presentation layer, not on each other: editing the page's
+    renderer plans the page alone; editing the index's plans the index and the page that lists
+    its ledger."""
+    workdir = results_95.parent
+    assert planned_rules(workdir) == set()
+    package = workdir / "workflow" / "scripts" / "benchreport"
+    for module, expected in (("html.py", {"html_report", "all"}), ("overview.py", {"overview", "html_report", "all"})):
+        original = (package / module).read_text()
+        try:
+            (package / module).write_text(original + "\n# an edit\n")
+            assert planned_rules(workdir) == expected, module
+        finally:
+            (package / module).write_text(original)

@@ -81,7 +81,9 @@ def test_real_control_folders_gate_an_agent_run(workflow):
     workflow.run("--configfile", str(exclude), roots=["jobs"])
     summary = summary_of(workflow, "claude-agent-acp")
     left = {row["task"]: row for row in summary["excluded_by_controls"]}
-    assert set(left) == {"no-control-task", "tiny-hello-net"} and summary["counts"]["tasks"] == 1
+    # tiny-hello too: its oracle passed every try, but no nop ran on it
+    assert set(left) == {"no-control-task", "tiny-hello", "tiny-hello-net"} and summary["counts"]["tasks"] == 0
+    assert left["tiny-hello"]["reason"] == "controls not verified: no nop ran"
     assert left["tiny-hello-net"]["reason"] == "controls not verified: no oracle ran; nop errored 4 of 7"
     tsv = workflow.read("exclusions.tsv")
     assert f"task\t{summary['setting']}\t\t\ttask tiny-hello-net\tcontrols not verified: no oracle ran; nop" in tsv

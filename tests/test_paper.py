@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from benchflow_synth import write_matrix
 from benchreport import figures, paper
+from benchreport.page import LISTED_ROWS, PAGE_TRIALS, page_trials
 from benchreport.present import interval_text, pct
 from conftest import REPO, copy_workflow
 
@@ -247,7 +248,7 @@ def page_of(summaries, pairs=()):
 
     data = paper.figures_data(summaries)
     svgs = {name: b"<svg xmlns='http://www.w3.org/2000/svg'/>" for name in ("forest", "heatmap", "cost")}
-    pages = {s["setting"]: html.page_trials(s["per_task"], s["trials"]) for s in summaries}
+    pages = {s["setting"]: page_trials(s["per_task"], s["trials"]) for s in summaries}
     return html.render_page(summaries, pages, {"pairs": list(pairs)}, "job\tfolder\tfile\treason\teffect\n", svgs,
                             data)
 
@@ -287,14 +288,14 @@ def test_report_page_is_bounded_at_many_tries():
     assert len(page) < 1_500_000
     for s in summaries:
         listed = [t for t in s["trials"] if f"{t['job']}/{t['folder']}" in page]
-        assert 0 < len(listed) <= html.PAGE_TRIALS
+        assert 0 < len(listed) <= PAGE_TRIALS
         assert listed == s["trials"][:len(listed)]  # the first tasks, whole
         assert f"results/reports/{s['setting']}/trials.json" in page
         for task in tasks:  # every task keeps its row, the target of its numbers' links
             assert f'id="{html.task_anchor(s["setting"], task)}"' in page
     assert "The trials of the first 20 of 250 tasks are listed once" in page and "The other 5,750 are not in this page" in page
     assert 'class="heatmap-table"' not in page  # the per-task tables hold those numbers
-    assert f"The {html.LISTED_ROWS} tasks of 250 where A and B differ most" in page
+    assert f"The {LISTED_ROWS} tasks of 250 where A and B differ most" in page
     assert "50 more tasks not listed here (not verified 50)" in page
     assert page.index("task-0249") < page.index("task-0000")  # the failed controls first
 
@@ -382,7 +383,6 @@ def test_trial_rows_live_in_trials_json_and_what_is_built_from_them_agrees(built
     """summary.json carries no trial rows (the run-level stages read it); trials.json beside it
     has every finished trial once, and the per-task costs, the left-out tasks and the trials the
     page lists, computed where the rows are read, agree with the rows."""
-    from benchreport import html
 
     page = built.read("report.html")
     costs = {p["setting"]: p for p in json.loads(built.read("paper/figures.json"))["cost"]["points"]}
@@ -407,7 +407,7 @@ def test_trial_rows_live_in_trials_json_and_what_is_built_from_them_agrees(built
         if setting in costs:
             assert costs[setting]["tasks_priced"] == sum(row["mean_cost_usd"] is not None for row in s["per_task"])
         listed = json.loads(built.read(f"settings/{setting}/page.json"))
-        assert listed == {"setting": setting} | html.page_trials(s["per_task"], trials)
+        assert listed == {"setting": setting} | page_trials(s["per_task"], trials)
         for task_rows in listed["listed"].values():
             for row in task_rows:
                 assert page.count(row["folder"]) == 1
