@@ -28,7 +28,7 @@ COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineag
 # these files re-runs that stage and what depends on it, nothing else.
 # stats.py and what it imports: the numbers of a setting.
 NUMBERS = ["benchreport/stats.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/passk.py",
-           "benchreport/settings.py", "benchreport/classify.py", "benchreport/files.py"]
+           "benchreport/settings.py", "benchreport/classify.py", "benchreport/files.py", "benchreport/record.py"]
 # The presentation layer: how numbers are written (present) and every sentence stating a result
 # (sentences). Every renderer depends on these, and on no other renderer.
 PRESENT = ["benchreport/present.py", "benchreport/sentences.py"]
@@ -36,7 +36,7 @@ PRESENT = ["benchreport/present.py", "benchreport/sentences.py"]
 RUNCARD = ["benchreport/runcard.py", "benchreport/completeness.py", "benchreport/grader.py", "benchreport/provenance.py",
            "benchreport/classify.py", "benchreport/secrets.py", *PRESENT]
 # render.py and what it imports: the report stage's record and its Markdown.
-RENDER = ["benchreport/render.py", "benchreport/environment.py", *RUNCARD]
+RENDER = ["benchreport/render.py", "benchreport/environment.py", "benchreport/record.py", *RUNCARD]
 STAGE_CODE = {
     "ingest": ["ingest.py", "benchreport/discover.py", "benchreport/forked.py", "benchreport/classify.py", "benchreport/settings.py",
                "benchreport/ingest.py", "benchreport/secrets.py", "benchreport/grader.py",

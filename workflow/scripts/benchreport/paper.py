@@ -13,7 +13,7 @@ import io
 import re
 
 from . import sentences
-from .present import cell, interval_text, level, method, p_text, pct, signed_pp, usd
+from .present import cell, interval_text, level, method, p_text, pct, signed_pp, spreadsheet_cell, usd
 
 CONTROL_ORDER = {"oracle": 0, "nop": 1}
 MISSING = "—"
@@ -166,12 +166,13 @@ def settings_markdown(rows: list[dict], confidence: float) -> str:
 
 
 def to_csv(fields: list[str], rows: list[dict]) -> str:
-    """RFC 4180 CSV (minimal quoting, \\n line ends); None is an empty field, floats in full."""
+    """RFC 4180 CSV (minimal quoting, \\n line ends); None is an empty field, floats in full, and a
+    text a spreadsheet would run as a formula is neutralised (present.spreadsheet_cell)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
     writer.writerow(fields)
     for row in rows:
-        writer.writerow(["" if row.get(field) is None else row.get(field) for field in fields])
+        writer.writerow([spreadsheet_cell(row.get(field)) for field in fields])
     return buffer.getvalue()
 
 

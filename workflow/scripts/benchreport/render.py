@@ -18,6 +18,7 @@ from . import completeness, grader, runcard, sentences
 from .classify import interrupted_row
 from .environment import repo_digest_text
 from .files import dump_json
+from .record import LeftOutRow, as_json
 from .present import NOT_RECORDED, bar, cell, code, count, level, num, pct, reward, seconds, usd
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -66,21 +67,23 @@ def left_out_rows(stats: dict, environment: list[dict]) -> list[dict]:
     settings) exclusions.tsv list."""
     rows = []
     for row in stats["ledger"]:
-        rows.append({"kind": row.get("kind") or ("attempt" if row["effect"].startswith("attempt") else "file"),
-                     "task": None, "trials": None} | {key: row[key] for key in ("job", "folder", "file", "reason", "effect")})
+        kind = row.get("kind") or ("attempt" if row["effect"].startswith("attempt") else "file")
+        rows.append(LeftOutRow(kind, row["job"], row["folder"], row["file"], row["reason"], row["effect"]))
     for trial in stats["interrupted"]:
-        rows.append({"kind": "attempt", "task": trial["task"], "trials": 1} | interrupted_row(trial, trial["folder"]))
+        row = interrupted_row(trial, trial["folder"])
+        rows.append(LeftOutRow("attempt", row["job"], row["folder"], row["file"], row["reason"], row["effect"],
+                               task=trial["task"], trials=1))
     for row in stats["excluded_by_controls"]:
-        rows.append({"kind": "task", "task": row["task"], "trials": row["trials"], "job": "", "folder": "",
-                     "file": f"task {row['task']}", "reason": row["reason"],
-                     "effect": f"{count(row['trials'], 'trial')} ({row['passed']} passed) left out of the headline"})
+        rows.append(LeftOutRow("task", "", "", f"task {row['task']}", row["reason"],
+                               f"{count(row['trials'], 'trial')} ({row['passed']} passed) left out of the headline",
+                               task=row["task"], trials=row["trials"]))
     for row in environment:
         if row["status"] not in ("inspected", "rebuilt"):
-            rows.append({"kind": "image", "task": row["task"], "trials": None, "job": "", "folder": "",
-                         "file": f"image of task {row['task']} ({row['reference']})",
-                         "reason": f"{row['status']}: {ENVIRONMENT_HINTS.get(row['status'], row.get('reason') or 'see the environment table')}",
-                         "effect": "environment as built not recorded for this task"})
-    return rows
+            hint = ENVIRONMENT_HINTS.get(row["status"], row.get("reason") or "see the environment table")
+            rows.append(LeftOutRow("image", "", "", f"image of task {row['task']} ({row['reference']})",
+                                   f"{row['status']}: {hint}", "environment as built not recorded for this task",
+                                   task=row["task"]))
+    return as_json(rows)
 
 
 def trial_rows(trials: list[dict]) -> list[str]:

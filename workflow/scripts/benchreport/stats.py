@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter, defaultdict
 
 import statistics as pystats
@@ -10,6 +11,7 @@ import numpy as np
 
 from . import coverage, intervals, passk
 from .classify import timed_out
+from .record import CostMeasure, Interval, TaskRow, as_json
 from .settings import describe
 
 OUTCOME_ORDER = ("passed", "failed", "errored", "verifier_errored", "unscored")
@@ -28,7 +30,7 @@ def trial_id(trial: dict) -> str:
     return f"{trial['job']}/{trial['folder']}"
 
 
-def per_task(trials: list[dict], confidence: float) -> list[dict]:
+def per_task(trials: list[dict], confidence: float) -> list[TaskRow]:
     """One row per task: its trials in try order (with their ids, so that every number computed
     from the rows resolves to its trials), pass fraction and its Wilson interval, mean reward."""
     by_task = defaultdict(list)
@@ -39,32 +41,32 @@ def per_task(trials: list[dict], confidence: float) -> list[dict]:
         group = sorted(by_task[task], key=_try_order)
         passed = sum(trial["outcome"] == "passed" for trial in group)
         costs = [trial["cost_usd_all_attempts"] for trial in group if trial["cost_usd_all_attempts"] is not None]
-        rewards = [trial["reward"] for trial in group]
-        rows.append(
-            {
-                "task": task,
-                "trials": len(group),
-                "passed": passed,
-                "rate": passed / len(group),
-                "interval": _task_interval(passed, len(group), confidence),
-                "rewards": rewards,
-                # a trial with no reward (errored, unscored) counts as 0, as it counts as not passed
-                "mean_reward": sum(value or 0.0 for value in rewards) / len(group),
-                "outcomes": [trial["outcome"] for trial in group],
-                "timed_out": sum(timed_out(trial) for trial in group),
-                "task_digests": sorted({trial["task_digest"] for trial in group if trial["task_digest"]}),
-                "trial_ids": [trial_id(trial) for trial in group],
-                # over the trials with a recorded cost (all attempts); None when none has one
-                "mean_cost_usd": sum(costs) / len(costs) if costs else None,
-            }
-        )
+        rewards = tuple(trial["reward"] for trial in group)
+        wilson = intervals.wilson(passed, len(group), confidence)
+        rows.append(TaskRow(
+            task=task,
+            trials=len(group),
+            passed=passed,
+            rate=passed / len(group),
+            interval=Interval("wilson", wilson["low"], wilson["high"], confidence, "this task's tries, as if independent"),
+            rewards=rewards,
+            # a trial with no reward (errored, unscored) counts as 0, as it counts as not passed
+            mean_reward=sum(value or 0.0 for value in rewards) / len(group),
+            outcomes=tuple(trial["outcome"] for trial in group),
+            timed_out=sum(timed_out(trial) for trial in group),
+            task_digests=tuple(sorted({trial["task_digest"] for trial in group if trial["task_digest"]})),
+            trial_ids=tuple(trial_id(trial) for trial in group),
+            mean_cost_usd=sum(costs) / len(costs) if costs else None,
+        ))
     return rows
 
 
-def _task_interval(passed: int, trials: int, confidence: float) -> dict:
-    found = intervals.wilson(passed, trials, confidence)
-    return {"method": "wilson", "low": found["low"], "high": found["high"], "level": confidence,
-            "covers": "this task's tries, as if independent"}
+def task_rows(trials: list[dict], confidence: float, controls: dict | None) -> list[dict]:
+    """per_task with each task's controls verdict, as the record holds them (plain data)."""
+    rows = per_task(trials, confidence)
+    if controls:
+        rows = [dataclasses.replace(row, controls=controls["per_task"][row.task]) for row in rows]
+    return as_json(rows)
 
 
 def observed(trials: list[dict], field: str) -> dict:
@@ -106,11 +108,11 @@ def _cost(trials: list[dict]) -> tuple[float | None, int]:
     return (round(sum(costs), 6) if costs else None), len(costs)
 
 
-def _measure(key: str, label: str, numerator: str, denominator: str, value, n: int, trial_ids: str,
+def _measure(key: str, label: str, numerator: str, denominator: str, value, n: int, trials: str,
              numerator_usd=None, interval=None) -> dict:
-    return {"key": key, "label": label, "numerator": numerator, "denominator": denominator,
-            "denominator_count": n, "numerator_usd": numerator_usd, "value_usd": value,
-            "interval": interval, "trials": trial_ids}
+    return as_json(CostMeasure(key=key, label=label, numerator=numerator, denominator=denominator,
+                               denominator_count=n, numerator_usd=numerator_usd, value_usd=value,
+                               interval=interval, trials=trials))
 
 
 def cost_of_one_run(tasks: list[dict], params: dict) -> dict | None:
@@ -459,15 +461,12 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=N
     key = mine[0]["setting_key"]
     counted = [trial for trial in finished if trial["task"] not in excluded_tasks]
     confidence = params["confidence"]
-    tasks = per_task(counted, confidence)
-    left_out_tasks = per_task([trial for trial in finished if trial["task"] in excluded_tasks], confidence)
+    tasks = task_rows(counted, confidence, controls)
+    left_out_tasks = task_rows([trial for trial in finished if trial["task"] in excluded_tasks], confidence, controls)
     rates = [row["rate"] for row in tasks]
     passed = sum(row["passed"] for row in tasks)
     n_trials = len(counted)
     outcomes = Counter(trial["outcome"] for trial in counted)
-    if controls:
-        for row in tasks + left_out_tasks:
-            row["controls"] = controls["per_task"][row["task"]]
     methods = interval_methods(tasks, params) if tasks else {}
     headline = headline_interval(tasks, methods, params, grid_for)
     over_trials = intervals.wilson(passed, n_trials, confidence)
