@@ -24,9 +24,11 @@ from benchreport import (
     grader,
     ingest,
     provenance,
+    render,
     runcard,
     sentences,
     stats,
+    trial_rows,
 )
 from conftest import REPO
 from test_grader import REAL_ROOTS, SHARED, load, review_listing
@@ -73,8 +75,8 @@ def build(roots: list[Path]) -> dict:
         own = [output for output in ingests if any(t["setting"] == setting for t in output["trials"])]
         # what rule report reads: stats.json | card-parts.json | trials.json
         numbers = stats.setting_stats(setting, trials, PARAMS)
-        rows, excluded = stats.setting_trial_rows(setting, trials, PARAMS["controls"])
-        numbers |= runcard.card_parts(setting, ingests, excluded) | rows
+        rows, excluded = trial_rows.setting_trial_rows(setting, trials, PARAMS["controls"])
+        numbers |= trial_rows.card_parts(setting, ingests, excluded) | rows
         card = runcard.build_run_card(numbers, [], min_tries=PARAMS["min_trials_per_task"])
         built["settings"][setting] = {"stats": numbers, "card": card, "own": own}
     return built
@@ -190,7 +192,7 @@ def test_a_jobs_run_summary_agrees_with_benchflows_summary_json(which, request):
         if not path.is_file():
             continue
         theirs = load(path)
-        ours = runcard.run_summary(output["trials"], job_dir=output["job"]["id"], job_name=theirs["job_name"],
+        ours = trial_rows.run_summary(output["trials"], job_dir=output["job"]["id"], job_name=theirs["job_name"],
                                    budget=theirs.get("budget"))
         jsonschema.Draft202012Validator(RUN_SUMMARY_SCHEMA).validate(ours)
         for field in ("total", "passed", "failed", "errored", "verifier_errored"):
@@ -205,11 +207,11 @@ def test_a_jobs_run_summary_agrees_with_benchflows_summary_json(which, request):
 def test_a_gate_sets_the_exit_code():
     trials = [{"outcome": "passed", "reward": 1.0}, {"outcome": "errored", "reward": None, "error_category": "timeout"},
               {"outcome": "unscored", "reward": None}]
-    summary = runcard.run_summary(trials, job_dir=None, job_name="s", gate={"fail_under": 0.5, "fail_on": ["errored", "nonsense"]})
+    summary = trial_rows.run_summary(trials, job_dir=None, job_name="s", gate={"fail_under": 0.5, "fail_on": ["errored", "nonsense"]})
     assert (summary["total"], summary["passed"], summary["errored"], summary["timed_out"]) == (3, 1, 2, 1)
     assert summary["gate"] == {"fail_under": 0.5, "fail_on": ["errored"], "failed": ["pass rate 33.3% is under 50.0%", "2 errored trials"]}
     assert summary["exit_code"] == 1
-    assert runcard.run_summary(trials, job_dir=None, job_name="s")["exit_code"] == 0
+    assert trial_rows.run_summary(trials, job_dir=None, job_name="s")["exit_code"] == 0
     jsonschema.Draft202012Validator(RUN_SUMMARY_SCHEMA).validate(summary)
 
 
@@ -245,7 +247,7 @@ def test_retries_interruptions_and_a_budget_stop_are_told_apart(generated):
     assert stop["stopped"] is True and stop["reason"] == budget["reason"]
     assert (stop["cancelled"], stop["not_started"]) == (len(budget["cancelled"]), len(budget["not_started"]))
     assert stop["not_started_tasks"] == sorted(budget["not_started"])
-    text = runcard.left_out_markdown(entry["card"]["left_out"])
+    text = render.left_out_markdown(entry["card"]["left_out"])
     assert f"{len(budget['not_started'])} never started (no folder)" in text
     assert f"{left_total(entry)} attempt folders found; every one is counted above." in text
 
@@ -493,6 +495,6 @@ def test_generated_review_jobs_are_byte_identical_when_rebuilt(tmp_path):
     ({"outcome": "passed", "usage_source": "provider_response", "price_source": "litellm"}, "no cost from the price table"),
 ])
 def test_every_trial_without_a_cost_has_a_cause_the_schema_knows(row, cause):
-    assert runcard.unpriced_cause(row) == cause
+    assert trial_rows.unpriced_cause(row) == cause
     enum = CARD_SCHEMA["properties"]["tokens_and_cost"]["oneOf"][1]["properties"]["unpriced"]["items"]["properties"]["cause"]["enum"]
-    assert sorted(enum) == sorted(runcard.UNPRICED)
+    assert sorted(enum) == sorted(trial_rows.UNPRICED)

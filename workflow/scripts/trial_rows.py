@@ -1,10 +1,10 @@
 """Rule trial_rows: every trial of one setting, one row each (reports/<setting>/trials.json), and
 what its run card counts from them (settings/<setting>/card-parts.json)."""
 
-from benchreport import rulejob, runcard
+from benchreport import rulejob
 from benchreport.files import dump_json, load_json, write_text
 from benchreport.lineage import write_for_rule
-from benchreport.stats import setting_trial_rows
+from benchreport.trial_rows import card_parts, setting_trial_rows
 
 rulejob.start(snakemake)
 
@@ -13,7 +13,7 @@ setting = snakemake.wildcards.setting
 ingests = [load_json(path) for path in snakemake.input.trials]
 trials = [trial for ingest in ingests for trial in ingest["trials"]]
 rows, excluded = setting_trial_rows(setting, trials, snakemake.params.controls)
-card = runcard.card_parts(
+card = card_parts(
     setting, ingests, excluded, benchmark_config=snakemake.params.benchmark_version, gate=snakemake.params.gate
 )
 write_text(snakemake.output.trials, dump_json(rows))

@@ -32,18 +32,20 @@ NUMBERS = ["benchreport/stats.py", "benchreport/intervals.py", "benchreport/cove
 # The presentation layer: how numbers are written (present) and every sentence stating a result
 # (sentences). Every renderer depends on these, and on no other renderer.
 PRESENT = ["benchreport/present.py", "benchreport/sentences.py"]
-# runcard.py and what it imports: the run card, its parts and its checklist.
-RUNCARD = ["benchreport/runcard.py", "benchreport/completeness.py", "benchreport/grader.py", "benchreport/provenance.py",
-           "benchreport/classify.py", "benchreport/secrets.py", *PRESENT]
+# runcard.py and what it imports: the run card and its checklist.
+RUNCARD = ["benchreport/runcard.py", "benchreport/completeness.py", *PRESENT]
 # render.py and what it imports: the report stage's record and its Markdown.
-RENDER = ["benchreport/render.py", "benchreport/environment.py", "benchreport/record.py", *RUNCARD]
+RENDER = ["benchreport/render.py", "benchreport/environment.py", "benchreport/record.py", "benchreport/grader.py",
+          "benchreport/classify.py", "benchreport/provenance.py", "benchreport/secrets.py", "benchreport/files.py",
+          *RUNCARD]
 STAGE_CODE = {
     "ingest": ["ingest.py", "benchreport/discover.py", "benchreport/forked.py", "benchreport/classify.py", "benchreport/settings.py",
                "benchreport/ingest.py", "benchreport/secrets.py", "benchreport/grader.py",
                "benchreport/provenance.py"],
     "coverage": ["coverage_grid.py", "benchreport/intervals.py", "benchreport/coverage.py"],
     "stats": ["stats.py", *NUMBERS],
-    "trial_rows": ["trial_rows.py", *NUMBERS, *RUNCARD],
+    "trial_rows": ["trial_rows.py", "benchreport/trial_rows.py", "benchreport/grader.py", "benchreport/provenance.py",
+                   "benchreport/secrets.py", *NUMBERS],
     "report": ["report.py", *RENDER, "benchreport/page.py",
                "benchreport/templates/report.md.j2", "../schemas/setting-result.schema.json",
                "../schemas/run-card.schema.json", "../schemas/benchflow-run-summary.v1.schema.json"],

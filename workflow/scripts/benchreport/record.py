@@ -76,7 +76,16 @@ class LeftOutRow:
 
 
 def as_json(value):
-    """A record (or a list of them) as plain data for JSON."""
+    """A record (or a list of them) as plain data for JSON: dicts and lists (tuples become lists,
+    so data read back from disk and data just built compare equal)."""
     if isinstance(value, list):
         return [as_json(item) for item in value]
-    return dataclasses.asdict(value)
+    return _plain(dataclasses.asdict(value))
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import completeness, grader, runcard, sentences
+from . import completeness, grader, sentences
 from .classify import interrupted_row
 from .environment import repo_digest_text
 from .files import dump_json
@@ -183,7 +183,7 @@ def render_report(record: dict, card: dict, trials: dict) -> str:
         "graded_by": GRADED_BY[card["grader"]["kind"]],
         "sections": {
             "grader": grader.render_markdown(card["grader"], cell),
-            "left_out": runcard.left_out_markdown(card["left_out"], cell),
+            "left_out": left_out_markdown(card["left_out"]),
             "completeness": completeness.render_markdown(card["completeness"], cell),
         },
         "trial_rows": trial_rows(trials["trials"]),
@@ -200,3 +200,34 @@ def render_writeup(record: dict, card: dict) -> str:
 
 def render_summary(record: dict) -> str:
     return dump_json(record)
+
+
+def left_out_markdown(accounting: dict) -> str:
+    """The 'What was left out' section: one table whose folder counts add up."""
+    lines = [
+        "| What | Attempt folders | Effect | Detail |",
+        "| --- | ---: | --- | --- |",
+    ]
+    for category in accounting["categories"]:
+        if category["folders"]:
+            detail = ", ".join(f"{name} {count}" for name, count in category["by"].items())
+            lines.append(f"| {cell(category['label'])} | {category['folders']} | {cell(category['effect'])} | {cell(detail)} |")
+    verdict = "every one is counted above" if accounting["adds_up"] else f"{accounting['unaccounted']} are NOT accounted for above"
+    lines += ["", f"{accounting['folders_found']} attempt folders found; {verdict}."]
+    for stop in accounting["budget_stops"]:
+        lines.append(
+            f"Budget stop in {cell(stop['job'])}: {cell(stop['reason'] or 'no reason recorded')}; "
+            f"{count(stop['cancelled'], 'task')} cancelled (their folders, if any, are counted above), "
+            f"{stop['not_started']} never started (no folder)"
+            + (f": {cell(', '.join(stop['not_started_tasks']))}" if stop["not_started_tasks"] else "") + "."
+        )
+    if not accounting["budget_stops"]:
+        lines.append("Budget stops: none" + ("" if accounting["budget_recorded"] else " (no summary.json records a budget)") + ".")
+    for row in accounting["files_not_read"]:
+        lines.append(f"File not read: {cell(row['file'])} in {cell(row['job'])}: {cell(row['reason'])} ({cell(row['effect'])}).")
+    by_status = {}
+    for row in accounting["images_not_inspected"]:
+        by_status.setdefault(row["status"], []).append(row["task"])
+    for status, tasks in sorted(by_status.items()):
+        lines.append(f"Images not inspected ({cell(status)}) for {count(len(tasks), 'task')}: {cell(', '.join(tasks))}.")
+    return "\n".join(lines) + "\n"

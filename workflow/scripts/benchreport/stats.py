@@ -21,7 +21,7 @@ def _ratio(numerator, denominator):
     return numerator / denominator if denominator else None
 
 
-def _try_order(trial: dict) -> tuple:
+def try_order(trial: dict) -> tuple:
     return (trial["try_index"] is None, trial["try_index"] or 0, trial["job"], trial["folder"])
 
 
@@ -38,7 +38,7 @@ def per_task(trials: list[dict], confidence: float) -> list[TaskRow]:
         by_task[trial["task"]].append(trial)
     rows = []
     for task in sorted(by_task):
-        group = sorted(by_task[task], key=_try_order)
+        group = sorted(by_task[task], key=try_order)
         passed = sum(trial["outcome"] == "passed" for trial in group)
         costs = [trial["cost_usd_all_attempts"] for trial in group if trial["cost_usd_all_attempts"] is not None]
         rewards = tuple(trial["reward"] for trial in group)
@@ -247,7 +247,7 @@ def control_summary(agent_trials: list[dict], control_trials: list[dict]) -> dic
     for trial in agent_trials:
         wanted[trial["task"]].append(trial)
     by_version = defaultdict(lambda: defaultdict(list))  # task -> (kind, digest) -> trials
-    for trial in sorted(control_trials, key=lambda t: (t["task"], _try_order(t))):
+    for trial in sorted(control_trials, key=lambda t: (t["task"], try_order(t))):
         if trial["task"] not in wanted or trial["outcome"] == "interrupted":
             continue
         by_version[trial["task"]][trial["control"], trial["task_digest"]].append(trial)
@@ -380,7 +380,7 @@ def solve_rates(tasks: list[dict]) -> dict | None:
     return passk.solve_rates([row["trials"] for row in tasks], [row["passed"] for row in tasks])
 
 
-def _setting_trials(setting: str, all_trials: list[dict], policy: dict) -> tuple:
+def setting_trials(setting: str, all_trials: list[dict], policy: dict) -> tuple:
     """(its trials, the finished ones, the interrupted ones, the control summary or None, task ->
     why its controls leave it out): what the numbers and the trial rows of a setting both start
     from. `policy`: the config's controls.on_failure and controls.on_unverified."""
@@ -457,7 +457,7 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=N
     """The result record of one setting (stats.json; the report stage adds what the run card
     counts over its trial rows and the environment, and writes summary.json): every number its
     outputs print, computed here once. grid_for: see headline_interval."""
-    mine, finished, interrupted, controls, excluded_tasks = _setting_trials(setting, all_trials, params["controls"])
+    mine, finished, interrupted, controls, excluded_tasks = setting_trials(setting, all_trials, params["controls"])
     key = mine[0]["setting_key"]
     counted = [trial for trial in finished if trial["task"] not in excluded_tasks]
     confidence = params["confidence"]
@@ -532,49 +532,4 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=N
             "resamples": params["resamples"],
             "trial_seeds": sorted({str(t["seed"]) for t in mine if t["seed"] is not None}),
         },
-    }
-
-
-def setting_trial_rows(setting: str, all_trials: list[dict], policy: dict) -> tuple[dict, set[str]]:
-    """(reports/<setting>/trials.json: every trial of the setting, one row each, and why it was left
-    out if it was; the tasks the controls leave out). Apart from the numbers (setting_stats), so
-    that the stages that read only the numbers neither load 25,000 rows (1,000 tasks x 25 tries)
-    nor wait for them to be written."""
-    _, finished, interrupted, _, excluded_tasks = _setting_trials(setting, all_trials, policy)
-    rows = {
-        "setting": setting,
-        "trials": [
-            _trial_ref(trial) | {"left_out": "; ".join(excluded_tasks[trial["task"]]) if trial["task"] in excluded_tasks else None}
-            for trial in sorted(finished, key=lambda t: (t["task"], _try_order(t)))
-        ],
-        "interrupted": [_trial_ref(trial) for trial in sorted(interrupted, key=_try_order)],
-    }
-    return rows, set(excluded_tasks)
-
-
-def _trial_ref(trial: dict) -> dict:
-    """What the trials table shows, and where each number came from."""
-    execution = "completed"
-    if trial["outcome"] == "interrupted":
-        execution = "interrupted"
-    elif trial["error"]:
-        execution = "timed out" if trial["error_category"] == "timeout" else f"error: {trial['error_category'] or 'other'}"
-    return {
-        "id": trial_id(trial),
-        "task": trial["task"],
-        "try": trial["try_index"],
-        "job": trial["job"],
-        "folder": trial["folder"],
-        "attempts": trial["attempts"],
-        "attempt_outcomes": trial["attempt_outcomes"],
-        "agent_execution": execution,
-        "verifier": trial["verifier_error_category"] or ("error" if trial["verifier_error"] else None),
-        "reward": trial["reward"],
-        "outcome": trial["outcome"],
-        "benchflow_bucket": trial["benchflow_bucket"],
-        "tokens": trial["tokens_all_attempts"].get("total_tokens"),
-        "cost_usd": trial["cost_usd_all_attempts"],
-        "seconds": trial["timing"].get("total"),
-        "served_models": trial["served_models"],
-        "task_digest": trial["task_digest"],
     }
