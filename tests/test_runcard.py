@@ -22,6 +22,7 @@ from benchreport import (
     completeness,
     discover,
     grader,
+    html,
     ingest,
     provenance,
     render,
@@ -407,13 +408,13 @@ def test_the_checklist_has_the_ten_parts_in_order_and_renders(real, generated):
         for entry in built["settings"].values():
             items = entry["card"]["completeness"]
             assert [item["part"] for item in items] == [part for part, _ in completeness.PARTS]
-            text = completeness.render_markdown(items)
+            text = render.completeness_markdown(items)
             rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith(("| Part", "| ---"))]
             assert len(rows) == 10
             for item, row in zip(items, rows):
                 assert row.startswith(f"| {item['title']} | {item['status']} |")
             assert completeness.tally(items) in text
-            page = completeness.render_html(items)
+            page = html.completeness_html(items)
             assert page.count("<tr class=") == 10 and "<script" not in page
 
 

@@ -1,14 +1,10 @@
 """The completeness checklist: the ten parts a published score needs, each present, partial
-(with what is missing) or missing, read off a run card; and the write-up's sentences on what
-was not controlled and what the task count cannot support.
-
-Pure functions over a run card (runcard.build_run_card); rendering to Markdown and HTML here
-so report.md and report.html print the same rows.
+(with what is missing) or missing, read off a run card (runcard.build_run_card). Pure functions;
+report.md (render.completeness_markdown) and report.html (html.completeness_html) print the same
+rows.
 """
 
 from __future__ import annotations
-
-import html
 
 from .present import count, level, pct
 
@@ -199,31 +195,3 @@ def tally(items: list[dict]) -> str:
     """'6 of 10 parts present, 3 partial, 1 missing'."""
     counts = {status: sum(item["status"] == status for item in items) for status in STATUSES}
     return f"{counts['present']} of {len(items)} parts present, {counts['partial']} partial, {counts['missing']} missing"
-
-
-def render_markdown(items: list[dict], cell=str) -> str:
-    """The '## Completeness' section that ends report.md."""
-    lines = [
-        "## Completeness",
-        "",
-        "| Part | Status | What is missing |",
-        "| --- | --- | --- |",
-    ]
-    for item in items:
-        missing = "; ".join(item["missing"]) or "—"
-        lines.append(f"| {cell(item['title'])} | {item['status']} | {cell(missing)} |")
-    lines += ["", tally(items) + ".", ""]
-    return "\n".join(lines)
-
-
-def render_html(items: list[dict]) -> str:
-    """The same checklist as an escaped HTML table, for report.html."""
-    rows = "".join(
-        f'<tr class="{item["status"]}"><td>{html.escape(item["title"])}</td><td>{item["status"]}</td>'
-        f'<td>{html.escape("; ".join(item["missing"]) or "—")}</td></tr>'
-        for item in items
-    )
-    return (
-        '<table class="completeness"><thead><tr><th>Part</th><th>Status</th><th>What is missing</th></tr></thead>'
-        f"<tbody>{rows}</tbody></table><p>{html.escape(tally(items))}.</p>"
-    )

@@ -344,24 +344,3 @@ def grader_sentence(description: dict, configured=()) -> str:
     if description["missing"]:
         text += " Not recorded: " + "; ".join(description["missing"]) + "."
     return text
-
-
-def render_markdown(description: dict, cell=str) -> str:
-    """A '## Grader' section: the sentence, then each graded trial's verdict beside its verifier
-    reward. `cell` escapes a table cell (render.cell in the report)."""
-    lines = ["## Grader", "", description["sentence"], ""]
-    if description["per_trial"]:
-        lines += [
-            "| Task | Try | Verifier reward | Model verdict | Rubric reward | Reward | Outcome |",
-            "| --- | ---: | ---: | --- | ---: | ---: | --- |",
-        ]
-        for row in description["per_trial"]:
-            values = [row["task"], row["try"] or "—", _num(row["verifier_reward"]), row["model_verdict"],
-                      _num(row["rubric_reward"]), _num(row["reward"]), row["outcome"]]
-            lines.append("| " + " | ".join(cell("—" if value is None else value) for value in values) + " |")
-        lines.append("")
-    return "\n".join(lines)
-
-
-def _num(value) -> str:
-    return "—" if value is None else f"{value:.3g}"

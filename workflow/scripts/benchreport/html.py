@@ -26,6 +26,7 @@ import csv
 import hashlib
 import io
 import re
+from html import escape
 from pathlib import Path
 
 import jinja2
@@ -203,8 +204,8 @@ def setting_section(summary: dict, page: dict) -> dict:
         })
     excluded = excluded_by_controls(summary, page)
     left_out, left_out_hidden = listed(summary.get("left_out") or [])
-    # the checklist arrives escaped from completeness.render_html; Markup keeps it as HTML
-    checklist = Markup(completeness.render_html(summary["completeness"])) if summary.get("completeness") else None
+    # completeness_html escapes every value; Markup keeps its table as HTML
+    checklist = Markup(completeness_html(summary["completeness"])) if summary.get("completeness") else None
     return {
         "completeness": checklist,
         "setting": setting,
@@ -481,3 +482,16 @@ def render_page(summaries: list[dict], pages: dict[str, dict], comparisons: dict
                 figures_svg: dict[str, bytes], figures_data: dict) -> str:
     context = page_context(summaries, pages, comparisons, ledger_tsv, figures_svg, figures_data)
     return _jinja().get_template("report.html.j2").render(**context)
+
+
+def completeness_html(items: list[dict]) -> str:
+    """The same checklist as an escaped HTML table, for report.html."""
+    rows = "".join(
+        f'<tr class="{item["status"]}"><td>{escape(item["title"])}</td><td>{item["status"]}</td>'
+        f'<td>{escape("; ".join(item["missing"]) or "—")}</td></tr>'
+        for item in items
+    )
+    return (
+        '<table class="completeness"><thead><tr><th>Part</th><th>Status</th><th>What is missing</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table><p>{escape(completeness.tally(items))}.</p>"
+    )

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import completeness, grader, sentences
+from . import completeness, sentences
 from .classify import interrupted_row
 from .environment import repo_digest_text
 from .files import dump_json
@@ -182,9 +182,9 @@ def render_report(record: dict, card: dict, trials: dict) -> str:
         "card": card,
         "graded_by": GRADED_BY[card["grader"]["kind"]],
         "sections": {
-            "grader": grader.render_markdown(card["grader"], cell),
+            "grader": grader_markdown(card["grader"]),
             "left_out": left_out_markdown(card["left_out"]),
-            "completeness": completeness.render_markdown(card["completeness"], cell),
+            "completeness": completeness_markdown(card["completeness"]),
         },
         "trial_rows": trial_rows(trials["trials"]),
         "differences": [(trial, why) for trial, why in differences if why],
@@ -231,3 +231,39 @@ def left_out_markdown(accounting: dict) -> str:
     for status, tasks in sorted(by_status.items()):
         lines.append(f"Images not inspected ({cell(status)}) for {count(len(tasks), 'task')}: {cell(', '.join(tasks))}.")
     return "\n".join(lines) + "\n"
+
+
+def grader_markdown(description: dict) -> str:
+    """A '## Grader' section: the sentence, then each graded trial's verdict beside its verifier
+    reward."""
+    lines = ["## Grader", "", description["sentence"], ""]
+    if description["per_trial"]:
+        lines += [
+            "| Task | Try | Verifier reward | Model verdict | Rubric reward | Reward | Outcome |",
+            "| --- | ---: | ---: | --- | ---: | ---: | --- |",
+        ]
+        for row in description["per_trial"]:
+            values = [row["task"], row["try"] or "—", _three_digits(row["verifier_reward"]), row["model_verdict"],
+                      _three_digits(row["rubric_reward"]), _three_digits(row["reward"]), row["outcome"]]
+            lines.append("| " + " | ".join(cell("—" if value is None else value) for value in values) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _three_digits(value) -> str:
+    return "—" if value is None else f"{value:.3g}"
+
+
+def completeness_markdown(items: list[dict]) -> str:
+    """The '## Completeness' section that ends report.md."""
+    lines = [
+        "## Completeness",
+        "",
+        "| Part | Status | What is missing |",
+        "| --- | --- | --- |",
+    ]
+    for item in items:
+        missing = "; ".join(item["missing"]) or "—"
+        lines.append(f"| {cell(item['title'])} | {item['status']} | {cell(missing)} |")
+    lines += ["", completeness.tally(items) + ".", ""]
+    return "\n".join(lines)
