@@ -51,7 +51,8 @@ def recorded_sources(job):
 
 def refresh_states(jobs):
     """job id -> the stamp file its ingest takes as input (see discover.refresh_state); the
-    record sizes of its attempt folders go to RECORDS (what discover.duplicates compares)."""
+    record sizes of its attempt folders go to RECORDS (what discover.duplicates compares).
+    """
     found = discover.refresh_states(
         jobs, config["ingest"]["max_requests"], STATE_DIR, recorded_sources
     )
@@ -186,7 +187,9 @@ def ingest_threads(wildcards):
 def job_params(wildcards):
     """The job folder as outputs name it; where it is, the ingest reads beside its stamp."""
     fields = dataclasses.asdict(find_job(wildcards.job))
-    return {key: value for key, value in fields.items() if key not in ("root", "relpath")}
+    return {
+        key: value for key, value in fields.items() if key not in ("root", "relpath")
+    }
 
 
 JSON_CACHE = {}
@@ -409,11 +412,17 @@ def prune_stale():
     settings and job folders no longer found (discover.remove_stale_outputs)."""
     if PRUNED or workflow.dryrun:
         return
-    removed = discover.remove_stale_outputs(Path("results"), set(settings_map()), set(all_jobs()))
+    removed = discover.remove_stale_outputs(
+        Path("results"), set(settings_map()), set(all_jobs())
+    )
     PRUNED.append(removed)
     if removed:
-        print(f"Removed {len(removed)} outputs of settings or job folders no longer found: "
-              + ", ".join(removed[:10]) + (" …" if len(removed) > 10 else ""), file=sys.stderr)
+        print(
+            f"Removed {len(removed)} outputs of settings or job folders no longer found: "
+            + ", ".join(removed[:10])
+            + (" …" if len(removed) > 10 else ""),
+            file=sys.stderr,
+        )
 
 
 def comparison_inputs(wildcards):

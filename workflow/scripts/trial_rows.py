@@ -3,7 +3,7 @@ what its run card counts from them (settings/<setting>/card-parts.json)."""
 
 from benchreport import rulejob, runcard
 from benchreport.files import dump_json, load_json, write_text
-from benchreport.settings import number_tries
+from benchreport.settings import number_ingest_tries
 from benchreport.lineage import write_for_rule
 from benchreport.stats import setting_trial_rows
 
@@ -11,8 +11,8 @@ rulejob.start(snakemake)
 
 
 setting = snakemake.wildcards.setting
-ingests = [load_json(path) for path in snakemake.input.trials]
-trials = number_tries([trial for ingest in ingests for trial in ingest["trials"]])  # in the ingests too
+ingests = number_ingest_tries([load_json(path) for path in snakemake.input.trials])
+trials = [trial for ingest in ingests for trial in ingest["trials"]]
 rows, excluded = setting_trial_rows(setting, trials, snakemake.params.failed_control)
 card = runcard.card_parts(
     setting, ingests, excluded, benchmark_config=snakemake.params.benchmark_version, gate=snakemake.params.gate

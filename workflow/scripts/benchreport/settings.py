@@ -70,30 +70,52 @@ def _ranks(values: list) -> list[int]:
 def number_tries(trials: list[dict]) -> list[dict]:
     """Number the tries of each task within each setting, across job folders (in place).
 
-    The layout numbers them when it names each one apart: the innermost try folder (`trial-NN`,
-    as --matrix writes it), else the outermost (`seed-3/…/trial-01/`), else a recorded integer
-    `seed` (tries ranked by it). Otherwise, as when every try ran as its own --matrix … --trials 1
-    job (each under `trial-01`), the tries are ranked by their recorded started_at. `try_rule`
-    says which: "folder", "seed" or "started_at". Stages that pool job folders call this first.
+    The layout numbers them when it names the tries of every task of the setting apart: the
+    innermost try folder (`trial-NN`, as --matrix writes it), else the outermost (`seed-3/…/
+    trial-01/`), else a recorded integer `seed` (tries ranked by it). Otherwise, as when every try
+    ran as its own --matrix … --trials 1 job (each under `trial-01`), the tries of a task are
+    ranked by their recorded started_at. `try_rule` says which: "folder", "seed" or "started_at".
+    The stages that pool job folders call this first.
     """
-    groups: dict[tuple, list[dict]] = {}
+    by_setting: dict[str, dict[str, list[dict]]] = {}
     for trial in trials:
-        groups.setdefault((trial["setting"], trial["task"]), []).append(trial)
-    for group in groups.values():
-        group.sort(key=lambda t: (t.get("started_at") or "", t["job"], t["folder"]))
-        folders = [t.get("try_folders") or [] for t in group]
-        seeds = [t.get("seed") if isinstance(t.get("seed"), int) and not isinstance(t.get("seed"), bool) else None
-                 for t in group]
-        candidates = [
-            ("folder", [found[-1] if found else None for found in folders]),
-            ("folder", [found[0] if found else None for found in folders]),
-            ("seed", _ranks(seeds) if None not in seeds else seeds),
-        ]
-        rule, numbers = "started_at", list(range(1, len(group) + 1))
-        for name, values in candidates:
-            if None not in values and len(set(values)) == len(values):
-                rule, numbers = name, values
+        by_setting.setdefault(trial["setting"], {}).setdefault(trial["task"], []).append(trial)
+    for tasks in by_setting.values():
+        groups = [sorted(group, key=lambda t: (t.get("started_at") or "", t["job"], t["folder"]))
+                  for group in tasks.values()]
+        rule, numbers = "started_at", [list(range(1, len(group) + 1)) for group in groups]
+        for name, number_of in _LAYOUT_RULES:
+            found = [[number_of(trial) for trial in group] for group in groups]
+            if name == "seed" and all(None not in values for values in found):
+                found = [_ranks(values) for values in found]
+            if all(None not in values and len(set(values)) == len(values) for values in found):
+                rule, numbers = name, found
                 break
-        for trial, number in zip(group, numbers):
-            trial["try_index"], trial["try_rule"] = number, rule
+        for group, values in zip(groups, numbers):
+            for trial, number in zip(group, values):
+                trial["try_index"], trial["try_rule"] = number, rule
     return trials
+
+
+def number_ingest_tries(ingests: list[dict]) -> list[dict]:
+    """number_tries over the trials of several job folders' ingests (in place); a job folder whose
+    trials all got one try number gets it as its own `try_index` (a per-try job, as a
+    `trial-NN` folder gives it), else None."""
+    number_tries([trial for ingest in ingests for trial in ingest["trials"]])
+    for ingest in ingests:
+        found = {trial["try_index"] for trial in ingest["trials"]}
+        ingest["job"]["try_index"] = found.pop() if len(found) == 1 else None
+    return ingests
+
+
+def _seed(trial: dict) -> int | None:
+    seed = trial.get("seed")
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+
+# (rule, the try number a trial's layout gives it or None), in the order they are tried
+_LAYOUT_RULES = (
+    ("folder", lambda trial: (trial.get("try_folders") or [None])[-1]),
+    ("folder", lambda trial: (trial.get("try_folders") or [None])[0]),
+    ("seed", _seed),
+)
