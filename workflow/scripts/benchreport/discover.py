@@ -99,8 +99,17 @@ def root_labels(roots: list[str]) -> dict[str, str]:
     return labels
 
 
+def _mode(path: Path) -> int:
+    """The file type bits of a path, not following a link; 0 when it cannot be seen (absent, or
+    in a folder that cannot be searched, where pathlib's is_file raises)."""
+    try:
+        return stat.S_IFMT(os.lstat(path).st_mode)
+    except OSError:
+        return 0
+
+
 def is_trial_folder(path: Path) -> bool:
-    return any((path / marker).is_file() or (path / marker).is_symlink() for marker in TRIAL_MARKERS)
+    return any(_mode(path / marker) in (stat.S_IFREG, stat.S_IFLNK) for marker in TRIAL_MARKERS)
 
 
 def listing(path: Path) -> list[os.DirEntry]:
@@ -123,9 +132,9 @@ def _is_job_folder(path: Path, children: list[os.DirEntry]) -> bool:
     # A finished job whose every attempt folder is gone still says so in its summary.json;
     # a jobs dir's summary.json copy names one of its child folders and is not a job.
     summary = path / "summary.json"
-    if summary.is_symlink():
+    if _mode(summary) == stat.S_IFLNK:
         return not dirs  # never read through a link here; ingest checks where it points
-    if not summary.is_file() or dirs:
+    if _mode(summary) != stat.S_IFREG or dirs:
         return False
     try:
         data = json.loads(summary.read_bytes())
@@ -412,7 +421,7 @@ def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) 
 def location_file(stamp: Path) -> Path:
     """Where the job folder of a stamp is (root and relpath): its ingest reads it from here, not
     from its params, which lineage records publish (a folder name may hold a secret)."""
-    return Path(stamp).with_suffix(".where.json")
+    return Path(stamp).with_suffix(".where")
 
 
 def record_sizes(folders: dict, state: dict) -> dict[str, list]:
