@@ -191,3 +191,26 @@ def test_no_secret_reaches_results(corpus_run):
         for secret in SECRETS:
             assert secret not in name and secret.encode() not in content, (name, secret[:6])
     assert "[REDACTED:" in workflow.read("index.md") + workflow.read("exclusions.tsv")
+
+
+def test_an_unreadable_job_folder_does_not_stop_the_run(tmp_path):
+    """The whole workflow, run without root's file-permission capabilities, over a job folder it
+    cannot list beside one it can: a ledger row for the first, the second reported."""
+    from conftest import copy_workflow
+
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv (util-linux) is needed to drop the capabilities")
+    workflow = copy_workflow(tmp_path / "wf")
+    CASES["missing_result"]["build"](workflow.path / "jobs")
+    shutil.copytree(workflow.path / "jobs" / "oracle-run", workflow.path / "jobs" / "locked")
+    (workflow.path / "jobs" / "locked").chmod(0)
+    (workflow.path / "settings.yaml").write_text(json.dumps({"environment": {"inspect": False}, "job_roots": ["jobs"]}))
+    drop = "-dac_override,-dac_read_search"
+    done = subprocess.run(["setpriv", f"--bounding-set={drop}", f"--inh-caps={drop}", sys.executable, "-m", "snakemake",
+                           "--cores", "2", "--configfile", "settings.yaml"],
+                          cwd=workflow.path, capture_output=True, text=True, timeout=1200)
+    (workflow.path / "jobs" / "locked").chmod(0o755)
+    assert done.returncode == 0, done.stderr[-3000:]
+    ledger = workflow.read("exclusions.tsv")
+    assert "jobs/locked\t\t.\tthe folder cannot be read (permission denied)" in ledger
+    assert "| jobs/oracle-run/2026-11-30__04-23-02 | 4 |" in workflow.read("index.md")
