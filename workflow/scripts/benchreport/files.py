@@ -54,9 +54,8 @@ def _reject_constant(name: str):
 
 # One strict decoder for every job-folder file (json.loads with an option builds a new one per call).
 _STRICT = json.JSONDecoder(parse_constant=_reject_constant)
-# A \uD800-\uDFFF escape in the text: the parsed value may hold a lone surrogate, which no UTF-8
-# output can carry (harnesses write them when they cut a string in the middle of an emoji).
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+# A lone surrogate, which no UTF-8 output can carry: parsed from a \uD800-\uDFFF escape (harnesses
+# write them when they cut a string in the middle of an emoji) or an undecodable file-name byte.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -67,16 +66,6 @@ def printable(text: str) -> str:
     if not _SURROGATE.search(text):
         return text
     return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
-
-
-def _printable_value(value):
-    if isinstance(value, str):
-        return printable(value)
-    if isinstance(value, list):
-        return [_printable_value(item) for item in value]
-    if isinstance(value, dict):
-        return {printable(key): _printable_value(item) for key, item in value.items()}
-    return value
 
 
 def parse_json_bytes(data: bytes, label: str):
@@ -99,7 +88,7 @@ def parse_json_bytes(data: bytes, label: str):
         if "is not valid JSON" in reason:
             raise BadFile(label, f"holds {reason.split(' is not')[0]}, which is not valid JSON") from None
         raise BadFile(label, f"not valid JSON, perhaps truncated ({reason})") from None
-    return _printable_value(value) if _SURROGATE_ESCAPE.search(text) else value
+    return value
 
 
 def read_json_file(path: str | os.PathLike, label: str, expect: type = dict):

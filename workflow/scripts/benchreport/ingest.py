@@ -9,9 +9,11 @@ redacted and every second place of one attempt becomes a ledger row naming the f
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import os
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -244,8 +246,8 @@ def _timing(reader: JobReader, folder: str, result: dict, relpath: str) -> dict:
 
 
 def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) -> dict | None:
-    """One attempt row, or None after a ledger row when the attempt cannot be used. Its strings
-    are printable and free of secrets (`_clean_row`); `identity` says which attempt it is."""
+    """One attempt row, or None after a ledger row when the attempt cannot be used; `identity`
+    says which attempt it is, `cleaning` what clean_attempts needs to know of it."""
     shas = {}
     try:
         config = reader.json(f"{folder}/config.json", required=False) or {}
@@ -346,7 +348,7 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
             **_usage(reader, folder, record_file, record),
             **read_requests(reader, folder, max_requests),
         )
-    _clean_row(reader, folder, record_file, row, secret_env_values(config.get("agent_env")))
+    row["cleaning"] = [record_file, secret_env_values(config.get("agent_env"))]  # for clean_attempts
     row["control"] = classify.control_kind(row["agent"], row["task"], row["task_variant"], nop_agents)
     row["identity"] = [row["rollout_name"], row["task"], row["started_at"], shas[record_file.split("/")[-1]]]
     return row
@@ -356,16 +358,26 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
 FROM_TRAJECTORY = ("served_models", "sampling")
 
 
-def _leaves(value):
+def _leaves(value) -> list:
     """Every string and number in a row, dict keys aside."""
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from _leaves(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _leaves(item)
-    else:
-        yield value
+    found, pending = [], [value]
+    while pending:
+        item = pending.pop()
+        if type(item) is dict:
+            pending.extend(item.values())
+        elif type(item) is list:
+            pending.extend(item)
+        else:
+            found.append(item)
+    return found
+
+
+# Strings already found printable and free of secrets, per set of known secret values: most of a
+# row (agent, model, dataset, sampling values, a task's name) repeats from attempt to attempt.
+_CLEAN: dict[tuple, set] = {}
+# digits and separators only (a time, a count): no key, token or password is made of these
+_NUMERIC = re.compile(r"[0-9 .:+TZ-]*\Z")
+CLEAN_MEMORY = 200_000
 
 
 def _cleaned(value, known_values, found: list):
@@ -385,24 +397,63 @@ def _cleaned(value, known_values, found: list):
     return value
 
 
-def _clean_row(reader: JobReader, folder: str, record_file: str, row: dict, known_values) -> None:
-    """Make every string of an attempt row printable and redact the secrets in it (a key pasted as
-    the model name, a token inside a sampling value, one quoted in an error), before any of it
-    becomes a setting id or a file name; one ledger row per field and kind, never the value.
+# What read_attempt notes for ingest_job, not data: never cleaned, removed before a row is kept.
+BOOKKEEPING = ("identity", "cleaning")
 
-    One secrets.find over all of the row's strings at once decides whether any is looked at alone."""
-    leaves = list(_leaves(row))
-    strings = [leaf for leaf in leaves if isinstance(leaf, str)]
-    if (not find("\n".join(strings), known_values) and all(printable(text) is text for text in strings)
-            and all(math.isfinite(leaf) for leaf in leaves if isinstance(leaf, float))):
-        return
-    for field in list(row):
+
+def _clean_row(reader: JobReader, row: dict) -> None:
+    """Make every string of an attempt row printable, redact the secrets in it and drop numbers
+    beyond the largest finite one; one ledger row per field and kind, never the value."""
+    record_file, known_values = row["cleaning"]
+    folder = row["folder"]
+    for field in [field for field in row if field not in BOOKKEEPING]:
         found = []
         row[field] = _cleaned(row[field], known_values, found)
         relpath = f"{folder}/{TRAJECTORY}" if field in FROM_TRAJECTORY else record_file
         for what in sorted(set(found)):
             reader.note(folder, relpath, f"{what} in {field} was {'redacted' if 'secret' in what else 'dropped'}",
                         REDACTED if "secret" in what else VALUE_IGNORED)
+
+
+def clean_attempts(reader: JobReader, attempts: list[dict]) -> None:
+    """_clean_row every attempt row that needs it (in place), before any of it becomes a setting id
+    or a file name: a key pasted as the model name, a token inside a sampling value or quoted in
+    an error, a lone surrogate, a 1e309.
+
+    Which rows need it is decided by one secrets.find over the strings of all rows not seen clean
+    before, joined: a row whose strings are all clean is left as it is. Most of a row repeats from
+    attempt to attempt, and a search costs little more per string than per text."""
+    groups: dict[tuple, list[dict]] = {}
+    for attempt in attempts:
+        groups.setdefault(tuple(attempt["cleaning"][1]), []).append(attempt)
+    for known, rows in groups.items():
+        clean = _CLEAN.setdefault(known, set())
+        if len(clean) > CLEAN_MEMORY:
+            clean.clear()
+        seen = []  # per row: its strings, and whether a number in it is not finite
+        for row in rows:
+            found = []
+            for field, value in row.items():
+                if type(value) is dict or type(value) is list:
+                    found.extend(_leaves(value) if field not in BOOKKEEPING else ())
+                else:
+                    found.append(value)
+            seen.append(({leaf for leaf in found if type(leaf) is str},
+                         not all(map(math.isfinite, [leaf for leaf in found if type(leaf) is float]))))
+        fresh = sorted({text for strings, _ in seen for text in strings - clean if not _NUMERIC.match(text)})
+        starts, at = [], 0
+        for text in fresh:
+            starts.append(at)
+            at += len(text) + 1
+        flagged = {fresh[bisect.bisect_right(starts, start) - 1] for start, _, _ in find("\n".join(fresh), known)}
+        flagged.update(text for text in fresh if printable(text) is not text)
+        clean.update(fresh)
+        clean.difference_update(flagged)
+        for row, (strings, not_finite) in zip(rows, seen):
+            if not_finite or not flagged.isdisjoint(strings):
+                _clean_row(reader, row)
+    for attempt in attempts:
+        del attempt["cleaning"]
 
 
 def _route(config: dict, record: dict) -> str | None:
@@ -561,6 +612,17 @@ def _clean_job_part(reader: JobReader, value, relpath: str, where: str):
     return value
 
 
+def _shown_path(path: str, shown: dict) -> str:
+    """A source path as the outputs show names: printable, a secret in a folder name redacted;
+    `shown` remembers each part (the file names and the job folder's path repeat)."""
+    parts = []
+    for part in path.split("/"):
+        if part not in shown:
+            shown[part] = redact_text(printable(part))[0]
+        parts.append(shown[part])
+    return "/".join(parts)
+
+
 def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=(), workers: int = 1,
                duplicates: dict | None = None) -> dict:
     """Every row of one job folder. `duplicates` (discover.duplicates) names the attempt folders
@@ -597,6 +659,7 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=(), workers: i
             reader.note(folder, f"{folder}/result.json", REVIEWER_RUN, LEFT_OUT)
             continue
         attempts.append(row)
+    clean_attempts(reader, attempts)
     attempts = unique_attempts(reader, attempts)
     trials = collapse(attempts, job)
     check = crosscheck(summary, attempts)
@@ -627,6 +690,7 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=(), workers: i
     tasks = {task: {k: sorted(v) for k, v in sorted(seen.items())} for task, seen in sorted(tasks.items())}
     ledger = [{key: redact_text(printable(value))[0] if isinstance(value, str) else value for key, value in row.items()}
               for row in reader.ledger]
+    shown = {}
     return {
         "job": described,
         "attempt_folders_found": len(folders),
@@ -636,8 +700,7 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=(), workers: i
         "crosscheck": crosscheck_part,
         "settings": settings_index(trials),
         "tasks": tasks,
-        # a path shown as the outputs show names: printable, a secret in a folder name redacted
-        "sources": sorted(({**source, "path": redact_text(printable(source["path"]))[0]} for source in reader.sources),
+        "sources": sorted(({**source, "path": _shown_path(source["path"], shown)} for source in reader.sources),
                           key=lambda source: source["path"]),
     }
 
