@@ -180,7 +180,10 @@ def ingest_threads(wildcards):
         cores = 1
     if wildcards.job not in due or 2 * len(due) > cores:
         return 1
-    entries = len(os.listdir(find_job(wildcards.job).path))
+    try:
+        entries = len(os.listdir(find_job(wildcards.job).path))
+    except OSError:
+        return 1  # a folder that cannot be listed: its ingest says so, in one process
     return 2 if entries >= ingest.PARALLEL_MIN_ATTEMPTS else 1
 
 
