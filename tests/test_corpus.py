@@ -17,7 +17,7 @@ import sys
 import pytest
 
 from conftest import REPO
-from corpus.cases import CASES, JOB, PASS
+from corpus.cases import CASES, JOB, PASS, SECRETS
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +33,7 @@ def corpus_run(tmp_path_factory):
         spec["build"](root)
         roots.append(f"corpus/{name}")
     roots.append("corpus/same_job_name_in_two_roots.twin")
+    roots += [f"corpus/{extra}" for spec in CASES.values() for extra in spec["roots"]]
     settings = workflow.path / "corpus.yaml"
     settings.write_text(json.dumps({"environment": {"inspect": False}}))
     workflow.run("--configfile", str(settings), roots=roots)
@@ -78,7 +79,7 @@ def trials_of(workflow, name):
 def test_odd_but_valid_folders_are_read(corpus_run):
     workflow, ledger = corpus_run
     duplicate = [t for t in trials_of(workflow, "duplicate_attempt_folders") if t["task"] == "spec-pass"]
-    assert len(duplicate) == 1 and duplicate[0]["attempts"] == 2  # a retry, collapsed
+    assert len(duplicate) == 1 and duplicate[0]["attempts"] == 1  # a copy, not a retry
     legacy = [t for t in trials_of(workflow, "legacy_field_names") if t["task"] == "spec-pass"]
     assert legacy and legacy[0]["outcome"] == "passed"
     huge = [t for t in trials_of(workflow, "huge_trajectory") if t["task"] == "spec-pass"]
@@ -123,3 +124,93 @@ def test_unreadable_file_without_roots_override(tmp_path):
     found = json.loads(done.stdout)
     assert any(r["file"] == f"{PASS}/result.json" and "permission denied" in r["reason"] for r in found["ledger"])
     assert found["trials"] == 3
+
+
+def ingested_trials(workflow, prefix):
+    """The trial rows ingest wrote for the job folders whose shown name starts with prefix."""
+    return [t for p in sorted((workflow.results / "ingest").rglob("trials.json"))
+            for t in json.loads(p.read_text())["trials"] if t["job"].startswith(prefix)]
+
+
+@pytest.mark.parametrize("name,second,reason", [
+    ("nested_roots", "nested-A/", "the same folder as nested_roots/nested-A/"),
+    ("root_symlink", "root_symlink.link/", "the same folder as root_symlink/oracle-run/"),
+    ("backup_copy", "backup_copy/oracle-run (copy)/", "the same attempt as backup_copy/oracle-run/"),
+])
+def test_an_attempt_found_in_two_places_is_counted_once(corpus_run, name, second, reason):
+    workflow, ledger = corpus_run
+    first = f"{name}/oracle-run/" if name != "nested_roots" else f"{name}/nested-A/"
+    counted = [t for t in setting_trials(workflow) if t["job"].startswith(first)]
+    assert sorted(t["task"] for t in counted) == ["spec-fail", "spec-noreward", "spec-partial", "spec-pass"]
+    assert not [t for t in setting_trials(workflow) if t["job"].startswith(second)]
+    rows = [r for r in ledger if r["job"].startswith(second)]
+    assert len(rows) == 4 and all(reason in r["reason"] and r["effect"] == "attempt left out" for r in rows), rows
+    index = workflow.read("index.md")
+    assert "| NO |" not in index
+
+
+def test_values_of_the_wrong_type_or_range_are_not_recorded(corpus_run):
+    workflow, _ = corpus_run
+
+    def pass_trial(name):
+        (trial,) = [t for t in ingested_trials(workflow, f"{name}/") if t["folder"] == PASS]
+        return trial
+
+    assert pass_trial("scoring_passed_string")["outcome"] == "failed"  # "false" is not a verdict
+    assert pass_trial("cost_minus_one")["cost_usd"] is None
+    assert pass_trial("tokens_minus_one")["tokens"]["n_input_tokens"] is None
+    assert pass_trial("sums_beyond_a_double")["cost_usd_all_attempts"] is None
+    assert pass_trial("number_beyond_a_double")["tokens"]["total_tokens"] is None
+    assert "total" not in pass_trial("negative_phase_time")["timing"]
+    timed_out = pass_trial("timed_out_and_scored")
+    assert (timed_out["outcome"], timed_out["timed_out"], timed_out["error_category"]) == ("failed", True, "timeout")
+    assert not pass_trial("cost_minus_one")["timed_out"]
+
+
+def test_names_that_cannot_be_file_names_get_safe_ids(corpus_run):
+    workflow, _ = corpus_run
+    for path in workflow.results.rglob("*"):
+        relative = path.relative_to(workflow.results).as_posix()
+        assert not set(relative) & set("{}\n"), relative
+        assert all(len(part) <= 100 for part in path.relative_to(workflow.results).parts), relative
+        relative.encode("utf-8")  # no undecodable byte in a name
+    shown = {t["job"].split("/")[1] for p in ("braces", "newline", "folder_name_of", "undecodable")
+             for t in ingested_trials(workflow, "") if t["job"].startswith(p)}
+    assert shown == {"oracle {run}", "oracle\nrun", "o" * 250, "oracle-\\udcff-run"}  # the real names kept
+    tasks = {t["task"] for t in ingested_trials(workflow, "lone_surrogate_in_task_name/")}
+    assert "spec-pass-\\ud83d" in tasks
+    (long_model,) = {t["model"] for t in ingested_trials(workflow, "model_name_of_300") if t["folder"] == PASS}
+    assert long_model == "m" * 300
+
+
+def test_no_secret_reaches_results(corpus_run):
+    workflow, _ = corpus_run
+    for path in workflow.results.rglob("*"):
+        name = path.relative_to(workflow.results).as_posix()
+        content = path.read_bytes() if path.is_file() else b""
+        for secret in SECRETS:
+            assert secret not in name and secret.encode() not in content, (name, secret[:6])
+    assert "[REDACTED:" in workflow.read("index.md") + workflow.read("exclusions.tsv")
+
+
+def test_an_unreadable_job_folder_does_not_stop_the_run(tmp_path):
+    """The whole workflow, run without root's file-permission capabilities, over a job folder it
+    cannot list beside one it can: a ledger row for the first, the second reported."""
+    from conftest import copy_workflow
+
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv (util-linux) is needed to drop the capabilities")
+    workflow = copy_workflow(tmp_path / "wf")
+    CASES["missing_result"]["build"](workflow.path / "jobs")
+    shutil.copytree(workflow.path / "jobs" / "oracle-run", workflow.path / "jobs" / "locked")
+    (workflow.path / "jobs" / "locked").chmod(0)
+    (workflow.path / "settings.yaml").write_text(json.dumps({"environment": {"inspect": False}, "job_roots": ["jobs"]}))
+    drop = "-dac_override,-dac_read_search"
+    done = subprocess.run(["setpriv", f"--bounding-set={drop}", f"--inh-caps={drop}", sys.executable, "-m", "snakemake",
+                           "--cores", "2", "--configfile", "settings.yaml"],
+                          cwd=workflow.path, capture_output=True, text=True, timeout=1200)
+    (workflow.path / "jobs" / "locked").chmod(0o755)
+    assert done.returncode == 0, done.stderr[-3000:]
+    ledger = workflow.read("exclusions.tsv")
+    assert "jobs/locked\t\t.\tthe folder cannot be read (permission denied)" in ledger
+    assert "| jobs/oracle-run/2026-11-30__04-23-02 | 4 |" in workflow.read("index.md")

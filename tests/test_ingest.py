@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
+
 import pytest
 
 from benchreport import classify, discover, forked, ingest
-from conftest import EXAMPLE
+from conftest import EXAMPLE, REPO
 
 REAL = [str(EXAMPLE / "benchflow-real-jobs"), str(EXAMPLE / "benchflow-samples")]
 
@@ -133,3 +136,95 @@ def test_sampling_reads_only_the_first_requests(tmp_path):
     source = next(s for s in result["sources"] if s["path"].endswith("llm_trajectory.jsonl"))
     assert source["bytes"] == len(body) * 20
     assert not result["ledger"]  # the bad 26th line is never read
+
+
+def oracle_jobs(tmp_path):
+    """jobs/A/<job>, a backup copy `A (copy)` beside it, and a link to the jobs folder."""
+    jobs = tmp_path / "jobs"
+    shutil.copytree(EXAMPLE / "benchflow-samples/v0.7.12-real/oracle-run", jobs / "A")
+    shutil.copytree(jobs / "A", jobs / "A (copy)")
+    os.symlink("jobs", tmp_path / "jobs-link")
+    return jobs
+
+
+def test_an_attempt_reached_in_several_places_is_counted_once(tmp_path):
+    """Nested roots, a link to a root and a backup copy: 4 attempts, found 20 times, counted
+    once each, and every other place has a ledger row naming the one that counts."""
+    jobs = oracle_jobs(tmp_path)
+    roots = [str(jobs), str(jobs / "A"), str(tmp_path / "jobs-link")]
+    found = discover.find_job_folders(roots)
+    assert len(found) == 5
+    states = discover.refresh_states(found, 20, tmp_path / "state", lambda job: {}, processes=1)
+    duplicates = discover.duplicates(found, roots, {job_id: records for job_id, (_, records) in states.items()})
+    by_id = {job.job_id: job for job in found}
+    kept = by_id["jobs/A/2026-11-30__04-23-02"]
+    assert kept.job_id not in duplicates
+    assert duplicates["A/2026-11-30__04-23-02"] == duplicates["jobs-link/A/2026-11-30__04-23-02"] == {
+        "": f"the same folder as {kept.name} (one real folder reached twice, through overlapping job_roots or a "
+            "link); counted once, there"}
+    assert duplicates["jobs-link/A (copy)/2026-11-30__04-23-02"][""].startswith("the same folder as jobs/A (copy)/")
+    copy = duplicates["jobs/A (copy)/2026-11-30__04-23-02"]
+    assert sorted(copy) == ["spec-fail__67b8813a", "spec-noreward__0b4011b0", "spec-partial__0702bc7f", "spec-pass__3d1c0484"]
+    assert copy["spec-pass__3d1c0484"].startswith(f"the same attempt as {kept.name}/spec-pass__3d1c0484")
+    ingests = [ingest.ingest_job(job, duplicates=duplicates.get(job.job_id)) for job in found]
+    assert sum(len(result["trials"]) for result in ingests) == 4
+    for result in ingests:
+        counts = ingest.job_ledger(result)["counts"]
+        assert counts["found"] == 4 and counts["adds_up"]
+    # edited, the copy is an attempt of its own again
+    result_json = jobs / "A (copy)/2026-11-30__04-23-02/spec-pass__3d1c0484/result.json"
+    result_json.write_text(result_json.read_text().replace("04:23:02", "05:23:02"))
+    states = discover.refresh_states(found, 20, tmp_path / "state", lambda job: {}, processes=1)
+    again = discover.duplicates(found, roots, {job_id: records for job_id, (_, records) in states.items()})
+    assert "spec-pass__3d1c0484" not in again["jobs/A (copy)/2026-11-30__04-23-02"]
+
+
+def test_an_unreadable_job_folder_is_a_ledger_row(tmp_path):
+    """Without root's file-permission capabilities (as any other user runs): the folder is
+    found, its ingest is a ledger row, and the folder beside it still reports."""
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv (util-linux) is needed to drop the capabilities")
+    shutil.copytree(EXAMPLE / "benchflow-samples/v0.7.12-real/oracle-run", tmp_path / "readable")
+    shutil.copytree(EXAMPLE / "benchflow-samples/v0.7.12-real/oracle-run", tmp_path / "locked")
+    (tmp_path / "locked").chmod(0)
+    code = (
+        "import json; from benchreport.discover import find_job_folders; from benchreport.ingest import ingest_job;"
+        f"print(json.dumps({{j.job_id: ingest_job(j) for j in find_job_folders([{str(tmp_path)!r}])}}))"
+    )
+    drop = "-dac_override,-dac_read_search"
+    done = subprocess.run(["setpriv", f"--bounding-set={drop}", f"--inh-caps={drop}", sys.executable, "-c", code],
+                          capture_output=True, text=True, env={"PYTHONPATH": str(REPO / "workflow" / "scripts")})
+    (tmp_path / "locked").chmod(0o755)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    locked = found[f"{tmp_path.name}/locked"]
+    assert locked["trials"] == [] and locked["ledger"] == [
+        {"job": f"{tmp_path.name}/locked", "folder": "", "file": ".", "reason": "the folder cannot be read (permission denied)",
+         "effect": ingest.FOLDER_NOT_READ}]
+    assert ingest.job_ledger(locked)["counts"]["adds_up"]
+    assert len(found[f"{tmp_path.name}/readable/2026-11-30__04-23-02"]["trials"]) == 4
+
+
+@pytest.mark.parametrize("passed,gate", [("false", None), ("true", None), (1, None), (False, False), (True, True)])
+def test_a_review_verdict_must_be_a_boolean(passed, gate):
+    record = {"scoring": {"status": "complete", "passed": passed}, "rewards": {"reward": 0.0}}
+    assert classify.extract_reward(record) == (0.0, gate)
+    assert (classify.gate_problem(record) is None) == isinstance(passed, bool)
+    assert classify.score_outcome(0.0, gate, None, None, True) == ("passed" if passed is True else "failed")
+
+
+def test_stale_outputs_are_removed(tmp_path):
+    results = tmp_path / "results"
+    for path in ("reports/kept/report.md", "reports/gone/report.md", "settings/gone/stats.json",
+                 "lineage/reports/gone/report.md.json", "lineage/settings/kept/stats.json.json",
+                 "ingest/root/old/trials.json", "ingest/root/old/ledger.json", "lineage/ingest/root/old/trials.json.json",
+                 "ingest/root/old/new/trials.json"):
+        (results / path).parent.mkdir(parents=True, exist_ok=True)
+        (results / path).write_text("{}")
+    removed = discover.remove_stale_outputs(results, {"kept"}, {"root/old/new"})
+    assert removed == sorted(f"{results}/{path}" for path in (
+        "reports/gone", "settings/gone", "lineage/reports/gone", "ingest/root/old/trials.json",
+        "ingest/root/old/ledger.json", "lineage/ingest/root/old/trials.json.json"))
+    assert (results / "ingest/root/old/new/trials.json").is_file() and (results / "reports/kept/report.md").is_file()
+    assert not (results / "lineage/ingest/root").exists()
+    assert discover.remove_stale_outputs(results, {"kept"}, {"root/old/new"}) == []

@@ -31,7 +31,7 @@ def recorded(job):
 
 
 def refresh(job, state, sources):
-    stamp = discover.refresh_state(job, 20, state, lambda: sources)
+    stamp, _ = discover.refresh_state(job, 20, state, lambda: sources)
     return stamp.stat().st_mtime_ns, stamp.read_text()
 
 
@@ -145,6 +145,9 @@ def test_forked_processes_write_the_same_stamps_as_one(tmp_path):
     one = discover.refresh_states(jobs, 20, alone, lambda job: {}, processes=1)
     two = discover.refresh_states(jobs, 20, forked, lambda job: {}, processes=2)
     assert list(one) == list(two) == [job.job_id for job in jobs]
+    assert [records for _, records in one.values()] == [records for _, records in two.values()]
+    assert all(list(records.values())[0][0].endswith("/result.json") for _, records in one.values())
+    one, two = ({job_id: stamp for job_id, (stamp, _) in found.items()} for found in (one, two))
     for job_id in one:
         assert os.path.dirname(one[job_id]) == str(alone) and os.path.dirname(two[job_id]) == str(forked)
         assert os.path.basename(one[job_id]) == os.path.basename(two[job_id])

@@ -3,7 +3,8 @@
 Each case copies a real folder from resources/example into <corpus>/<case>/ (one job root per
 case) and breaks it; `expect` is what the ledger must say about it (file, words in the reason),
 or None for an odd case that must simply be read right. Large files are made here, at test
-time, never committed.
+time, never committed. Each case's copy records its own start times (`job_copy`), so that the
+copies are different attempts; only the cases about counting an attempt once share one.
 """
 
 from __future__ import annotations
@@ -20,17 +21,25 @@ PASS = "spec-pass__3d1c0484"
 CASES = {}
 
 
-def case(expect_file=None, *reason_words, count_in_reports=None):
+def case(expect_file=None, *reason_words, count_in_reports=None, roots=()):
+    """`roots`: further job roots (under the corpus folder) the run searches for this case."""
     def register(function):
         CASES[function.__name__] = {"build": function, "file": expect_file, "words": reason_words,
-                                    "in_reports": count_in_reports}
+                                    "in_reports": count_in_reports, "roots": roots}
         return function
     return register
 
 
-def job_copy(root: Path) -> Path:
-    shutil.copytree(ORACLE_RUN, root / "oracle-run")
-    return root / "oracle-run" / JOB
+def job_copy(root: Path, folder: str = "oracle-run") -> Path:
+    """The real oracle run copied under root, its start times moved by the case's number of
+    minutes: the same run's bytes in two cases would be one attempt counted once."""
+    shutil.copytree(ORACLE_RUN, root / folder)
+    names = list(CASES)
+    number = names.index(root.name) if root.name in names else len(names) + len(root.name)
+    for path in sorted((root / folder).glob(f"{JOB}/*/*.json")):
+        text = path.read_text()
+        path.write_text(text.replace('"2026-11-30 04:23:', f'"2026-11-30 {4 + number // 60:02d}:{number % 60:02d}:'))
+    return root / folder / JOB
 
 
 def edit_result(root: Path, change) -> None:
@@ -105,8 +114,10 @@ def trial_folder_empty(root):
     (job / PASS).mkdir()
 
 
-@case(None)
+@case("spec-pass__3d1c0485/result.json", f"the same attempt as {PASS}")
 def duplicate_attempt_folders(root):
+    """A copied attempt folder under another name: one attempt (its rollout name, task,
+    started_at and bytes say so), counted once, in the folder named as its rollout."""
     job = job_copy(root)
     shutil.copytree(job / PASS, job / "spec-pass__3d1c0485")
 
@@ -245,3 +256,165 @@ def trial_nested_in_a_trial(root):
 def no_read_permission(root):
     """Only refused when the workflow does not run as root (root reads any file)."""
     (job_copy(root) / PASS / "result.json").chmod(0)
+
+
+# --- one attempt, several places: each counted once -------------------------------------------
+
+
+@case(None, roots=("nested_roots/nested-A",))
+def nested_roots(root):
+    """job_roots: [jobs, jobs/A]: the job folder is found under both."""
+    job_copy(root, "nested-A")
+
+
+@case(None, roots=("root_symlink.link",))
+def root_symlink(root):
+    """A root and a link to it among job_roots."""
+    job_copy(root)
+    link = root.parent / "root_symlink.link"
+    if not link.exists():
+        os.symlink(root.name, link)
+
+
+@case(f"{PASS}/result.json", "the same attempt as backup_copy/oracle-run/")
+def backup_copy(root):
+    """A backup copy `oracle-run (copy)` left beside the job folder: the same names and bytes."""
+    job_copy(root)
+    shutil.copytree(root / "oracle-run", root / "oracle-run (copy)")
+
+
+# --- values of the wrong type or out of range: not recorded, with a ledger row ---------------
+
+
+def edit_agent_result(root: Path, **values) -> None:
+    edit_result(root, lambda d: d["agent_result"].update(values))
+
+
+@case(f"{PASS}/result.json", "scoring.passed is 'false', not a boolean")
+def scoring_passed_string(root):
+    """A review verdict written as a string: "false" is a true string, and must not pass."""
+    edit_result(root, lambda d: d.update(rewards={"reward": 0.0}, scoring={"status": "complete", "passed": "false"}))
+
+
+@case(f"{PASS}/result.json", "agent_result.cost_usd is -1, below zero")
+def cost_minus_one(root):
+    edit_agent_result(root, cost_usd=-1)
+
+
+@case(f"{PASS}/result.json", "agent_result.n_input_tokens is -1, below zero")
+def tokens_minus_one(root):
+    edit_agent_result(root, n_input_tokens=-1)
+
+
+@case(f"{PASS}/result.json", "agent_result.cost_usd is 1e+308, beyond any real run")
+def sums_beyond_a_double(root):
+    """Two values near the largest double: their sum would be infinite."""
+    edit_agent_result(root, cost_usd=1e308, n_output_tokens=1e308)
+
+
+@case(f"{PASS}/result.json", "agent_result.total_tokens is beyond the largest finite number")
+def number_beyond_a_double(root):
+    """1e309 parses as infinity."""
+    path = job_copy(root) / PASS / "result.json"
+    data = json.loads(path.read_text())
+    data["agent_result"]["total_tokens"] = 12345
+    path.write_text(json.dumps(data).replace("12345", "1e309"))
+
+
+@case(f"{PASS}/result.json", "agent_result.n_cache_read_tokens is a string, not a number")
+def token_count_as_string(root):
+    edit_agent_result(root, n_cache_read_tokens="1024")
+
+
+@case(f"{PASS}/timing.json", "timing.total is -5, below zero")
+def negative_phase_time(root):
+    path = job_copy(root) / PASS / "timing.json"
+    path.write_text(json.dumps(json.loads(path.read_text()) | {"total": -5, "verifier": -0.5}))
+
+
+@case(f"{PASS}/result.json", "nested too deeply")
+def nesting_100000_deep(root):
+    path = job_copy(root) / PASS / "result.json"
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps(data)[:-1] + ', "deep": ' + "[" * 100_000 + "]" * 100_000 + "}")
+
+
+@case("summary.json", "a number beyond the largest finite one")
+def summary_count_beyond_a_double(root):
+    path = job_copy(root) / "summary.json"
+    path.write_text(path.read_text().replace('"total": 4', '"total": 1e999', 1))
+
+
+@case(f"{PASS}/result.json", "seed is a JSON object")
+def seed_wrong_type(root):
+    edit_result(root, lambda d: d.update(seed={"value": 3}))
+
+
+# --- names that cannot be written, wildcards or file names: safe ids, the real names kept -----
+
+
+@case(None)
+def lone_surrogate_in_task_name(root):
+    """A harness cut a string in the middle of an emoji: a lone surrogate escape."""
+    path = job_copy(root) / PASS / "result.json"
+    path.write_text(path.read_text().replace('"task_name": "spec-pass"', '"task_name": "spec-pass-\\ud83d"'))
+
+
+@case(None)
+def braces_in_folder_name(root):
+    job_copy(root, "oracle {run}")
+
+
+@case(None)
+def newline_in_folder_name(root):
+    job_copy(root, "oracle\nrun")
+
+
+@case(None)
+def folder_name_of_250_characters(root):
+    job_copy(root, "o" * 250)
+
+
+@case(None)
+def model_name_of_300_characters(root):
+    edit_result(root, lambda d: d.update(model="m" * 300))
+
+
+@case(None)
+def undecodable_byte_in_folder_name(root):
+    job_copy(root, os.fsdecode(b"oracle-\xff-run"))
+
+
+# --- secrets in values and names: redacted before anything is written -----------------------
+
+ANTHROPIC_KEY = "sk-ant-api03-" + "Q" * 40
+HF_TOKEN = "hf_" + "k" * 34
+GITHUB_TOKEN = "ghp_" + "7" * 36
+SECRETS = (ANTHROPIC_KEY, HF_TOKEN, GITHUB_TOKEN)
+
+
+@case(f"{PASS}/result.json", "a secret (anthropic api key) in model was redacted")
+def key_pasted_as_model_name(root):
+    edit_result(root, lambda d: d.update(model=ANTHROPIC_KEY))
+
+
+@case(f"{PASS}/trajectory/llm_trajectory.jsonl", "a secret (hugging face token) in sampling was redacted")
+def token_inside_a_sampling_value(root):
+    trajectory = job_copy(root) / PASS / "trajectory" / "llm_trajectory.jsonl"
+    line = json.loads((EXAMPLE / "llm_trajectory-sample.jsonl").read_text().splitlines()[0])
+    line["request"]["body"]["thinking"] = {"type": "enabled", "budget_tokens": 1024, "note": f"use {HF_TOKEN}"}
+    trajectory.write_text(json.dumps(line) + "\n")
+
+
+@case(".", "a secret (github token) in the folder's name was redacted")
+def token_in_a_folder_name(root):
+    job_copy(root, f"run-{GITHUB_TOKEN}")
+
+
+# --- what BenchFlow counts: a timed-out trial the verifier scored ---------------------------
+
+
+@case(None)
+def timed_out_and_scored(root):
+    edit_result(root, lambda d: d.update(rewards={"reward": 0.0}, error="Agent prompt exceeded wall-clock budget",
+                                         error_category="timeout"))

@@ -19,6 +19,7 @@ checkpoint ingest:
         mem_mb=1000,
     params:
         job=job_params,
+        duplicates=job_duplicates,
         max_requests=config["ingest"]["max_requests"],
         nop_agents=config["controls"]["nop_agents"]
         + [config["controls"]["run"]["nop_agent"]],

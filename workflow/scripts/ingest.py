@@ -2,18 +2,20 @@
 tasks.json (the task paths and digests its trials name) and ledger.json (its accounting and what
 was left out)."""
 
+import json
 import sys
 
 from benchreport import rulejob
-from benchreport.discover import JobFolder
+from benchreport.discover import JobFolder, location_file
 from benchreport.files import dump_json, write_text
 from benchreport.ingest import ingest_job, job_ledger
 from benchreport.lineage import write_for_rule
 
 rulejob.start(snakemake)
 
-job = JobFolder(**snakemake.params.job)
-result = ingest_job(job, snakemake.params.max_requests, snakemake.params.nop_agents, workers=snakemake.threads)
+job = JobFolder(**snakemake.params.job, **json.loads(location_file(snakemake.input.state).read_text()))
+result = ingest_job(job, snakemake.params.max_requests, snakemake.params.nop_agents, workers=snakemake.threads,
+                    duplicates=json.loads(snakemake.params.duplicates))
 print(
     f"ingest {job.job_id}: {result['attempt_folders_found']} attempt folders, "
     f"{len(result['trials'])} trials, {len(result['ledger'])} ledger rows",

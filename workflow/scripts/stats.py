@@ -3,6 +3,7 @@ rule trial_rows writes what else the report needs of its trials from the same fo
 
 from benchreport import rulejob
 from benchreport.files import dump_json, load_json, write_text
+from benchreport.settings import number_tries
 from benchreport.lineage import write_for_rule
 from benchreport.stats import setting_stats
 
@@ -21,7 +22,7 @@ def grid_for(tasks, tries):
     return grid if (grid["n_tasks"], grid["tries_per_task"]) == (tasks, tries) else None
 
 
-trials = [trial for path in snakemake.input.trials for trial in load_json(path)["trials"]]
+trials = number_tries([trial for path in snakemake.input.trials for trial in load_json(path)["trials"]])
 params = snakemake.params.stats | {"controls": snakemake.params.controls}
 stats = setting_stats(snakemake.wildcards.setting, trials, params, grid_for)
 write_text(snakemake.output.stats, dump_json(stats))

@@ -3,6 +3,7 @@ what its run card counts from them (settings/<setting>/card-parts.json)."""
 
 from benchreport import rulejob
 from benchreport.files import dump_json, load_json, write_text
+from benchreport.settings import number_ingest_tries
 from benchreport.lineage import write_for_rule
 from benchreport.trial_rows import card_parts, setting_trial_rows
 
@@ -10,7 +11,7 @@ rulejob.start(snakemake)
 
 
 setting = snakemake.wildcards.setting
-ingests = [load_json(path) for path in snakemake.input.trials]
+ingests = number_ingest_tries([load_json(path) for path in snakemake.input.trials])
 trials = [trial for ingest in ingests for trial in ingest["trials"]]
 rows, excluded = setting_trial_rows(setting, trials, snakemake.params.controls)
 card = card_parts(

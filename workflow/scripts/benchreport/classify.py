@@ -55,7 +55,9 @@ def extract_reward(result: dict) -> tuple[float | None, bool | None]:
             return None, None
         rewards = result.get("rewards")
         value = rewards.get("reward") if isinstance(rewards, dict) else None
-        return check_reward(value), bool(scoring.get("passed"))
+        passed = scoring.get("passed")
+        # a verdict that is not a boolean ("false" is a true string) is none: the reward decides
+        return check_reward(value), passed if isinstance(passed, bool) else None if "passed" in scoring else False
     rewards = result.get("rewards")
     if rewards is None and "reward" in result:
         return check_reward(result["reward"]), None
@@ -64,6 +66,25 @@ def extract_reward(result: dict) -> tuple[float | None, bool | None]:
     if not isinstance(rewards, dict):
         raise BadReward(f"rewards is {json_type_name(rewards)}, not an object")
     return check_reward(rewards.get("reward")), None
+
+
+def gate_problem(result: dict) -> str | None:
+    """Why a complete review's recorded verdict cannot be used, if it cannot (see extract_reward)."""
+    scoring = result.get("scoring")
+    if not isinstance(scoring, dict) or scoring.get("status") != "complete" or "passed" not in scoring:
+        return None
+    passed = scoring["passed"]
+    if isinstance(passed, bool):
+        return None
+    shown = repr(passed)[:40] if isinstance(passed, (str, int, float)) else json_type_name(passed)
+    return f"scoring.passed is {shown}, not a boolean: no verdict recorded, the reward decides"
+
+
+def timed_out(error_category) -> bool:
+    """The agent ran out of its wall-clock budget: BenchFlow's `timeout` category (a trial's
+    execution `timed_out`). The verifier still scores what it left, so such a trial is passed or
+    failed by its reward like any other, and errored without one."""
+    return error_category == "timeout"
 
 
 def is_pass(reward: float | None, gate: bool | None) -> bool:

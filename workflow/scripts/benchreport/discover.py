@@ -5,7 +5,8 @@ A job folder is what one `bench eval run` writes: a folder whose children are at
 jobs dir (plain layout) or under `<alias>/trial-NN/` (the `--matrix` layout, NN = try index).
 Whether a job folder changed is decided on exactly the bytes ingest will read, by content
 (`refresh_state`), so touching a file changes nothing and editing one trial re-runs that
-folder's ingest only.
+folder's ingest only. An attempt reached twice (overlapping roots, a link to a root, a copy of a
+job folder) is found here (`duplicates`), so that ingest counts it once.
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .files import BadFile, locate, sha256_file
+from .files import BadFile, locate, printable, sha256_bytes, sha256_file
 from .forked import can_fork, forked_map
+from .secrets import find
 
 TRIAL_MARKERS = ("result.json", "config.json", "solver.json")
 TRIAL_FILES = ("result.json", "config.json", "timing.json", "solver.json")
@@ -30,19 +33,59 @@ REVIEW_DIRS = ("reviews", "scoring")
 TRY_FOLDER = re.compile(r"^(?:trial|seed|repeat|sample)-?(\d+)$")
 TRIAL_NAME = re.compile(r"^(?P<task>.+)__[0-9a-f]{8}$")
 MAX_REQUEST_LINE = 4 << 20
+# A folder name used as it is in a job id (a Snakemake wildcard and a path under results/):
+# no braces, newlines, slashes or other characters a wildcard or a file name cannot carry.
+SAFE_NAME = re.compile(r"^[A-Za-z0-9_+,=@~-][A-Za-z0-9._ ()+,=@~-]{0,99}$")
 
 
 @dataclass(frozen=True)
 class JobFolder:
-    job_id: str  # "<root label>/<path under the root>", stable across machines
+    job_id: str  # "<root label>/<path under the root>" made safe (see safe_part): paths, wildcards
     root: str  # the root as configured
     relpath: str  # folder path under the root ("." when the root is the job folder)
-    try_index: int | None  # NN of a `trial-NN` folder above it (the --matrix layout)
-    alias: str | None  # the matrix alias folder above `trial-NN`
+    try_index: int | None  # NN of the innermost try folder above it (`trial-NN`, the --matrix layout)
+    alias: str | None  # the matrix alias folder above that try folder
+    name: str = ""  # the real "<root label>/<path>" as outputs show it (printable, secrets redacted)
+    label: str = ""  # the root's label
 
     @property
     def path(self) -> Path:
         return Path(self.root) / self.relpath
+
+
+def redact_text(text: str, known_values=()) -> tuple[str, list[str]]:
+    """A string with every secret secrets.find sees in it replaced by its label, and the kinds."""
+    spans = find(text, known_values)
+    if not spans:
+        return text, []
+    pieces, last = [], 0
+    for start, end, kind in spans:
+        pieces += [text[last:start], f"[REDACTED:{kind}]"]
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces), [kind for _, _, kind in spans]
+
+
+def safe_part(part: str) -> tuple[str, str, list[str]]:
+    """(safe id, shown name, kinds of secrets redacted) of one folder name.
+
+    The shown name is the real one with undecodable bytes written out and secrets replaced; the
+    id is the shown name when it can be a wildcard and a file name, else a slug of it with a hash
+    of the real name (unique, under 60 characters)."""
+    shown, kinds = redact_text(printable(part))
+    if SAFE_NAME.match(shown) and shown == part:
+        return part, shown, kinds
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", shown).strip("-.")[:40] or "folder"
+    digest = sha256_bytes(os.fsencode(part))[:8]
+    return f"{slug}-{digest}", shown, kinds
+
+
+def try_folders(relpath: str) -> list[int]:
+    """The try numbers of the try-named folders (`trial-NN`, `seed-N`, `repeat-N`, `sample-N`, as
+    BenchFlow's viewer reads them: trajectories/viewer/outcomes.py, `_REPEAT` in `_trial_facts`)
+    on a job folder's path under its root, outermost first."""
+    parts = [] if relpath == "." else relpath.split("/")
+    return [int(match.group(1)) for match in map(TRY_FOLDER.match, (part.lower() for part in parts)) if match]
 
 
 def root_labels(roots: list[str]) -> dict[str, str]:
@@ -56,14 +99,28 @@ def root_labels(roots: list[str]) -> dict[str, str]:
     return labels
 
 
+def _mode(path: Path) -> int:
+    """The file type bits of a path, not following a link; 0 when it cannot be seen (absent, or
+    in a folder that cannot be searched, where pathlib's is_file raises)."""
+    try:
+        return stat.S_IFMT(os.lstat(path).st_mode)
+    except OSError:
+        return 0
+
+
 def is_trial_folder(path: Path) -> bool:
-    return any((path / marker).is_file() or (path / marker).is_symlink() for marker in TRIAL_MARKERS)
+    return any(_mode(path / marker) in (stat.S_IFREG, stat.S_IFLNK) for marker in TRIAL_MARKERS)
+
+
+def listing(path: Path) -> list[os.DirEntry]:
+    """The entries of a folder in name order; OSError when it cannot be listed."""
+    with os.scandir(path) as entries:
+        return sorted(entries, key=lambda entry: entry.name)
 
 
 def _children(path: Path) -> list[os.DirEntry]:
     try:
-        with os.scandir(path) as entries:
-            return sorted(entries, key=lambda entry: entry.name)
+        return listing(path)
     except OSError:
         return []
 
@@ -75,9 +132,9 @@ def _is_job_folder(path: Path, children: list[os.DirEntry]) -> bool:
     # A finished job whose every attempt folder is gone still says so in its summary.json;
     # a jobs dir's summary.json copy names one of its child folders and is not a job.
     summary = path / "summary.json"
-    if summary.is_symlink():
+    if _mode(summary) == stat.S_IFLNK:
         return not dirs  # never read through a link here; ingest checks where it points
-    if not summary.is_file() or dirs:
+    if _mode(summary) != stat.S_IFREG or dirs:
         return False
     try:
         data = json.loads(summary.read_bytes())
@@ -87,7 +144,14 @@ def _is_job_folder(path: Path, children: list[os.DirEntry]) -> bool:
 
 
 def find_job_folders(roots: list[str]) -> list[JobFolder]:
-    """Every job folder under the roots, sorted by job id. Symlinked folders are not followed."""
+    """Every job folder under the roots, sorted by job id. Symlinked folders are not followed.
+
+    A folder that cannot be listed is returned too: its ingest says why, in the ledger. A root
+    listed twice is searched once."""
+    firsts = {}
+    for root in roots:
+        firsts.setdefault(os.path.normpath(root), root)
+    roots = list(firsts.values())
     labels = root_labels(roots)
     found = []
     for root in roots:
@@ -97,8 +161,11 @@ def find_job_folders(roots: list[str]) -> list[JobFolder]:
         pending = [base]
         while pending:
             current = pending.pop()
-            children = _children(current)
-            if _is_job_folder(current, children):
+            try:
+                children = listing(current)
+            except OSError:
+                children = None
+            if children is None or _is_job_folder(current, children):
                 relpath = current.relative_to(base).as_posix() if current != base else "."
                 found.append(_job_folder(labels[root], root, relpath))
                 continue
@@ -114,12 +181,14 @@ def _job_folder(label: str, root: str, relpath: str) -> JobFolder:
     parts = [] if relpath == "." else relpath.split("/")
     try_index = alias = None
     for position, part in enumerate(parts):
-        match = TRY_FOLDER.match(part)
+        match = TRY_FOLDER.match(part.lower())
         if match:
             try_index = int(match.group(1))
             alias = parts[position - 1] if position else None
-    job_id = label if relpath == "." else f"{label}/{relpath}"
-    return JobFolder(job_id=job_id, root=root, relpath=relpath, try_index=try_index, alias=alias)
+    named = [safe_part(part) for part in [label, *parts]]
+    return JobFolder(job_id="/".join(key for key, _, _ in named), root=root, relpath=relpath, try_index=try_index,
+                     alias=safe_part(alias)[1] if alias else None, name="/".join(shown for _, shown, _ in named),
+                     label=label)
 
 
 def attempt_folders(job_dir: Path) -> list[str]:
@@ -337,12 +406,35 @@ def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) 
         changed, hashes = content_changed(job, max_requests, files_before, hashes_before, now, recorded)
     if changed:
         stamp.write_text(hashlib.sha256(json.dumps(now, sort_keys=True).encode()).hexdigest() + "\n")
+    where = json.dumps({"root": job.root, "relpath": job.relpath}, sort_keys=True)
+    location = location_file(stamp)
+    if not location.is_file() or location.read_text() != where:
+        location.write_text(where)
     if changed or now != files_before or hashes != hashes_before or folders != folders_before:
         # whole or not at all: a cluster job parsing the workflow at the same time may read it
         partial = cache_file.with_name(f"{cache_file.name}.{os.getpid()}")
         partial.write_text(json.dumps(_settled(now, hashes, folders), sort_keys=True))
         os.replace(partial, cache_file)
-    return stamp
+    return stamp, record_sizes(folders, now)
+
+
+def location_file(stamp: Path) -> Path:
+    """Where the job folder of a stamp is (root and relpath): its ingest reads it from here, not
+    from its params, which lineage records publish (a folder name may hold a secret)."""
+    return Path(stamp).with_suffix(".where")
+
+
+def record_sizes(folders: dict, state: dict) -> dict[str, list]:
+    """attempt folder -> [relpath, size] of the file that records it (result.json, else
+    config.json, else solver.json): what `duplicates` compares first, from the stat state alone."""
+    found = {}
+    for name in folders:
+        for marker in TRIAL_MARKERS:
+            entry = state.get(f"{name}/{marker}")
+            if entry is not None and len(entry) == 2:
+                found[name] = [f"{name}/{marker}", entry[0]]
+                break
+    return found
 
 
 # Below this many job folders the stat pass runs in the parsing process; from it up, in forked
@@ -350,18 +442,19 @@ def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) 
 PARALLEL_MIN_JOBS = 8
 
 
-def _refresh(job: JobFolder, max_requests: int, state_dir: Path, recorded_sources) -> str:
-    return refresh_state(job, max_requests, state_dir, lambda: recorded_sources(job)).as_posix()
+def _refresh(job: JobFolder, max_requests: int, state_dir: Path, recorded_sources) -> tuple[str, dict]:
+    stamp, records = refresh_state(job, max_requests, state_dir, lambda: recorded_sources(job))
+    return stamp.as_posix(), records
 
 
-def _refresh_share(jobs: list[JobFolder], *arguments) -> list[str]:
+def _refresh_share(jobs: list[JobFolder], *arguments) -> list[tuple[str, dict]]:
     return [_refresh(job, *arguments) for job in jobs]
 
 
 def refresh_states(jobs: list[JobFolder], max_requests: int, state_dir: Path, recorded_sources,
-                   processes: int | None = None) -> dict[str, str]:
-    """job id -> its stamp file (see refresh_state); `recorded_sources(job)` gives relpath ->
-    sha256 of what the job's last ingest read ({} when it never ran).
+                   processes: int | None = None) -> dict[str, tuple[str, dict]]:
+    """job id -> (its stamp file (see refresh_state), its record_sizes); `recorded_sources(job)`
+    gives relpath -> sha256 of what the job's last ingest read ({} when it never ran).
 
     The folders are split over `processes` forked from this one (the work shares no state but
     the files it writes); by default the usable cores, at most 4, from PARALLEL_MIN_JOBS folders
@@ -378,3 +471,90 @@ def refresh_states(jobs: list[JobFolder], max_requests: int, state_dir: Path, re
     stamps = forked_map(_refresh_share, [(chunk, *arguments) for chunk in chunks])
     found = {job.job_id: stamp for chunk, done in zip(chunks, stamps) for job, stamp in zip(chunk, done)}
     return {job.job_id: found[job.job_id] for job in jobs}
+
+
+def _preference(job: JobFolder, roots: list[str]) -> tuple:
+    """Which of two places of one attempt counts it: the first root listed, then the shorter path
+    under it (the original rather than `A (copy)`), then the path."""
+    return (roots.index(job.root) if job.root in roots else len(roots), len(job.relpath), job.relpath)
+
+
+def _record_sha256(job: JobFolder, relpath: str) -> str | None:
+    try:
+        return sha256_file(locate(str(job.path), relpath, os.path.realpath(job.root))[0])
+    except (BadFile, OSError):
+        return None
+
+
+def duplicates(jobs: list[JobFolder], roots: list[str], records: dict[str, dict]) -> dict[str, dict[str, str]]:
+    """job id -> {attempt folder, or "" for the whole job folder: why it is another place of an
+    attempt counted elsewhere}, for the job folders that hold such places.
+
+    The same folder is the same real path after resolving links (overlapping roots, a root and a
+    link to it). A copy is an attempt folder of the same name in another job folder whose record
+    file (`records`: record_sizes) has the same size and then the same sha256: the same bytes,
+    so the same rollout name, task and started_at. Only names found in two job folders are read.
+    """
+    found: dict[str, dict[str, str]] = {}
+    ordered = sorted(jobs, key=lambda job: _preference(job, roots))
+    first_at: dict[str, JobFolder] = {}
+    for job in ordered:
+        real = os.path.realpath(job.path)
+        if real in first_at:
+            found[job.job_id] = {"": f"the same folder as {first_at[real].name} (one real folder reached twice, "
+                                     "through overlapping job_roots or a link); counted once, there"}
+        else:
+            first_at[real] = job
+    places: dict[tuple, list[tuple[JobFolder, str]]] = {}
+    for job in ordered:
+        if job.job_id in found:
+            continue
+        for folder, (relpath, size) in records.get(job.job_id, {}).items():
+            places.setdefault((folder, size), []).append((job, relpath))
+    for (folder, _), group in sorted(places.items()):
+        if len({job.job_id for job, _ in group}) < 2:
+            continue
+        kept: dict[str, JobFolder] = {}
+        for job, relpath in group:  # in order of preference
+            sha = _record_sha256(job, relpath)
+            if sha is None:
+                continue
+            if sha in kept:
+                found.setdefault(job.job_id, {})[folder] = (
+                    f"the same attempt as {kept[sha].name}/{folder} (the same {relpath.split('/')[-1]} bytes: "
+                    "rollout name, task and started_at alike); counted once, there")
+            else:
+                kept[sha] = job
+    return found
+
+
+INGEST_FILES = ("trials.json", "index.json", "tasks.json", "ledger.json")
+
+
+def remove_stale_outputs(results: Path, settings: set[str], job_ids: set[str]) -> list[str]:
+    """Remove what results/ holds of settings and job folders no longer found (a deleted or
+    moved job folder, a setting whose trials are gone), so that no report looks current that is
+    not: results/reports/<setting>/ and results/settings/<setting>/, a job's results/ingest
+    files, and their lineage records. Returns the paths removed, sorted."""
+    removed = []
+    for stage in ("reports", "settings"):
+        for base in (results / stage, results / "lineage" / stage):
+            for folder in sorted(base.iterdir() if base.is_dir() else []):
+                if folder.is_dir() and not folder.is_symlink() and folder.name not in settings:
+                    shutil.rmtree(folder)
+                    removed.append(folder.as_posix())
+    ingest = results / "ingest"
+    for trials in sorted(ingest.rglob("trials.json") if ingest.is_dir() else []):
+        job_id = trials.parent.relative_to(ingest).as_posix()
+        if job_id in job_ids:
+            continue
+        for name in INGEST_FILES:
+            for path in (trials.parent / name, results / "lineage" / "ingest" / job_id / f"{name}.json"):
+                if path.is_file():
+                    path.unlink()
+                    removed.append(path.as_posix())
+        for folder in (trials.parent, results / "lineage" / "ingest" / job_id):
+            while folder not in (ingest, results / "lineage" / "ingest") and folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+                folder = folder.parent
+    return sorted(removed)

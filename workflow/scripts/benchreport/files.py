@@ -10,8 +10,10 @@ import hashlib
 import json
 import math
 import os
+import re
 import stat
 from pathlib import Path
+
 
 
 MISSING = "the file is missing"
@@ -52,6 +54,18 @@ def _reject_constant(name: str):
 
 # One strict decoder for every job-folder file (json.loads with an option builds a new one per call).
 _STRICT = json.JSONDecoder(parse_constant=_reject_constant)
+# A lone surrogate, which no UTF-8 output can carry: parsed from a \uD800-\uDFFF escape (harnesses
+# write them when they cut a string in the middle of an emoji) or an undecodable file-name byte.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """The text with every lone surrogate written out as \\uXXXX, so that it can be written as
+    UTF-8: from a JSON escape, or from a file name's undecodable byte (os.fsdecode's
+    surrogateescape)."""
+    if not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def parse_json_bytes(data: bytes, label: str):
@@ -65,12 +79,16 @@ def parse_json_bytes(data: bytes, label: str):
     try:
         if text.startswith("\ufeff"):  # as json.loads says it
             raise ValueError("Unexpected UTF-8 BOM (decode using utf-8-sig)")
-        return _STRICT.decode(text)
+        value = _STRICT.decode(text)
+    except RecursionError:
+        raise BadFile(label, "nested too deeply to be read (arrays or objects inside each other "
+                             "thousands of levels down)") from None
     except ValueError as exc:
         reason = str(exc)
         if "is not valid JSON" in reason:
             raise BadFile(label, f"holds {reason.split(' is not')[0]}, which is not valid JSON") from None
         raise BadFile(label, f"not valid JSON, perhaps truncated ({reason})") from None
+    return value
 
 
 def read_json_file(path: str | os.PathLike, label: str, expect: type = dict):
@@ -110,7 +128,10 @@ def finite_number(value) -> float | None:
     """A JSON number that is finite, else None (booleans are not numbers here)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an integer beyond any double
+        return None
     return value if math.isfinite(value) else None
 
 
@@ -143,8 +164,9 @@ def dump_json(value) -> str:
 
     Objects are indented; a list of records (trials, ledger rows) is written one record per line
     and a list of scalars on one line, by the C encoder: a trial per line reads and diffs well,
-    and it is 5-10x faster than indenting every field (seconds per file at 25,000 trials)."""
-    return _dump(value, "") + "\n"
+    and it is 5-10x faster than indenting every field (seconds per file at 25,000 trials). A lone
+    surrogate (a file name's undecodable byte) is written escaped, as ensure_ascii would."""
+    return printable(_dump(value, "") + "\n")  # a lone surrogate written as JSON's \\uXXXX escape
 
 
 def write_text(path: str | os.PathLike, text: str) -> None:

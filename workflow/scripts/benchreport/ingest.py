@@ -3,22 +3,28 @@
 One row per attempt folder; attempts of one task collapse to one trial as BenchFlow does on
 resume (`load_task_results`): the scored attempt first, then the newest. Newest is read from the
 recorded finished_at/started_at, not from file times, which copying or cloning does not keep.
-Every file that cannot be used becomes a ledger row naming the file and the reason.
+Every file that cannot be used, every value of the wrong type or out of range, every secret
+redacted and every second place of one attempt becomes a ledger row naming the file and the reason.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
+import math
 import os
+import re
 from collections import Counter
 from pathlib import Path
 
 from . import classify, grader, provenance, settings
 from .classify import LEFT_OUT, REVIEWER_RUN, interrupted_row
-from .discover import TRAJECTORY, TRIAL_NAME, JobFolder, attempt_folders, request_prefix, review_files
+from .discover import (TRAJECTORY, TRIAL_NAME, JobFolder, attempt_folders, listing, redact_text, request_prefix,
+                       review_files, safe_part, try_folders)
 from .forked import forked_map
-from .secrets import redact
-from .files import MISSING, BadFile, finite_number, locate, parse_json_bytes, read_json_file, sha256_file
+from .secrets import find, secret_env_values
+from .files import (MISSING, BadFile, finite_number, json_type_name, locate, parse_json_bytes, printable,
+                    read_json_file, sha256_file)
 
 SAMPLING_KEYS = (
     "max_tokens",
@@ -39,6 +45,11 @@ TOKEN_FIELDS = (
 )
 FILE_IGNORED = "file ignored; the attempt still counts"
 SUMMARY_IGNORED = "summary.json ignored; the cross-check is skipped"
+VALUE_IGNORED = "value not recorded; the attempt still counts"
+REDACTED = "value redacted; the attempt still counts"
+FOLDER_NOT_READ = "folder not read; nothing under it is counted"
+# Above this a count, cost (USD) or time (s) is no real run's, and sums of such values overflow.
+LIMIT = 1e12
 
 
 class JobReader:
@@ -73,6 +84,9 @@ class JobReader:
         self.sources.append({"path": self.source_path(relpath), "sha256": sha})
         return value
 
+    def last_sha256(self) -> str:
+        return self.sources[-1]["sha256"]
+
     def review_listing(self, folder: str) -> list[dict]:
         """The files of the attempt's reviews/ and scoring/ folders as grader.trial_grading takes
         them: path, sha256, and the parsed reviewer run (reviews/<id>/result.json)."""
@@ -98,18 +112,33 @@ class JobReader:
 
     def note(self, folder: str, relpath: str, reason: str, effect: str) -> None:
         self.ledger.append(
-            {"job": self.job.job_id, "folder": folder, "file": relpath, "reason": reason, "effect": effect}
+            {"job": self.job.name or self.job.job_id, "folder": folder, "file": relpath, "reason": reason,
+             "effect": effect}
         )
+
+    def quantity(self, folder: str, relpath: str, field: str, value, whole: bool = False):
+        """A recorded count, cost or time; None (not recorded) when absent, and with a ledger row
+        when it is not a finite number in [0, LIMIT] (-1 is a common "unknown" sentinel)."""
+        if value is None:
+            return None
+        number = finite_number(value)
+        if number is None:
+            problem = "is beyond the largest finite number" if isinstance(value, (int, float)) and not isinstance(
+                value, bool) else f"is {json_type_name(value)}, not a number"
+        elif number < 0:
+            problem = f"is {number:g}, below zero"
+        elif number > LIMIT:
+            problem = f"is {number:.3g}, beyond any real run"
+        elif whole and not number.is_integer():
+            problem = f"is {number:g}, not a whole number"
+        else:
+            return int(number) if whole else number
+        self.note(folder, relpath, f"{field} {problem}: not recorded", VALUE_IGNORED)
+        return None
 
 
 def _text(value):
     return value if isinstance(value, str) and value.strip() else None
-
-
-def _free_text(value):
-    """An error message as recorded, with any secret in it redacted (they quote provider replies)."""
-    text = _text(value)
-    return redact(text.encode())[0].decode() if text else None
 
 
 _CANONICAL: dict = {}
@@ -190,43 +219,51 @@ def read_requests(reader: JobReader, folder: str, max_requests: int) -> dict:
     }
 
 
-def _usage(result: dict) -> dict:
+def _usage(reader: JobReader, folder: str, relpath: str, result: dict) -> dict:
     agent_result = result.get("agent_result") if isinstance(result.get("agent_result"), dict) else {}
-    tokens = {field: finite_number(agent_result.get(field)) for field in TOKEN_FIELDS}
-    cost = finite_number(agent_result.get("cost_usd"))
+    tokens = {field: reader.quantity(folder, relpath, f"agent_result.{field}", agent_result.get(field), whole=True)
+              for field in TOKEN_FIELDS}
+    cost = reader.quantity(folder, relpath, "agent_result.cost_usd", agent_result.get("cost_usd"))
     return {
-        "tokens": {field: int(value) if value is not None else None for field, value in tokens.items()},
+        "tokens": tokens,
         "cost_usd": cost if cost else None,  # BenchFlow records an unknown cost as null, never 0
         "usage_source": _text(agent_result.get("usage_source")),
         "price_source": _text(agent_result.get("price_source")),
     }
 
 
-def _timing(reader: JobReader, folder: str, result: dict) -> dict:
+def _timing(reader: JobReader, folder: str, result: dict, relpath: str) -> dict:
     try:
         timing = reader.json(f"{folder}/timing.json", required=False)
+        relpath = f"{folder}/timing.json" if timing is not None else relpath
     except BadFile as exc:
         reader.note(folder, exc.path, exc.reason, FILE_IGNORED + " (its timing comes from result.json)")
         timing = None
     if timing is None:
         timing = result.get("timing") if isinstance(result.get("timing"), dict) else {}
-    return {phase: finite_number(value) for phase, value in sorted(timing.items()) if finite_number(value) is not None}
+    phases = {phase: reader.quantity(folder, relpath, f"timing.{phase}", value) for phase, value in sorted(timing.items())}
+    return {phase: value for phase, value in phases.items() if value is not None}
 
 
 def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) -> dict | None:
-    """One attempt row, or None after a ledger row when the attempt cannot be used."""
+    """One attempt row, or None after a ledger row when the attempt cannot be used; `identity`
+    says which attempt it is, `cleaning` what clean_attempts needs to know of it."""
+    shas = {}
     try:
         config = reader.json(f"{folder}/config.json", required=False) or {}
+        shas["config.json"] = reader.last_sha256() if config else None
     except BadFile as exc:
         reader.note(folder, exc.path, exc.reason, FILE_IGNORED + " (settings come from result.json)")
         config = {}
     try:
         result = reader.json(f"{folder}/result.json", required=False)
+        shas["result.json"] = reader.last_sha256() if result is not None else None
     except BadFile as exc:
         reader.note(folder, exc.path, exc.reason, LEFT_OUT)
         return None
     try:
         solver = reader.json(f"{folder}/solver.json", required=False)
+        shas["solver.json"] = reader.last_sha256() if solver is not None else None
     except BadFile as exc:
         reader.note(folder, exc.path, exc.reason, FILE_IGNORED)
         solver = None
@@ -235,6 +272,7 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
         return None
     # While a rubric review is pending, the solver's result stands in solver.json (spec §8)
     record = result or solver or {}
+    record_file = f"{folder}/" + ("result.json" if result is not None else "solver.json" if solver is not None else "config.json")
     if record.get("purpose") == "reviewer":
         return {"reviewer": True, "folder": folder}
     match = TRIAL_NAME.match(folder)
@@ -246,6 +284,11 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
     )
     agent = _text(record.get("agent")) or _text(config.get("agent"))
     model = record.get("model", config.get("model")) if result is not None else config.get("model")
+    seed = record.get("seed", config.get("seed"))
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
+        reader.note(folder, record_file, f"seed is {json_type_name(seed)}, not a number or a name: not recorded",
+                    VALUE_IGNORED)
+        seed = None
     row = {
         "folder": folder,
         "rollout_name": _text(record.get("rollout_name")) or _text(record.get("trial_name")) or folder,
@@ -260,7 +303,7 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
         "task_digest": _text(record.get("task_digest")) or _text(config.get("task_digest")),
         "task_path": _text(config.get("task_path")),
         "task_variant": _text(record.get("task_variant")) or _text(config.get("task_variant")),
-        "seed": record.get("seed", config.get("seed")),
+        "seed": seed,
         "harness_version": None,  # BenchFlow <= 0.7.12 records no harness version
         "benchflow_version": None,  # nor its own version
         "started_at": _text(record.get("started_at")) or _text(config.get("started_at")),
@@ -270,37 +313,147 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
         "grading": grader.trial_grading(result, config, solver, reader.review_listing(folder)),
         "provenance": provenance.trial_provenance(result if result is not None else solver, config),
     }
-    row["control"] = classify.control_kind(agent, task, row["task_variant"], nop_agents)
     if result is None:
         # unfinished, or its rubric review pending (the solver's record, in solver.json, gives its
         # timing and usage): no verdict yet, left out of the pass rate, each with its own reason
         row.update(reward=None, gate=None, outcome="interrupted", audit=None, error=None, error_category=None,
-                   verifier_error=None, verifier_error_category=None,
-                   timing=_timing(reader, folder, solver) if solver is not None else {}, has_scoring=False,
-                   **_usage(solver or {}), **read_requests(reader, folder, max_requests))
-        return row
-    has_scoring = isinstance(record.get("scoring"), dict)
-    try:
-        reward, gate = classify.extract_reward(record)
-    except classify.BadReward as exc:
-        reader.note(folder, f"{folder}/result.json", str(exc), LEFT_OUT)
-        return None
-    error, verifier_error = _free_text(record.get("error")), _free_text(record.get("verifier_error"))
-    row.update(
-        reward=reward,
-        gate=gate,
-        outcome=classify.score_outcome(reward, gate, error, verifier_error, has_scoring),
-        audit=classify.audit_outcome(reward, gate, error, verifier_error, has_scoring),
-        error=error,
-        error_category=_text(record.get("error_category")),
-        verifier_error=verifier_error,
-        verifier_error_category=_text(record.get("verifier_error_category")),
-        timing=_timing(reader, folder, record),
-        has_scoring=has_scoring,
-        **_usage(record),
-        **read_requests(reader, folder, max_requests),
-    )
+                   verifier_error=None, verifier_error_category=None, timed_out=False,
+                   timing=_timing(reader, folder, solver, record_file) if solver is not None else {},
+                   has_scoring=False, **_usage(reader, folder, record_file, solver or {}),
+                   **read_requests(reader, folder, max_requests))
+    else:
+        has_scoring = isinstance(record.get("scoring"), dict)
+        try:
+            reward, gate = classify.extract_reward(record)
+        except classify.BadReward as exc:
+            reader.note(folder, record_file, str(exc), LEFT_OUT)
+            return None
+        problem = classify.gate_problem(record)
+        if problem:
+            reader.note(folder, record_file, problem, VALUE_IGNORED)
+        error, verifier_error = _text(record.get("error")), _text(record.get("verifier_error"))
+        error_category = _text(record.get("error_category"))
+        row.update(
+            reward=reward,
+            gate=gate,
+            outcome=classify.score_outcome(reward, gate, error, verifier_error, has_scoring),
+            audit=classify.audit_outcome(reward, gate, error, verifier_error, has_scoring),
+            error=error,
+            error_category=error_category,
+            verifier_error=verifier_error,
+            verifier_error_category=_text(record.get("verifier_error_category")),
+            timed_out=classify.timed_out(error_category),
+            timing=_timing(reader, folder, record, record_file),
+            has_scoring=has_scoring,
+            **_usage(reader, folder, record_file, record),
+            **read_requests(reader, folder, max_requests),
+        )
+    row["cleaning"] = [record_file, secret_env_values(config.get("agent_env"))]  # for clean_attempts
+    row["control"] = classify.control_kind(row["agent"], row["task"], row["task_variant"], nop_agents)
+    row["identity"] = [row["rollout_name"], row["task"], row["started_at"], shas[record_file.split("/")[-1]]]
     return row
+
+
+# Fields filled from the trajectory's first requests: a secret there is that file's.
+FROM_TRAJECTORY = ("served_models", "sampling")
+
+
+def _leaves(value) -> list:
+    """Every string and number in a row, dict keys aside."""
+    found, pending = [], [value]
+    while pending:
+        item = pending.pop()
+        if type(item) is dict:
+            pending.extend(item.values())
+        elif type(item) is list:
+            pending.extend(item)
+        else:
+            found.append(item)
+    return found
+
+
+# Strings already found printable and free of secrets, per set of known secret values: most of a
+# row (agent, model, dataset, sampling values, a task's name) repeats from attempt to attempt.
+_CLEAN: dict[tuple, set] = {}
+# digits and separators only (a time, a count): no key, token or password is made of these
+_NUMERIC = re.compile(r"[0-9 .:+TZ-]*\Z")
+CLEAN_MEMORY = 200_000
+
+
+def _cleaned(value, known_values, found: list):
+    """The value with every string printable and its secrets redacted, and every number beyond
+    the largest finite one (JSON's 1e309) dropped; `found` gets what was changed."""
+    if isinstance(value, str):
+        text, kinds = redact_text(printable(value), known_values)
+        found.extend(f"a secret ({kind})" for kind in kinds)
+        return text
+    if isinstance(value, float) and not math.isfinite(value):
+        found.append("a number beyond the largest finite one")
+        return None
+    if isinstance(value, dict):
+        return {key: _cleaned(item, known_values, found) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_cleaned(item, known_values, found) for item in value]
+    return value
+
+
+# What read_attempt notes for ingest_job, not data: never cleaned, removed before a row is kept.
+BOOKKEEPING = ("identity", "cleaning")
+
+
+def _clean_row(reader: JobReader, row: dict) -> None:
+    """Make every string of an attempt row printable, redact the secrets in it and drop numbers
+    beyond the largest finite one; one ledger row per field and kind, never the value."""
+    record_file, known_values = row["cleaning"]
+    folder = row["folder"]
+    for field in [field for field in row if field not in BOOKKEEPING]:
+        found = []
+        row[field] = _cleaned(row[field], known_values, found)
+        relpath = f"{folder}/{TRAJECTORY}" if field in FROM_TRAJECTORY else record_file
+        for what in sorted(set(found)):
+            reader.note(folder, relpath, f"{what} in {field} was {'redacted' if 'secret' in what else 'dropped'}",
+                        REDACTED if "secret" in what else VALUE_IGNORED)
+
+
+def clean_attempts(reader: JobReader, attempts: list[dict]) -> None:
+    """_clean_row every attempt row that needs it (in place), before any of it becomes a setting id
+    or a file name: a key pasted as the model name, a token inside a sampling value or quoted in
+    an error, a lone surrogate, a 1e309.
+
+    Which rows need it is decided by one secrets.find over the strings of all rows not seen clean
+    before, joined: a row whose strings are all clean is left as it is. Most of a row repeats from
+    attempt to attempt, and a search costs little more per string than per text."""
+    groups: dict[tuple, list[dict]] = {}
+    for attempt in attempts:
+        groups.setdefault(tuple(attempt["cleaning"][1]), []).append(attempt)
+    for known, rows in groups.items():
+        clean = _CLEAN.setdefault(known, set())
+        if len(clean) > CLEAN_MEMORY:
+            clean.clear()
+        seen = []  # per row: its strings, and whether a number in it is not finite
+        for row in rows:
+            found = []
+            for field, value in row.items():
+                if type(value) is dict or type(value) is list:
+                    found.extend(_leaves(value) if field not in BOOKKEEPING else ())
+                else:
+                    found.append(value)
+            seen.append(({leaf for leaf in found if type(leaf) is str},
+                         not all(map(math.isfinite, [leaf for leaf in found if type(leaf) is float]))))
+        fresh = sorted({text for strings, _ in seen for text in strings - clean if not _NUMERIC.match(text)})
+        starts, at = [], 0
+        for text in fresh:
+            starts.append(at)
+            at += len(text) + 1
+        flagged = {fresh[bisect.bisect_right(starts, start) - 1] for start, _, _ in find("\n".join(fresh), known)}
+        flagged.update(text for text in fresh if printable(text) is not text)
+        clean.update(fresh)
+        clean.difference_update(flagged)
+        for row, (strings, not_finite) in zip(rows, seen):
+            if not_finite or not flagged.isdisjoint(strings):
+                _clean_row(reader, row)
+    for attempt in attempts:
+        del attempt["cleaning"]
 
 
 def _route(config: dict, record: dict) -> str | None:
@@ -333,8 +486,10 @@ def collapse(attempts: list[dict], job: JobFolder) -> list[dict]:
         ordered = sorted(group, key=_rank)
         best = ordered[-1]
         trial = dict(best)
-        trial["job"] = job.job_id
+        trial["job"] = job.name or job.job_id
         trial["try_index"] = job.try_index
+        trial["try_rule"] = "folder" if job.try_index is not None else None  # number_tries may renumber
+        trial["try_folders"] = try_folders(job.relpath)
         trial["attempts"] = len(group)
         trial["attempt_folders"] = sorted(attempt["folder"] for attempt in group)
         trial["attempt_outcomes"] = [attempt["outcome"] for attempt in sorted(group, key=lambda a: (a.get("started_at") or "", a["folder"]))]
@@ -419,19 +574,84 @@ def read_attempts(reader: JobReader, folders: list[str], max_requests: int, nop_
     return rows
 
 
-def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=(), workers: int = 1) -> dict:
+def _unlisted(job: JobFolder) -> str | None:
+    """Why the job folder cannot be listed, if it cannot."""
+    try:
+        listing(job.path)
+    except PermissionError:
+        return "the folder cannot be read (permission denied)"
+    except OSError as exc:
+        return f"the folder cannot be read ({exc.strerror})"
+    return None
+
+
+def unique_attempts(reader: JobReader, attempts: list[dict]) -> list[dict]:
+    """The attempts with one row per identity (rollout name, task, started_at and the sha256 of
+    the file that records it): a copied attempt folder inside the job folder is counted once, the
+    folder named as its rollout first; the other gets a ledger row naming both."""
+    kept, unique = {}, []
+    for attempt in sorted(attempts, key=lambda a: (a["folder"] != a["rollout_name"], a["folder"])):
+        identity = json.dumps(attempt.pop("identity"))
+        if identity in kept:
+            reader.note(attempt["folder"], f"{attempt['folder']}/result.json",
+                        f"the same attempt as {kept[identity]} (rollout name, task, started_at and the bytes of its "
+                        "record alike); counted once, there", LEFT_OUT)
+            continue
+        kept[identity] = attempt["folder"]
+        unique.append(attempt)
+    return sorted(unique, key=lambda a: a["folder"])
+
+
+def _clean_job_part(reader: JobReader, value, relpath: str, where: str):
+    """A job-level part of the ingest (from summary.json) cleaned as _clean_row cleans a row."""
+    found = []
+    value = _cleaned(value, (), found)
+    for what in sorted(set(found)):
+        reader.note("", relpath, f"{what} in {where} was {'redacted' if 'secret' in what else 'dropped'}",
+                    REDACTED if "secret" in what else VALUE_IGNORED)
+    return value
+
+
+def _shown_path(path: str, shown: dict) -> str:
+    """A source path as the outputs show names: printable, a secret in a folder name redacted;
+    `shown` remembers each part (the file names and the job folder's path repeat)."""
+    parts = []
+    for part in path.split("/"):
+        if part not in shown:
+            shown[part] = redact_text(printable(part))[0]
+        parts.append(shown[part])
+    return "/".join(parts)
+
+
+def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=(), workers: int = 1,
+               duplicates: dict | None = None) -> dict:
+    """Every row of one job folder. `duplicates` (discover.duplicates) names the attempt folders
+    counted in another job folder ("" for all of them): each gets a ledger row and is not read."""
     reader = JobReader(job)
+    duplicates = duplicates or {}
     summary_status = "absent"
     summary = None
-    try:
-        summary = reader.json("summary.json", required=False)
-        summary_status = "absent" if summary is None else "read"
-    except BadFile as exc:
-        reader.note("", exc.path, exc.reason, SUMMARY_IGNORED)
-        summary_status = "unusable"
-    folders = attempt_folders(job.path)
+    unlisted = _unlisted(job)
+    if unlisted:
+        reader.note("", ".", unlisted, FOLDER_NOT_READ)
+    elif "" not in duplicates:
+        try:
+            summary = reader.json("summary.json", required=False)
+            summary_status = "absent" if summary is None else "read"
+        except BadFile as exc:
+            reader.note("", exc.path, exc.reason, SUMMARY_IGNORED)
+            summary_status = "unusable"
+    folders = [] if unlisted else attempt_folders(job.path)
+    for part in [job.label, *([] if job.relpath == "." else job.relpath.split("/"))]:
+        for kind in sorted(set(safe_part(part)[2])):
+            reader.note("", ".", f"a secret ({kind}) in the folder's name was redacted", REDACTED)
+    elsewhere = {folder: duplicates.get("", duplicates.get(folder)) for folder in folders}
+    for folder, reason in elsewhere.items():
+        if reason:
+            reader.note(folder, f"{folder}/result.json", reason, LEFT_OUT)
+    readable = [folder for folder in folders if not elsewhere[folder]]
     attempts, reviewers = [], 0
-    for folder, row in zip(folders, read_attempts(reader, folders, max_requests, nop_agents, workers)):
+    for folder, row in zip(readable, read_attempts(reader, readable, max_requests, nop_agents, workers)):
         if row is None:
             continue
         if row.get("reviewer"):
@@ -439,6 +659,8 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=(), workers: i
             reader.note(folder, f"{folder}/result.json", REVIEWER_RUN, LEFT_OUT)
             continue
         attempts.append(row)
+    clean_attempts(reader, attempts)
+    attempts = unique_attempts(reader, attempts)
     trials = collapse(attempts, job)
     check = crosscheck(summary, attempts)
     check["summary_status"] = summary_status
@@ -452,25 +674,34 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=(), workers: i
         seen = tasks.setdefault(trial["task"], {"paths": set(), "digests": set()})
         seen["paths"].update([trial["task_path"]] if trial["task_path"] else [])
         seen["digests"].update([trial["task_digest"]] if trial["task_digest"] else [])
+    budget = summary.get("budget") if isinstance(summary, dict) and isinstance(summary.get("budget"), dict) else None
+    described = _clean_job_part(reader, {
+        "id": job.name or job.job_id,
+        "key": job.job_id,
+        "label": safe_part(job.label)[1] if job.label else job.job_id.split("/")[0],
+        "relpath": redact_text(job.relpath)[0],  # the real path (the bundle reads it), a secret aside
+        "try_index": job.try_index,
+        "alias": job.alias,
+        "reviewer": grader.reviewer_config(summary),
+        "provenance": provenance.job_provenance(summary),
+        "budget": budget,
+    }, "summary.json", "the job's summary.json")
+    crosscheck_part = _clean_job_part(reader, check, "summary.json", "the job's summary.json")
+    tasks = {task: {k: sorted(v) for k, v in sorted(seen.items())} for task, seen in sorted(tasks.items())}
+    ledger = [{key: redact_text(printable(value))[0] if isinstance(value, str) else value for key, value in row.items()}
+              for row in reader.ledger]
+    shown = {}
     return {
-        "job": {
-            "id": job.job_id,
-            "label": job.job_id if job.relpath == "." else job.job_id[: -len(job.relpath) - 1],
-            "relpath": job.relpath,
-            "try_index": job.try_index,
-            "alias": job.alias,
-            "reviewer": grader.reviewer_config(summary),
-            "provenance": provenance.job_provenance(summary),
-            "budget": summary.get("budget") if isinstance(summary, dict) and isinstance(summary.get("budget"), dict) else None,
-        },
+        "job": described,
         "attempt_folders_found": len(folders),
         "attempts": len(attempts),
         "trials": trials,
-        "ledger": sorted(reader.ledger, key=lambda row: (row["folder"], row["file"], row["reason"])),
-        "crosscheck": check,
+        "ledger": sorted(ledger, key=lambda row: (row["folder"], row["file"], row["reason"])),
+        "crosscheck": crosscheck_part,
         "settings": settings_index(trials),
-        "tasks": {task: {k: sorted(v) for k, v in sorted(seen.items())} for task, seen in sorted(tasks.items())},
-        "sources": sorted(reader.sources, key=lambda source: source["path"]),
+        "tasks": tasks,
+        "sources": sorted(({**source, "path": _shown_path(source["path"], shown)} for source in reader.sources),
+                          key=lambda source: source["path"]),
     }
 
 
