@@ -137,10 +137,3 @@ def control_kind(agent, task_name, task_variant, nop_agents) -> str | None:
     if agent in nop or variant.startswith("empty") or task_name.endswith("__e"):
         return "nop"
     return None
-
-
-def timed_out(trial: dict) -> bool:
-    """BenchFlow's timed_out: the agent ran out of its wall-clock budget, whether or not the
-    verifier then scored the trial (BenchFlow 0.7.12 scores it, usually reward 0: a failed trial,
-    listed under summary.json's error_categories)."""
-    return trial.get("error_category") == "timeout"

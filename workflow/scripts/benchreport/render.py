@@ -131,6 +131,7 @@ def build_record(stats: dict, environment: list[dict], card: dict) -> dict:
         "unpriced_reasons": stats["tokens_and_cost"]["unpriced_reasons"],
         "sampling": stats["sampling"],
         "trials_recording_requests": stats["trials_recording_requests"],
+        "try_numbering": stats["try_numbering"],
         "controls": stats["controls"],
         "environment": environment,
         "warnings": stats["warnings"],

@@ -177,15 +177,35 @@ def verdict_counts(controls: dict) -> str:
             f"{len(controls['tasks_failing_controls'])}, not verified on {len(controls['tasks_unverified'])}")
 
 
+TRY_RULES = {
+    "folder": "the try folders of the layout (trial-NN, seed-N, repeat-N, sample-N, run-N, try-N)",
+    "seed": "the seed each trial recorded",
+    "started_at": "each trial's recorded start (started_at), as no folder or seed tells the tries apart",
+    "None": "nothing (no try index)",
+}
+
+
+def try_numbering(record: dict) -> str:
+    """'Tries are numbered by ...' (settings.number_tries decided the rule)."""
+    rules = record.get("try_numbering") or {}
+    if not rules:
+        return ""
+    return "Tries are numbered by " + "; ".join(
+        TRY_RULES.get(rule, rule) + (f" ({count(n, 'trial')})" if len(rules) > 1 else "") for rule, n in rules.items()) + "."
+
+
 def outcomes(record: dict) -> str:
     c = record["counts"]
     text = f"Per-task intervals are Wilson over that task's trials, at {level(record['confidence'])}."
+    if record.get("try_numbering"):
+        text += " " + try_numbering(record)
     if c["errored"] or c["verifier_errored"] or c["unscored"]:
         text += (f" Outcomes other than pass or fail: {c['errored']} errored, {c['verifier_errored']} with a verifier "
                  f"error, {c['unscored']} unscored; each counts as not passed.")
     if c["timed_out"]:
-        text += (f" {count(c['timed_out'], 'trial')} timed out (the agent ran out of its time budget; BenchFlow then "
-                 "scored it, and it counts as failed, as BenchFlow counts it).")
+        text += (f" {count(c['timed_out'], 'trial')} timed out (the agent ran out of its time budget; BenchFlow still "
+                 "runs the verifier, so each counts by its reward, as BenchFlow counts it: failed below 1, errored "
+                 "with no reward).")
     return text + f" {count(c['retried'], 'trial')} retried ({count(c['attempts'], 'attempt')} in all)."
 
 
@@ -292,7 +312,7 @@ def left_out(record: dict) -> str:
     c = record["counts"]
     text = ("Left out: " + "; ".join(parts) + ".") if parts else "Left out: nothing."
     return (text + f" Counted as not passed: {c['errored']} errored, {c['verifier_errored']} verifier-errored, "
-            f"{c['unscored']} unscored; {c['timed_out']} timed out (counted as failed); "
+            f"{c['unscored']} unscored; {c['timed_out']} timed out (counted by their reward); "
             f"{count(c['retried'], 'trial')} retried.")
 
 

@@ -10,7 +10,6 @@ import statistics as pystats
 import numpy as np
 
 from . import coverage, intervals, passk
-from .classify import timed_out
 from .record import CostMeasure, Interval, TaskRow, as_json
 from .settings import describe
 
@@ -53,7 +52,7 @@ def per_task(trials: list[dict], confidence: float) -> list[TaskRow]:
             # a trial with no reward (errored, unscored) counts as 0, as it counts as not passed
             mean_reward=sum(value or 0.0 for value in rewards) / len(group),
             outcomes=tuple(trial["outcome"] for trial in group),
-            timed_out=sum(timed_out(trial) for trial in group),
+            timed_out=sum(trial["timed_out"] for trial in group),
             task_digests=tuple(sorted({trial["task_digest"] for trial in group if trial["task_digest"]})),
             trial_ids=tuple(trial_id(trial) for trial in group),
             mean_cost_usd=sum(costs) / len(costs) if costs else None,
@@ -486,7 +485,7 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=N
             "passed": passed,
             **{outcome: outcomes.get(outcome, 0) for outcome in OUTCOME_ORDER if outcome != "passed"},
             "with_error": outcomes.get("errored", 0) + outcomes.get("verifier_errored", 0),
-            "timed_out": sum(timed_out(trial) for trial in counted),
+            "timed_out": sum(trial["timed_out"] for trial in counted),
             "retried": sum(trial["attempts"] > 1 for trial in counted),
             "attempts": sum(trial["attempts"] for trial in mine),
             "interrupted_left_out": len(interrupted),
@@ -518,6 +517,8 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=N
         "usage": usage(mine, counted, tasks, params),
         "sampling": sampling_seen(counted),
         "trials_recording_requests": sum(trial["trajectory"] for trial in counted),
+        # which rule numbered the tries (settings.number_tries): folder, seed or started_at
+        "try_numbering": dict(sorted(Counter(str(trial["try_rule"]) for trial in counted).items())),
         "controls": controls,
         "excluded_by_controls": [
             {"task": row["task"], "reason": "; ".join(excluded_tasks[row["task"]]), "trials": row["trials"],

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 
 from . import grader, provenance, stats
-from .classify import LEFT_OUT, REVIEWER_RUN, timed_out
+from .classify import LEFT_OUT, REVIEWER_RUN
 
 GATE_KINDS = ("failed", "errored", "verifier_errored", "timed_out")
 
@@ -215,7 +215,7 @@ def run_summary(trials: list[dict], *, job_dir: str | None, job_name: str, budge
     total = len(finished)
     rewards = [trial["reward"] for trial in finished if trial.get("reward") is not None]
     counts = {kind: buckets.get(kind, 0) for kind in ("passed", "failed", "errored", "verifier_errored")}
-    counts["timed_out"] = sum(timed_out(trial) for trial in finished)
+    counts["timed_out"] = sum(trial["timed_out"] for trial in finished)
     gate = gate or {}
     fail_under = gate.get("fail_under")
     fail_on = [kind for kind in gate.get("fail_on") or [] if kind in GATE_KINDS]
@@ -313,6 +313,7 @@ def _trial_ref(trial: dict) -> dict:
         "id": stats.trial_id(trial),
         "task": trial["task"],
         "try": trial["try_index"],
+        "try_rule": trial["try_rule"],
         "job": trial["job"],
         "folder": trial["folder"],
         "attempts": trial["attempts"],
