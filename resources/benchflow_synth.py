@@ -38,7 +38,7 @@ results_steps=False)``
 
 A trial is ``{"task": name, "attempts": [attempt, ...]}`` (chronological; more than one attempt
 means BenchFlow retried the task inside the job), optionally with ``"task_digest"`` to override
-the setting's digest for that task in that job (task drift). An attempt is a dict whose
+the setting's digest for that task in that job (task drift; None: the trial records no digest). An attempt is a dict whose
 ``"kind"`` is one of ``passed``, ``failed`` (``reward``, default 0.0; a reward strictly between
 0 and 1 writes a partial-credit ``verifier/reward.json`` with extra keys, like BenchFlow's
 real ``spec-partial``), ``agent_error`` (``error_category``: ``timeout`` (default),
@@ -1478,7 +1478,9 @@ def _write_job(jobs_dir: Path, *, job_name: str, setting: dict, trials: list[dic
     finals: list[dict] = []
     for t, tplans, tstarts in zip(trials, plans, starts):
         task = t["task"]
-        digest = t.get("task_digest") or s["task_digests"].get(task) or default_task_digest(task)
+        # "task_digest": None writes a trial that records no digest (as some BenchFlow builds do)
+        digest = t["task_digest"] if "task_digest" in t and t["task_digest"] is None else (
+            t.get("task_digest") or s["task_digests"].get(task) or default_task_digest(task))
         final = None
         for p, st in zip(tplans, tstarts):
             res = _write_attempt(jdir, vjob, s, task, _prompt_for(task), digest,

@@ -39,8 +39,10 @@ pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
 
 def test_workflow_runs_missing_controls_with_benchflow(workflow):
     shutil.copytree(TINY / "tasks-net", workflow.path / "tasks")
-    tries = [[{"task": task, "attempts": [{"kind": kind}]} for task in ("tiny-hello-net", "tiny-oracle-fails")]
-             for kind in ("passed", "failed", "passed")]
+    # the agent's trials record no task digest, so its controls are matched by task name (the
+    # digest BenchFlow gives these task folders is its own to compute)
+    tries = [[{"task": task, "attempts": [{"kind": kind}], "task_digest": None}
+              for task in ("tiny-hello-net", "tiny-oracle-fails")] for kind in ("passed", "failed", "passed")]
     setting = {"agent": "claude-agent-acp", "model": "anthropic/claude-sonnet-4-5",
                "served_model": "claude-sonnet-4-5-20250929", "usage_source": "provider_response",
                "price_source": "litellm"}
@@ -69,6 +71,7 @@ def test_workflow_runs_missing_controls_with_benchflow(workflow):
     assert verdicts["tiny-hello-net"]["verdict"] == "not verified"
     assert verdicts["tiny-hello-net"]["reasons"] == ["nop errored 3 of 3"]
     assert verdicts["tiny-hello-net"]["oracle"]["passed"] == 3
+    assert verdicts["tiny-hello-net"]["matched_by"] == "task name (no task digest recorded)"
     # the broken reference solution fails every try: the task is left out of the headline
     assert verdicts["tiny-oracle-fails"]["verdict"] == "fails"
     assert verdicts["tiny-oracle-fails"]["reasons"] == ["oracle passed 0 of 3"]
