@@ -200,6 +200,115 @@ def test_paired_rejects_rates_outside_unit_interval():
         paired.paired_comparison({"x": 1.5, "y": 0}, {"x": 0, "y": 0}, seed=1)
 
 
+def null_runs(tasks, tries, replications, seed):
+    """Both settings draw every try of a task from the same pass rate (uniform on [0.2, 0.8])."""
+    rng = np.random.default_rng(seed)
+    names = [f"t{i}" for i in range(tasks)]
+    for replication in range(replications):
+        p = rng.uniform(0.2, 0.8, size=tasks)
+        a, b = rng.binomial(tries, p) / tries, rng.binomial(tries, p) / tries
+        yield paired.paired_comparison(dict(zip(names, a)), dict(zip(names, b)), seed=replication,
+                                       resamples=1000, permutations=1000)
+
+
+def excludes_zero(interval):
+    return interval["low"] > 0 or interval["high"] < 0
+
+
+@pytest.mark.parametrize("tasks", [5, 10])
+def test_sign_flip_interval_keeps_the_level_where_the_bootstrap_does_not(tasks):
+    """Under no difference the sign-flip interval excludes 0 at most 5% of the time (its test is
+    exact); the paired bootstrap, at these few tasks, more often (benchmarks/bench_paired.py)."""
+    runs = list(null_runs(tasks, 3, 800, seed=tasks))
+    permutation = np.mean([excludes_zero(r["intervals"]["permutation"]) for r in runs])
+    bootstrap = np.mean([excludes_zero(r["intervals"]["bootstrap"]) for r in runs])
+    rejected = np.mean([r["p_value"] <= 0.05 for r in runs])
+    assert permutation == rejected  # the interval is the test, inverted
+    assert permutation <= 0.05
+    assert bootstrap > 0.05 + 3 * np.sqrt(0.05 * 0.95 / len(runs))
+
+
+def test_sign_flip_interval_holds_exactly_the_shifts_the_test_accepts():
+    rng = np.random.default_rng(11)
+    for tasks, permutations in [(7, 10_000), (12, 10_000), (40, 2_000)]:
+        a = {f"t{i}": float(rng.integers(0, 4)) / 3 for i in range(tasks)}
+        b = {f"t{i}": float(rng.integers(0, 4)) / 3 for i in range(tasks)}
+        result = paired.paired_comparison(a, b, seed=3, permutations=permutations)
+        low, high = result["intervals"]["permutation"]["low"], result["intervals"]["permutation"]["high"]
+        differences = np.array([b[t] - a[t] for t in sorted(a)])
+        flips = paired.SignFlips(differences, permutations, 3)
+        accepted = [shift for shift in np.linspace(-1, 1, 4001) if flips.p_value(shift) > 0.05]
+        assert low <= min(accepted) and max(accepted) <= high
+        # the ends are where the test stops accepting: accepted there, rejected just outside
+        for end, outside in ((low, low - 1e-6), (high, high + 1e-6)):
+            if abs(end) < 1:
+                assert flips.p_value(end) > 0.05 >= flips.p_value(outside)
+        assert low <= result["mean_difference"] <= high
+
+
+def test_few_tasks_say_what_they_cannot_show():
+    a = {f"t{i}": 0.0 for i in range(5)}
+    b = {f"t{i}": 1.0 for i in range(5)}
+    five = paired.paired_comparison(a, b, seed=1)
+    # every task improved by 100 points, yet at 5 tasks p cannot go below 2/32
+    assert five["p_value"] == five["smallest_p_value"] == 0.0625
+    assert (five["intervals"]["permutation"]["low"], five["intervals"]["permutation"]["high"]) == (-1.0, 1.0)
+    assert five["minimum_detectable_difference"]["value"] is None
+    assert "cannot go below 0.0625" in five["minimum_detectable_difference"]["reason"]
+    a["t5"], b["t5"] = 0.0, 1.0
+    six = paired.paired_comparison(a, b, seed=1)
+    assert six["smallest_p_value"] == six["p_value"] == 2 / 64
+    assert six["intervals"]["permutation"]["low"] > 0
+    many = paired.paired_comparison({f"t{i}": 0.0 for i in range(17)}, {f"t{i}": 1.0 for i in range(17)},
+                                    seed=1, permutations=999)
+    assert many["smallest_p_value"] == 1 / 1000
+
+
+def test_minimum_detectable_difference_is_the_paired_power_formula():
+    from scipy import stats
+
+    rng = np.random.default_rng(4)
+    a = {f"t{i}": float(rng.integers(0, 4)) / 3 for i in range(30)}
+    b = {f"t{i}": float(rng.integers(0, 4)) / 3 for i in range(30)}
+    differences = np.array([b[t] - a[t] for t in sorted(a)])
+    for confidence, power in [(0.95, 0.8), (0.9, 0.9)]:
+        mdd = paired.paired_comparison(a, b, seed=1, confidence=confidence, power=power)["minimum_detectable_difference"]
+        factor = stats.t.ppf(0.5 + confidence / 2, 29) + stats.t.ppf(power, 29)
+        assert mdd["value"] == pytest.approx(factor * differences.std(ddof=1) / np.sqrt(30))
+        assert mdd["power"] == power and mdd["reason"] is None
+    same = paired.paired_comparison({f"t{i}": 0.5 for i in range(8)}, {f"t{i}": 0.5 for i in range(8)}, seed=1)
+    assert same["minimum_detectable_difference"]["value"] is None and "no spread" in same["minimum_detectable_difference"]["reason"]
+
+
+def test_holm_by_hand():
+    # sorted 0.01, 0.03, 0.04 of m = 3: 3 x 0.01, max(0.03, 2 x 0.03), max(0.06, 1 x 0.04)
+    assert paired.holm([0.01, 0.04, 0.03, None]) == pytest.approx([0.03, 0.06, 0.06, None])
+    assert paired.holm([0.5, 0.9]) == [1.0, 1.0] and paired.holm([0.02]) == [0.02] and paired.holm([]) == []
+
+
+def test_comparisons_adjust_across_pairs_and_print_the_configured_level():
+    from benchreport import compare
+
+    rng = np.random.default_rng(8)
+    stats = {}
+    for name, shift in (("a", 0), ("b", 1), ("c", 2)):
+        stats[name] = {"setting": name, "description": f"agent {name}",
+                       "per_task": [{"task": f"t{i}", "rate": min(1.0, float(rng.integers(0, 2) + shift) / 3)}
+                                    for i in range(20)]}
+    params = {"seed": 1, "resamples": 1000, "permutations": 1000, "confidence": 0.9}
+    data = compare.comparisons(stats, "all", params, power=0.8)
+    raw = [pair["p_value"] for pair in data["pairs"]]
+    assert [pair["p_value_holm"] for pair in data["pairs"]] == paired.holm(raw)
+    assert data["multiple_comparisons"]["pairs_with_p_value"] == 3 and data["confidence"] == 0.9
+    assert all(pair["confidence"] == 0.9 and pair["preferred"] == "permutation" for pair in data["pairs"])
+    markdown = compare.render_markdown(data)
+    assert "90% interval (sign-flip)" in markdown and "95%" not in markdown
+    assert "Holm p" in markdown and "80% power" in markdown
+    header, *rows = compare.render_csv(data).splitlines()
+    assert "p_value_holm" in header.split(",") and len(rows) == 3
+    assert compare.render_markdown(compare.comparisons({"a": stats["a"]}, "all", params, 0.8)).count("No pair") == 1
+
+
 # --- pass@k and pass^k ---
 
 def brute_force(n, c, k):
