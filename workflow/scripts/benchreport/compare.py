@@ -15,6 +15,10 @@ def task_rates(stats: dict) -> dict[str, float]:
     return {row["task"]: row["rate"] for row in stats["per_task"]}
 
 
+def task_tries(stats: dict) -> dict[str, int]:
+    return {row["task"]: row["trials"] for row in stats["per_task"]}
+
+
 def requested_pairs(settings: list[str], pairs) -> list[tuple[str, str]]:
     """Every pair of agent settings (sorted), or the pairs the config names that exist."""
     if pairs == "all":
@@ -27,6 +31,7 @@ def compare(stats_a: dict, stats_b: dict, params: dict, power: float) -> dict:
     result = paired_comparison(
         rates_a, rates_b, seed=params["seed"], resamples=params["resamples"],
         permutations=params["permutations"], confidence=params["confidence"], power=power,
+        tries=(task_tries(stats_a), task_tries(stats_b)),
     )
     shared = sorted(set(rates_a) & set(rates_b))
     return {
@@ -89,7 +94,8 @@ def render_markdown(data: dict) -> str:
         f"Holm p: {data['multiple_comparisons']['text']}. Smallest possible p: the least p-value the test can "
         "give with this many shared tasks, whatever the results. Detectable: the difference found with "
         f"{pairs[0]['minimum_detectable_difference']['power'] * 100:g}% power at this run's shared tasks and "
-        "tries (normal-theory approximation from the spread of the per-task differences)." if pairs else
+        "tries (the sign-flip test simulated on each task's pooled pass rate, the two settings moved apart on "
+        "the logit scale)." if pairs else
         "No pair of agent settings to compare.",
         "",
         f"| A | B | Shared tasks | Only A | Only B | Difference | {shown} interval (sign-flip) | "

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .intervals import BLOCK_ELEMENTS, bootstrap_tasks, check_confidence, check_resamples, t_bounds, t_quantile
+from .intervals import BLOCK_ELEMENTS, bootstrap_tasks, check_confidence, check_resamples, normal_cdf, normal_quantile, t_bounds
 
 # Largest number of shared tasks whose 2^n sign patterns are enumerated exactly.
 EXACT_LIMIT = 16
@@ -24,8 +24,14 @@ BOOTSTRAP_METHOD = "paired bootstrap-percentile over shared tasks"
 T_METHOD = "paired t over shared tasks"
 PERMUTATION_METHOD = "sign-flip permutation test inverted over shifts of the mean difference"
 PREFERRED = "permutation"
-MDD_METHOD = ("(t_{1-a/2,n-1} + t_{power,n-1}) x SD of the per-task differences / sqrt(n), "
-              "the normal-theory paired approximation at this run's shared tasks and tries")
+MDD_METHOD = ("power of the sign-flip test at this run's shared tasks and tries (simulated exactly up to 10 "
+              "tasks, its normal form above), each task's pooled rate moved apart on the logit scale")
+# The power search: runs simulated per step, bisection steps, the largest logit shift tried (every
+# rate then within 1e-8 of 0 or 1), and the task count up to which the exact test is simulated.
+POWER_SIMULATIONS = 400
+POWER_BISECTIONS = 12
+LARGEST_LOGIT_SHIFT = 40.0
+POWER_EXACT_LIMIT = 10
 # Permuted statistics this close to the observed one count as at least as extreme (float noise).
 TIE_TOLERANCE = 1e-12
 # A shift this close to where a pattern ties the data counts as a tie (float noise; on the scale
@@ -117,27 +123,72 @@ class SignFlips:
         return max(-1.0, round(float(low), 12) + 0.0), min(1.0, round(float(high), 12) + 0.0)
 
 
-def minimum_detectable_difference(differences: np.ndarray, confidence: float, power: float,
-                                  smallest_p: float) -> dict:
-    """The smallest true mean difference the comparison detects with the given power, by the
-    normal-theory paired formula on the spread of this run's own per-task differences. None,
-    with the reason, when the permutation test cannot reach the level at all or the differences
-    have no spread to plan from."""
-    size = differences.size
-    result = {"power": power, "method": MDD_METHOD, "value": None, "reason": None}
-    spread = float(differences.std(ddof=1))
-    if smallest_p > 1 - confidence:
+def _simulated_power(rate_a, tries_a, rate_b, tries_b, alpha: float, seed: int) -> float:
+    """The exact sign-flip test's power at these per-task rates, over POWER_SIMULATIONS runs (the
+    same seed at every call, so the estimate moves smoothly with the rates)."""
+    rng = np.random.default_rng((seed, 2))
+    draws = (POWER_SIMULATIONS, len(tries_a))
+    differences = rng.binomial(tries_b, rate_b, draws) / tries_b - rng.binomial(tries_a, rate_a, draws) / tries_a
+    size = len(tries_a)
+    patterns = np.arange(2**size)[:, None] >> np.arange(size) & 1
+    flipped = np.abs((1.0 - 2.0 * patterns) @ differences.T)  # patterns x runs
+    observed = np.abs(differences.sum(axis=1))
+    return float(np.mean(np.mean(flipped >= observed - TIE_TOLERANCE * size, axis=0) <= alpha))
+
+
+def _normal_power(rate_a, tries_a, rate_b, tries_b, alpha: float) -> float:
+    """The power of the test's normal form, reject when |Σd| ≥ z·√(Σd²), with Σd normal and Σd²
+    at its mean: the sign-flip test at many tasks."""
+    mean = rate_b - rate_a
+    variance = rate_a * (1 - rate_a) / tries_a + rate_b * (1 - rate_b) / tries_b
+    threshold = normal_quantile(1 - alpha / 2) * np.sqrt(np.sum(variance + mean**2))
+    spread = np.sqrt(np.sum(variance))
+    return float(normal_cdf((mean.sum() - threshold) / spread) + normal_cdf((-threshold - mean.sum()) / spread))
+
+
+def minimum_detectable_difference(passed_a, tries_a, passed_b, tries_b, *, confidence: float, power: float,
+                                  smallest_p: float, seed: int) -> dict:
+    """The smallest true mean difference the sign-flip test detects with `power` at this run's own
+    shared tasks and tries: each task's rate is its pooled rate over both settings ((passes + ½)/
+    (tries + 1), never exactly 0 or 1), moved apart on the logit scale by ±θ/2 for the two
+    settings; θ is found by bisection and the difference given is the mean over tasks of the two
+    rates it gives. The power is simulated with the exact test up to POWER_EXACT_LIMIT tasks and
+    taken from the test's normal form above. None, with the reason, when the test cannot reach the level at this
+    many tasks or no difference within [0, 1] reaches the power."""
+    alpha = 1 - confidence
+    size = len(tries_a)
+    result = {"power": power, "method": MDD_METHOD, "simulations": POWER_SIMULATIONS if size <= POWER_EXACT_LIMIT else None,
+              "value": None, "reason": None}
+    if smallest_p > alpha:
         return result | {"reason": f"with {size} shared tasks the sign-flip p-value cannot go below "
-                                   f"{smallest_p:.4g}, so no difference reaches p < {1 - confidence:.4g}"}
-    if spread == 0:
-        return result | {"reason": "every shared task has the same difference: no spread to plan from"}
-    factor = t_quantile(size - 1, 0.5 + confidence / 2) + t_quantile(size - 1, power)
-    return result | {"value": min(1.0, factor * spread / np.sqrt(size))}
+                                   f"{smallest_p:.4g}, so no difference reaches p < {alpha:.4g}"}
+    tries_a, tries_b = np.asarray(tries_a), np.asarray(tries_b)
+    pooled = (np.asarray(passed_a) + np.asarray(passed_b) + 0.5) / (tries_a + tries_b + 1)
+    logit = np.log(pooled / (1 - pooled))
+
+    def rates(theta):
+        return 1 / (1 + np.exp(-(logit - theta / 2))), 1 / (1 + np.exp(-(logit + theta / 2)))
+
+    def power_at(theta):
+        rate_a, rate_b = rates(theta)
+        if size <= POWER_EXACT_LIMIT:
+            return _simulated_power(rate_a, tries_a, rate_b, tries_b, alpha, seed)
+        return _normal_power(rate_a, tries_a, rate_b, tries_b, alpha)
+
+    low, high = 0.0, LARGEST_LOGIT_SHIFT
+    if power_at(high) < power:
+        return result | {"reason": f"no difference within [0, 1] is detected with {power:.0%} power at "
+                                   f"{size} shared tasks and these tries"}
+    for _ in range(POWER_BISECTIONS):
+        middle = (low + high) / 2
+        low, high = (low, middle) if power_at(middle) >= power else (middle, high)
+    rate_a, rate_b = rates(high)
+    return result | {"value": float(np.mean(rate_b - rate_a))}
 
 
 def paired_comparison(rates_a: dict[str, float], rates_b: dict[str, float], *, seed: int,
                       resamples: int = 10_000, permutations: int = 10_000, confidence: float = 0.95,
-                      power: float = 0.8) -> dict:
+                      power: float = 0.8, tries: tuple[dict, dict] | None = None) -> dict:
     """Mean per-task difference b − a on shared tasks, its paired intervals and a permutation p-value.
 
     rates_a, rates_b: task -> that setting's pass rate on the task. Tasks only one setting ran
@@ -146,7 +197,8 @@ def paired_comparison(rates_a: dict[str, float], rates_b: dict[str, float], *, s
     named in "preferred"), "bootstrap" (percentile bootstrap of the differences over tasks, numpy
     PCG64 seeded with `seed`) and "t" (paired t). The p-value's Monte Carlo draws, when needed,
     use a separate stream seeded with (seed, 1); "smallest_p_value" is the least p the test can
-    give at this many tasks, "minimum_detectable_difference" the difference found with `power`.
+    give at this many tasks, "minimum_detectable_difference" the difference found with `power`
+    (it needs `tries`: task -> trials of each setting; the power simulation is seeded (seed, 2)).
     """
     check_confidence(confidence)
     check_confidence(power)
@@ -172,8 +224,8 @@ def paired_comparison(rates_a: dict[str, float], rates_b: dict[str, float], *, s
             "p_value": None,
             "test": None,
             "smallest_p_value": None,
-            "minimum_detectable_difference": {"power": power, "method": MDD_METHOD, "value": None,
-                                              "reason": "fewer than 2 shared tasks"},
+            "minimum_detectable_difference": {"power": power, "method": MDD_METHOD, "simulations": POWER_SIMULATIONS,
+                                              "value": None, "reason": "fewer than 2 shared tasks"},
             "note": f"a paired comparison needs at least 2 shared tasks; there are {len(shared)}",
         }
     bootstrap = bootstrap_tasks(differences, resamples, seed, confidence)
@@ -192,8 +244,19 @@ def paired_comparison(rates_a: dict[str, float], rates_b: dict[str, float], *, s
         "p_value": flips.p_value(),
         "test": flips.test,
         "smallest_p_value": smallest,
-        "minimum_detectable_difference": minimum_detectable_difference(differences, confidence, power, smallest),
+        "minimum_detectable_difference": _detectable(shared, rates_a, rates_b, tries, confidence=confidence,
+                                                     power=power, smallest_p=smallest, seed=seed),
     }
+
+
+def _detectable(shared, rates_a, rates_b, tries, **settings) -> dict:
+    if tries is None:
+        return {"power": settings["power"], "method": MDD_METHOD, "simulations": POWER_SIMULATIONS,
+                "value": None, "reason": "the tries per task were not given"}
+    (tries_a, tries_b) = ([tries_of[task] for task in shared] for tries_of in tries)
+    passed_a = np.round([rates_a[task] * tries[0][task] for task in shared])
+    passed_b = np.round([rates_b[task] * tries[1][task] for task in shared])
+    return minimum_detectable_difference(passed_a, tries_a, passed_b, tries_b, **settings)
 
 
 def holm(p_values: list[float | None]) -> list[float | None]:
