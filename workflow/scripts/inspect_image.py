@@ -1,6 +1,7 @@
 """Rule inspect_image: `docker image inspect` of one image reference, as a JSON record."""
 
 import datetime
+import json
 import os
 import sys
 from pathlib import Path
@@ -30,6 +31,9 @@ else:
         build_context=params.build_context,
         build_tag=params.build_tag,
     )
+if params.retry:
+    # taken again by itself: the last record failed and the daemon now says otherwise
+    record["retried"] = json.loads(params.retry)
 print(f"{params.reference}: {record['status']} {record.get('reason') or ''}", file=sys.stderr)
 write_text(snakemake.output.record, dump_json(record))
 write_for_rule(snakemake, "environment", extra={"inspected_at": inspected_at})
