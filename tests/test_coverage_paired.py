@@ -314,8 +314,8 @@ def test_comparisons_adjust_across_pairs_and_print_the_configured_level():
     stats = {}
     for name, shift in (("a", 0), ("b", 1), ("c", 2)):
         stats[name] = {"setting": name, "description": f"agent {name}",
-                       "per_task": [{"task": f"t{i}", "rate": min(1.0, float(rng.integers(0, 2) + shift) / 3)}
-                                    for i in range(20)]}
+                       "per_task": [{"task": f"t{i}", "trials": 3,
+                                     "rate": min(1.0, float(rng.integers(0, 2) + shift) / 3)} for i in range(20)]}
     params = {"seed": 1, "resamples": 1000, "permutations": 1000, "confidence": 0.9}
     data = compare.comparisons(stats, "all", params, power=0.8)
     raw = [pair["p_value"] for pair in data["pairs"]]
@@ -325,6 +325,7 @@ def test_comparisons_adjust_across_pairs_and_print_the_configured_level():
     markdown = compare.render_markdown(data)
     assert "90% interval (sign-flip)" in markdown and "95%" not in markdown
     assert "Holm p" in markdown and "80% power" in markdown
+    assert all(pair["minimum_detectable_difference"]["value"] for pair in data["pairs"])
     header, *rows = compare.render_csv(data).splitlines()
     assert "p_value_holm" in header.split(",") and len(rows) == 3
     assert compare.render_markdown(compare.comparisons({"a": stats["a"]}, "all", params, 0.8)).count("No pair") == 1

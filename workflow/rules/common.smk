@@ -360,7 +360,7 @@ def kept_record(path):
 
 
 def image_retry(wildcards):
-    """The `retry` param of rule inspect_image (environment.retry_param): it changes, and so
+    """The `retry` param of inspect_image, from environment.retry_param. It changes, and so
     Snakemake's params trigger re-runs the job, when the record says "daemon unavailable" or
     "image missing" and the daemon now says otherwise. The daemon is asked once per run, in one
     call, about every image whose record failed, and not at all when none did; a bundle's

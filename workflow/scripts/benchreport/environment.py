@@ -173,7 +173,8 @@ def probe_images(references: list[str], *, docker: str, env: dict, timeout: floa
     for line in err.splitlines():
         # "Error response from daemon: no such image: X: No such image: X:latest" (Docker 25+),
         # "Error: No such image: X" (before); any other line leaves every answer unknown
-        found = re.search(r"no such image: (.+?): No such image", line) or re.search(r"No such (?:image|object): (\S+)$", line)
+        found = (re.search(r"no such image: (.+?): No such image", line)
+                 or re.search(r"No such (?:image|object): (\S+)$", line))
         if found is None:
             if line.strip():
                 return dict.fromkeys(references)

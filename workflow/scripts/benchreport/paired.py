@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .intervals import BLOCK_ELEMENTS, bootstrap_tasks, check_confidence, check_resamples, normal_cdf, normal_quantile, t_bounds
+from .intervals import (BLOCK_ELEMENTS, bootstrap_tasks, check_confidence, check_resamples, normal_cdf, normal_quantile,
+                        t_bounds)
 
 # Largest number of shared tasks whose 2^n sign patterns are enumerated exactly.
 EXACT_LIMIT = 16
@@ -153,12 +154,12 @@ def minimum_detectable_difference(passed_a, tries_a, passed_b, tries_b, *, confi
     (tries + 1), never exactly 0 or 1), moved apart on the logit scale by ±θ/2 for the two
     settings; θ is found by bisection and the difference given is the mean over tasks of the two
     rates it gives. The power is simulated with the exact test up to POWER_EXACT_LIMIT tasks and
-    taken from the test's normal form above. None, with the reason, when the test cannot reach the level at this
-    many tasks or no difference within [0, 1] reaches the power."""
+    taken from the test's normal form above. None, with the reason, when the test cannot reach
+    the level at this many tasks or no difference within [0, 1] reaches the power."""
     alpha = 1 - confidence
     size = len(tries_a)
-    result = {"power": power, "method": MDD_METHOD, "simulations": POWER_SIMULATIONS if size <= POWER_EXACT_LIMIT else None,
-              "value": None, "reason": None}
+    result = {"power": power, "method": MDD_METHOD, "value": None, "reason": None,
+              "simulations": POWER_SIMULATIONS if size <= POWER_EXACT_LIMIT else None}
     if smallest_p > alpha:
         return result | {"reason": f"with {size} shared tasks the sign-flip p-value cannot go below "
                                    f"{smallest_p:.4g}, so no difference reaches p < {alpha:.4g}"}
