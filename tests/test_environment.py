@@ -202,17 +202,21 @@ def test_failed_records_are_taken_again_when_the_daemon_answers(workflow, real_j
     context.mkdir()
     shutil.copy(BUSYBOX, context / "busybox")
     (context / "Dockerfile").write_text("FROM scratch\nCOPY busybox /bin/busybox\n")
-    tag = f"benchreport-test/{uuid.uuid4().hex[:12]}:1"
-    tasks = tmp_path / "tasks"
-    write_task(tasks, "tiny-hello", f'[environment]\ndocker_image = "{tag}"\n')
+    # every task named in config, under a name of this test's own: other tests build and remove
+    # BenchFlow's bf__<task> images on the same daemon meanwhile
+    unique = uuid.uuid4().hex[:12]
+    images = {task: f"benchreport-test/{unique}-{task}:1"
+              for task in ("spec-fail", "spec-noreward", "spec-partial", "spec-pass", "tiny-hello", "tiny-hello-net")}
+    tag = images["tiny-hello"]
     settings = tmp_path / "environment.yaml"
-    settings.write_text(json.dumps({"environment": {"tasks_dirs": [str(tasks)]}}))
+    settings.write_text(json.dumps({"environment": {"images": images}}))
     extra = ("--configfile", str(settings))
     away = dict(os.environ, DOCKER_HOST=f"unix://{tmp_path}/no-daemon.sock")
     here = dict(os.environ)
     try:
         workflow.run(*extra, roots=real_jobs, env=away)
         first = records(workflow)
+        assert {r["reference"] for r in first.values()} == set(images.values())
         # every task of a setting, left out or not, carries the digests its trials record
         for lineage in (workflow.results / "lineage/reports").glob("*/report.md.json"):
             setting = lineage.parent.name
