@@ -197,6 +197,10 @@ def job_params(wildcards):
 
 JSON_CACHE = {}
 DERIVED_CACHE = {}
+# reference -> what the daemon said of it at the first image_retry call of this run (None: not
+# yet), and image slug -> the value image_retry gave it
+PROBED = None
+RETRIES = {}
 INGEST_OUTPUTS = {}
 
 
@@ -340,17 +344,22 @@ def compute_task_images():
     }
 
 
+def images_by_slug():
+    """image slug (the wildcard) -> the resolution of the image it names."""
+    return derived(
+        "slugs",
+        lambda: {
+            environment.image_slug(resolved["reference"]): resolved
+            for resolved in task_images().values()
+        },
+    )
+
+
 def image_param(field):
     """A params function: one field of the image a wildcard names."""
 
     def lookup(wildcards):
-        by_slug = derived(
-            "slugs",
-            lambda: {
-                environment.image_slug(resolved["reference"]): resolved
-                for resolved in task_images().values()
-            },
-        )
+        by_slug = images_by_slug()
         if wildcards.image not in by_slug:
             raise WorkflowError(f"no task resolves to the image {wildcards.image}")
         return by_slug[wildcards.image].get(field)
@@ -360,6 +369,51 @@ def image_param(field):
 
 def image_record(resolved):
     return f"results/environment/images/{environment.image_slug(resolved['reference'])}.json"
+
+
+def kept_record(path):
+    """An inspection record already written, or None."""
+    try:
+        return read_cached(path)[1]
+    except (OSError, ValueError):
+        return None
+
+
+def image_retry(wildcards):
+    """The `retry` param of inspect_image, from environment.retry_param. It changes, and so
+    Snakemake's params trigger re-runs the job, when the record says "daemon unavailable" or
+    "image missing" and the daemon now says otherwise. The daemon is asked once per run, in one
+    call, about every image whose record failed, and not at all when none did; a bundle's
+    replayed records are never retried."""
+    global PROBED
+    if config["environment"]["records_from"]:
+        return ""
+    if PROBED is None:
+        failed = set()
+        for resolved in images_by_slug().values():
+            record = kept_record(image_record(resolved))
+            if record and record.get("status") in environment.RETRIED:
+                failed.add(record["reference"])
+        settings = config["environment"]
+        env = dict(os.environ, **({"DOCKER_HOST": settings["docker_host"]} if settings["docker_host"] else {}))
+        PROBED = environment.probe_images(sorted(failed), docker=settings["docker"], env=env,
+                                          timeout=settings["timeout_seconds"])
+    # once per image and run: Snakemake asks again when the job starts, after it has removed
+    # the record the value was computed from
+    if wildcards.image not in RETRIES:
+        record = kept_record(f"results/environment/images/{wildcards.image}.json")
+        RETRIES[wildcards.image] = environment.retry_param(record, PROBED.get((record or {}).get("reference")))
+    return RETRIES[wildcards.image]
+
+
+def setting_task_digests(setting):
+    """task -> the task digests its trials in the setting's own job folders record (tasks.json),
+    for every task, the ones the controls leave out too."""
+    digests = {}
+    for job_id in settings_map()[setting]["jobs"]:
+        for task, seen in job_tasks(job_id).items():
+            digests.setdefault(task, set()).update(seen["digests"])
+    return digests
 
 
 def report_inputs(wildcards):
@@ -381,10 +435,16 @@ def report_environment(wildcards):
         return "[]"
     images = task_images()
     tasks = sorted(settings_map()[wildcards.setting]["tasks"])
+    digests = setting_task_digests(wildcards.setting)
     # a JSON string: Snakemake does not pass a list or dict returned by a params function
     return json.dumps(
         [
-            images[task] | {"task": task, "record": image_record(images[task])}
+            images[task]
+            | {
+                "task": task,
+                "record": image_record(images[task]),
+                "task_digests": sorted(digests.get(task, ())),
+            }
             for task in tasks
         ],
         sort_keys=True,

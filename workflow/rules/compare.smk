@@ -18,6 +18,7 @@ rule comparisons:
         mem_mb=1000,
     params:
         pairs=config["comparisons"]["pairs"],
+        power=config["comparisons"]["power"],
         statistics=config["statistics"],
         code=CODE["compare"],
     script:

@@ -18,6 +18,7 @@ rule inspect_image:
         docker_host=config["environment"]["docker_host"],
         timeout=config["environment"]["timeout_seconds"],
         records_from=config["environment"]["records_from"],
+        retry=image_retry,
         code=CODE["environment"],
     script:
         "../scripts/inspect_image.py"

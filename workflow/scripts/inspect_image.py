@@ -1,6 +1,7 @@
 """Rule inspect_image: `docker image inspect` of one image reference, as a JSON record."""
 
 import datetime
+import json
 import os
 import sys
 from pathlib import Path
@@ -16,12 +17,15 @@ params = snakemake.params
 env = dict(os.environ)
 if params.docker_host:
     env["DOCKER_HOST"] = params.docker_host
-inspected_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 if params.records_from:
-    # replaying a bundle: the record made when the bundle was made, not a new inspection
+    # replaying a bundle: the record made when the bundle was made, not a new inspection, so its
+    # lineage gives no inspection time (environment.inspection_facts then has none)
     replayed = Path(params.records_from, Path(snakemake.output.record).name)
     record = replay_record(params.reference, replayed)
+    when = {"replayed_at": now}
 else:
+    when = {"inspected_at": now}
     record = inspect_image(
         params.reference,
         docker=params.docker,
@@ -30,6 +34,9 @@ else:
         build_context=params.build_context,
         build_tag=params.build_tag,
     )
+if params.retry:
+    # taken again by itself: the last record failed and the daemon now says otherwise
+    record["retried"] = json.loads(params.retry)
 print(f"{params.reference}: {record['status']} {record.get('reason') or ''}", file=sys.stderr)
 write_text(snakemake.output.record, dump_json(record))
-write_for_rule(snakemake, "environment", extra={"inspected_at": inspected_at})
+write_for_rule(snakemake, "environment", extra=when)

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from .paired import paired_comparison
-from .present import cell, level, pct
+from .paired import holm, paired_comparison
+from .present import cell, level, p_text, pct, signed_pp
+
+HOLM = ("Holm's step-down adjustment over the {count} pairs with a p-value: the chance that any of "
+        "them reaches its adjusted p by chance stays under that p")
 
 
 def task_rates(stats: dict) -> dict[str, float]:
     return {row["task"]: row["rate"] for row in stats["per_task"]}
+
+
+def task_tries(stats: dict) -> dict[str, int]:
+    return {row["task"]: row["trials"] for row in stats["per_task"]}
 
 
 def requested_pairs(settings: list[str], pairs) -> list[tuple[str, str]]:
@@ -19,11 +26,12 @@ def requested_pairs(settings: list[str], pairs) -> list[tuple[str, str]]:
     return [(a, b) for a, b in pairs if a in settings and b in settings]
 
 
-def compare(stats_a: dict, stats_b: dict, params: dict) -> dict:
+def compare(stats_a: dict, stats_b: dict, params: dict, power: float) -> dict:
     rates_a, rates_b = task_rates(stats_a), task_rates(stats_b)
     result = paired_comparison(
         rates_a, rates_b, seed=params["seed"], resamples=params["resamples"],
-        permutations=params["permutations"], confidence=params["confidence"],
+        permutations=params["permutations"], confidence=params["confidence"], power=power,
+        tries=(task_tries(stats_a), task_tries(stats_b)),
     )
     shared = sorted(set(rates_a) & set(rates_b))
     return {
@@ -37,51 +45,88 @@ def compare(stats_a: dict, stats_b: dict, params: dict) -> dict:
     }
 
 
-def signed_pct(value) -> str:
-    return "n/a" if value is None else f"{value * 100:+.0f} pp"
+def comparisons(stats: dict[str, dict], pairs, params: dict, power: float) -> dict:
+    """comparisons.json: every requested pair, each p-value beside its Holm-adjusted one (the
+    pairs of one run are one family: a paper reading several of them reads them together)."""
+    compared = [compare(stats[a], stats[b], params, power) for a, b in requested_pairs(sorted(stats), pairs)]
+    adjusted = holm([pair["p_value"] for pair in compared])
+    family = sum(p is not None for p in adjusted)
+    return {
+        "confidence": params["confidence"],
+        "multiple_comparisons": {"method": "Holm", "pairs_with_p_value": family,
+                                 "text": HOLM.format(count=family)},
+        "pairs": [pair | {"p_value_holm": p} for pair, p in zip(compared, adjusted)],
+    }
 
 
-def render_markdown(comparisons: list[dict], confidence: float) -> str:
+def detectable_text(pair: dict) -> str:
+    mdd = pair["minimum_detectable_difference"]
+    return f"±{mdd['value'] * 100:.0f} pp" if mdd["value"] is not None else "none"
+
+
+def render_markdown(data: dict) -> str:
+    pairs, confidence = data["pairs"], data["confidence"]
+    shown = level(confidence)
     lines = [
         "# Paired comparisons on shared tasks",
         "",
         "Difference = mean over the tasks both settings ran of (pass rate of B − pass rate of A), in percentage "
-        "points. Intervals resample or model tasks, paired; the p-value is a two-sided sign-flip permutation "
-        "test over tasks. Interval overlap and trial-level McNemar are not used: tries of one task are not "
-        "independent.",
+        "points. The p-value is a two-sided sign-flip permutation test over tasks; the sign-flip interval is "
+        f"that test inverted (every difference it does not reject at {shown}), and it is the one to read: the "
+        f"test is exact, so the interval excludes the true difference at most {level(1 - confidence)} of the "
+        "time at any number of shared tasks. The paired bootstrap and t intervals are shown beside it; with few "
+        "shared tasks they exclude a true difference of 0 more often than that. Interval overlap and "
+        "trial-level McNemar are not used: tries of one task are not independent.",
         "",
-        f"| A | B | Shared tasks | Only A | Only B | Difference | {level(confidence)} interval (paired bootstrap) "
-        f"| {level(confidence)} interval (paired t) | p-value |",
-        "| --- | --- | ---: | ---: | ---: | ---: | --- | --- | ---: |",
+        f"Holm p: {data['multiple_comparisons']['text']}. Smallest possible p: the least p-value the test can "
+        "give with this many shared tasks, whatever the results. Detectable: the difference found with "
+        f"{pairs[0]['minimum_detectable_difference']['power'] * 100:g}% power at this run's shared tasks and "
+        "tries (the sign-flip test simulated on each task's pooled pass rate, the two settings moved apart on "
+        "the logit scale)." if pairs else
+        "No pair of agent settings to compare.",
+        "",
+        f"| A | B | Shared tasks | Only A | Only B | Difference | {shown} interval (sign-flip) | "
+        f"{shown} interval (paired bootstrap) | {shown} interval (paired t) | p-value | Holm p | "
+        "Smallest possible p | Detectable |",
+        "| --- | --- | ---: | ---: | ---: | ---: | --- | --- | --- | ---: | ---: | ---: | ---: |",
     ]
-    for c in comparisons:
-        boot, t = c["intervals"]["bootstrap"], c["intervals"]["t"]
-        p_value = "n/a" if c["p_value"] is None else f"{c['p_value']:.3g}"
+    for c in pairs:
+        perm, boot, t = (c["intervals"][name] for name in ("permutation", "bootstrap", "t"))
         lines.append(
             f"| {cell(c['a_description'])} | {cell(c['b_description'])} | {c['shared']} | {c['only_in_a']} | "
-            f"{c['only_in_b']} | {signed_pct(c['mean_difference'])} | {signed_pct(boot['low'])} to {signed_pct(boot['high'])} | "
-            f"{signed_pct(t['low'])} to {signed_pct(t['high'])} | {p_value} |"
+            f"{c['only_in_b']} | {signed_pp(c['mean_difference'])} | "
+            + " | ".join(f"{signed_pp(i['low'])} to {signed_pp(i['high'])}" for i in (perm, boot, t))
+            + f" | {p_text(c['p_value'])} | {p_text(c['p_value_holm'])} | {p_text(c['smallest_p_value'])} | "
+            f"{detectable_text(c)} |"
         )
-    if not comparisons:
-        lines.append("| — | — | | | | | | | |")
-    for c in comparisons:
+    if not pairs:
+        lines.append("| — | — | | | | | | | | | | | |")
+    for c in pairs:
         lines += ["", f"## {cell(c['a_description'])} (A) vs {cell(c['b_description'])} (B)", ""]
         if c.get("note"):
             lines += [c["note"] + ".", ""]
         if c.get("test"):
             lines += [f"p-value: {c['test']}.", ""]
+        if c["minimum_detectable_difference"]["reason"]:
+            lines += [f"Detectable difference: none; {c['minimum_detectable_difference']['reason']}.", ""]
         lines += ["| Task | A | B | B − A |", "| --- | ---: | ---: | ---: |"]
-        lines += [f"| {cell(r['task'])} | {pct(r['rate_a'])} | {pct(r['rate_b'])} | {signed_pct(r['difference'])} |"
+        lines += [f"| {cell(r['task'])} | {pct(r['rate_a'])} | {pct(r['rate_b'])} | {signed_pp(r['difference'])} |"
                   for r in c["per_task"]]
     return "\n".join(lines) + "\n"
 
 
-def render_csv(comparisons: list[dict]) -> str:
-    header = "a,b,shared_tasks,only_a,only_b,mean_difference,bootstrap_low,bootstrap_high,t_low,t_high,p_value,test"
-    rows = [header]
-    for c in comparisons:
-        boot, t = c["intervals"]["bootstrap"], c["intervals"]["t"]
+CSV_FIELDS = ("a,b,shared_tasks,only_a,only_b,mean_difference,permutation_low,permutation_high,bootstrap_low,"
+              "bootstrap_high,t_low,t_high,p_value,p_value_holm,smallest_p_value,minimum_detectable_difference,"
+              "confidence,test")
+
+
+def render_csv(data: dict) -> str:
+    rows = [CSV_FIELDS]
+    for c in data["pairs"]:
+        perm, boot, t = (c["intervals"][name] for name in ("permutation", "bootstrap", "t"))
         values = [c["a"], c["b"], c["shared"], c["only_in_a"], c["only_in_b"], c["mean_difference"],
-                  boot["low"], boot["high"], t["low"], t["high"], c["p_value"], c["test"] or ""]
+                  perm["low"], perm["high"], boot["low"], boot["high"], t["low"], t["high"], c["p_value"],
+                  c["p_value_holm"], c["smallest_p_value"], c["minimum_detectable_difference"]["value"],
+                  c["confidence"], c["test"] or ""]
         rows.append(",".join("" if v is None else f'"{v}"' if isinstance(v, str) and "," in v else str(v) for v in values))
     return "\n".join(rows) + "\n"

@@ -1,8 +1,11 @@
-"""pass@k and pass^k over repeated trials, as BenchFlow computes them (benchflow-format.md §3.9).
+"""pass@k and pass^k over repeated trials, as BenchFlow counts them.
 
-pass@k is the chance that at least one of k tries of a task passes, pass^k that all k pass.
-Both use the unbiased estimators over a task's n scored trials with c passes, and need n ≥ k:
-a task with fewer trials is left out at that k and counted as short, never extrapolated.
+BenchFlow's `solve_rates` (src/benchflow/pass_at_k.py in benchflow-ai/benchflow) counts only
+*scored* trials: a trial with no reward (an agent error, a verifier error, nothing recorded) is
+left out of a task's n, never counted as a failure, and a task with no scored trial is left out
+altogether. pass@k is the chance that at least one of k tries of a task passes, pass^k that all k
+pass. Both use the unbiased estimators over a task's n scored trials with c passes, and need
+n ≥ k: a task with fewer is left out at that k and counted as short, never extrapolated.
 """
 
 from __future__ import annotations
@@ -10,6 +13,9 @@ from __future__ import annotations
 import math
 
 from .intervals import task_counts
+
+# The outcomes that carry a reward: the trials BenchFlow counts in n.
+SCORED = ("passed", "failed")
 
 
 def _check(n: int, c: int, k: int) -> None:
@@ -36,7 +42,8 @@ def pass_hat_k(n: int, c: int, k: int) -> float | None:
 
 
 def default_ks(min_trials: int) -> list[int]:
-    """1, the powers of 2 and the multiples of 5 up to the smallest per-task trial count."""
+    """1, the powers of 2 and the multiples of 5 up to the smallest per-task trial count
+    (BenchFlow's `default_ks`)."""
     ks = {1} | set(range(5, min_trials + 1, 5))
     power = 2
     while power <= min_trials:
@@ -45,16 +52,25 @@ def default_ks(min_trials: int) -> list[int]:
     return sorted(ks)
 
 
+def run_ks(trials_per_task) -> list[int]:
+    """BenchFlow's default ks up to the largest per-task count of scored trials, and that count
+    itself: a 3-try run gets k = 3 too (BenchFlow stops at the smallest count, 1 and 2 there);
+    the tasks with fewer trials are counted as short at the larger ks."""
+    largest = max((int(n) for n in trials_per_task), default=0)
+    return sorted(set(default_ks(largest)) | ({largest} if largest else set()))
+
+
 def solve_rates(trials_per_task, passes_per_task, ks=None) -> dict:
     """pass@k and pass^k at each k: the mean over tasks with n_i ≥ k, and how many were short.
 
     Returns {"solve_rate": Σc/Σn, "ks": [...], "per_k": [{"k", "pass_at_k", "pass_hat_k",
     "tasks_at_k", "tasks_short_at_k"}, ...]}; a mean is None when no task has k trials.
-    Every task needs at least one scored trial (BenchFlow only knows tasks from scored trials).
+    Every task needs at least one scored trial (BenchFlow only knows tasks from scored trials);
+    ks defaults to run_ks.
     """
     trials, passes = task_counts(trials_per_task, passes_per_task)
     counts = [(int(n), int(c)) for n, c in zip(trials, passes)]
-    wanted = default_ks(min((n for n, _ in counts), default=0)) if ks is None else sorted(set(ks))
+    wanted = run_ks(n for n, _ in counts) if ks is None else sorted(set(ks))
     if any(int(k) != k or k < 1 for k in wanted):
         raise ValueError(f"every k must be a positive integer, got {wanted}")
     per_k = []

@@ -374,9 +374,25 @@ def headline_interval(tasks: list[dict], methods: dict, params: dict, grid_for=N
 
 
 def solve_rates(tasks: list[dict]) -> dict | None:
-    if not tasks:
+    """pass@k and pass^k as BenchFlow counts them (passk): n is a task's scored trials (passed or
+    failed; errored, verifier-errored and unscored trials have no reward and are left out, never
+    failures), and a task with no scored trial is left out. None when no task has one."""
+    scored = [sum(outcome in passk.SCORED for outcome in row["outcomes"]) for row in tasks]
+    kept = [(n, row["passed"]) for n, row in zip(scored, tasks) if n]
+    if not kept:
         return None
-    return passk.solve_rates([row["trials"] for row in tasks], [row["passed"] for row in tasks])
+    result = passk.solve_rates([n for n, _ in kept], [c for _, c in kept])
+    left_out = sum(row["trials"] for row in tasks) - sum(scored)
+    return result | {
+        "counting": "BenchFlow's: over scored trials only; trials with no reward (errored, verifier errored, "
+                    "unscored) are left out of n, not counted as failures, and tasks with none scored are left out",
+        "tasks": len(kept),
+        "trials": sum(scored),
+        "unscored_left_out": left_out,
+        "tasks_without_scored_trial": [row["task"] for n, row in zip(scored, tasks) if not n],
+        "min_trials_per_task": min(n for n, _ in kept),
+        "max_trials_per_task": max(n for n, _ in kept),
+    }
 
 
 def setting_trials(setting: str, all_trials: list[dict], policy: dict) -> tuple:
