@@ -41,8 +41,12 @@ def test_three_tasks_3_of_3_3_of_3_0_of_3(workflow):
     assert [row["passed"] for row in summary["per_task"]] == [3, 3, 0]
     assert "| task-2 | 3 | 0 | 0% |" in report
     writeup = (report_dir / "writeup.md").read_text()
-    assert writeup.startswith("claude-agent-acp on anthropic/claude-sonnet-4-5 passed 67% of 3 tasks (95% interval 21% to 94%, wilson over task means")
-    assert "a percentile bootstrap over tasks with seed 20261130 gives 0% to 100%" in writeup
+    # BenchFlow's write-up shape: the number and its uncertainty, then the resampled and Wilson intervals
+    assert writeup.startswith("claude-agent-acp (harness version not recorded) on anthropic/claude-sonnet-4-5")
+    assert "\n6 of 9 trials passed; pass rate 67% (mean over the 3 tasks). 95% interval: 21% to 94% (" in writeup
+    assert ("\nresampled over tasks: 0% to 100%; Wilson if the 9 trials were independent: 35% to 88%, which tries "
+            "of one task aren't.\n") in writeup
+    assert "\nPer task: task-0 3/3, task-1 3/3, task-2 0/3.\n" in writeup
 
 
 def test_one_passing_trial(workflow):

@@ -129,18 +129,8 @@ def crosscheck_rows(summary: dict) -> list[dict]:
     rows = []
     for job in summary.get("job_folders", []):
         check = job.get("benchflow_summary") or {}
-        theirs, recount = check.get("benchflow"), check.get("recount_last_attempts") or {}
-        if theirs:
-            bf = " / ".join(str(theirs.get(k)) for k in ("total", "passed", "failed", "errored", "verifier_errored"))
-        elif check.get("summary_status") == "absent":
-            bf = "no summary.json (the job did not finish)"
-        else:
-            bf = "summary.json unusable (see what was left out)"
-        ours = " / ".join(str(recount.get(k)) for k in ("total", "passed", "failed", "errored", "verifier_errored"))
-        if recount.get("unscored"):
-            ours += f" (+{recount['unscored']} unscored)"
-        agrees = sentences.crosscheck_agrees(check)
-        rows.append({"job": job["id"], "benchflow": bf, "recount": ours, "agrees": agrees})
+        bf, ours = sentences.crosscheck_counts(check)
+        rows.append({"job": job["id"], "benchflow": bf, "recount": ours, "agrees": sentences.crosscheck_agrees(check)})
     return rows
 
 

@@ -88,7 +88,7 @@ def warning(item: dict) -> str:
     """One warning of the record (stats._warnings) in words."""
     kind = item["kind"]
     if kind == "few tries":
-        return (f"{item_count(item['tasks'], item['of'])} have fewer than {item['minimum']} trials: "
+        return (f"{len(item['tasks'])} of {item['of']} tasks have fewer than {item['minimum']} trials: "
                 + ", ".join(item["tasks"]))
     if kind == "mixed settings in a job folder":
         split = "; ".join(f"{row['setting']}: {count(row['trials'], 'trial')}" for row in item["settings"])
@@ -112,10 +112,6 @@ def warning(item: dict) -> str:
         return ("rewards above 0.95 but below 1 count as not passed (a pass is a reward of exactly 1.0): "
                 + "; ".join(f"{row['task']} ({', '.join(f'{r:g}' for r in row['rewards'])})" for row in item["tasks"]))
     raise ValueError(f"no sentence for warning kind {kind!r}")
-
-
-def item_count(tasks: list, of: int) -> str:
-    return f"{len(tasks)} of {count(of, 'task')}"
 
 
 def short_digest(digest) -> str:
@@ -454,6 +450,27 @@ def accounting(found: int, in_reports: int, interrupted: int, unusable: int, dup
             + f", each listed in exclusions.tsv ({'the counts add up' if adds_up else 'THE COUNTS DO NOT ADD UP'}).")
 
 
+CROSSCHECK_COUNTS = ("total", "passed", "failed", "errored", "verifier_errored")
+
+
+def crosscheck_counts(check: dict) -> tuple[str, str]:
+    """(BenchFlow's summary.json counts, the recount of the trial folders), as the cross-check
+    table prints them: total / passed / failed / errored / verifier errored."""
+    theirs, recount = check.get("benchflow"), check.get("recount_last_attempts") or {}
+    if theirs:
+        bf = " / ".join(str(theirs.get(key)) for key in CROSSCHECK_COUNTS)
+    elif check.get("summary_status") == "absent":
+        bf = "no summary.json (the job did not finish)"
+    elif check.get("summary_status") == "unusable":
+        bf = "summary.json unusable (see what was left out)"
+    else:
+        bf = "summary.json records no counts"
+    ours = " / ".join(str(recount.get(key)) for key in CROSSCHECK_COUNTS)
+    if recount.get("unscored"):
+        ours += f" (+{recount['unscored']} unscored)"
+    return bf, ours
+
+
 def crosscheck_agrees(check: dict) -> str:
     """index.md's and report.md's 'Agrees' cell of the cross-check against summary.json."""
     if check.get("matches"):
@@ -462,6 +479,8 @@ def crosscheck_agrees(check: dict) -> str:
         return "NO: summary.json disagrees with the trial folders"
     if check.get("summary_status") == "absent":
         return "n/a: no summary.json (the job did not finish)"
+    if check.get("summary_status") == "unusable":
+        return "n/a: summary.json unusable (see what was left out)"
     return "n/a: summary.json records no counts to compare"
 
 
