@@ -102,6 +102,7 @@ def summary(setting, *, control=None, rate=0.5, low=0.25, high=0.75, method="boo
         "left_out": [],
         "job_folders": [],
         "environment": [],
+        "environment_refresh": "snakemake --cores 4 --forcerun inspect_image",
         "controls": controls,
         "excluded_by_controls": [],
         # not part of summary.json (the trials are in trials.json): what page_of gives page_trials

@@ -447,6 +447,7 @@ def page_context(summaries: list[dict], pages: dict[str, dict], comparisons: dic
         "comparisons_note": paper.COMPARISONS_NOTE,
         "sections": [setting_section(summary, pages[summary["setting"]]) for summary in ordered],
         "environment": global_environment(ordered),
+        "inspection": sentences.inspection(ordered[0]) if ordered else "",
         "controls": controls_overview(ordered),
         "ledger_header": header,
         "ledger": ledger_rows,

@@ -16,7 +16,7 @@ import jinja2
 
 from . import completeness, sentences
 from .classify import interrupted_row
-from .environment import repo_digest_text
+from .environment import REFRESH, repo_digest_text
 from .files import dump_json
 from .record import LeftOutRow, as_json
 from .present import NOT_RECORDED, bar, cell, code, count, level, num, pct, reward, seconds, usd
@@ -134,6 +134,7 @@ def build_record(stats: dict, environment: list[dict], card: dict) -> dict:
         "try_numbering": stats["try_numbering"],
         "controls": stats["controls"],
         "environment": environment,
+        "environment_refresh": REFRESH,
         "warnings": stats["warnings"],
         "mixed_settings": stats["mixed_settings"],
         "seeds": stats["seeds"],

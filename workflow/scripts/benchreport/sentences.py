@@ -530,3 +530,11 @@ def ledger_tally(rows: list[dict]) -> str:
         kinds[row["kind"]] = kinds.get(row["kind"], 0) + 1
     return ("Left out or not recorded (every row is in exclusions.tsv): "
             + ", ".join(count(n, kind) for kind, n in sorted(kinds.items())) + ".")
+
+
+def inspection(record: dict) -> str:
+    """When the images were inspected, and how to inspect them again."""
+    return ("Each inspection's time is in its lineage record (results/lineage/environment/images/, "
+            "inspected_at), not here, so that an unchanged image leaves this report's bytes alone. A record of "
+            "a missing daemon or image is taken again by itself on the next run whose daemon answers; one that "
+            f"inspected its image is kept until `{record['environment_refresh']}`.")
