@@ -3,6 +3,7 @@
 The key holds what the run requested (recorded for every trial, errored ones too). What the
 provider served and what effort the requests carried are observations: a setting reports them
 and warns when they differ, rather than splitting off every trial that never reached the model.
+Within a setting, the tries of each task are numbered across job folders (`number_tries`).
 """
 
 from __future__ import annotations
