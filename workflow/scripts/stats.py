@@ -9,12 +9,12 @@ from benchreport.stats import setting_stats
 rulejob.start(snakemake)
 
 
-def grid_for(tasks, tries):
-    """The coverage grid rule coverage_grid computed at this setting's shape (stats.smk asks for it)."""
+def grid_for(profile):
+    """The coverage design rule coverage_grid computed at this setting's shape (stats.smk asks for it)."""
     grid = snakemake.input.get("coverage")
     if grid is None:
         raise RuntimeError(
-            f"the headline needs the coverage grid at {tasks} tasks x {tries} tries, but the stats "
+            f"the headline needs the coverage design at tries profile {profile}, but the stats "
             "rule was given none (stats.smk: coverage_shape found no scored task)"
         )
     return load_json(grid)

@@ -27,7 +27,8 @@ COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineag
 # The code each stage runs: its thin script and the package modules it uses. A change to one of
 # these files re-runs that stage and what depends on it, nothing else.
 # stats.py and what it imports: the numbers of a setting.
-NUMBERS = ["benchreport/stats.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/passk.py",
+NUMBERS = ["benchreport/stats.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/shapes.py",
+           "benchreport/passk.py",
            "benchreport/settings.py"]
 # runcard.py and what it imports: the run card, its parts and its checklist.
 RUNCARD = ["benchreport/runcard.py", "benchreport/completeness.py", "benchreport/grader.py", "benchreport/provenance.py",
@@ -38,7 +39,7 @@ STAGE_CODE = {
     "ingest": ["ingest.py", "benchreport/discover.py", "benchreport/forked.py", "benchreport/classify.py", "benchreport/settings.py",
                "benchreport/ingest.py", "benchreport/secrets.py", "benchreport/grader.py",
                "benchreport/provenance.py"],
-    "coverage": ["coverage_grid.py", "benchreport/intervals.py", "benchreport/coverage.py"],
+    "coverage": ["coverage_grid.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/shapes.py"],
     "stats": ["stats.py", *NUMBERS],
     "trial_rows": ["trial_rows.py", *NUMBERS, *RUNCARD],
     "report": ["report.py", *RENDER, "benchreport/html.py", "benchreport/paper.py",
