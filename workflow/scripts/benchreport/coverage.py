@@ -24,6 +24,7 @@ each run's mean instead (`_windowed_bounds`): the same bounds, in a fraction of 
 
 from __future__ import annotations
 
+import concurrent.futures
 import itertools
 import math
 
@@ -77,8 +78,10 @@ GUARDED = ("t over task means", "bootstrap-percentile over tasks", "bootstrap-BC
 SUM_METHODS = ("wilson over task means", "clopper-pearson over task means")
 # The headline is one of these: built around the mean over tasks, the printed pass rate. Wilson
 # over trials and BenchFlow's wilson-clustered centre on the pooled rate over trials instead.
-HEADLINE_METHODS = ("t over task means", "bootstrap-percentile over tasks", "bootstrap-BCa over tasks",
-                    "wilson over task means", "clopper-pearson over task means")
+# Listed in the order that breaks a tie in width: a GUARDED method that prints the Clopper-Pearson
+# bound at every run (one task) is named as that bound.
+HEADLINE_METHODS = ("clopper-pearson over task means", "wilson over task means", "t over task means",
+                    "bootstrap-percentile over tasks", "bootstrap-BCa over tasks")
 # Methods whose estimate is the pooled rate over trials, not the mean over tasks.
 POOLED_METHODS = ("wilson over trials", "wilson-clustered")
 NOT_EVALUATED = "not computed: the task means of these tries have no small common lattice for the exact bootstrap"
@@ -361,7 +364,7 @@ def lattice(tries) -> int:
 
 
 def batch_intervals(passes: np.ndarray, tries, *, confidence: float = 0.95, resamples: int | None = None,
-                    rng=None, bootstrap: str = "auto", methods=None) -> dict:
+                    rng=None, bootstrap: str = "auto", methods=None, workers: int = 1) -> dict:
     """Every `intervals.METHODS` interval (or those in `methods`) for many runs at once.
 
     passes: (runs x tasks) pass counts; tries: the tries of every task (one number) or of each
@@ -375,7 +378,8 @@ def batch_intervals(passes: np.ndarray, tries, *, confidence: float = 0.95, resa
     distribution is computed: "full" (full-length FFT), "windowed", or "auto" (windowed from
     WINDOWED_MIN_TASKS tasks and above FULL_SUPPORT_MAX possible totals). Runs go through in
     blocks, which bounds memory; with `resamples` all runs go at once, so that the resample
-    stream stays the one drawn before (memory then grows with runs x n·K).
+    stream stays the one drawn before (memory then grows with runs x n·K). `workers` threads share
+    the blocks (numpy's FFT releases the GIL); each run's bounds are its own, whatever the blocks.
     """
     passes = np.asarray(passes)
     runs, tasks = passes.shape
@@ -384,9 +388,13 @@ def batch_intervals(passes: np.ndarray, tries, *, confidence: float = 0.95, resa
     wanted = [name for name in intervals.METHODS if methods is None or name in methods]
     if not bootstrap_available(tries):
         wanted = [name for name in wanted if name not in BOOTSTRAP_METHODS]
-    rows = runs if resamples is not None else max(1, BLOCK_ELEMENTS // tasks)
-    blocks = [_block_intervals(passes[start:start + rows], tries, confidence, resamples, rng, bootstrap, wanted)
-              for start in range(0, runs, rows)]
+    rows = runs if resamples is not None else max(1, min(BLOCK_ELEMENTS // tasks, -(-runs // max(1, workers))))
+
+    def block(start):
+        return _block_intervals(passes[start:start + rows], tries, confidence, resamples, rng, bootstrap, wanted)
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
+        blocks = list(pool.map(block, range(0, runs, rows)))
     return {name: tuple(np.concatenate([block[name][side] for block in blocks]) for side in (0, 1))
             for name in wanted}
 
@@ -576,40 +584,80 @@ def _enumerated(profile, families, means, confidence, bootstrap) -> dict:
     return found
 
 
-def _convolved(profile, families, means, confidence) -> dict:
+def _convolved(profile, families, means, confidence, workers=1) -> dict:
     """name -> (families x means) exact coverage and width of the SUM_METHODS, from the
-    distribution of L·Σx̄_i over its lattice (the groups' task-mean distributions convolved)."""
+    distribution of T = L·Σx̄_i over its lattice 0 … n·L (the groups' task-mean distributions
+    convolved by FFT). Each cell's distribution is computed over a window of W totals around its
+    mean that holds all of it but at most WINDOW_TAIL (Bernstein's inequality, as for the
+    bootstrap): a circular convolution of length W folds only that mass onto the window.
+    `workers` threads share the families."""
     tries = _profile_tries(profile)
     tasks, step = tries.size, lattice(tries)
     support = tasks * step + 1
-    length = 1 << (support - 1).bit_length()
     sums = np.arange(support) / step
     bounds = {"clopper-pearson over task means": intervals.clopper_pearson_bounds(sums, tasks, confidence),
               "wilson over task means": intervals.wilson_bounds(sums, tasks, confidence)}
     found = {name: (np.full((len(families), len(means)), np.nan), np.full((len(families), len(means)), np.nan))
              for name in bounds}
-    rows = max(1, CONVOLUTION_ELEMENTS // length)
-    for f, (family, parameter) in enumerate(families):
-        for start in range(0, len(means), rows):
-            block = means[start:start + rows]
-            spectrum = np.ones((len(block), length // 2 + 1), dtype=complex)
-            for group_tries, count in profile:
-                placed = np.zeros((len(block), step + 1))
-                placed[:, np.arange(group_tries + 1) * (step // group_tries)] = task_mean_pmf(
-                    family, parameter, block, group_tries)
-                spectrum *= _power(np.fft.rfft(np.nan_to_num(placed, nan=0.0), length, axis=1), count)
-            pmf = np.fft.irfft(spectrum, length, axis=1)[:, :support].clip(0)
-            valid = np.isfinite(task_mean_pmf(family, parameter, block, int(tries[0]))).all(axis=1)
-            cdf = np.hstack([np.zeros((len(block), 1)), np.cumsum(pmf, axis=1)])
-            for name, (low, high) in bounds.items():
-                first = np.searchsorted(high, block, side="left")  # first total whose interval reaches μ
-                last = np.searchsorted(low, block, side="right")  # one past the last
-                rows_at = np.arange(len(block))
-                cover = cdf[rows_at, np.maximum(last, first)] - cdf[rows_at, first]
-                width = pmf @ (high - low)
-                found[name][0][f, start:start + len(block)] = np.where(valid, cover, np.nan)
-                found[name][1][f, start:start + len(block)] = np.where(valid, width, np.nan)
+    log_bound = math.log(2 / WINDOW_TAIL)
+
+    def family(f):
+        name, parameter = families[f]
+        pmfs = {group_tries: task_mean_pmf(name, parameter, means, group_tries) for group_tries, _ in profile}
+        valid = np.flatnonzero(np.isfinite(pmfs[profile[0][0]]).all(axis=1))
+        centre, variance = np.zeros(len(means)), np.zeros(len(means))
+        for group_tries, count in profile:
+            values = np.arange(group_tries + 1) * (step // group_tries)
+            first = np.nan_to_num(pmfs[group_tries]) @ values
+            centre += count * first
+            variance += count * np.maximum(np.nan_to_num(pmfs[group_tries]) @ values**2 - first**2, 0)
+        half = log_bound * step / 3 + np.sqrt((log_bound * step / 3) ** 2 + 2 * log_bound * variance)
+        widths = np.array([min(1 << int(2 * math.ceil(h) + 2).bit_length(), 1 << (support - 1).bit_length())
+                           for h in half])
+        for width in np.unique(widths[valid]):
+            cells = valid[widths[valid] == width]
+            for start in range(0, len(cells), max(1, CONVOLUTION_ELEMENTS // int(width))):
+                _window_cells(cells[start:start + max(1, CONVOLUTION_ELEMENTS // int(width))], int(width), f,
+                              pmfs, centre, profile, step, support, means, bounds, found)
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
+        list(pool.map(family, range(len(families))))
     return found
+
+
+def _window_cells(cells, width, f, pmfs, centre, profile, step, support, means, bounds, found):
+    """`_convolved` for cells that share a window width: the folded distribution, read over each
+    cell's window of totals first … first + W − 1, its coverage and mean width."""
+    spectrum = np.ones((len(cells), width // 2 + 1), dtype=complex)
+    for group_tries, count in profile:
+        placed = np.zeros((len(cells), width))
+        positions = (np.arange(group_tries + 1) * (step // group_tries)) % width
+        np.add.at(placed, (slice(None), positions), pmfs[group_tries][cells])
+        spectrum *= _power(np.fft.rfft(placed, axis=1), count)
+    folded = np.fft.irfft(spectrum, width, axis=1).clip(0)
+    if width >= support:
+        first = np.zeros(len(cells), dtype=np.int64)
+    else:
+        first = np.clip(np.round(centre[cells]).astype(np.int64) - width // 2, 0, support - width)
+    span = np.minimum(width, support)
+    totals = first[:, None] + np.arange(span)
+    pmf = np.take_along_axis(folded, totals % width, axis=1)
+    cdf = np.hstack([np.zeros((len(cells), 1)), np.cumsum(pmf, axis=1)])
+    block = means[cells]
+    rows = np.arange(len(cells))
+    for method, (low, high) in bounds.items():
+        reach = np.clip(np.searchsorted(high, block, side="left") - first, 0, span)  # first total reaching μ
+        past = np.clip(np.searchsorted(low, block, side="right") - first, 0, span)  # one past the last
+        found[method][0][f, cells] = cdf[rows, np.maximum(past, reach)] - cdf[rows, reach]
+        found[method][1][f, cells] = (pmf * (high[totals] - low[totals])).sum(axis=1)
+
+
+def futility_bound(target: float, simulations: int) -> float:
+    """The coverage a cell must show to let a method qualify: its lower bound after `simulations`
+    runs reaches the target only from about target + Z_DECIDE·√(target(1−target)/simulations) up.
+    A method whose upper bound at a cell is below this could not qualify even if simulated to the
+    end, so it is simulated no further."""
+    return target + Z_DECIDE * math.sqrt(target * (1 - target) / simulations)
 
 
 def _score_bounds(covered, runs, z):
@@ -617,25 +665,45 @@ def _score_bounds(covered, runs, z):
     return intervals.wilson_bounds(covered, runs, intervals.STANDARD_NORMAL.cdf(z) * 2 - 1)
 
 
-def _simulated(profile, families, means, methods, target, *, seed, simulations, confidence, bootstrap) -> dict:
-    """name -> per-cell (coverage, runs, width) by sequential Monte Carlo.
+def _simulated(profile, families, means, methods, target, *, seed, simulations, confidence, bootstrap,
+               workers=1) -> dict:
+    """name -> per-cell (covered, runs, summed width) by sequential Monte Carlo.
 
-    Cells are visited hardest first (means nearest 0 or 1, then in family order); each draws
-    batches of MC_BATCH runs from its own seeded stream until every method still in play is
-    decided there (its score bound at Z_DECIDE above or below the target) or `simulations` runs
-    are drawn. A method whose upper bound at some cell falls below the target cannot qualify and
-    is not simulated further; its worst coverage is then the lowest seen.
+    The analytic methods go first, visiting cells hardest first (means nearest 0 or 1, then in
+    family order); the bootstrap ones (a hundred times dearer per run) then visit the cells in
+    increasing order of the lowest coverage the analytic ones showed there, so that where they
+    fail they are found to fail at the first cells they visit. At each cell a method draws batches
+    of MC_BATCH runs from the cell's own seeded stream (the same runs for every method) until its
+    score bound at Z_DECIDE is above the target or below `futility_bound`, or `simulations` runs
+    are drawn. A method found below `futility_bound` at some cell cannot qualify and is not
+    simulated further; its worst coverage is then the lowest seen.
     """
     tries = _profile_tries(profile)
-    cells = sorted(((f, m) for f in range(len(families)) for m in range(len(means))),
-                   key=lambda cell: (-abs(float(_logit(means[cell[1]]))), cell[0], cell[1]))
+    cells = [(f, m) for f in range(len(families)) for m in range(len(means))
+             if not (families[f][0].endswith("mixture")
+                     and np.isnan(_mixture_rest(families[f][0], families[f][1], means[m:m + 1])[0]))]
+    cells.sort(key=lambda cell: (-abs(float(_logit(means[cell[1]]))), cell[0], cell[1]))
     found = {name: {} for name in methods}
+    cheap = [name for name in methods if name not in BOOTSTRAP_METHODS]
+    _sequential(cells, cheap, found, tries, families, means, target, seed=seed, simulations=simulations,
+                confidence=confidence, bootstrap=bootstrap, workers=workers)
+    lowest = {cell: min((tally[cell][0] / tally[cell][1] for tally in found.values() if cell in tally), default=1.0)
+              for cell in cells}
+    cells.sort(key=lambda cell: lowest[cell])  # stable: hardest first among equals
+    _sequential(cells, [name for name in methods if name in BOOTSTRAP_METHODS], found, tries, families, means,
+                target, seed=seed, simulations=simulations, confidence=confidence, bootstrap=bootstrap,
+                workers=workers)
+    return found
+
+
+def _sequential(cells, methods, found, tries, families, means, target, *, seed, simulations, confidence,
+                bootstrap, workers):
+    """`_simulated`'s visit of `cells` in order for `methods`, into found[name][cell]."""
     alive = set(methods)
-    for number, (f, m) in enumerate(cells):
+    futile = futility_bound(target, simulations)
+    for f, m in cells:
         family, parameter = families[f]
-        if family.endswith("mixture") and np.isnan(_mixture_rest(family, parameter, means[m:m + 1])[0]):
-            continue
-        rng = np.random.default_rng(np.random.SeedSequence([seed, DESIGN_VERSION, number]))
+        rng = np.random.default_rng(np.random.SeedSequence([seed, DESIGN_VERSION, f, m]))
         undecided = [name for name in methods if name in alive]
         tally = {name: [0, 0, 0.0] for name in undecided}  # covered, runs, summed width
         drawn = 0
@@ -643,7 +711,8 @@ def _simulated(profile, families, means, methods, target, *, seed, simulations, 
             size = min(MC_BATCH, simulations - drawn)
             passes = draw_passes(rng, family, parameter, means[m], tries, size)
             drawn += size
-            bounds = batch_intervals(passes, tries, confidence=confidence, bootstrap=bootstrap, methods=undecided)
+            bounds = batch_intervals(passes, tries, confidence=confidence, bootstrap=bootstrap, methods=undecided,
+                                     workers=workers)
             for name in undecided:
                 low, high = bounds[name]
                 tally[name][0] += int(np.count_nonzero((low <= means[m]) & (means[m] <= high)))
@@ -652,14 +721,15 @@ def _simulated(profile, families, means, methods, target, *, seed, simulations, 
             still = []
             for name in undecided:
                 low, high = _score_bounds(tally[name][0], tally[name][1], Z_DECIDE)
-                if high < target:
+                if high < futile:
                     alive.discard(name)
                 elif low < target:
                     still.append(name)
             undecided = still
         for name, (covered, runs, width) in tally.items():
             found[name][(f, m)] = (covered, runs, width)
-    return found
+        if not alive:
+            return
 
 
 def coverage_design(profile, *, seed: int, simulations: int = 10_000, confidence: float = 0.95,
@@ -672,7 +742,8 @@ def coverage_design(profile, *, seed: int, simulations: int = 10_000, confidence
     the exact distribution of the sum of task means, and the rest by sequential Monte Carlo at
     every MC_STEP-th mean (`_simulated`), seeded from `seed`. Per method: the worst cell, its
     coverage with its Monte Carlo standard error and a lower bound at Z_DECIDE (the chooser's),
-    and the mean width at the Monte-Carlo means. `workers` is accepted for the rule's threads.
+    and the mean width at the Monte-Carlo means. `workers` threads share the work without
+    changing a number.
     """
     profile = tuple((int(tries), int(count)) for tries, count in profile)
     _check_design_arguments(profile, simulations)
@@ -689,13 +760,14 @@ def coverage_design(profile, *, seed: int, simulations: int = 10_000, confidence
         for name in exact:
             evaluation[name] = "exact, every distinct run enumerated"
     else:
-        exact = _convolved(profile, families, means, confidence) if tries.size * lattice(tries) + 1 <= CONVOLUTION_MAX else {}
+        exact = (_convolved(profile, families, means, confidence, workers)
+                 if tries.size * lattice(tries) + 1 <= CONVOLUTION_MAX else {})
         for name in exact:
             evaluation[name] = "exact, from the distribution of the sum of task means"
         rest = [name for name in intervals.METHODS if name not in exact
                 and (name not in BOOTSTRAP_METHODS or bootstrap_available(tries))]
         simulated = _simulated(profile, families, mc_means, rest, target, seed=seed, simulations=simulations,
-                               confidence=confidence, bootstrap=bootstrap)
+                               confidence=confidence, bootstrap=bootstrap, workers=workers)
         for name in simulated:
             evaluation[name] = "simulated (sequential Monte Carlo)"
     for name, (cover, width) in exact.items():
@@ -716,8 +788,9 @@ def coverage_design(profile, *, seed: int, simulations: int = 10_000, confidence
         "tries_profile": [list(group) for group in profile],
         "design_version": DESIGN_VERSION,
         "seed": seed,
-        "generator": ("numpy PCG64: Monte-Carlo cell i (in the order visited) draws from "
-                      f"SeedSequence([seed, {DESIGN_VERSION}, i])"),
+        "generator": ("numpy PCG64: the Monte-Carlo cell of family f (in `families`) and mean m (in "
+                      f"`simulated_pass_rates`) draws its runs, batch after batch, from SeedSequence([seed, "
+                      f"{DESIGN_VERSION}, f, m])"),
         "simulations": simulations,
         "confidence": confidence,
         "target": target,
@@ -803,7 +876,7 @@ def choose_headline(design: dict, target: float = 0.95) -> dict:
     candidates = [name for name in HEADLINE_METHODS if methods[name].get("worst_coverage") is not None]
     holding = [name for name in candidates if methods[name]["lower_bound"] >= target]
     if holding:
-        name = min(holding, key=lambda method: (methods[method]["mean_width"], method))
+        name = min(holding, key=lambda method: (methods[method]["mean_width"], HEADLINE_METHODS.index(method)))
         row = methods[name]
         return {
             "method": name,
@@ -812,7 +885,7 @@ def choose_headline(design: dict, target: float = 0.95) -> dict:
             "text": f"{name}: the narrowest method covering at least {target:.0%} at {setting} "
                     f"(worst case {row['worst_coverage']:.1%})",
         }
-    best = max(candidates, key=lambda method: (methods[method]["worst_coverage"], method))
+    best = max(candidates, key=lambda method: (methods[method]["worst_coverage"], -HEADLINE_METHODS.index(method)))
     return {
         "method": None,
         "best": best,
