@@ -63,11 +63,13 @@ MEAN_PHASE = math.sqrt(2) / 100
 HERMITE = (lambda nodes, weights: (nodes, weights / weights.sum()))(*np.polynomial.hermite_e.hermegauss(64))
 # Enumerate every distinct run when there are at most this many (multisets of outcomes per group).
 ENUMERATION_MAX = 25_000
-# The sum of task means is convolved exactly when its lattice has at most this many points.
+# The sum of task means is convolved when its lattice has fewer than this many points; with
+# unequal tries whose lcm is above LATTICE_MAX, on a coarser lattice (`sum_lattice`).
 CONVOLUTION_MAX = 1 << 22
+LATTICE_MAX = 120
 CONVOLUTION_ELEMENTS = 1 << 22
 # The exact bootstrap with unequal tries runs on the lcm lattice when it has at most this many totals.
-BOOTSTRAP_LATTICE_MAX = 1 << 16
+BOOTSTRAP_LATTICE_MAX = 1 << 12
 # Monte Carlo: runs per batch, and the z of the score bounds that decide a verdict (one-sided 99%).
 MC_BATCH = 500
 Z_DECIDE = 2.326
@@ -584,15 +586,29 @@ def _enumerated(profile, families, means, confidence, bootstrap) -> dict:
     return found
 
 
+def sum_lattice(tries) -> int:
+    """The L on which `_convolved` sums task means: the lcm of the tries when it is the largest
+    tries or at most LATTICE_MAX, else the multiple of the largest tries nearest LATTICE_MAX below
+    (a task mean j/K then counts as the nearest multiple of 1/L: at most 1/(2L) off)."""
+    tries = np.atleast_1d(tries)
+    step, largest = lattice(tries), int(tries.max())
+    return step if step == largest or step <= LATTICE_MAX else largest * max(1, LATTICE_MAX // largest)
+
+
+def _positions(tries: int, step: int) -> np.ndarray:
+    """Where a task with j of `tries` passes sits on the lattice of `step` (rounded half up)."""
+    return (2 * np.arange(tries + 1) * step + tries) // (2 * tries)
+
+
 def _convolved(profile, families, means, confidence, workers=1) -> dict:
-    """name -> (families x means) exact coverage and width of the SUM_METHODS, from the
-    distribution of T = L·Σx̄_i over its lattice 0 … n·L (the groups' task-mean distributions
-    convolved by FFT). Each cell's distribution is computed over a window of W totals around its
+    """name -> (families x means) coverage and width of the SUM_METHODS, from the distribution of
+    T = L·Σx̄_i over its lattice 0 … n·L (L = `sum_lattice`: exact but for a tries mix with a
+    large lcm; the groups' task-mean distributions convolved by FFT). Each cell's distribution is computed over a window of W totals around its
     mean that holds all of it but at most WINDOW_TAIL (Bernstein's inequality, as for the
     bootstrap): a circular convolution of length W folds only that mass onto the window.
     `workers` threads share the families."""
     tries = _profile_tries(profile)
-    tasks, step = tries.size, lattice(tries)
+    tasks, step = tries.size, sum_lattice(tries)
     support = tasks * step + 1
     sums = np.arange(support) / step
     bounds = {"clopper-pearson over task means": intervals.clopper_pearson_bounds(sums, tasks, confidence),
@@ -607,7 +623,7 @@ def _convolved(profile, families, means, confidence, workers=1) -> dict:
         valid = np.flatnonzero(np.isfinite(pmfs[profile[0][0]]).all(axis=1))
         centre, variance = np.zeros(len(means)), np.zeros(len(means))
         for group_tries, count in profile:
-            values = np.arange(group_tries + 1) * (step // group_tries)
+            values = _positions(group_tries, step)
             first = np.nan_to_num(pmfs[group_tries]) @ values
             centre += count * first
             variance += count * np.maximum(np.nan_to_num(pmfs[group_tries]) @ values**2 - first**2, 0)
@@ -631,7 +647,7 @@ def _window_cells(cells, width, f, pmfs, centre, profile, step, support, means, 
     spectrum = np.ones((len(cells), width // 2 + 1), dtype=complex)
     for group_tries, count in profile:
         placed = np.zeros((len(cells), width))
-        positions = (np.arange(group_tries + 1) * (step // group_tries)) % width
+        positions = _positions(group_tries, step) % width
         np.add.at(placed, (slice(None), positions), pmfs[group_tries][cells])
         spectrum *= _power(np.fft.rfft(placed, axis=1), count)
     folded = np.fft.irfft(spectrum, width, axis=1).clip(0)
@@ -760,10 +776,12 @@ def coverage_design(profile, *, seed: int, simulations: int = 10_000, confidence
         for name in exact:
             evaluation[name] = "exact, every distinct run enumerated"
     else:
-        exact = (_convolved(profile, families, means, confidence, workers)
-                 if tries.size * lattice(tries) + 1 <= CONVOLUTION_MAX else {})
+        step = sum_lattice(tries)
+        exact = _convolved(profile, families, means, confidence, workers) if tries.size * step < CONVOLUTION_MAX else {}
         for name in exact:
-            evaluation[name] = "exact, from the distribution of the sum of task means"
+            evaluation[name] = ("exact, from the distribution of the sum of task means" if step == lattice(tries)
+                                else f"from the distribution of the sum of task means, each rounded to a multiple "
+                                     f"of 1/{step}")
         rest = [name for name in intervals.METHODS if name not in exact
                 and (name not in BOOTSTRAP_METHODS or bootstrap_available(tries))]
         simulated = _simulated(profile, families, mc_means, rest, target, seed=seed, simulations=simulations,
