@@ -12,7 +12,6 @@ import os
 import time
 
 import numpy as np
-
 from benchreport import coverage, shapes
 
 SHAPES = ("200x50", "1000x100", "100x3", "50x3", "10x5", "180x50+20x49")

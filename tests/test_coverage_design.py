@@ -9,10 +9,9 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats as scipy_stats
-
 from benchreport import coverage, intervals, shapes
 from benchreport.stats import headline_interval, interval_methods
+from scipy import stats as scipy_stats
 
 PARAMS = {"seed": 20261130, "coverage_simulations": 10000, "confidence": 0.95}
 # Every shape of the embedded example (results/coverage/*.json) and of the workflow tests.

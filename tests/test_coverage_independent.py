@@ -11,9 +11,8 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats as scipy_stats
-
 from benchreport import interval
+from scipy import stats as scipy_stats
 
 RUNS = 2000
 

@@ -6,7 +6,6 @@ import itertools
 
 import numpy as np
 import pytest
-
 from benchreport import paired, passk
 
 # --- paired comparison ---

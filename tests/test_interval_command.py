@@ -9,7 +9,6 @@ import sys
 import numpy as np
 import pytest
 import yaml
-
 from benchreport import interval
 from benchreport.stats import headline_interval, interval_methods
 from conftest import REPO

@@ -9,8 +9,8 @@ rule coverage_grid:
         shape=r"[1-9][0-9]*x[1-9][0-9]*(\+[1-9][0-9]*x[1-9][0-9]*)*",
     conda:
         "../envs/benchreport.yaml"
-    # stats jobs wait for the design, so it may take the threads
-    threads: 2
+    # the design's families and blocks share the threads; stats jobs wait for it, so it may take them all
+    threads: 8
     resources:
         mem_mb=lambda wildcards, threads: coverage_shapes.memory_mb(
             sum(int(group.split("x")[0]) for group in wildcards.shape.split("+")), threads

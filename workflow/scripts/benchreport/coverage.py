@@ -60,7 +60,9 @@ NEAR = 0.01
 MEANS = 121
 MC_STEP = 12
 MEAN_PHASE = math.sqrt(2) / 100
-HERMITE = (lambda nodes, weights: (nodes, weights / weights.sum()))(*np.polynomial.hermite_e.hermegauss(64))
+# Gauss-Hermite nodes and weights for E[f(Z)], Z standard normal.
+_NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(64)
+HERMITE = (_NODES, _WEIGHTS / _WEIGHTS.sum())
 # Enumerate every distinct run when there are at most this many (multisets of outcomes per group).
 ENUMERATION_MAX = 25_000
 # The sum of task means is convolved when its lattice has fewer than this many points; with
@@ -855,7 +857,7 @@ def _simulated_row(cells, families, means, target) -> dict:
                 "lower_bound": None}
     estimates = {cell: covered / runs for cell, (covered, runs, _) in cells.items()}
     worst = min(estimates, key=lambda cell: (estimates[cell], cell))
-    covered, runs, _ = cells[worst]
+    runs = cells[worst][1]
     lower = min(float(_score_bounds(c, r, Z_DECIDE)[0]) for c, r, _ in cells.values())
     by_family = []
     for f, (family, parameter) in enumerate(families):

@@ -44,7 +44,8 @@ def parse_run(record) -> tuple[list[int], list[int]]:
         raise ValueError("a run needs at least one task")
     for value in (*passed, *tries):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"passes and tries must be whole numbers, got {value!r}")
+            # a ValueError like every other bad line: `headlines` reports each as an error line
+            raise ValueError(f"passes and tries must be whole numbers, got {value!r}")  # noqa: TRY004
     if any(t < 1 or not 0 <= p <= t for p, t in zip(passed, tries)):
         raise ValueError("every task needs at least one try and between 0 and its tries passes")
     return tries, passed

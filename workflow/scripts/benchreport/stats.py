@@ -4,10 +4,6 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-import statistics as pystats
-
-import numpy as np
-
 from . import coverage, intervals, passk, shapes
 from .settings import describe
 
