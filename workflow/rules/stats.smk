@@ -13,7 +13,7 @@ rule coverage_grid:
     threads: 8
     resources:
         mem_mb=lambda wildcards, threads: coverage_shapes.memory_mb(
-            sum(int(group.split("x")[0]) for group in wildcards.shape.split("+")), threads
+            wildcards.shape, threads
         ),
     params:
         seed=config["statistics"]["seed"],

@@ -52,10 +52,11 @@ def grid_input(setting: str, indexes: list[dict], on_failure: str) -> dict:
     return {} if shape is None else {"coverage": f"results/coverage/{shapes.shape_name(shape)}.json"}
 
 
-def memory_mb(tasks: int, threads: int = 1) -> int:
-    """The rule's mem_mb: ~300 MB of interpreter and numpy, work blocks of bounded size
-    (coverage.BLOCK_ELEMENTS, CONVOLUTION_ELEMENTS) per thread, and one Monte-Carlo batch
-    (about six float64 arrays of MC_BATCH runs x tasks)."""
+def memory_mb(shape: str, threads: int = 1) -> int:
+    """The rule's mem_mb at a shape (its file name): ~300 MB of interpreter and numpy, work blocks
+    of bounded size (coverage.BLOCK_ELEMENTS, CONVOLUTION_ELEMENTS) per thread, and one
+    Monte-Carlo batch (about six float64 arrays of MC_BATCH runs x tasks)."""
+    tasks = sum(count for _, count in shapes.parse_shape(shape))
     return 300 + threads * (200 + 6 * 500 * tasks * 8 // 2**20)
 
 
