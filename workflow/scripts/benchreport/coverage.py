@@ -928,23 +928,25 @@ def runs_intervals(passes: np.ndarray, tries, confidence: float = 0.95) -> list[
     tries = np.broadcast_to(np.asarray(tries, dtype=np.int64), passes.shape[1:])
     bounds = batch_intervals(passes, tries, confidence=confidence)
     rates = passes / tries
-    task_mean = rates.mean(axis=1)
-    pooled = passes.sum(axis=1) / tries.sum()
-    same = np.ptp(rates, axis=1) == 0
+    estimates = {"tasks": rates.mean(axis=1).tolist(), "pooled": (passes.sum(axis=1) / tries.sum()).tolist()}
+    same = (np.ptp(rates, axis=1) == 0).tolist()
+    columns = {}
+    for name in intervals.METHODS:
+        if name in bounds:
+            low, high = (np.where(np.isnan(side), None, side).tolist() for side in bounds[name])
+        else:
+            low = high = [None] * len(passes)
+        columns[name] = (low, high, estimates["pooled" if name in POOLED_METHODS else "tasks"],
+                         "trials" if name == "wilson over trials" else "tasks")
     found = []
     for run in range(len(passes)):
         row = {}
-        for name in intervals.METHODS:
-            over = "trials" if name == "wilson over trials" else "tasks"
-            estimate = pooled[run] if name in POOLED_METHODS else task_mean[run]
-            entry = {"method": name, "over": over, "estimate": float(estimate)}
+        for name, (low, high, estimate, over) in columns.items():
+            entry = {"method": name, "over": over, "estimate": estimate[run], "low": low[run], "high": high[run]}
             if name not in bounds:
-                entry |= {"low": None, "high": None, "note": NOT_EVALUATED}
-            else:
-                low, high = bounds[name][0][run], bounds[name][1][run]
-                entry |= {"low": None if np.isnan(low) else float(low), "high": None if np.isnan(high) else float(high)}
-                if name in GUARDED and same[run]:
-                    entry["note"] = "every task has the same pass fraction: the Clopper-Pearson bound over task means"
+                entry["note"] = NOT_EVALUATED
+            elif name in GUARDED and same[run]:
+                entry["note"] = "every task has the same pass fraction: the Clopper-Pearson bound over task means"
             row[name] = entry
         found.append(row)
     return found
@@ -960,8 +962,16 @@ def run_intervals(trials_per_task, passes_per_task, confidence: float = 0.95) ->
 
 def headline(methods: dict, design: dict, target: float) -> dict:
     """A run's headline: its interval by the method `choose_headline` picks from the design at its
-    profile, with that method's coverage, and the design summarised (the methods' rows without
-    their per-family detail)."""
+    profile, with that method's coverage (`headline_fields`)."""
+    name, fields = headline_fields(design, target)
+    return methods[name] | fields
+
+
+def headline_fields(design: dict, target: float) -> tuple[str, dict]:
+    """(the headline method, what the headline adds to its interval): whether it reaches the
+    target, its coverage with its Monte-Carlo error and bound, the sentence, and the design
+    summarised (the methods' rows without their per-family detail). The same for every run of
+    one profile, so a batch computes it once."""
     choice = choose_headline(design, target)
     name = choice["method"] or choice["best"]
     row = design["methods"][name]
@@ -974,7 +984,7 @@ def headline(methods: dict, design: dict, target: float) -> dict:
         "methods": {method: {key: value for key, value in found.items() if key != "by_family"}
                     for method, found in design["methods"].items()},
     }
-    return methods[name] | {
+    return name, {
         "reaches_target": choice["method"] is not None,
         "worst_coverage": row["worst_coverage"],
         "coverage_standard_error": row["standard_error"],
