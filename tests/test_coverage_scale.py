@@ -1,6 +1,7 @@
-"""The coverage grid at scale: the windowed bootstrap gives the full-length FFT's bounds, blocks
-bound memory without changing a number, the stats rule asks for the grid its headline needs, and
-the workflow computes one grid per shape, which an edited reward does not recompute."""
+"""The coverage design at scale: the windowed bootstrap gives the full-length FFT's bounds, blocks
+and threads bound memory and time without changing a number, the stats rule asks for the design
+its headline needs, and the workflow computes one design per tries profile, which an edited
+reward does not recompute."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 from benchreport import coverage, intervals
 from benchreport.discover import find_job_folders
 from benchreport.ingest import ingest_job, settings_index
+from benchreport.shapes import shape_name
 from benchreport.stats import headline_interval, setting_stats
 from conftest import EXAMPLE
 
@@ -98,28 +100,24 @@ def test_memory_stays_bounded_at_a_thousand_tasks_by_25_tries(bootstrap):
     assert peak < 150 * 2**20, f"{peak / 2**20:.0f} MB"
 
 
-def test_the_grid_says_which_computation_ran_and_both_give_the_same_grid():
-    small = coverage.coverage_grid(12, 3, seed=1, simulations=200)
+def test_the_design_says_which_bootstrap_ran_and_both_give_the_same_design():
+    small = coverage.coverage_design(((3, 12),), seed=1, simulations=200)
     assert small["bootstrap"] == coverage.EXACT  # unchanged below WINDOWED_MIN_TASKS
-    assert coverage.coverage_grid(12, 3, seed=1, simulations=200, bootstrap="full") == small
-    arguments = {"seed": 5, "simulations": 40, "pass_rates": (0.2, 0.8), "correlations": (0.3, 0.9)}
-    windowed = coverage.coverage_grid(300, 5, **arguments)
+    assert coverage.coverage_design(((3, 12),), seed=1, simulations=200, bootstrap="full") == small
+    windowed = coverage.coverage_design(((5, 300),), seed=5, simulations=500)
     assert windowed["bootstrap"].startswith(coverage.EXACT) and "window" in windowed["bootstrap"]
-    full = coverage.coverage_grid(300, 5, bootstrap="full", **arguments)
+    full = coverage.coverage_design(((5, 300),), seed=5, simulations=500, bootstrap="full")
     assert full["bootstrap"] == coverage.EXACT
     assert {**windowed, "bootstrap": None} == {**full, "bootstrap": None}
+    assert windowed["methods"]["bootstrap-percentile over tasks"]["evaluation"].startswith("simulated")
 
 
-def test_threads_change_no_number_and_each_cell_has_its_own_stream():
-    arguments = {"seed": 3, "simulations": 300, "pass_rates": (0.2, 0.5, 0.8), "correlations": (0.3, 0.9)}
-    one = coverage.coverage_grid(40, 3, **arguments)
-    assert coverage.coverage_grid(40, 3, workers=3, **arguments) == one
-    # a cell's numbers depend on its place in the grid, not on which cells ran before it
-    alone = coverage.coverage_grid(40, 3, **{**arguments, "pass_rates": (0.2,), "correlations": (0.3,)})
-    first = {name: method["grid"][0] for name, method in one["methods"].items()}
-    assert {name: method["grid"][0] for name, method in alone["methods"].items()} == first
-    second = {name: method["grid"][1]["coverage"] for name, method in one["methods"].items()}
-    assert second != {name: cell["coverage"] for name, cell in first.items()}
+def test_threads_change_no_number():
+    arguments = {"seed": 3, "simulations": 1000}
+    one = coverage.coverage_design(((3, 60),), **arguments)  # 39,711 distinct runs: simulated
+    assert coverage.coverage_design(((3, 60),), workers=3, **arguments) == one
+    passes = simulated(60, 3, 20)
+    assert_same_bounds(coverage.batch_intervals(passes, 3), coverage.batch_intervals(passes, 3, workers=3))
 
 
 def test_the_auto_choice_follows_the_documented_thresholds():
@@ -145,8 +143,8 @@ class AskedFor(Exception):
 
 def stats_shape(setting, trials, on_failure):
     """The shape setting_stats asks its grid for (None when no task was scored)."""
-    def grid_for(tasks, tries):
-        raise AskedFor((tasks, tries))
+    def grid_for(profile):
+        raise AskedFor(profile)
 
     params = {"seed": 1, "resamples": 200, "confidence": 0.95, "min_trials_per_task": 3,
               "coverage_simulations": 200, "failed_control": on_failure}
@@ -180,16 +178,27 @@ def test_the_stats_rule_asks_for_the_grid_setting_stats_needs(example_trials, se
     assert len(found) > 3  # the cases differ
 
 
-def test_a_grid_of_another_shape_or_seed_is_refused():
+def test_a_design_of_another_shape_or_seed_is_refused():
     tasks = [{"trials": 3, "passed": 1}, {"trials": 3, "passed": 2}]
     params = {"seed": 1, "coverage_simulations": 200, "confidence": 0.95}
-    good = coverage.coverage_grid(2, 3, seed=1, simulations=200)
-    headline = headline_interval(tasks, {name: {"low": 0.1, "high": 0.9} for name in intervals.METHODS}, params,
-                                 lambda n, k: good)
-    assert headline["coverage"]["n_tasks"] == 2
-    for wrong in (coverage.coverage_grid(2, 4, seed=1, simulations=200), good | {"seed": 2}):
-        with pytest.raises(ValueError, match="coverage grid"):
-            headline_interval(tasks, {}, params, lambda n, k, wrong=wrong: wrong)
+    good = coverage.coverage_design(((3, 2),), seed=1, simulations=200)
+    methods = {name: {"low": 0.1, "high": 0.9} for name in intervals.METHODS}
+    headline = headline_interval(tasks, methods, params, lambda profile: good)
+    assert headline["coverage"]["n_tasks"] == 2 and headline["coverage"]["tries_profile"] == [[3, 2]]
+    for wrong in (coverage.coverage_design(((4, 2),), seed=1, simulations=200),
+                  coverage.coverage_design(((2, 1), (3, 1)), seed=1, simulations=200),
+                  good | {"seed": 2}, good | {"design_version": 1}):
+        with pytest.raises(ValueError, match="coverage design"):
+            headline_interval(tasks, {}, params, lambda profile, wrong=wrong: wrong)
+
+
+def test_settings_with_the_same_tries_profile_share_one_design_file():
+    index = {"settings": {
+        name: {"key": {"control": None}, "counts": {f"t{i}": [tries, 0] for i, tries in enumerate(profile)}}
+        for name, profile in (("a", [3, 4, 3]), ("b", [4, 3, 3]), ("c", [3, 3, 3]))}}
+    files = {name: shapes.grid_input(name, [index], "exclude")["coverage"] for name in "abc"}
+    assert files == {"a": "results/coverage/2x3+1x4.json", "b": "results/coverage/2x3+1x4.json",
+                     "c": "results/coverage/3x3.json"}
 
 
 # --- the workflow ---
@@ -201,11 +210,11 @@ def test_one_grid_per_shape_which_an_edited_reward_does_not_recompute(workflow):
         roots.append(f"jobs/{name}")
     workflow.run(roots=roots)
     stats = {path.parent.name: json.loads(path.read_text()) for path in (workflow.results / "settings").glob("*/stats.json")}
-    wanted = {setting: "{n_tasks}x{tries_per_task}.json".format(**data["headline"]["coverage"])
+    wanted = {setting: shape_name([tuple(group) for group in data["headline"]["coverage"]["tries_profile"]]) + ".json"
               for setting, data in stats.items()}
     grids = {path.name: path.stat().st_mtime_ns for path in (workflow.results / "coverage").glob("*.json")}
     assert set(grids) == set(wanted.values())
-    assert len(grids) < len(wanted)  # settings of one shape share a grid (10 tasks x 4 tries here)
+    assert "4x3+6x4.json" in grids  # unequal tries: measured at the run's own profile
     for setting, grid in wanted.items():
         record = json.loads((workflow.results / "lineage" / "settings" / setting / "stats.json.json").read_text())
         assert f"results/coverage/{grid}" in [entry["path"] for entry in record["inputs"]]

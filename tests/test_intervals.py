@@ -22,6 +22,34 @@ def test_wilson_matches_scipy(successes, n):
     assert ours["high"] == pytest.approx(reference.high, abs=1e-9)
 
 
+@pytest.mark.parametrize("n", [1, 2, 3, 9, 50, 1000])
+def test_wilson_and_clopper_pearson_edges_are_exact(n):
+    """0 passes: the lower bound is exactly 0 (Wilson's formula gives ~1e-17); all passes: the
+    upper bound is exactly 1."""
+    for bounds in (intervals.wilson_bounds, intervals.clopper_pearson_bounds):
+        low, high = bounds(np.array([0, n]), n, 0.95)
+        assert low[0] == 0.0 and high[1] == 1.0, bounds.__name__
+        assert 0 < high[0] < 1 and 0 < low[1] < 1
+    assert intervals.wilson(0, n)["low"] == 0.0 and intervals.wilson(n, n)["high"] == 1.0
+
+
+@pytest.mark.parametrize("successes,n", [(0, 1), (1, 1), (6, 9), (0, 9), (9, 9), (37, 120), (500, 1000)])
+def test_clopper_pearson_matches_scipy(successes, n):
+    reference = scipy_stats.binomtest(successes, n).proportion_ci(confidence_level=0.95, method="exact")
+    low, high = intervals.clopper_pearson_bounds(successes, n, 0.95)
+    assert low == pytest.approx(reference.low, abs=1e-12) and high == pytest.approx(reference.high, abs=1e-12)
+
+
+def test_clopper_pearson_over_task_means_reads_the_sum_of_task_means():
+    """Fractional sums: the beta quantiles at s = Σx̄ (scipy's beta.ppf), around the mean over tasks."""
+    rates = [1.0, 2 / 3, 0.0, 1 / 3]
+    found = intervals.clopper_pearson_task_means(rates)
+    s, n = sum(rates), len(rates)
+    assert found["low"] == pytest.approx(scipy_stats.beta.ppf(0.025, s, n - s + 1), abs=1e-12)
+    assert found["high"] == pytest.approx(scipy_stats.beta.ppf(0.975, s + 1, n - s), abs=1e-12)
+    assert found["estimate"] == pytest.approx(0.5) and found["low"] < 0.5 < found["high"]
+
+
 def test_wilson_numbers_of_the_report_shape():
     nine = intervals.wilson(6, 9)
     assert (round(nine["low"] * 100), round(nine["high"] * 100)) == (35, 88)
@@ -211,10 +239,11 @@ def test_wilson_clustered_special_cases_follow_benchflow():
     assert intervals.wilson_clustered([], [])["low"] is None
 
 
-def test_methods_registry_covers_six_methods_with_the_contract_shape():
+def test_methods_registry_covers_seven_methods_with_the_contract_shape():
     assert set(intervals.METHODS) == {
         "wilson over trials", "t over task means", "bootstrap-percentile over tasks",
         "bootstrap-BCa over tasks", "wilson over task means", "wilson-clustered",
+        "clopper-pearson over task means",
     }
     trials, passes = np.array([3, 3, 3]), np.array([3, 3, 0])
     for name, method in intervals.METHODS.items():

@@ -1,26 +1,24 @@
 rule coverage_grid:
     output:
-        grid="results/coverage/{tasks}x{tries}.json",
-        lineage=lineage_of("results/coverage/{tasks}x{tries}.json"),
+        grid="results/coverage/{shape}.json",
+        lineage=lineage_of("results/coverage/{shape}.json"),
     log:
-        "logs/coverage/{tasks}x{tries}.log",
+        "logs/coverage/{shape}.log",
     wildcard_constraints:
-        tasks="[1-9][0-9]*",
-        tries="[1-9][0-9]*",
+        # tasks x tries groups, e.g. 10x3 or 4x3+6x4 (benchreport.shapes)
+        shape=r"[1-9][0-9]*x[1-9][0-9]*(\+[1-9][0-9]*x[1-9][0-9]*)*",
     conda:
         "../envs/benchreport.yaml"
-    # the grid's 15 cells share the threads; stats jobs wait for the grid, so it may take them all
+    # the design's families and blocks share the threads; stats jobs wait for it, so it may take them all
     threads: 8
     resources:
         mem_mb=lambda wildcards, threads: coverage_shapes.memory_mb(
-            int(wildcards.tasks), config["statistics"]["coverage_simulations"], threads
+            wildcards.shape, threads
         ),
     params:
         seed=config["statistics"]["seed"],
         simulations=config["statistics"]["coverage_simulations"],
         confidence=config["statistics"]["confidence"],
-        # None: the exact bootstrap distribution (statistics.resamples is for the real data)
-        resamples=None,
         code=CODE["coverage"],
     script:
         "../scripts/coverage_grid.py"

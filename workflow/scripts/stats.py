@@ -10,16 +10,16 @@ from benchreport.stats import setting_stats
 rulejob.start(snakemake)
 
 
-def grid_for(tasks, tries):
-    """The coverage grid rule coverage_grid computed at this setting's shape (stats.smk plans it
-    from the ingests' index.json); None, so that the grid is simulated here, when the plan's
-    shape is not the one the numbers need (the plan does not see every control verdict, e.g.
-    controls.on_unverified: exclude)."""
+def grid_for(profile):
+    """The coverage design rule coverage_grid computed at this setting's tries profile (stats.smk
+    plans it from the ingests' index.json); None, so that the design is computed here, when the
+    plan's profile is not the one the numbers need (the plan does not see every control verdict,
+    e.g. controls.on_unverified: exclude)."""
     grid = snakemake.input.get("coverage")
     if grid is None:
         return None
     grid = load_json(grid)
-    return grid if (grid["n_tasks"], grid["tries_per_task"]) == (tasks, tries) else None
+    return grid if [tuple(group) for group in grid["tries_profile"]] == list(profile) else None
 
 
 trials = number_tries([trial for path in snakemake.input.trials for trial in load_json(path)["trials"]])

@@ -1,6 +1,7 @@
 """Command line: `lineage <file>` prints an output's lineage and re-checks it; `verify <bundle>`
 checks a bundle and re-runs it to the same bytes; `check <results>` checks that every output
-prints the same numbers."""
+prints the same numbers; `interval [file]` prints the headline interval of each run (JSON lines
+in, JSON lines out)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import argparse
 import sys
 
 from . import agreement
+from .interval import DEFAULTS
 from .lineage import check_number, check_tree
 from .verify import verify
 
@@ -25,12 +27,19 @@ def main(argv=None) -> int:
     check.add_argument("--cores", type=int, default=2)
     agree = commands.add_parser("check", help="check that every output in a results folder prints the same numbers")
     agree.add_argument("results", nargs="?", default="results", help="a results/ folder (default: results)")
+    interval = commands.add_parser("interval", help="the headline interval of runs given as JSON lines")
+    interval.add_argument("file", nargs="?", default="-", help="JSON lines, one run each (default: stdin)")
+    interval.add_argument("--confidence", type=float, default=DEFAULTS["confidence"])
+    interval.add_argument("--seed", type=int, default=DEFAULTS["seed"])
+    interval.add_argument("--simulations", type=int, default=DEFAULTS["coverage_simulations"])
     args = parser.parse_args(argv)
     if args.command == "check":
         checked, findings = agreement.check(args.results)
         print("\n".join(findings))
         print(f"{checked:,} comparisons, {len(findings):,} disagreements")
         return 1 if findings else 0
+    if args.command == "interval":
+        return print_headlines(args)
     if args.command == "verify":
         return verify(args.bundle, args.cores)
     if args.command == "lineage" and args.number:
@@ -44,6 +53,23 @@ def main(argv=None) -> int:
         print("all hashes match" if ok else "SOME HASHES DO NOT MATCH (or records are missing)")
         return 0 if ok else 1
     return 2
+
+
+def print_headlines(args) -> int:
+    """`interval`: 0 when every line was a run, 1 when some were not (each gets an "error" line)."""
+    import json
+
+    from .interval import headlines
+
+    params = {"confidence": args.confidence, "seed": args.seed, "coverage_simulations": args.simulations}
+    if args.file == "-":
+        lines = sys.stdin.read().splitlines()
+    else:
+        with open(args.file, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    results = headlines(lines, params)
+    sys.stdout.write("".join(json.dumps(result, sort_keys=True) + "\n" for result in results))
+    return 1 if any("error" in result for result in results) else 0
 
 
 if __name__ == "__main__":

@@ -1,36 +1,94 @@
-"""How often each interval method covers the true pass rate at a run's own tasks x tries.
+"""How often each interval method covers the true pass rate at a run's own tries profile.
 
-Which interval to print as the headline depends on n and K (../statistics.md: at 3 tasks only
-the conservative ones hold, from about 30 tasks the task-level ones do), so the workflow measures
-it for each run with a seeded simulation instead of trusting a table.
+Which interval to print as the headline depends on the number of tasks and their tries (at 3
+tasks only the conservative ones hold; from about 30 tasks the task-level ones do away from 0%
+and 100%), so the workflow measures it for each run's shape instead of trusting a table.
 
-Every method in `intervals.METHODS` is recomputed here on whole batches of simulated runs at
-once. The analytic ones use the same array helpers as `intervals`. The bootstrap ones use, by
-default, the exact bootstrap distribution, the limit of infinitely many resamples: with K tries
-a task mean is one of K+1 values, so a resample's total passes is a sum of n draws from the
-run's K+1 task outcomes, whose distribution is the n-fold convolution of them (done by FFT).
-`resamples=B` instead draws B seeded resamples per simulated run, to check that computation.
-Bounds are read off the distribution as its inverse cdf, the limit of np.quantile's.
+The design (`coverage_design`): true mean pass rates on a fine logit-spaced grid that avoids
+simple fractions (`design_means`), from 0.4% to 99.6%; task heterogeneity from FAMILIES
+(beta-binomial over the correlation of two tries of a task, logit-normal, mixtures with
+near-impossible or near-certain tasks); every task tried as often as in the run. Coverage is
+exact where that is cheap: every distinct run enumerated, else, for the methods that read only
+the sum of task means, that sum's exact distribution; the others by sequential Monte Carlo that
+stops at each cell once every method's verdict there is decided.
 
-Cost: every cell draws all its runs first, then goes through them in blocks of bounded memory.
-From WINDOWED_MIN_TASKS tasks up (where a full-length FFT per run is what costs), the
-distribution is summed over a window around each run's mean instead (`_windowed_bounds`): the
-same bounds, in a fraction of the time.
+Every method in `intervals.METHODS` is recomputed here on whole batches of runs at once
+(`batch_intervals`). The bootstrap ones use the exact bootstrap distribution, the limit of
+infinitely many resamples: a task mean is one of L+1 values (L the lcm of the tries), so a
+resample's total is a sum of n draws from the run's task outcomes, whose distribution is their
+n-fold convolution (done by FFT). `resamples=B` instead draws B seeded resamples per run, to
+check that computation. Bounds are read off the distribution as its inverse cdf, the limit of
+np.quantile's. From WINDOWED_MIN_TASKS tasks up the distribution is summed over a window around
+each run's mean instead (`_windowed_bounds`): the same bounds, in a fraction of the time.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import itertools
+import math
 
 import numpy as np
 
 from . import intervals
 
+# Bumped whenever the design or a method changes what a coverage file holds.
+DESIGN_VERSION = 2
 MODEL = (
-    "each task's pass probability p_i ~ Beta(μφ, (1−μ)φ) with φ = 1/ρ − 1 (mean μ, correlation ρ "
-    "between two tries of one task); {tries} Bernoulli(p_i) tries for each of {tasks} tasks; "
-    "an interval covers when it contains μ; an undefined interval counts as not covering"
+    "each task's pass probability p_i is drawn from a family with mean μ; the task is tried K_i "
+    "times (the run's own tries per task), each try passing with probability p_i; an interval "
+    "covers when it contains μ, the mean over tasks the printed pass rate estimates"
 )
+DESIGN = (
+    "true means: {count} values evenly spaced on the logit scale over 0.4%–99.6% (shifted off simple "
+    "fractions); families: beta-binomial (correlation 0 to 0.9), logit-normal (σ 0.5 to 3), mixtures "
+    "of near-impossible (p = {near:g}) or near-certain (p = 1 − {near:g}) tasks with others; exact by "
+    "enumeration up to {limit} distinct runs, else exact for the methods reading only the sum of task "
+    "means, and by sequential Monte Carlo at every {step}th mean for the others (batches of {batch} "
+    "runs until each verdict is decided at z = {z:g}); worst case over every cell"
+)
+FAMILIES = (
+    ("beta-binomial", 0.0), ("beta-binomial", 0.05), ("beta-binomial", 0.2), ("beta-binomial", 0.5),
+    ("beta-binomial", 0.9),
+    ("logit-normal", 0.5), ("logit-normal", 1.5), ("logit-normal", 3.0),
+    ("near-impossible mixture", 0.3), ("near-impossible mixture", 0.6), ("near-impossible mixture", 0.85),
+    ("near-certain mixture", 0.3), ("near-certain mixture", 0.6), ("near-certain mixture", 0.85),
+)
+# Pass probability of a near-impossible task (1 − NEAR: near-certain).
+NEAR = 0.01
+# True means in the design; the Monte-Carlo cells use every MC_STEP-th of them (ends included).
+MEANS = 121
+MC_STEP = 12
+MEAN_PHASE = math.sqrt(2) / 100
+# Gauss-Hermite nodes and weights for E[f(Z)], Z standard normal.
+_NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(64)
+HERMITE = (_NODES, _WEIGHTS / _WEIGHTS.sum())
+# Enumerate every distinct run when there are at most this many (multisets of outcomes per group).
+ENUMERATION_MAX = 25_000
+# The sum of task means is convolved when its lattice has fewer than this many points; with
+# unequal tries whose lcm is above LATTICE_MAX, on a coarser lattice (`sum_lattice`).
+CONVOLUTION_MAX = 1 << 22
+LATTICE_MAX = 120
+CONVOLUTION_ELEMENTS = 1 << 22
+# The exact bootstrap with unequal tries runs on the lcm lattice when it has at most this many totals.
+BOOTSTRAP_LATTICE_MAX = 1 << 12
+# Monte Carlo: runs per batch, and the z of the score bounds that decide a verdict (one-sided 99%).
+MC_BATCH = 500
+Z_DECIDE = 2.326
+# Methods that would print a point or nothing when every task has the same mean print the
+# Clopper-Pearson bound over task means instead.
+GUARDED = ("t over task means", "bootstrap-percentile over tasks", "bootstrap-BCa over tasks")
+# Methods that read only the sum of task means (coverage exact from its distribution).
+SUM_METHODS = ("wilson over task means", "clopper-pearson over task means")
+# The headline is one of these: built around the mean over tasks, the printed pass rate. Wilson
+# over trials and BenchFlow's wilson-clustered centre on the pooled rate over trials instead.
+# Listed in the order that breaks a tie in width: a GUARDED method that prints the Clopper-Pearson
+# bound at every run (one task) is named as that bound.
+HEADLINE_METHODS = ("clopper-pearson over task means", "wilson over task means", "t over task means",
+                    "bootstrap-percentile over tasks", "bootstrap-BCa over tasks")
+# Methods whose estimate is the pooled rate over trials, not the mean over tasks.
+POOLED_METHODS = ("wilson over trials", "wilson-clustered")
+NOT_EVALUATED = "not computed: the task means of these tries have no small common lattice for the exact bootstrap"
 EXACT = "exact bootstrap distribution (the limit of infinitely many resamples), by convolution"
 WINDOWED = (
     ", here over a window of totals around each run's mean that holds all of the distribution but "
@@ -59,14 +117,6 @@ SPECTRUM_FLOOR = 1e-22
 LEVEL_MARGIN = 1e-9
 # The windowed cdf is first evaluated every this many totals, then bisected.
 GRID_STEP = 16
-
-
-def simulate_passes(rng, n_tasks: int, tries_per_task: int, pass_rate: float, correlation: float,
-                    simulations: int) -> np.ndarray:
-    """(simulations x n_tasks) pass counts under the beta-binomial model in `MODEL`."""
-    spread = 1 / correlation - 1
-    probabilities = rng.beta(pass_rate * spread, (1 - pass_rate) * spread, size=(simulations, n_tasks))
-    return rng.binomial(tries_per_task, probabilities)
 
 
 def _power(base: np.ndarray, exponent: int) -> np.ndarray:
@@ -312,152 +362,541 @@ def _windowed(bootstrap: str, tasks: int, tries: int) -> bool:
     )
 
 
-def batch_intervals(passes: np.ndarray, tries_per_task: int, *, confidence: float = 0.95,
-                    resamples: int | None = None, rng=None, bootstrap: str = "auto") -> dict:
-    """Every `intervals.METHODS` interval for many runs at once.
+def lattice(tries) -> int:
+    """The common denominator of the task means: lcm of the tries per task."""
+    return math.lcm(*{int(value) for value in np.atleast_1d(tries)})
 
-    passes: (runs x tasks) pass counts, every task tried `tries_per_task` times.
-    Returns name -> (low, high) arrays, NaN where the method is undefined for that run.
+
+def batch_intervals(passes: np.ndarray, tries, *, confidence: float = 0.95, resamples: int | None = None,
+                    rng=None, bootstrap: str = "auto", methods=None, workers: int = 1) -> dict:
+    """Every `intervals.METHODS` interval (or those in `methods`) for many runs at once.
+
+    passes: (runs x tasks) pass counts; tries: the tries of every task (one number) or of each
+    task (a vector over the columns). Returns name -> (low, high) arrays, NaN where the method is
+    undefined for that run, except for GUARDED methods, which print the Clopper-Pearson bound over
+    task means where they give no interval of positive width (every task with the same mean,
+    BCa undefined): so the headline is never "n/a" and never a point. The bootstrap methods are
+    left out when the task means have no common lattice of at most BOOTSTRAP_LATTICE_MAX totals
+    (unequal tries with a large lcm; see `bootstrap_available`).
     `rng` (a numpy Generator) is needed only with `resamples`. `bootstrap` picks how the exact
     distribution is computed: "full" (full-length FFT), "windowed", or "auto" (windowed from
     WINDOWED_MIN_TASKS tasks and above FULL_SUPPORT_MAX possible totals). Runs go through in
     blocks, which bounds memory; with `resamples` all runs go at once, so that the resample
-    stream stays the one drawn before (memory then grows with runs x n·K).
+    stream stays the one drawn before (memory then grows with runs x n·K). `workers` threads share
+    the blocks (numpy's FFT releases the GIL); each run's bounds are its own, whatever the blocks.
     """
     passes = np.asarray(passes)
     runs, tasks = passes.shape
-    _windowed(bootstrap, tasks, tries_per_task)
-    rows = runs if resamples is not None else max(1, BLOCK_ELEMENTS // tasks)
-    blocks = [_block_intervals(passes[start:start + rows], tries_per_task, confidence, resamples, rng, bootstrap)
-              for start in range(0, runs, rows)]
+    tries = np.broadcast_to(np.asarray(tries, dtype=np.int64), (tasks,))
+    _windowed(bootstrap, tasks, int(tries[0]))
+    wanted = [name for name in intervals.METHODS if methods is None or name in methods]
+    if not bootstrap_available(tries):
+        wanted = [name for name in wanted if name not in BOOTSTRAP_METHODS]
+    rows = runs if resamples is not None else max(1, min(BLOCK_ELEMENTS // tasks, -(-runs // max(1, workers))))
+
+    def block(start):
+        return _block_intervals(passes[start:start + rows], tries, confidence, resamples, rng, bootstrap, wanted)
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
+        blocks = list(pool.map(block, range(0, runs, rows)))
     return {name: tuple(np.concatenate([block[name][side] for block in blocks]) for side in (0, 1))
-            for name in intervals.METHODS}
+            for name in wanted}
 
 
-def _block_intervals(passes, tries_per_task, confidence, resamples, rng, bootstrap) -> dict:
+def bootstrap_available(tries) -> bool:
+    """Whether the exact bootstrap can be computed: equal tries, or a small common lattice."""
+    tries = np.atleast_1d(tries)
+    return bool((tries == tries[0]).all()) or tries.size * lattice(tries) + 1 <= BOOTSTRAP_LATTICE_MAX
+
+
+def _block_intervals(passes, tries, confidence, resamples, rng, bootstrap, wanted) -> dict:
     runs, tasks = passes.shape
-    rates = passes / tries_per_task
-    # every task has the same number of trials: a read-only view, not a (runs x tasks) array
-    trials = np.broadcast_to(float(tries_per_task), passes.shape)
-    if tasks >= 2:
-        _, t_low, t_high = intervals.t_bounds(rates, confidence)
-        t_bounds = (np.maximum(0.0, t_low), np.minimum(1.0, t_high))
+    rates = passes / tries
+    sums = rates.sum(axis=1)
+    bounds = {"clopper-pearson over task means": intervals.clopper_pearson_bounds(sums, tasks, confidence)}
+    if "t over task means" in wanted:
+        if tasks >= 2:
+            _, t_low, t_high = intervals.t_bounds(rates, confidence)
+            bounds["t over task means"] = (np.maximum(0.0, t_low), np.minimum(1.0, t_high))
+        else:
+            bounds["t over task means"] = (np.full(runs, np.nan), np.full(runs, np.nan))
+    if "wilson over trials" in wanted:
+        bounds["wilson over trials"] = intervals.wilson_bounds(passes.sum(axis=1), tries.sum(), confidence)
+    if "wilson over task means" in wanted:
+        bounds["wilson over task means"] = intervals.wilson_bounds(sums, tasks, confidence)
+    if "wilson-clustered" in wanted:
+        pooled, effective, _, _ = intervals.clustered_sample_size(np.broadcast_to(tries, passes.shape), passes)
+        bounds["wilson-clustered"] = intervals.wilson_bounds(pooled * effective, effective, confidence)
+    if any(name in wanted for name in BOOTSTRAP_METHODS):
+        # task means on one lattice of L = lcm(tries) steps: the bootstrap of the scaled counts
+        step = lattice(tries)
+        bounds |= _bootstrap_bounds(passes * (step // tries), step, confidence, resamples, rng, bootstrap)
+    guard = bounds["clopper-pearson over task means"]
+    for name in GUARDED:
+        if name in wanted:
+            low, high = bounds[name]
+            point = ~(high > low)  # NaN or zero width
+            bounds[name] = (np.where(point, guard[0], low), np.where(point, guard[1], high))
+    return {name: bounds[name] for name in wanted}
+
+
+# --- the coverage design ---
+
+def _logit(value):
+    return np.log(value) - np.log1p(-value)
+
+
+def design_means(count: int) -> np.ndarray:
+    """`count` true mean pass rates, evenly spaced on the logit scale from 0.4% to 99.6% and
+    shifted by an irrational phase, so that none is a simple fraction (a lattice point of some
+    method at some number of tasks)."""
+    edge = float(-_logit(np.float64(0.004)))
+    return 1 / (1 + np.exp(-(np.linspace(-edge, edge, count) + MEAN_PHASE)))
+
+
+def _binomial_pmf(tries: int, probabilities: np.ndarray) -> np.ndarray:
+    """P(j passes of `tries`) for each probability (last axis j = 0 … K)."""
+    from scipy.special import gammaln, xlog1py, xlogy
+
+    j = np.arange(tries + 1)
+    p = np.asarray(probabilities, dtype=float)[..., None]
+    log = gammaln(tries + 1) - gammaln(j + 1) - gammaln(tries - j + 1) + xlogy(j, p) + xlog1py(tries - j, -p)
+    return np.exp(log)
+
+
+def _logit_normal_location(means: np.ndarray, spread: float) -> np.ndarray:
+    """The location m with E[expit(m + σZ)] = μ, by bisection on Gauss-Hermite quadrature."""
+    nodes, weights = HERMITE
+    low, high = np.full(means.shape, -60.0), np.full(means.shape, 60.0)
+    for _ in range(60):
+        middle = (low + high) / 2
+        mean = (weights / (1 + np.exp(-(middle[:, None] + spread * nodes)))).sum(axis=1)
+        low, high = np.where(mean < means, middle, low), np.where(mean < means, high, middle)
+    return (low + high) / 2
+
+
+def _mixture_rest(family: str, share: float, means: np.ndarray) -> np.ndarray:
+    """The pass probability q of the other tasks, w·p₀ + (1−w)·q = μ (NaN if q leaves [0, 1])."""
+    near = NEAR if family == "near-impossible mixture" else 1 - NEAR
+    rest = (means - share * near) / (1 - share)
+    return np.where((rest >= 0) & (rest <= 1), rest, np.nan)
+
+
+def task_mean_pmf(family: str, parameter: float, means: np.ndarray, tries: int) -> np.ndarray:
+    """(means x K+1): the probability that a task passes j of K tries, integrated over the
+    family's task pass probabilities with mean μ; NaN rows where the family cannot have mean μ."""
+    from scipy.special import betaln, gammaln
+
+    means = np.asarray(means, dtype=float)
+    if family == "beta-binomial":
+        if parameter == 0:
+            return _binomial_pmf(tries, means)
+        spread = 1 / parameter - 1
+        a, b = (means * spread)[:, None], ((1 - means) * spread)[:, None]
+        j = np.arange(tries + 1)
+        log = gammaln(tries + 1) - gammaln(j + 1) - gammaln(tries - j + 1) + betaln(j + a, tries - j + b) - betaln(a, b)
+        return np.exp(log)
+    if family == "logit-normal":
+        nodes, weights = HERMITE
+        location = _logit_normal_location(means, parameter)
+        probabilities = 1 / (1 + np.exp(-(location[:, None] + parameter * nodes)))
+        return np.einsum("mn,mnj->mj", np.broadcast_to(weights, probabilities.shape),
+                         _binomial_pmf(tries, probabilities))
+    rest = _mixture_rest(family, parameter, means)
+    near = NEAR if family == "near-impossible mixture" else 1 - NEAR
+    return parameter * _binomial_pmf(tries, np.full(means.shape, near)) + (1 - parameter) * _binomial_pmf(tries, rest)
+
+
+def draw_passes(rng, family: str, parameter: float, mean: float, tries, simulations: int) -> np.ndarray:
+    """(simulations x tasks) pass counts: each task's probability drawn from the family (mean μ),
+    then Binomial(K_i, p_i) with the task's own tries."""
+    tries = np.asarray(tries)
+    shape = (simulations, tries.size)
+    if family == "beta-binomial":
+        if parameter == 0:
+            probabilities = np.full(shape, mean)
+        else:
+            spread = 1 / parameter - 1
+            probabilities = rng.beta(mean * spread, (1 - mean) * spread, size=shape)
+    elif family == "logit-normal":
+        location = _logit_normal_location(np.array([mean]), parameter)[0]
+        probabilities = 1 / (1 + np.exp(-(location + parameter * rng.standard_normal(shape))))
     else:
-        t_bounds = (np.full(runs, np.nan), np.full(runs, np.nan))
-    pooled, effective, _, _ = intervals.clustered_sample_size(trials, passes)
-    bounds = {
-        "wilson over trials": intervals.wilson_bounds(passes.sum(axis=1), tasks * tries_per_task, confidence),
-        "t over task means": t_bounds,
-        "wilson over task means": intervals.wilson_bounds(rates.sum(axis=1), tasks, confidence),
-        "wilson-clustered": intervals.wilson_bounds(pooled * effective, effective, confidence),
-    }
-    bounds |= _bootstrap_bounds(passes, tries_per_task, confidence, resamples, rng, bootstrap)
-    return bounds
+        near = NEAR if family == "near-impossible mixture" else 1 - NEAR
+        rest = _mixture_rest(family, parameter, np.array([mean]))[0]
+        probabilities = np.where(rng.random(shape) < parameter, near, rest)
+    return rng.binomial(tries, probabilities)
 
 
-def _check_grid_arguments(n_tasks, tries_per_task, simulations, pass_rates, correlations, resamples):
-    for name, value in (("n_tasks", n_tasks), ("tries_per_task", tries_per_task), ("simulations", simulations)):
-        if int(value) != value or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value}")
-    if resamples is not None and (int(resamples) != resamples or resamples < 1):
-        raise ValueError(f"resamples must be None or a positive integer, got {resamples}")
-    if not pass_rates or not correlations:
-        raise ValueError("the grid needs at least one pass rate and one correlation")
-    if any(not 0 < value < 1 for value in (*pass_rates, *correlations)):
-        raise ValueError("pass rates and correlations must lie strictly between 0 and 1")
+def simulate_passes(rng, n_tasks: int, tries_per_task: int, pass_rate: float, correlation: float,
+                    simulations: int) -> np.ndarray:
+    """(simulations x n_tasks) pass counts of beta-binomial tasks (mean μ, correlation ρ)."""
+    return draw_passes(rng, "beta-binomial", correlation, pass_rate, np.full(n_tasks, tries_per_task), simulations)
 
 
-def _cell(n_tasks, tries_per_task, pass_rate, correlation, seeds, *, simulations, confidence,
-          resamples, bootstrap) -> dict:
-    """method -> this (μ, ρ) cell's coverage, mean width and undefined share."""
-    data_seed, resampling_seed = seeds.spawn(2)
-    passes = simulate_passes(np.random.default_rng(data_seed), n_tasks, tries_per_task, pass_rate, correlation,
-                             simulations)
-    bounds = batch_intervals(passes, tries_per_task, confidence=confidence, resamples=resamples,
-                             rng=np.random.default_rng(resampling_seed), bootstrap=bootstrap)
-    found = {}
-    for name, (low, high) in bounds.items():
-        defined = ~np.isnan(low)
-        found[name] = {
-            "pass_rate": float(pass_rate),
-            "correlation": float(correlation),
-            "coverage": float(np.mean(defined & (low <= pass_rate) & (pass_rate <= high))),
-            "mean_width": float(np.mean(high[defined] - low[defined])) if defined.any() else None,
-            "undefined": float(np.mean(~defined)),
-        }
+def _profile_tries(profile) -> np.ndarray:
+    """The tries of every task, group by group, from a profile ((tries, tasks), …)."""
+    return np.concatenate([np.full(count, tries, dtype=np.int64) for tries, count in profile])
+
+
+def _multisets(profile) -> int:
+    return math.prod(math.comb(count + tries, tries) for tries, count in profile)
+
+
+def _enumerate(profile):
+    """Every distinct run up to the order of tasks within a group of equal tries: (passes rows,
+    per-group outcome counts, per-group indices of each row)."""
+    per_group = []
+    for tries, count in profile:
+        rows = np.array(list(itertools.combinations_with_replacement(range(tries + 1), count)), dtype=np.int64)
+        counts = np.stack([np.bincount(row, minlength=tries + 1) for row in rows])
+        per_group.append((rows, counts))
+    index = np.indices([len(rows) for rows, _ in per_group]).reshape(len(per_group), -1)
+    passes = np.hstack([rows[index[g]] for g, (rows, _) in enumerate(per_group)])
+    return passes, [counts for _, counts in per_group], index
+
+
+def _log_multinomial_constant(counts: np.ndarray) -> np.ndarray:
+    from scipy.special import gammaln
+
+    return gammaln(counts.sum(axis=1) + 1) - gammaln(counts + 1).sum(axis=1)
+
+
+def _enumerated(profile, families, means, confidence, bootstrap) -> dict:
+    """name -> (families x means) exact coverage and width, over every distinct run."""
+    passes, group_counts, index = _enumerate(profile)
+    tries = _profile_tries(profile)
+    bounds = batch_intervals(passes, tries, confidence=confidence, bootstrap=bootstrap)
+    covers = {name: ((low[:, None] <= means) & (means <= high[:, None])).astype(float)
+              for name, (low, high) in bounds.items()}
+    widths = {name: np.where(np.isfinite(low), high - low, 0.0) for name, (low, high) in bounds.items()}
+    constants = sum(_log_multinomial_constant(counts)[index[g]] for g, counts in enumerate(group_counts))
+    found = {name: (np.full((len(families), len(means)), np.nan), np.full((len(families), len(means)), np.nan))
+             for name in bounds}
+    for f, (family, parameter) in enumerate(families):
+        probabilities = np.repeat(constants[:, None], len(means), axis=1)
+        valid = np.ones(len(means), dtype=bool)
+        for g, ((group_tries, _), counts) in enumerate(zip(profile, group_counts)):
+            pmf = task_mean_pmf(family, parameter, means, group_tries)
+            valid &= np.isfinite(pmf).all(axis=1)
+            term = counts @ np.log(np.maximum(np.nan_to_num(pmf), 1e-300)).T
+            probabilities += term if len(profile) == 1 else term[index[g]]
+        np.exp(probabilities, out=probabilities)
+        for name in bounds:
+            found[name][0][f] = np.where(valid, np.einsum("rm,rm->m", probabilities, covers[name]), np.nan)
+            found[name][1][f] = np.where(valid, widths[name] @ probabilities, np.nan)
     return found
 
 
-def coverage_grid(n_tasks: int, tries_per_task: int, *, seed: int, simulations: int = 10_000,
-                  pass_rates=(0.1, 0.3, 0.5, 0.7, 0.9), correlations=(0.1, 0.5, 0.9),
-                  confidence: float = 0.95, resamples: int | None = None, bootstrap: str = "auto",
-                  workers: int = 1) -> dict:
-    """Coverage of every `intervals.METHODS` method at n_tasks x tries_per_task, by simulation.
+def sum_lattice(tries) -> int:
+    """The L on which `_convolved` sums task means: the lcm of the tries when it is the largest
+    tries or at most LATTICE_MAX, else the multiple of the largest tries nearest LATTICE_MAX below
+    (a task mean j/K then counts as the nearest multiple of 1/L: at most 1/(2L) off)."""
+    tries = np.atleast_1d(tries)
+    step, largest = lattice(tries), int(tries.max())
+    return step if step == largest or step <= LATTICE_MAX else largest * max(1, LATTICE_MAX // largest)
 
-    Each (true pass rate μ, correlation ρ) cell draws its `simulations` runs from its own numpy
-    PCG64 stream, spawned in grid order from `seed` (and resamples, if any, from a second stream
-    spawned from the cell's), so the same arguments give the same output however many `workers`
-    threads share the cells (numpy's FFT and random draws release the GIL), and the simulated
-    runs do not depend on `resamples`. Per method: worst coverage over the grid and its cell,
-    mean width, and the grid. `bootstrap`: see `batch_intervals`; the output's "bootstrap" says
-    which ran.
-    """
-    _check_grid_arguments(n_tasks, tries_per_task, simulations, pass_rates, correlations, resamples)
-    intervals.check_confidence(confidence)
-    windowed = _windowed(bootstrap, n_tasks, tries_per_task)
-    grid_cells = [(pass_rate, correlation) for pass_rate in pass_rates for correlation in correlations]
-    cell_seeds = np.random.SeedSequence(seed).spawn(len(grid_cells))
 
-    def run(position):
-        pass_rate, correlation = grid_cells[position]
-        return _cell(n_tasks, tries_per_task, pass_rate, correlation, cell_seeds[position], simulations=simulations,
-                     confidence=confidence, resamples=resamples, bootstrap=bootstrap)
+def _positions(tries: int, step: int) -> np.ndarray:
+    """Where a task with j of `tries` passes sits on the lattice of `step` (rounded half up)."""
+    return (2 * np.arange(tries + 1) * step + tries) // (2 * tries)
+
+
+def _convolved(profile, families, means, confidence, workers=1) -> dict:
+    """name -> (families x means) coverage and width of the SUM_METHODS, from the distribution of
+    T = L·Σx̄_i over its lattice 0 … n·L (L = `sum_lattice`: exact but for a tries mix with a
+    large lcm; the groups' task-mean distributions convolved by FFT). Each cell's distribution is computed over a window of W totals around its
+    mean that holds all of it but at most WINDOW_TAIL (Bernstein's inequality, as for the
+    bootstrap): a circular convolution of length W folds only that mass onto the window.
+    `workers` threads share the families."""
+    tries = _profile_tries(profile)
+    tasks, step = tries.size, sum_lattice(tries)
+    support = tasks * step + 1
+    sums = np.arange(support) / step
+    bounds = {"clopper-pearson over task means": intervals.clopper_pearson_bounds(sums, tasks, confidence),
+              "wilson over task means": intervals.wilson_bounds(sums, tasks, confidence)}
+    found = {name: (np.full((len(families), len(means)), np.nan), np.full((len(families), len(means)), np.nan))
+             for name in bounds}
+    log_bound = math.log(2 / WINDOW_TAIL)
+
+    def family(f):
+        name, parameter = families[f]
+        pmfs = {group_tries: task_mean_pmf(name, parameter, means, group_tries) for group_tries, _ in profile}
+        valid = np.flatnonzero(np.isfinite(pmfs[profile[0][0]]).all(axis=1))
+        centre, variance = np.zeros(len(means)), np.zeros(len(means))
+        for group_tries, count in profile:
+            values = _positions(group_tries, step)
+            first = np.nan_to_num(pmfs[group_tries]) @ values
+            centre += count * first
+            variance += count * np.maximum(np.nan_to_num(pmfs[group_tries]) @ values**2 - first**2, 0)
+        half = log_bound * step / 3 + np.sqrt((log_bound * step / 3) ** 2 + 2 * log_bound * variance)
+        widths = np.array([min(1 << int(2 * math.ceil(h) + 2).bit_length(), 1 << (support - 1).bit_length())
+                           for h in half])
+        for width in np.unique(widths[valid]):
+            cells = valid[widths[valid] == width]
+            for start in range(0, len(cells), max(1, CONVOLUTION_ELEMENTS // int(width))):
+                _window_cells(cells[start:start + max(1, CONVOLUTION_ELEMENTS // int(width))], int(width), f,
+                              pmfs, centre, profile, step, support, means, bounds, found)
 
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
-        found = list(pool.map(run, range(len(grid_cells))))
-    cells = {name: [cell[name] for cell in found] for name in intervals.METHODS}
+        list(pool.map(family, range(len(families))))
+    return found
+
+
+def _window_cells(cells, width, f, pmfs, centre, profile, step, support, means, bounds, found):
+    """`_convolved` for cells that share a window width: the folded distribution, read over each
+    cell's window of totals first … first + W − 1, its coverage and mean width."""
+    spectrum = np.ones((len(cells), width // 2 + 1), dtype=complex)
+    for group_tries, count in profile:
+        placed = np.zeros((len(cells), width))
+        positions = _positions(group_tries, step) % width
+        np.add.at(placed, (slice(None), positions), pmfs[group_tries][cells])
+        spectrum *= _power(np.fft.rfft(placed, axis=1), count)
+    folded = np.fft.irfft(spectrum, width, axis=1).clip(0)
+    if width >= support:
+        first = np.zeros(len(cells), dtype=np.int64)
+    else:
+        first = np.clip(np.round(centre[cells]).astype(np.int64) - width // 2, 0, support - width)
+    span = np.minimum(width, support)
+    totals = first[:, None] + np.arange(span)
+    pmf = np.take_along_axis(folded, totals % width, axis=1)
+    cdf = np.hstack([np.zeros((len(cells), 1)), np.cumsum(pmf, axis=1)])
+    block = means[cells]
+    rows = np.arange(len(cells))
+    for method, (low, high) in bounds.items():
+        reach = np.clip(np.searchsorted(high, block, side="left") - first, 0, span)  # first total reaching μ
+        past = np.clip(np.searchsorted(low, block, side="right") - first, 0, span)  # one past the last
+        found[method][0][f, cells] = cdf[rows, np.maximum(past, reach)] - cdf[rows, reach]
+        found[method][1][f, cells] = (pmf * (high[totals] - low[totals])).sum(axis=1)
+
+
+def futility_bound(target: float, simulations: int) -> float:
+    """The coverage a cell must show to let a method qualify: its lower bound after `simulations`
+    runs reaches the target only from about target + Z_DECIDE·√(target(1−target)/simulations) up.
+    A method whose upper bound at a cell is below this could not qualify even if simulated to the
+    end, so it is simulated no further."""
+    return target + Z_DECIDE * math.sqrt(target * (1 - target) / simulations)
+
+
+def _score_bounds(covered, runs, z):
+    """Wilson score bounds of a binomial proportion (exactly 0 and 1 at the edges)."""
+    return intervals.wilson_bounds(covered, runs, intervals.STANDARD_NORMAL.cdf(z) * 2 - 1)
+
+
+def _simulated(profile, families, means, methods, target, *, seed, simulations, confidence, bootstrap,
+               workers=1) -> dict:
+    """name -> per-cell (covered, runs, summed width) by sequential Monte Carlo.
+
+    The analytic methods go first, visiting cells hardest first (means nearest 0 or 1, then in
+    family order); the bootstrap ones (a hundred times dearer per run) then visit the cells in
+    increasing order of the lowest coverage the analytic ones showed there, so that where they
+    fail they are found to fail at the first cells they visit. At each cell a method draws batches
+    of MC_BATCH runs from the cell's own seeded stream (the same runs for every method) until its
+    score bound at Z_DECIDE is above the target or below `futility_bound`, or `simulations` runs
+    are drawn. A method found below `futility_bound` at some cell cannot qualify and is not
+    simulated further; its worst coverage is then the lowest seen.
+    """
+    tries = _profile_tries(profile)
+    cells = [(f, m) for f in range(len(families)) for m in range(len(means))
+             if not (families[f][0].endswith("mixture")
+                     and np.isnan(_mixture_rest(families[f][0], families[f][1], means[m:m + 1])[0]))]
+    cells.sort(key=lambda cell: (-abs(float(_logit(means[cell[1]]))), cell[0], cell[1]))
+    found = {name: {} for name in methods}
+    cheap = [name for name in methods if name not in BOOTSTRAP_METHODS]
+    _sequential(cells, cheap, found, tries, families, means, target, seed=seed, simulations=simulations,
+                confidence=confidence, bootstrap=bootstrap, workers=workers)
+    lowest = {cell: min((tally[cell][0] / tally[cell][1] for tally in found.values() if cell in tally), default=1.0)
+              for cell in cells}
+    cells.sort(key=lambda cell: lowest[cell])  # stable: hardest first among equals
+    _sequential(cells, [name for name in methods if name in BOOTSTRAP_METHODS], found, tries, families, means,
+                target, seed=seed, simulations=simulations, confidence=confidence, bootstrap=bootstrap,
+                workers=workers)
+    return found
+
+
+def _sequential(cells, methods, found, tries, families, means, target, *, seed, simulations, confidence,
+                bootstrap, workers):
+    """`_simulated`'s visit of `cells` in order for `methods`, into found[name][cell]."""
+    alive = set(methods)
+    futile = futility_bound(target, simulations)
+    for f, m in cells:
+        family, parameter = families[f]
+        rng = np.random.default_rng(np.random.SeedSequence([seed, DESIGN_VERSION, f, m]))
+        undecided = [name for name in methods if name in alive]
+        tally = {name: [0, 0, 0.0] for name in undecided}  # covered, runs, summed width
+        drawn = 0
+        while undecided and drawn < simulations:
+            size = min(MC_BATCH, simulations - drawn)
+            passes = draw_passes(rng, family, parameter, means[m], tries, size)
+            drawn += size
+            bounds = batch_intervals(passes, tries, confidence=confidence, bootstrap=bootstrap, methods=undecided,
+                                     workers=workers)
+            for name in undecided:
+                low, high = bounds[name]
+                tally[name][0] += int(np.count_nonzero((low <= means[m]) & (means[m] <= high)))
+                tally[name][1] += size
+                tally[name][2] += float(np.nansum(high - low))
+            still = []
+            for name in undecided:
+                low, high = _score_bounds(tally[name][0], tally[name][1], Z_DECIDE)
+                if high < futile:
+                    alive.discard(name)
+                elif low < target:
+                    still.append(name)
+            undecided = still
+        for name, (covered, runs, width) in tally.items():
+            found[name][(f, m)] = (covered, runs, width)
+        if not alive:
+            return
+
+
+def coverage_design(profile, *, seed: int, simulations: int = 10_000, confidence: float = 0.95,
+                    target: float | None = None, bootstrap: str = "auto", workers: int = 1) -> dict:
+    """Every `intervals.METHODS` method's coverage at one tries profile ((tries, tasks), …), over
+    the design: the true means of `design_means`, each family of FAMILIES.
+
+    Exact where that is cheap: every distinct run enumerated (at most ENUMERATION_MAX of them,
+    which includes every one-try run up to ENUMERATION_MAX − 1 tasks), else the SUM_METHODS from
+    the exact distribution of the sum of task means, and the rest by sequential Monte Carlo at
+    every MC_STEP-th mean (`_simulated`), seeded from `seed`. Per method: the worst cell, its
+    coverage with its Monte Carlo standard error and a lower bound at Z_DECIDE (the chooser's),
+    and the mean width at the Monte-Carlo means. `workers` threads share the work without
+    changing a number.
+    """
+    profile = tuple((int(tries), int(count)) for tries, count in profile)
+    _check_design_arguments(profile, simulations)
+    intervals.check_confidence(confidence)
+    target = confidence if target is None else target
+    tries = _profile_tries(profile)
+    families = FAMILIES
+    means = design_means(MEANS)
+    mc_means = means[::MC_STEP]
+    evaluation, rows = {}, {}
+    if _multisets(profile) <= ENUMERATION_MAX:
+        exact = _enumerated(profile, families, means, confidence, bootstrap)
+        simulated = {}
+        for name in exact:
+            evaluation[name] = "exact, every distinct run enumerated"
+    else:
+        step = sum_lattice(tries)
+        exact = _convolved(profile, families, means, confidence, workers) if tries.size * step < CONVOLUTION_MAX else {}
+        for name in exact:
+            evaluation[name] = ("exact, from the distribution of the sum of task means" if step == lattice(tries)
+                                else f"from the distribution of the sum of task means, each rounded to a multiple "
+                                     f"of 1/{step}")
+        rest = [name for name in intervals.METHODS if name not in exact
+                and (name not in BOOTSTRAP_METHODS or bootstrap_available(tries))]
+        simulated = _simulated(profile, families, mc_means, rest, target, seed=seed, simulations=simulations,
+                               confidence=confidence, bootstrap=bootstrap, workers=workers)
+        for name in simulated:
+            evaluation[name] = "simulated (sequential Monte Carlo)"
+    for name, (cover, width) in exact.items():
+        rows[name] = _exact_row(cover, width, families, means)
+    for name, cells in simulated.items():
+        rows[name] = _simulated_row(cells, families, mc_means, target)
     methods = {}
-    for name, grid in cells.items():
-        worst = min(grid, key=lambda cell: cell["coverage"])
-        widths = [cell["mean_width"] for cell in grid if cell["mean_width"] is not None]
-        methods[name] = {
-            "worst_coverage": worst["coverage"],
-            "worst_cell": {"pass_rate": worst["pass_rate"], "correlation": worst["correlation"]},
-            "mean_width": float(np.mean(widths)) if widths else None,
-            "grid": grid,
-        }
+    for name in intervals.METHODS:
+        if name not in rows:
+            methods[name] = {"worst_coverage": None, "worst_cell": None, "mean_width": None,
+                             "standard_error": None, "lower_bound": None, "evaluation": NOT_EVALUATED}
+            continue
+        methods[name] = rows[name] | {"evaluation": evaluation[name]}
+    median = sorted(tries.tolist())[(tries.size - 1) // 2: tries.size // 2 + 1]
     return {
-        "n_tasks": n_tasks,
-        "tries_per_task": tries_per_task,
+        "n_tasks": int(tries.size),
+        "tries_per_task": max(1, round(sum(median) / len(median))),
+        "tries_profile": [list(group) for group in profile],
+        "design_version": DESIGN_VERSION,
         "seed": seed,
-        "generator": ("numpy PCG64 via numpy.random.default_rng: cell i (grid order) draws its runs from "
-                      "SeedSequence(seed).spawn(cells)[i].spawn(2)[0], its resamples from [1]"),
+        "generator": ("numpy PCG64: the Monte-Carlo cell of family f (in `families`) and mean m (in "
+                      f"`simulated_pass_rates`) draws its runs, batch after batch, from SeedSequence([seed, "
+                      f"{DESIGN_VERSION}, f, m])"),
         "simulations": simulations,
-        # Monte-Carlo standard error of one cell's coverage when the true coverage is 95%.
-        "standard_error_at_95": float(np.sqrt(0.95 * 0.05 / simulations)),
         "confidence": confidence,
-        "model": MODEL.format(tries=tries_per_task, tasks=n_tasks),
-        "bootstrap": (
-            f"{resamples} resamples per simulated run" if resamples is not None
-            else EXACT + WINDOWED.format(tail=WINDOW_TAIL, floor=SPECTRUM_FLOOR, margin=LEVEL_MARGIN) if windowed
-            else EXACT
-        ),
-        "pass_rates": [float(value) for value in pass_rates],
-        "correlations": [float(value) for value in correlations],
+        "target": target,
+        "decision_z": Z_DECIDE,
+        "model": MODEL,
+        "design": DESIGN.format(count=MEANS, step=MC_STEP, near=NEAR, limit=ENUMERATION_MAX, batch=MC_BATCH,
+                                z=Z_DECIDE),
+        "families": [{"family": family, "parameter": parameter} for family, parameter in families],
+        "bootstrap": EXACT + (WINDOWED.format(tail=WINDOW_TAIL, floor=SPECTRUM_FLOOR, margin=LEVEL_MARGIN)
+                              if _windowed(bootstrap, tries.size, int(tries[0])) else ""),
+        "pass_rates": [float(value) for value in means],
+        "simulated_pass_rates": [float(value) for value in mc_means],
+        "correlations": [parameter for family, parameter in families if family == "beta-binomial"],
         "methods": methods,
     }
 
 
-def choose_headline(grid: dict, target: float = 0.95) -> dict:
-    """The narrowest method (mean width over the grid) whose worst-case coverage reaches `target`.
+def _cell(families, means, f, m) -> dict:
+    family, parameter = families[f]
+    return {"pass_rate": float(means[m]), "family": family, "parameter": parameter}
 
-    When none does, names the method with the highest worst-case coverage and says so in words.
+
+def _exact_row(cover, width, families, means) -> dict:
+    f, m = np.unravel_index(np.nanargmin(cover), cover.shape)
+    worst = float(cover[f, m])
+    on_mc = width[:, ::MC_STEP]
+    return {
+        "worst_coverage": worst,
+        "standard_error": 0.0,
+        "lower_bound": worst,
+        "worst_cell": _cell(families, means, f, m),
+        "mean_width": float(np.nanmean(on_mc)),
+        "by_family": [{"family": family, "parameter": parameter, "worst_coverage": float(np.nanmin(cover[i])),
+                       "pass_rate": float(means[np.nanargmin(cover[i])])}
+                      for i, (family, parameter) in enumerate(families)],
+    }
+
+
+def _simulated_row(cells, families, means, target) -> dict:
+    """Worst cell by the estimate; lower bound: the lowest score bound over cells (a bound on the
+    worst cell's coverage whenever the bound at that cell holds)."""
+    if not cells:
+        return {"worst_coverage": None, "worst_cell": None, "mean_width": None, "standard_error": None,
+                "lower_bound": None}
+    estimates = {cell: covered / runs for cell, (covered, runs, _) in cells.items()}
+    worst = min(estimates, key=lambda cell: (estimates[cell], cell))
+    runs = cells[worst][1]
+    lower = min(float(_score_bounds(c, r, Z_DECIDE)[0]) for c, r, _ in cells.values())
+    by_family = []
+    for f, (family, parameter) in enumerate(families):
+        mine = [cell for cell in cells if cell[0] == f]
+        if mine:
+            low = min(mine, key=lambda cell: (estimates[cell], cell))
+            by_family.append({"family": family, "parameter": parameter, "worst_coverage": estimates[low],
+                              "pass_rate": float(means[low[1]])})
+    return {
+        "worst_coverage": estimates[worst],
+        "standard_error": math.sqrt(max(estimates[worst] * (1 - estimates[worst]), 1 / runs) / runs),
+        "lower_bound": lower,
+        "worst_cell": _cell(families, means, *worst) | {"simulations": runs},
+        "mean_width": float(np.mean([width / runs for _, runs, width in cells.values()])),
+        "cells_simulated": len(cells),
+        "simulated_runs": int(sum(runs for _, runs, _ in cells.values())),
+        "by_family": by_family,
+    }
+
+
+def _check_design_arguments(profile, simulations):
+    if not profile or any(tries < 1 or count < 1 for tries, count in profile):
+        raise ValueError(f"a tries profile needs positive (tries, tasks) groups, got {profile}")
+    if int(simulations) != simulations or simulations < 1:
+        raise ValueError(f"simulations must be a positive integer, got {simulations}")
+
+
+def choose_headline(design: dict, target: float = 0.95) -> dict:
+    """Among HEADLINE_METHODS (those built around the mean over tasks), the narrowest whose worst-case
+    coverage has a lower bound (exact, or at Z_DECIDE over its Monte-Carlo error) reaching `target`.
+
+    When none does, names the candidate with the highest worst-case coverage and says so in words.
     """
-    methods = grid["methods"]
-    setting = f"{grid['n_tasks']} tasks × {grid['tries_per_task']} tries"
-    holding = [name for name, row in methods.items() if row["worst_coverage"] >= target]
+    methods = design["methods"]
+    setting = profile_text(design["tries_profile"])
+    candidates = [name for name in HEADLINE_METHODS if methods[name].get("worst_coverage") is not None]
+    holding = [name for name in candidates if methods[name]["lower_bound"] >= target]
     if holding:
-        name = min(holding, key=lambda method: methods[method]["mean_width"])
+        name = min(holding, key=lambda method: (methods[method]["mean_width"], HEADLINE_METHODS.index(method)))
         row = methods[name]
         return {
             "method": name,
@@ -466,11 +905,91 @@ def choose_headline(grid: dict, target: float = 0.95) -> dict:
             "text": f"{name}: the narrowest method covering at least {target:.0%} at {setting} "
                     f"(worst case {row['worst_coverage']:.1%})",
         }
-    best = max(methods, key=lambda method: methods[method]["worst_coverage"])
+    best = max(candidates, key=lambda method: (methods[method]["worst_coverage"], -HEADLINE_METHODS.index(method)))
     return {
         "method": None,
         "best": best,
         "worst_coverage": methods[best]["worst_coverage"],
         "text": f"no method reaches {target:.0%} coverage at {setting}; the best, {best}, covers "
                 f"{methods[best]['worst_coverage']:.1%} in its worst case",
+    }
+
+
+def profile_text(profile) -> str:
+    """'10 tasks × 3 tries', or '4 tasks × 3 tries + 6 tasks × 4 tries'."""
+    return " + ".join(f"{count} tasks × {tries} tries" for tries, count in profile)
+
+
+def runs_intervals(passes: np.ndarray, tries, confidence: float = 0.95) -> list[dict]:
+    """Per run (row of `passes`, every run with the same tries per task), every method's interval
+    as a dict {method, over, estimate, low, high[, note]}: `batch_intervals`, which the coverage
+    design measures, so a run's headline is the interval whose coverage was measured."""
+    passes = np.asarray(passes, dtype=np.int64)
+    tries = np.broadcast_to(np.asarray(tries, dtype=np.int64), passes.shape[1:])
+    bounds = batch_intervals(passes, tries, confidence=confidence)
+    rates = passes / tries
+    estimates = {"tasks": rates.mean(axis=1).tolist(), "pooled": (passes.sum(axis=1) / tries.sum()).tolist()}
+    same = (np.ptp(rates, axis=1) == 0).tolist()
+    columns = {}
+    for name in intervals.METHODS:
+        if name in bounds:
+            low, high = (np.where(np.isnan(side), None, side).tolist() for side in bounds[name])
+        else:
+            low = high = [None] * len(passes)
+        columns[name] = (low, high, estimates["pooled" if name in POOLED_METHODS else "tasks"],
+                         "trials" if name == "wilson over trials" else "tasks")
+    found = []
+    for run in range(len(passes)):
+        row = {}
+        for name, (low, high, estimate, over) in columns.items():
+            entry = {"method": name, "over": over, "estimate": estimate[run], "low": low[run], "high": high[run]}
+            if name not in bounds:
+                entry["note"] = NOT_EVALUATED
+            elif name in GUARDED and same[run]:
+                entry["note"] = "every task has the same pass fraction: the Clopper-Pearson bound over task means"
+            row[name] = entry
+        found.append(row)
+    return found
+
+
+def run_intervals(trials_per_task, passes_per_task, confidence: float = 0.95) -> dict:
+    """`runs_intervals` of one run given its per-task trials and passes (validated)."""
+    trials, passes = intervals.task_counts(trials_per_task, passes_per_task)
+    if trials.size == 0:
+        return {}
+    return runs_intervals(passes[None, :], trials, confidence)[0]
+
+
+def headline(methods: dict, design: dict, target: float) -> dict:
+    """A run's headline: its interval by the method `choose_headline` picks from the design at its
+    profile, with that method's coverage (`headline_fields`)."""
+    name, fields = headline_fields(design, target)
+    return methods[name] | fields
+
+
+def headline_fields(design: dict, target: float) -> tuple[str, dict]:
+    """(the headline method, what the headline adds to its interval): whether it reaches the
+    target, its coverage with its Monte-Carlo error and bound, the sentence, and the design
+    summarised (the methods' rows without their per-family detail). The same for every run of
+    one profile, so a batch computes it once."""
+    choice = choose_headline(design, target)
+    name = choice["method"] or choice["best"]
+    row = design["methods"][name]
+    summary = {key: design[key] for key in (
+        "n_tasks", "tries_per_task", "tries_profile", "design_version", "simulations", "seed", "model",
+        "design", "bootstrap", "correlations", "families")}
+    summary |= {
+        "pass_rates": design["simulated_pass_rates"],
+        "all_pass_rates": design["pass_rates"],
+        "methods": {method: {key: value for key, value in found.items() if key != "by_family"}
+                    for method, found in design["methods"].items()},
+    }
+    return name, {
+        "reaches_target": choice["method"] is not None,
+        "worst_coverage": row["worst_coverage"],
+        "coverage_standard_error": row["standard_error"],
+        "coverage_lower_bound": row["lower_bound"],
+        "coverage_evaluation": row["evaluation"],
+        "text": choice["text"],
+        "coverage": summary,
     }

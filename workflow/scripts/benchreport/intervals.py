@@ -2,7 +2,7 @@
 
 "over" names the variability the interval accounts for: "tasks" (resampling or modelling the
 task-to-task spread, which carries the try-to-try noise inside each task mean) or "trials"
-(treating every trial as independent, which tries of one task are not; ../statistics.md).
+(treating every trial as independent, which tries of one task are not).
 low/high are None when the method is undefined for the data, and then a "note" says why.
 The newer functions also return "estimate", the point the interval is built around.
 
@@ -167,7 +167,25 @@ def wilson_bounds(successes, n, confidence: float):
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return np.maximum(0.0, centre - half), np.minimum(1.0, centre + half)
+    # at 0 successes (all) the bound is 0 (1) in exact arithmetic; in floating point it is ~1e-17 off
+    low = np.where(successes <= 0, 0.0, np.maximum(0.0, centre - half))
+    high = np.where(successes >= n, 1.0, np.minimum(1.0, centre + half))
+    return low, high
+
+
+def clopper_pearson_bounds(successes, n, confidence: float):
+    """Clopper-Pearson bounds, elementwise: the α/2 quantile of Beta(s, n−s+1) and the 1−α/2
+    quantile of Beta(s+1, n−s), with s possibly fractional (a sum of task means); exactly 0 at
+    s = 0 and 1 at s = n. scipy is imported here, not at module level (see above)."""
+    from scipy.special import betaincinv
+
+    check_confidence(confidence)
+    alpha = 1 - confidence
+    successes, n = np.broadcast_arrays(np.asarray(successes, dtype=float), np.asarray(n, dtype=float))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = np.where(successes > 0, betaincinv(np.maximum(successes, 1e-300), n - successes + 1, alpha / 2), 0.0)
+        high = np.where(successes < n, betaincinv(successes + 1, np.maximum(n - successes, 1e-300), 1 - alpha / 2), 1.0)
+    return low, high
 
 
 def wilson(successes: float, n: float, confidence: float = 0.95) -> dict:
@@ -332,8 +350,9 @@ def t_task_means(task_rates, confidence: float = 0.95) -> dict:
 def wilson_task_means(task_rates, confidence: float = 0.95) -> dict:
     """Wilson on Σx̄_i successes out of n tasks.
 
-    Conservative on purpose: a task mean in [0, 1] varies at most as much as a 0/1 outcome with
-    the same mean, so this holds its coverage at 3 tasks where the others fail (statistics.md).
+    A task mean in [0, 1] varies at most as much as a 0/1 outcome with the same mean, but Wilson
+    is not exact even for 0/1 outcomes: near 0% and 100% it covers less than its level (the
+    coverage design measures by how much at each shape).
     """
     rates = _rates(task_rates)
     interval = wilson(float(rates.sum()), rates.size, confidence)
@@ -344,8 +363,22 @@ def wilson_task_means(task_rates, confidence: float = 0.95) -> dict:
     }
 
 
+def clopper_pearson_task_means(task_rates, confidence: float = 0.95) -> dict:
+    """Clopper-Pearson on Σx̄_i "successes" out of n tasks: exact for one try per task (the sum is
+    then binomial), and in the coverage design it holds at every shape and family simulated,
+    since a task mean in [0, 1] varies at most as much as a 0/1 outcome with the same mean."""
+    rates = _rates(task_rates)
+    result = {"method": "clopper-pearson over task means", "over": "tasks",
+              "estimate": float(rates.mean()) if rates.size else None}
+    if rates.size == 0:
+        return result | {"low": None, "high": None}
+    low, high = clopper_pearson_bounds(float(rates.sum()), rates.size, confidence)
+    return result | {"low": float(low), "high": float(high)}
+
+
 def clustered_sample_size(trials, passes):
-    """BenchFlow's design-effect sample size along the last axis (tasks); ../benchflow-format.md §3.10.
+    """BenchFlow's design-effect sample size along the last axis (tasks), as BenchFlow's
+    `pass_at_k.py::solve_rate_interval` computes it.
 
     Returns (pooled pass rate Σc/N, effective number of trials, design effect, whether the
     clustered formula applies). It applies with at least 2 tasks and some task tried more than
@@ -367,7 +400,7 @@ def clustered_sample_size(trials, passes):
 def wilson_clustered(trials_per_task, passes_per_task, confidence: float = 0.95) -> dict:
     """BenchFlow's solve-rate interval: Wilson on an effective sample size N / max(1, design effect).
 
-    Exactly `pass_at_k.py::solve_rate_interval` (benchflow-format.md §3.10), except that z comes
+    Exactly `pass_at_k.py::solve_rate_interval`, except that z comes
     from `confidence` (1.959964 at 95%) where BenchFlow fixes 1.96. Its estimate is the pooled
     Σc/N, which weighs tasks by their number of trials. Falls back to Wilson over the trials
     (method "wilson") with fewer than 2 tasks or at most one trial per task, as BenchFlow does.
@@ -427,6 +460,11 @@ def _wilson_over_task_means(trials, passes, *, seed, resamples, confidence):
     return wilson_task_means(passes / trials, confidence)
 
 
+def _clopper_pearson_over_task_means(trials, passes, *, seed, resamples, confidence):
+    trials, passes = task_counts(trials, passes)
+    return clopper_pearson_task_means(passes / trials, confidence)
+
+
 def _wilson_clustered(trials, passes, *, seed, resamples, confidence):
     return wilson_clustered(trials, passes, confidence)
 
@@ -451,4 +489,5 @@ METHODS = {
     "bootstrap-BCa over tasks": _bootstrap_bca,
     "wilson over task means": _wilson_over_task_means,
     "wilson-clustered": _wilson_clustered,
+    "clopper-pearson over task means": _clopper_pearson_over_task_means,
 }

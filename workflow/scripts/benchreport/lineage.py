@@ -27,7 +27,8 @@ COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineag
 # The code each stage runs: its thin script and the package modules it uses. A change to one of
 # these files re-runs that stage and what depends on it, nothing else.
 # stats.py and what it imports: the numbers of a setting.
-NUMBERS = ["benchreport/stats.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/passk.py",
+NUMBERS = ["benchreport/stats.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/shapes.py",
+           "benchreport/passk.py",
            "benchreport/settings.py", "benchreport/classify.py", "benchreport/files.py", "benchreport/record.py"]
 # The presentation layer: how numbers are written (present) and every sentence stating a result
 # (sentences). Every renderer depends on these, and on no other renderer.
@@ -42,7 +43,7 @@ STAGE_CODE = {
     "ingest": ["ingest.py", "benchreport/discover.py", "benchreport/forked.py", "benchreport/classify.py", "benchreport/settings.py",
                "benchreport/ingest.py", "benchreport/secrets.py", "benchreport/grader.py",
                "benchreport/provenance.py"],
-    "coverage": ["coverage_grid.py", "benchreport/intervals.py", "benchreport/coverage.py"],
+    "coverage": ["coverage_grid.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/shapes.py"],
     "stats": ["stats.py", *NUMBERS],
     "trial_rows": ["trial_rows.py", "benchreport/trial_rows.py", "benchreport/grader.py", "benchreport/provenance.py",
                    "benchreport/secrets.py", *NUMBERS],

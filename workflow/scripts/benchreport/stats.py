@@ -5,11 +5,9 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter, defaultdict
 
-import statistics as pystats
-
 import numpy as np
 
-from . import coverage, intervals, passk
+from . import coverage, intervals, passk, shapes
 from .record import CostMeasure, Interval, TaskRow, as_json
 from .settings import describe
 
@@ -300,76 +298,51 @@ COVERS = {"tasks": "tasks and the tries within them", "trials": "trials, as if i
 
 
 def interval_methods(tasks: list[dict], params: dict) -> dict:
-    """Every interval method on this setting's (trials, passes) per task."""
-    trials = np.array([row["trials"] for row in tasks])
-    passes = np.array([row["passed"] for row in tasks])
-    found = {}
-    for name, method in intervals.METHODS.items():
-        try:
-            found[name] = method(trials, passes, seed=params["seed"], resamples=params["resamples"],
-                                 confidence=params["confidence"])
-        except ValueError as exc:
-            found[name] = {"method": name, "low": None, "high": None, "note": str(exc)}
-    return found
+    """Every interval method on this setting's (trials, passes) per task, computed as the coverage
+    design computes them (the bootstrap ones from the exact bootstrap distribution), so that the
+    headline is the interval whose coverage was measured."""
+    return coverage.run_intervals([row["trials"] for row in tasks], [row["passed"] for row in tasks],
+                                  params["confidence"])
 
 
-def coverage_shape(tasks: list[dict]) -> tuple[int, int]:
-    """(tasks, tries) at which the headline's coverage is simulated: the scored tasks, and the
-    median number of trials per task, rounded (at least 1)."""
-    return len(tasks), max(1, round(pystats.median(row["trials"] for row in tasks)))
+def coverage_shape(tasks: list[dict]) -> tuple[tuple[int, int], ...]:
+    """The tries profile ((tries, tasks), …) at which the headline's coverage is measured."""
+    return shapes.tries_profile(row["trials"] for row in tasks)
 
 
-def check_grid(grid: dict, shape: tuple[int, int], params: dict) -> dict:
-    """The grid, once it is known to be the one this setting's headline needs."""
-    found = (grid["n_tasks"], grid["tries_per_task"], grid["seed"], grid["simulations"], grid["confidence"])
-    wanted = (*shape, params["seed"], params["coverage_simulations"], params["confidence"])
+def check_grid(grid: dict, shape, params: dict) -> dict:
+    """The coverage design, once it is known to be the one this setting's headline needs."""
+    found = ([tuple(group) for group in grid["tries_profile"]], grid.get("design_version"), grid["seed"],
+             grid["simulations"], grid["confidence"])
+    wanted = (list(shape), coverage.DESIGN_VERSION, params["seed"], params["coverage_simulations"],
+              params["confidence"])
     if found != wanted:
         raise ValueError(
-            "the coverage grid given is for (tasks, tries, seed, simulations, confidence) = "
+            "the coverage design given is for (tries profile, design version, seed, simulations, confidence) = "
             f"{found}, but this setting's headline needs {wanted}"
         )
     return grid
 
 
 def headline_interval(tasks: list[dict], methods: dict, params: dict, grid_for=None) -> dict:
-    """The narrowest method whose simulated worst-case coverage at this run's own tasks and tries
-    reaches the confidence level; when none does, the best one, and a sentence saying so.
+    """The narrowest method whose worst-case coverage at this run's own tries profile reaches the
+    confidence level (`coverage.choose_headline`); when none does, the best one, and a sentence
+    saying so.
 
-    grid_for(tasks, tries) returns the coverage grid at that shape (the workflow computes it
-    once per shape, rule coverage_grid); without it, or when it returns None, the grid is
-    simulated here.
+    grid_for(profile) returns the coverage design at that profile (the workflow computes it once
+    per profile, rule coverage_grid); without it, or when it returns None, the design is computed here.
     """
     if not tasks:
         return {"method": None, "low": None, "high": None, "text": "no task was scored", "coverage": None}
     shape = coverage_shape(tasks)
-    grid = grid_for(*shape) if grid_for else None
+    grid = grid_for(shape) if grid_for else None
     if grid is None:
-        grid = coverage.coverage_grid(*shape, seed=params["seed"], simulations=params["coverage_simulations"],
-                                      confidence=params["confidence"])
+        grid = coverage.coverage_design(shape, seed=params["seed"], simulations=params["coverage_simulations"],
+                                        confidence=params["confidence"])
     else:
         grid = check_grid(grid, shape, params)
-    choice = coverage.choose_headline(grid, target=params["confidence"])
-    name = choice["method"] or choice["best"]
-    summary = {
-        "n_tasks": grid["n_tasks"],
-        "tries_per_task": grid["tries_per_task"],
-        "simulations": grid["simulations"],
-        "seed": grid["seed"],
-        "model": grid["model"],
-        "bootstrap": grid["bootstrap"],
-        "pass_rates": grid["pass_rates"],
-        "correlations": grid["correlations"],
-        "methods": {
-            method: {key: row[key] for key in ("worst_coverage", "worst_cell", "mean_width")}
-            for method, row in grid["methods"].items()
-        },
-    }
-    return methods[name] | {
-        "reaches_target": choice["method"] is not None,
-        "worst_coverage": choice["worst_coverage"],
-        "text": choice["text"],
-        "covers": COVERS[methods[name].get("over", "tasks")],
-        "coverage": summary,
+    return coverage.headline(methods, grid, params["confidence"]) | {
+        "covers": COVERS["tasks"],
     }
 
 

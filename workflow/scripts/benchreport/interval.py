@@ -1,0 +1,105 @@
+"""`python -m benchreport interval`: the headline interval of runs a researcher already has.
+
+Each input line is one run, as JSON: {"tasks": [[passed, tries], …]} or {"rewards": [[reward, …],
+…]} (per task, its trials' rewards; a trial passes at a reward of exactly 1.0, BenchFlow's rule),
+optionally with an "id" that is copied to the output. Each output line is that run's headline,
+computed as the workflow computes it (`coverage.runs_intervals`, `coverage.coverage_design` at the
+run's tries profile, `coverage.headline`): runs are grouped by their tries per task, so a batch
+of runs of one shape costs one coverage design and one batch of intervals.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+import numpy as np
+
+from . import coverage, shapes
+
+# The workflow's defaults (config/config.yaml `statistics:`; tests/test_interval_command.py holds
+# them equal).
+DEFAULTS = {"seed": 20261130, "coverage_simulations": 10000, "confidence": 0.95}
+
+
+def parse_run(record) -> tuple[np.ndarray, np.ndarray]:
+    """(tries, passed) per task of one input record, as integer arrays."""
+    if not isinstance(record, dict) or ("tasks" in record) == ("rewards" in record):
+        raise ValueError('a run is {"tasks": [[passed, tries], ...]} or {"rewards": [[reward, ...], ...]}')
+    if "tasks" in record:
+        pairs = np.asarray(record["tasks"])  # a ragged list raises ValueError
+        if pairs.size == 0:
+            raise ValueError("a run needs at least one task")
+        if pairs.ndim != 2 or pairs.shape[1] != 2 or pairs.dtype.kind != "i":
+            raise ValueError('"tasks" must be a list of [passed, tries] pairs of whole numbers')
+        passed, tries = pairs[:, 0], pairs[:, 1]
+    else:
+        lists = record["rewards"]
+        if not isinstance(lists, list) or not lists or not all(isinstance(rewards, list) for rewards in lists):
+            raise ValueError('"rewards" must be a non-empty list of per-task reward lists')
+        for rewards in lists:
+            for reward in rewards:
+                if isinstance(reward, bool) or not isinstance(reward, (int, float)) or not 0 <= reward <= 1:
+                    raise ValueError(f"a reward must be a number in [0, 1], got {reward!r}")
+        passed = np.array([sum(reward == 1.0 for reward in rewards) for rewards in lists])
+        tries = np.array([len(rewards) for rewards in lists])
+    if ((tries < 1) | (passed < 0) | (passed > tries)).any():
+        raise ValueError("every task needs at least one try and between 0 and its tries passes")
+    return tries, passed
+
+
+def _output(record_id, shape, tries, passed, methods, name, fields, confidence) -> dict:
+    line = {} if record_id is None else {"id": record_id}
+    chosen = methods[name]
+    rows = fields["coverage"]["methods"]
+    return line | {
+        "tasks": len(tries),
+        "trials": int(sum(tries)),
+        "pass_rate": chosen["estimate"],
+        "shape": shape,
+        "method": name,
+        "low": chosen["low"],
+        "high": chosen["high"],
+        "level": confidence,
+        "reaches_target": fields["reaches_target"],
+        "coverage": fields["worst_coverage"],
+        "coverage_standard_error": fields["coverage_standard_error"],
+        "coverage_lower_bound": fields["coverage_lower_bound"],
+        "text": fields["text"],
+        "methods": {method: {"low": entry["low"], "high": entry["high"], "worst_coverage": rows[method]["worst_coverage"]}
+                    for method, entry in methods.items()},
+    }
+
+
+def headlines(lines, params: dict = DEFAULTS):
+    """One output dict per input line, in input order ({"error": …} for a line that is not a run).
+    Each run's headline is `coverage.headline` of its intervals: the method and fields of
+    `coverage.headline_fields`, computed once per tries profile."""
+    confidence = params["confidence"]
+    results, groups = [], defaultdict(list)
+    for number, text in enumerate(lines):
+        if not text.strip():
+            continue
+        try:
+            record = json.loads(text)
+            tries, passed = parse_run(record)
+        except ValueError as error:  # json.JSONDecodeError is one
+            results.append({"line": number + 1, "error": str(error)})
+            continue
+        order = np.argsort(tries, kind="stable")
+        key = tuple(tries[order].tolist())
+        groups[key].append((len(results), record.get("id"), passed[order]))
+        results.append(None)
+    designs = {}
+    for key, runs in groups.items():
+        profile = shapes.tries_profile(key)
+        if profile not in designs:
+            design = coverage.coverage_design(profile, seed=params["seed"], simulations=params["coverage_simulations"],
+                                              confidence=confidence)
+            designs[profile] = coverage.headline_fields(design, confidence)
+        name, fields = designs[profile]
+        shape = shapes.shape_name(profile)
+        passes = np.stack([run[2] for run in runs])
+        for (position, record_id, passed), methods in zip(runs, coverage.runs_intervals(passes, key, confidence)):
+            results[position] = _output(record_id, shape, key, passed, methods, name, fields, confidence)
+    return results
