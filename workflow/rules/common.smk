@@ -375,14 +375,21 @@ def image_retry(wildcards):
             if record and record.get("status") in environment.RETRIED:
                 failed.add(record["reference"])
         settings = config["environment"]
-        env = dict(os.environ, **({"DOCKER_HOST": settings["docker_host"]} if settings["docker_host"] else {}))
-        PROBED = environment.probe_images(sorted(failed), docker=settings["docker"], env=env,
-                                          timeout=settings["timeout_seconds"])
+        env = dict(os.environ)
+        if settings["docker_host"]:
+            env["DOCKER_HOST"] = settings["docker_host"]
+        PROBED = environment.probe_images(
+            sorted(failed),
+            docker=settings["docker"],
+            env=env,
+            timeout=settings["timeout_seconds"],
+        )
     # once per image and run: Snakemake asks again when the job starts, after it has removed
     # the record the value was computed from
     if wildcards.image not in RETRIES:
         record = kept_record(f"results/environment/images/{wildcards.image}.json")
-        RETRIES[wildcards.image] = environment.retry_param(record, PROBED.get((record or {}).get("reference")))
+        probed = PROBED.get((record or {}).get("reference"))
+        RETRIES[wildcards.image] = environment.retry_param(record, probed)
     return RETRIES[wildcards.image]
 
 
