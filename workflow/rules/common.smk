@@ -1,3 +1,4 @@
+import dataclasses
 import json
 import os
 import sys
@@ -49,10 +50,17 @@ def recorded_sources(job):
 
 
 def refresh_states(jobs):
-    """job id -> the stamp file its ingest takes as input (see discover.refresh_state)."""
-    return discover.refresh_states(
+    """job id -> the stamp file its ingest takes as input (see discover.refresh_state); the
+    record sizes of its attempt folders go to RECORDS (what discover.duplicates compares).
+    """
+    found = discover.refresh_states(
         jobs, config["ingest"]["max_requests"], STATE_DIR, recorded_sources
     )
+    RECORDS.update({job_id: records for job_id, (_, records) in found.items()})
+    return {job_id: stamp for job_id, (stamp, _) in found.items()}
+
+
+RECORDS = {}
 
 
 def find_jobs():
@@ -74,6 +82,8 @@ def find_jobs():
 
 scheduling.keep_parsed_objects()
 JOBS, STATES = find_jobs()
+# job id -> the attempt folders it shares with a job folder that counts them (discover.duplicates)
+DUPLICATES = discover.duplicates(list(JOBS.values()), config["job_roots"], RECORDS)
 CODE = {stage: lineage.stage_code(stage)["sha256"] for stage in lineage.STAGE_CODE}
 
 
@@ -111,6 +121,11 @@ def all_jobs():
     ]
     STATES.update(refresh_states(found))
     return JOBS | {job.job_id: job for job in found}
+
+
+def job_duplicates(wildcards):
+    """The ingest's `duplicates`, as a JSON string (like report_environment)."""
+    return json.dumps(DUPLICATES.get(wildcards.job, {}), sort_keys=True)
 
 
 def find_job(job_id):
@@ -165,18 +180,18 @@ def ingest_threads(wildcards):
         cores = 1
     if wildcards.job not in due or 2 * len(due) > cores:
         return 1
-    entries = len(os.listdir(find_job(wildcards.job).path))
+    try:
+        entries = len(os.listdir(find_job(wildcards.job).path))
+    except OSError:
+        return 1  # a folder that cannot be listed: its ingest says so, in one process
     return 2 if entries >= ingest.PARALLEL_MIN_ATTEMPTS else 1
 
 
 def job_params(wildcards):
-    job = find_job(wildcards.job)
+    """The job folder as outputs name it; where it is, the ingest reads beside its stamp."""
+    fields = dataclasses.asdict(find_job(wildcards.job))
     return {
-        "job_id": job.job_id,
-        "root": job.root,
-        "relpath": job.relpath,
-        "try_index": job.try_index,
-        "alias": job.alias,
+        key: value for key, value in fields.items() if key not in ("root", "relpath")
     }
 
 
@@ -255,6 +270,11 @@ def compute_settings_map():
             item["jobs"].append(job_id)
             item["tasks"].update(entry["tasks"])
     return found
+
+
+def controls_policy():
+    """What a task whose controls fail, or are not verified, does (config controls.on_*)."""
+    return {key: config["controls"][key] for key in ("on_failure", "on_unverified")}
 
 
 def stats_jobs(wildcards):
@@ -455,7 +475,29 @@ def get_final_outputs(wildcards):
         outputs += [f"results/controls/run-{kind}.json" for kind in controls.KINDS]
     for setting in sorted(settings_map()):
         outputs += report_files(setting)
+    prune_stale()
     return outputs
+
+
+PRUNED = []
+
+
+def prune_stale():
+    """Once per run, when every ingest is known (never in a dry run): remove the outputs of
+    settings and job folders no longer found (discover.remove_stale_outputs)."""
+    if PRUNED or workflow.dryrun:
+        return
+    removed = discover.remove_stale_outputs(
+        Path("results"), set(settings_map()), set(all_jobs())
+    )
+    PRUNED.append(removed)
+    if removed:
+        print(
+            f"Removed {len(removed)} outputs of settings or job folders no longer found: "
+            + ", ".join(removed[:10])
+            + (" …" if len(removed) > 10 else ""),
+            file=sys.stderr,
+        )
 
 
 def comparison_inputs(wildcards):
