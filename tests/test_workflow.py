@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import shutil
 import subprocess
@@ -81,6 +82,10 @@ def test_nop_errored_trials_count_as_not_passed(workflow, real_jobs):
 
 
 def test_reruns_only_what_changed(workflow, real_jobs):
+    # no daemon, ever: a daemon that comes or goes mid-test would rightly re-inspect the images
+    settings = workflow.path / "no-daemon.json"
+    settings.write_text(json.dumps({"environment": {"docker_host": "unix:///nonexistent/benchreport-rerun-test.sock"}}))
+    workflow.run = functools.partial(workflow.run, "--configfile", str(settings))
     workflow.run(roots=real_jobs)
     first = workflow.snapshot()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from .paired import holm, paired_comparison
-from .present import cell, level, p_text, pct, signed_pp
+from .present import cell, level, p_text, pct, points, signed_pp
 
 HOLM = ("Holm's step-down adjustment over the {count} pairs with a p-value: the chance that any of "
         "them reaches its adjusted p by chance stays under that p")
@@ -59,11 +59,6 @@ def comparisons(stats: dict[str, dict], pairs, params: dict, power: float) -> di
     }
 
 
-def detectable_text(pair: dict) -> str:
-    mdd = pair["minimum_detectable_difference"]
-    return f"±{mdd['value'] * 100:.0f} pp" if mdd["value"] is not None else "none"
-
-
 def render_markdown(data: dict) -> str:
     pairs, confidence = data["pairs"], data["confidence"]
     shown = level(confidence)
@@ -97,7 +92,7 @@ def render_markdown(data: dict) -> str:
             f"{c['only_in_b']} | {signed_pp(c['mean_difference'])} | "
             + " | ".join(f"{signed_pp(i['low'])} to {signed_pp(i['high'])}" for i in (perm, boot, t))
             + f" | {p_text(c['p_value'])} | {p_text(c['p_value_holm'])} | {p_text(c['smallest_p_value'])} | "
-            f"{detectable_text(c)} |"
+            f"{points(c['minimum_detectable_difference']['value'])} |"
         )
     if not pairs:
         lines.append("| — | — | | | | | | | | | | | |")

@@ -13,7 +13,7 @@ import io
 import re
 
 from . import sentences
-from .present import cell, interval_text, level, method, p_text, pct, signed_pp, spreadsheet_cell, usd
+from .present import cell, interval_text, level, method, p_text, pct, points, signed_pp, spreadsheet_cell, usd
 
 CONTROL_ORDER = {"oracle": 0, "nop": 1}
 MISSING = "—"
@@ -273,6 +273,8 @@ def settings_latex(rows: list[dict], confidence: float) -> str:
 def comparison_row(pair: dict) -> dict:
     intervals = pair.get("intervals") or {}
     boot, t = intervals.get("bootstrap") or {}, intervals.get("t") or {}
+    flips = intervals.get("permutation") or {}
+    detectable = pair.get("minimum_detectable_difference") or {}
     return {
         "a": pair["a"],
         "b": pair["b"],
@@ -282,6 +284,8 @@ def comparison_row(pair: dict) -> dict:
         "only_in_a": pair.get("only_in_a"),
         "only_in_b": pair.get("only_in_b"),
         "mean_difference": pair.get("mean_difference"),
+        "permutation_low": flips.get("low"),
+        "permutation_high": flips.get("high"),
         "bootstrap_low": boot.get("low"),
         "bootstrap_high": boot.get("high"),
         "bootstrap_method": boot.get("method"),
@@ -289,6 +293,9 @@ def comparison_row(pair: dict) -> dict:
         "t_high": t.get("high"),
         "t_method": t.get("method"),
         "p_value": pair.get("p_value"),
+        "p_value_holm": pair.get("p_value_holm"),
+        "smallest_p_value": pair.get("smallest_p_value"),
+        "minimum_detectable_difference": detectable.get("value"),
         "test": pair.get("test") or "",
         "note": pair.get("note") or "",
     }
@@ -300,20 +307,24 @@ def comparison_rows(comparisons: dict) -> list[dict]:
 
 COMPARISONS_CSV_FIELDS = [
     "a", "b", "a_description", "b_description", "shared_tasks", "only_in_a", "only_in_b", "mean_difference",
-    "bootstrap_low", "bootstrap_high", "bootstrap_method", "t_low", "t_high", "t_method", "p_value", "test", "note",
+    "permutation_low", "permutation_high", "bootstrap_low", "bootstrap_high", "bootstrap_method", "t_low", "t_high",
+    "t_method", "p_value", "p_value_holm", "smallest_p_value", "minimum_detectable_difference", "test", "note",
 ]
 
 COMPARISONS_NOTE = (
     "Difference: mean over the tasks both settings ran of (pass rate of B minus pass rate of A), in "
-    "percentage points. Intervals are paired over tasks; the p-value is a two-sided sign-flip permutation "
-    "test over tasks. Controls are not compared."
+    "percentage points. The p-value is a two-sided sign-flip permutation test over tasks, Holm-adjusted over "
+    "all the pairs beside it; the sign-flip interval is that test inverted, and the one to read: it keeps its "
+    "level at any number of shared tasks, where the paired bootstrap and t intervals do not at few. Smallest "
+    "p: the least p-value the shared tasks allow. Detectable: the difference the test finds with the "
+    "configured power at these tasks and tries. Controls are not compared."
 )
 
 
 def comparisons_headers(confidence: float) -> list[str]:
     return ["A", "B", "Shared tasks", "Only A", "Only B", "Difference (B - A)",
-            f"{level(confidence)} interval (paired bootstrap)", f"{level(confidence)} interval (paired t)",
-            "p-value", "Test"]
+            f"{level(confidence)} interval (sign-flip)", f"{level(confidence)} interval (paired bootstrap)",
+            f"{level(confidence)} interval (paired t)", "p-value (Holm)", "Smallest p", "Detectable", "Test"]
 
 
 def comparisons_cells(row: dict) -> list[str]:
@@ -324,14 +335,17 @@ def comparisons_cells(row: dict) -> list[str]:
         "" if row["only_in_a"] is None else str(row["only_in_a"]),
         "" if row["only_in_b"] is None else str(row["only_in_b"]),
         signed_pp(row["mean_difference"]),
+        interval_text(row["permutation_low"], row["permutation_high"], signed_pp),
         interval_text(row["bootstrap_low"], row["bootstrap_high"], signed_pp),
         interval_text(row["t_low"], row["t_high"], signed_pp),
-        p_text(row["p_value"]),
+        f"{p_text(row['p_value'])} ({p_text(row['p_value_holm'])})",
+        p_text(row["smallest_p_value"]),
+        points(row["minimum_detectable_difference"]),
         row["test"] + (f" ({row['note']})" if row["note"] else ""),
     ]
 
 
-COMPARISONS_ALIGN = "llrrrrllrl"
+COMPARISONS_ALIGN = "llrrrrlllrrrl"
 
 
 def comparisons_markdown(rows: list[dict], confidence: float) -> str:
@@ -353,15 +367,15 @@ def comparisons_latex(rows: list[dict], confidence: float) -> str:
     body = []
     for row, mark in zip(rows, marks):
         cells = comparisons_cells(row)
-        p_cell = (cells[8], f"\\textsuperscript{{{mark}}}" if mark else "")
-        body.append([*cells[:8], p_cell])
+        p_cell = (cells[9], f"\\textsuperscript{{{mark}}}" if mark else "")
+        body.append([*cells[:9], p_cell, *cells[10:12]])
     headers = comparisons_headers(confidence)[:-1]
     notes = [COMPARISONS_NOTE]
     if test_notes:
         notes.append("p-values: " + "; ".join(test_notes) + ".")
     if not body:
-        body = [[MISSING] * 9]
-    return latex_table(headers, body, "llrrrrllr", notes,
+        body = [[MISSING] * 12]
+    return latex_table(headers, body, "llrrrrlllrrr", notes,
                        comment="results/paper/comparisons.tex, generated by benchreport from comparisons.json")
 
 

@@ -65,6 +65,11 @@ def signed_pp(value) -> str:
     return f"{points:+d} pp" if points else "0 pp"
 
 
+def points(value) -> str:
+    """A size of a difference of rates, either way, in percentage points: '±18 pp'."""
+    return "n/a" if value is None else f"±{value * 100:.0f} pp"
+
+
 def p_text(value) -> str:
     return "n/a" if value is None else f"{value:.3g}"
 

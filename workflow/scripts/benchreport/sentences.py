@@ -279,7 +279,7 @@ def solve_rates(record: dict) -> str:
         return ""
     parts = [f"k={row['k']}: pass@k {pct(row['pass_at_k'])}, pass^k {pct(row['pass_hat_k'])} "
              f"({count(row['tasks_at_k'], 'task')})" for row in per_k]
-    note = f" {rates['note']}" if rates.get("note") else ""
+    note = f" {rates['counting']}" if rates.get("counting") else ""
     return ("pass@k and pass^k (unbiased estimators over tasks with at least k trials; descriptive, not the "
             f"headline): {'; '.join(parts)}.{note}")
 
