@@ -55,12 +55,13 @@ SECRET_WORDS = ("api_key", "api-key", "apikey", "access_key", "access-key", "sec
 NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 ENV_SUFFIXES = ("_KEY", "_PASS", "_PAT")  # upper-case env names (TOKEN, SECRET, PASSWORD: any case above)
 # after a secret-named key: an optional closing quote, = or :, an optional opening quote, the value
-ASSIGNED = re.compile(r"""(["']?)\s*[=:]\s*(?:"((?:[^"\\]|\\.){4,})"|'([^'\n]{4,})'|([^\s'"#,;&<>\\]{4,}))""")
+ASSIGNED = re.compile(r"""(["']?)[ \t]*[=:](?:\s*"((?:[^"\\]|\\.){4,})"|[ \t]*'([^'\n]{4,})'|"""
+                      r"""[ \t]*([^\s'"#,;&<>\\()\[\]{}]{4,})(?=[\s'"#,;&<>\\]|$))""")
 SCHEMES = {"bearer": re.compile(r"\s+([A-Za-z0-9._~+/=-]{16,})"), "basic": re.compile(r"\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")}
 URL_CREDENTIALS = re.compile(r"[^\s:/?#@\"'<>\\]+:([^\s/?#@\"'<>\\]+)@")
 # a value found by its context that is one of these is a placeholder, a number or a reference
 NOT_A_SECRET = re.compile(r"(?i)^(?:\[REDACTED[^\]]*\]?|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^>]*>|\[[A-Z_]+\]|\*+|x+|"
-                          r"true|false|null|none|nil|undefined|required|optional|redacted|hidden|bearer|basic|digest|"
+                          r"true|false|null|none|nil|undefined|required|optional|redact|redacted|hidden|bearer|basic|digest|\.\.\..*|"
                           r"[$~]?[-+]?[0-9][0-9.,:eE+-]*[%a-z]{0,3}|[0-9a-f]{64})$")
 ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{24,}={0,2}")  # leftmost first, so each run is found whole
@@ -197,17 +198,19 @@ def values(text: str, known_values=()) -> set[str]:
     return {text[start:end] for start, end, _ in find(text, known_values) if end - start >= PROPAGATE_MIN}
 
 
-def redact_text(text: str, known_values=()) -> tuple[str, list[str]]:
-    """The text with every secret replaced, and the labels of the hits (one per hit)."""
-    spans = find(text, known_values)
-    if not spans:
-        return text, []
+def _replace(text: str, spans: list[tuple[int, int, str]]) -> str:
     pieces, last = [], 0
     for start, end, kind in spans:
         pieces += [text[last:start], f"[REDACTED:{kind}]"]
         last = end
     pieces.append(text[last:])
-    return "".join(pieces), [kind for _, _, kind in spans]
+    return "".join(pieces)
+
+
+def redact_text(text: str, known_values=()) -> tuple[str, list[str]]:
+    """The text with every secret replaced, and the labels of the hits (one per hit)."""
+    spans = find(text, known_values)
+    return (_replace(text, spans) if spans else text), [kind for _, _, kind in spans]
 
 
 def redact(data: bytes, known_values=()) -> tuple[bytes, list[str]]:
@@ -217,3 +220,16 @@ def redact(data: bytes, known_values=()) -> tuple[bytes, list[str]]:
     if not kinds:
         return data, []
     return clean.encode("utf-8", errors="surrogateescape"), kinds
+
+
+def redact_known(data: bytes, known_values) -> tuple[bytes, list[str]]:
+    """Only the known values replaced: what redact() gives for bytes in which find() alone
+    finds nothing, at the cost of a literal search."""
+    pattern, canonical = _known_pattern(tuple(known_values))
+    if pattern is None:
+        return data, []
+    text = data.decode("utf-8", errors="surrogateescape")
+    spans = [(m.start(), m.end(), label(canonical[m.group().lower()])) for m in pattern.finditer(text)]
+    if not spans:
+        return data, []
+    return _replace(text, spans).encode("utf-8", errors="surrogateescape"), [kind for _, _, kind in spans]
