@@ -47,6 +47,7 @@ SHAPES = [
     ("jwt", ("eyJ",), r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
 ]
 SHAPES = [(kind, prefixes, re.compile(pattern, re.S)) for kind, prefixes, pattern in SHAPES]
+ATTEMPT_SUFFIX = re.compile(r"__[0-9a-f]{8}$")  # BenchFlow's attempt folders are <task>__<8 hex>
 # a shape starts here, not inside a word ("__" before it is a file name's; "desk-" is not "sk-")
 WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
 SECRET_WORDS = ("api_key", "api-key", "apikey", "access_key", "access-key", "secret_key", "secret-key", "private_key",
@@ -88,7 +89,10 @@ def _shapes(text: str) -> list[tuple[int, int, str]]:
                     continue
                 match = pattern.match(text, start)
                 if match:
-                    found.append((start, match.end(), kind))
+                    end = match.end()
+                    if ATTEMPT_SUFFIX.match(text, end - 10, end):  # a key as a task name: keep "__<8 hex>"
+                        end -= 10
+                    found.append((start, end, kind))
     return found
 
 
