@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from benchflow_synth import write_matrix
-from conftest import REPO
+from conftest import REPO, copy_workflow
 
 KEY = "sk-ant-api03-PLANTEDplantedPLANTED0123456789abcdef"
 SETTING = {"agent": "claude-agent-acp", "model": "anthropic/claude-sonnet-4-5",
@@ -55,13 +55,22 @@ def make_jobs(workflow, plant=False):
         return trajectory, result
 
 
+@pytest.fixture(scope="module")
+def bundled(tmp_path_factory):
+    """One workflow run with its bundle, shared by the tests that only read the bundle (or
+    re-make it to the same bytes)."""
+    workflow = copy_workflow(tmp_path_factory.mktemp("bundled") / "wf")
+    make_jobs(workflow)
+    workflow.run("bundle", roots=["jobs"])
+    return workflow
+
+
 def bundle_bytes(path) -> bytes:
     return gzip.decompress(path.read_bytes())
 
 
-def test_bundle_then_verify_in_a_fresh_copy(workflow, tmp_path):
-    make_jobs(workflow)
-    workflow.run("bundle", roots=["jobs"])
+def test_bundle_then_verify_in_a_fresh_copy(bundled, tmp_path):
+    workflow = bundled
     archive = workflow.results / "bundle" / "benchreport.tar.gz"
     first = archive.read_bytes()
     workflow.run("--forcerun", "bundle", "bundle", roots=["jobs"])
@@ -89,9 +98,8 @@ def test_bundle_then_verify_in_a_fresh_copy(workflow, tmp_path):
     assert "not proved: origin" in done.stdout
 
 
-def test_bundle_holds_every_output_and_the_whole_environment(workflow):
-    make_jobs(workflow)
-    workflow.run("bundle", roots=["jobs"])
+def test_bundle_holds_every_output_and_the_whole_environment(bundled):
+    workflow = bundled
     written = {p.relative_to(workflow.path).as_posix() for p in workflow.results.rglob("*") if p.is_file()}
     # the bundle itself and the records of the bundle are written after it
     written = {n for n in written if not n.startswith(("results/bundle/", "results/lineage/bundle/"))}
@@ -140,9 +148,8 @@ def rebuild(archive, target, changes, manifest=True):
     return target
 
 
-def test_verify_runs_no_code_and_no_command_from_the_archive_unless_asked(workflow, tmp_path):
-    make_jobs(workflow)
-    workflow.run("bundle", roots=["jobs"])
+def test_verify_runs_no_code_and_no_command_from_the_archive_unless_asked(bundled, tmp_path):
+    workflow = bundled
     code_marker, command_marker = tmp_path / "snakefile-ran", tmp_path / "command-ran"
 
     def evil_config(data):
@@ -182,9 +189,8 @@ def rewrite_member(archive, target, name, change):
             out.addfile(member, io.BytesIO(data) if data is not None else None)
 
 
-def test_tampered_file_fails_verify_and_is_named(workflow, tmp_path):
-    make_jobs(workflow)
-    workflow.run("bundle", roots=["jobs"])
+def test_tampered_file_fails_verify_and_is_named(bundled, tmp_path):
+    workflow = bundled
     archive = workflow.results / "bundle" / "benchreport.tar.gz"
     tampered = tmp_path / "tampered.tar.gz"
     rewrite_member(archive, tampered, "benchreport/results/index.md", lambda data: data + b"one more line\n")
@@ -301,13 +307,12 @@ def test_a_compression_bomb_is_refused_from_its_header(tmp_path, monkeypatch):
     assert "compression bomb" in out.getvalue() and streamed == []
 
 
-def test_sparse_truncated_and_incomplete_archives_get_one_line(workflow, tmp_path):
+def test_sparse_truncated_and_incomplete_archives_get_one_line(bundled, tmp_path):
     # a GNU sparse member (its apparent size could be 8 GiB): refused by type
     sparse = tarfile.TarInfo("b/jobs/x/sparse.bin")
     sparse.type = tarfile.GNUTYPE_SPARSE
     gzip_archive(tmp_path / "sparse.tar.gz", sparse)
-    make_jobs(workflow)
-    workflow.run("bundle", roots=["jobs"])
+    workflow = bundled
     archive = (workflow.results / "bundle" / "benchreport.tar.gz").read_bytes()
     (tmp_path / "truncated.tar.gz").write_bytes(archive[: len(archive) // 2])
     (tmp_path / "not-gzip.tar.gz").write_bytes(b"this is not an archive\n" * 10)
@@ -323,9 +328,8 @@ def test_sparse_truncated_and_incomplete_archives_get_one_line(workflow, tmp_pat
         assert "Traceback" not in done.stderr, (kind, done.stderr)
 
 
-def test_ro_crate_links_outputs_to_their_inputs(workflow, tmp_path):
-    make_jobs(workflow)
-    workflow.run("bundle", roots=["jobs"])
+def test_ro_crate_links_outputs_to_their_inputs(bundled, tmp_path):
+    workflow = bundled
     with tarfile.open(workflow.results / "bundle" / "benchreport.tar.gz") as tar:
         names = {m.name.removeprefix("benchreport/") for m in tar.getmembers() if m.isfile()}
         crate = json.loads(tar.extractfile("benchreport/ro-crate-metadata.json").read())

@@ -80,19 +80,29 @@ def _occurrences(text: str, literal: str):
         start = text.find(literal, start + 1)
 
 
+# each prefix is searched by its stem: one str.find for "sk" serves sk-ant-, sk-, sk_live_, sk_test_
+STEMS = ("sk", "gh", "gl", "xox")
+BY_STEM: dict[str, list] = {}
+for _kind, _prefixes, _pattern in SHAPES:
+    for _prefix in _prefixes:
+        BY_STEM.setdefault(next((s for s in STEMS if _prefix.startswith(s)), _prefix), []).append((_prefix, _kind, _pattern))
+
+
 def _shapes(text: str) -> list[tuple[int, int, str]]:
     found = []
-    for kind, prefixes, pattern in SHAPES:
-        for prefix in prefixes:
-            for start in _occurrences(text, prefix):
-                if start and text[start - 1] in WORD_CHARS:
-                    continue
-                match = pattern.match(text, start)
-                if match:
-                    end = match.end()
-                    if ATTEMPT_SUFFIX.match(text, end - 10, end):  # a key as a task name: keep "__<8 hex>"
-                        end -= 10
-                    found.append((start, end, kind))
+    for stem, shapes in BY_STEM.items():
+        start = text.find(stem)
+        while start >= 0:
+            if not (start and text[start - 1] in WORD_CHARS):
+                for prefix, kind, pattern in shapes:
+                    match = pattern.match(text, start) if text.startswith(prefix, start) else None
+                    if match:
+                        end = match.end()
+                        if ATTEMPT_SUFFIX.match(text, end - 10, end):  # a key as a task name: keep "__<8 hex>"
+                            end -= 10
+                        found.append((start, end, kind))
+                        break
+            start = text.find(stem, start + 1)
     return found
 
 

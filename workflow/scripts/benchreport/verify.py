@@ -297,6 +297,7 @@ def verify(bundle: str, cores: int = 2, out=sys.stdout, *, run_bundled_code: boo
             print(f"REFUSED: the archive cannot be read to its end (truncated or not a .tar.gz): {reason}", file=out)
             return 2
         problems = check_manifest(listed, hashes)
+        del hashes  # the re-run needs only the outputs' hashes: free the rest before it starts
         for problem in problems:
             print(f"MANIFEST: {problem}", file=out)
         if problems:
@@ -314,6 +315,7 @@ def verify(bundle: str, cores: int = 2, out=sys.stdout, *, run_bundled_code: boo
                     source, work / name, **({"ignore": shutil.ignore_patterns("__pycache__")} if source.is_dir() else {}))
             print(f"re-run: with the installed benchreport code at {workflow}, not the code in the archive; "
                   f"it is {code_difference(listed, workflow)}", file=out)
+        listed = {name: digest for name, digest in listed.items() if name.startswith("results/")}
         (work / "bundle-config.yaml").write_text(json.dumps(config, sort_keys=True), encoding="utf-8")
         progress("re-running the workflow on the bundled job-folder files")
         code, tail = run_snakemake(work, cores, progress)
