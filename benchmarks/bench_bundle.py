@@ -14,7 +14,9 @@ Prints b/a and c/a. Nothing is asserted: the numbers are for reading.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -50,6 +52,8 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--tmp", type=Path, default=Path("/tmp/benchreport-scale"))
     parser.add_argument("--regenerate", action="store_true")
+    parser.add_argument("--reuse", action="store_true",
+                        help="keep the workflow copy and cold run of an earlier call (its time is saved there)")
     args = parser.parse_args(argv)
 
     name = f"{args.jobs}x{args.trials}-r{args.requests}-k{args.request_kb:g}-s{args.seed}"
@@ -59,12 +63,22 @@ def main(argv=None) -> int:
     jobs_root = data / "jobs"
     files, size, _ = scale.data_size(jobs_root)
     print(f"data: {args.jobs} job folders x {args.trials} trials; {files:,} files, {scale.fmt_bytes(size)}")
-    workdir = scale.copy_workflow(args.tmp / f"wf-bundle-{name}")
+    workdir = args.tmp / f"wf-bundle-{name}"
+    saved = workdir / "bench-cold.json"
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    cold = timed(scale.snakemake_command(jobs_root), workdir, workdir / "bench-cold.log", env)
+    if args.reuse and saved.is_file():
+        cold = json.loads(saved.read_text())
+        shutil.rmtree(workdir / "results" / "bundle", ignore_errors=True)
+        print("(a) the cold run of an earlier call (--reuse)")
+    else:
+        scale.copy_workflow(workdir)
+        cold = timed(scale.snakemake_command(jobs_root), workdir, workdir / "bench-cold.log", env)
+        saved.write_text(json.dumps(cold))
     print(f"(a) cold run: {cold['wall']:.1f} s, peak tree RSS {scale.fmt_bytes(cold['tree_rss'])}")
-    packed = timed(scale.snakemake_command(jobs_root, "bundle"), workdir, workdir / "bench-bundle.log", env)
+    command = scale.snakemake_command(jobs_root)
+    command.insert(command.index("snakemake") + 1, "bundle")  # after --configfile/--config it would be read as one
+    packed = timed(command, workdir, workdir / "bench-bundle.log", env)
     archive = workdir / "results" / "bundle" / "benchreport.tar.gz"
     print(f"(b) bundle: {packed['wall']:.1f} s ({packed['wall'] / cold['wall']:.2f}x cold), peak tree RSS "
           f"{scale.fmt_bytes(packed['tree_rss'])}; {scale.fmt_bytes(archive.stat().st_size)} archive")

@@ -41,18 +41,23 @@ if hits and params.on_secret == "fail":
     found = sorted({f"{hit['file']} ({hit['kind']})" for hit in hits})
     sys.exit("bundle refused: secrets found in " + "; ".join(found) + " (config bundle.on_secret is 'fail')")
 entries.add("REDACTIONS.json", dump_json(hits).encode())
-entries.add("BUNDLE.json", dump_json(extra["info"] | {"redactions": len(hits)}).encode())
+info = extra["info"] | {"redactions": len(hits)}
+info["not_bundled"] = [row | {"file": entries.name_of(row["file"])} for row in info["not_bundled"]]
+entries.add("BUNDLE.json", dump_json(info).encode())
+# the crate names files as the bundle holds them (a secret in a file name is redacted there too)
+outputs = [entries.name_of(f) for f in files]
 records = {
     output: json.loads(entries[f"results/lineage/{output[len('results/'):]}.json"])
-    for output in files
+    for output in outputs
     if not output.startswith("results/lineage/") and f"results/lineage/{output[len('results/'):]}.json" in entries
 }
+source_map = {entries.name_of(path): entries.name_of(name) for path, name in extra["source_map"].items()}
 committed = subprocess.run(["git", "-C", str(WORKFLOW_DIR), "log", "-1", "--format=%cs"], capture_output=True, text=True)
 entries.add("ro-crate-metadata.json", rocrate.build(
-    entries, records, extra["source_map"], name=params.name, date=committed.stdout.strip() or "1970-01-01",
+    entries, records, source_map, name=params.name, date=committed.stdout.strip() or "1970-01-01",
     license_id=params.license, snakemake_version=software_versions()["snakemake"] or "unknown",
 ))
-del records
+del records, source_map
 entries.add("MANIFEST.sha256", bundle.manifest(entries.hashes))
 progress("writing the archive")
 bundle.write_targz(target, params.name, entries, directories)

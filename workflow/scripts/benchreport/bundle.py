@@ -123,20 +123,19 @@ def rerun_config(config: dict, labels: list[str]) -> dict:
 def every_output(outputs: list[str], closure: list[str], lineage_dir: Path = Path("results/lineage")) -> list[str]:
     """The closure of the outputs asked for, with every other output of the same rule jobs (the
     files a rule writes beside the one a later rule reads: settings.tex, the PNG figures, an
-    ingest's index.json) and their records. A record of a rule job that is no longer in the
-    run (a setting since removed) is not taken, nor a file whose bytes its record does not match."""
-    ran = set()
-    for path in closure:
-        if path.startswith("results/lineage/"):
-            record = json.loads(Path(path).read_text(encoding="utf-8"))
-            ran.add((record["rule"], json.dumps(record["wildcards"], sort_keys=True)))
+    ingest's index.json) and their records. A record of a rule job that is not in this run (a
+    setting since removed, older code) is not taken, nor a file whose bytes its record does not match."""
+    def job(record: dict) -> tuple:
+        return record.get("rule"), json.dumps(record.get("wildcards"), sort_keys=True), record.get("code", {}).get("sha256")
+
+    ran = {job(json.loads(Path(path).read_text(encoding="utf-8"))) for path in closure if path.startswith("results/lineage/")}
     found = set(closure)
     for record_file in sorted(lineage_dir.rglob("*.json")) if lineage_dir.is_dir() else []:
         if record_file.as_posix() in found:
             continue
         record = json.loads(record_file.read_text(encoding="utf-8"))
         output = record.get("output", "")
-        if (record.get("rule"), json.dumps(record.get("wildcards"), sort_keys=True)) not in ran:
+        if job(record) not in ran:
             continue
         if output.startswith("results/bundle/") or record_path(output).as_posix() != record_file.as_posix():
             continue
@@ -228,10 +227,18 @@ def _agent_env_values(data: bytes) -> list[str]:
 
 class Bundle(Mapping):
     """The redacted entries, arcname -> bytes, read back from the spool (a Mapping, so that the
-    RO-Crate writer reads them like a dict); `extra` holds the few made in memory."""
+    RO-Crate writer reads them like a dict); `extra` holds the few made in memory from the
+    others, which are made of redacted names and bytes already."""
 
-    def __init__(self, spool: Spool, hashes: dict[str, str]):
+    def __init__(self, spool: Spool, hashes: dict[str, str], renamed: dict[str, str], values: list[str]):
         self.spool, self.hashes, self.extra = spool, hashes, {}
+        self.renamed, self.values = renamed, values  # planned name -> name in the bundle; the secret values
+
+    def name_of(self, path: str) -> str:
+        """A path as the bundle holds it: its planned name renamed, any other path redacted."""
+        if path in self.renamed:
+            return self.renamed[path]
+        return secrets.redact_text(path, self.values)[0] if self.values else path
 
     def __getitem__(self, name: str) -> bytes:
         return self.extra[name] if name in self.extra else self.spool.read(name)
@@ -277,10 +284,10 @@ def scan_and_spool(plan: dict[str, tuple], directories: set[str], folder: Path, 
         spans = secrets.find(text)
         if spans:
             dirty.add(name)
-            known |= {text[start:end] for start, end, _ in spans if end - start >= secrets.PROPAGATE_MIN}
+            known |= {text[start:end] for start, end, _ in spans if secrets.propagates(text[start:end])}
         known |= secrets.values(name)
         if name.endswith("/config.json"):
-            known.update(_agent_env_values(data))
+            known.update(value for value in _agent_env_values(data) if secrets.propagates(value))
         if progress and count % 50000 == 0:
             progress(f"scanned {count:,} of {len(plan):,} files")
     known |= {value for directory in directories for value in secrets.values(directory)}
@@ -298,7 +305,7 @@ def scan_and_spool(plan: dict[str, tuple], directories: set[str], folder: Path, 
             progress(f"redacted and hashed {count:,} of {len(plan):,} files")
     raw.close()
     hits.sort(key=lambda hit: (hit["file"], hit["kind"], hit.get("where", "")))
-    return Bundle(clean, hashes), {renamed[d] for d in directories}, hits
+    return Bundle(clean, hashes, renamed, values), {renamed[d] for d in directories}, hits
 
 
 def write_targz(target: Path, prefix: str, entries: Bundle, directories: set[str]) -> None:

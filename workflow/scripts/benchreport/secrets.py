@@ -207,9 +207,15 @@ def find(text: str, known_values=()) -> list[tuple[int, int, str]]:
     return [(start, end, label(value or text[start:end])) for start, end, value in merged]
 
 
+def propagates(value: str) -> bool:
+    """Whether a value found as a secret is redacted wherever else it appears: long enough, and
+    not hex (a short hex secret would also match inside sha256 digests and corrupt them)."""
+    return len(value) >= PROPAGATE_MIN and not HEX.fullmatch(value.lower())
+
+
 def values(text: str, known_values=()) -> set[str]:
-    """The secret values in text that are long enough to redact wherever they appear."""
-    return {text[start:end] for start, end, _ in find(text, known_values) if end - start >= PROPAGATE_MIN}
+    """The secret values in text to redact wherever they appear (see `propagates`)."""
+    return {text[start:end] for start, end, _ in find(text, known_values) if propagates(text[start:end])}
 
 
 def _replace(text: str, spans: list[tuple[int, int, str]]) -> str:
