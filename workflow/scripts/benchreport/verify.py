@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -111,7 +112,7 @@ def stream_file(source, size: int, sinks) -> str:
 def read_archive(bundle: Path, target: Path, *, keep_code: bool, limits: Limits, progress) -> tuple[str, dict, dict]:
     """One pass over the archive: (top folder, member name -> sha256, small files by name).
     Writes the re-run's inputs (and workflow-code/ with keep_code) under target."""
-    top, hashes, small = None, {}, {}
+    top, hashes, small, made = None, {}, {}, set()
     started = last = time.monotonic()
     with tarfile.open(bundle, mode="r|gz") as tar:
         for member in tar:
@@ -136,8 +137,11 @@ def read_archive(bundle: Path, target: Path, *, keep_code: bool, limits: Limits,
                 small[name] = buffer
             keep = name.startswith(RERUN_INPUTS) or (keep_code and name.startswith(CODE))
             if keep:
-                destination = target / (name[len(CODE):] if name.startswith(CODE) else name)
-                destination.parent.mkdir(parents=True, exist_ok=True)
+                destination = os.path.join(target, name[len(CODE):] if name.startswith(CODE) else name)
+                folder = os.path.dirname(destination)
+                if folder not in made:  # one mkdir per folder, not per file: file creation is the cost here
+                    os.makedirs(folder, exist_ok=True)
+                    made.add(folder)
                 with open(destination, "xb") as handle:
                     hashes[name] = stream_file(source, member.size, [*sinks, handle])
             else:
@@ -232,11 +236,11 @@ def code_difference(listed: dict[str, str], workflow: Path) -> str:
         if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != digest:
             differ.append(relpath)
     if not bundled:
-        return "the bundle holds no workflow code to compare"
+        return "the bundle holds no workflow code to compare it with"
     if not differ:
-        return f"the same bytes as the bundled workflow-code/ ({len(bundled)} files)"
+        return f"it is the same bytes as the bundled workflow-code/ ({len(bundled)} files)"
     shown = ", ".join(differ[:5]) + (", ..." if len(differ) > 5 else "")
-    return f"differs from the bundled workflow-code/ in {len(differ)} of {len(bundled)} files ({shown})"
+    return f"it differs from the bundled workflow-code/ in {len(differ)} of {len(bundled)} files ({shown})"
 
 
 def run_snakemake(work: Path, cores: int, progress) -> tuple[int, str]:
@@ -314,7 +318,7 @@ def verify(bundle: str, cores: int = 2, out=sys.stdout, *, run_bundled_code: boo
                 (shutil.copytree if source.is_dir() else shutil.copy)(
                     source, work / name, **({"ignore": shutil.ignore_patterns("__pycache__")} if source.is_dir() else {}))
             print(f"re-run: with the installed benchreport code at {workflow}, not the code in the archive; "
-                  f"it is {code_difference(listed, workflow)}", file=out)
+                  f"{code_difference(listed, workflow)}", file=out)
         listed = {name: digest for name, digest in listed.items() if name.startswith("results/")}
         (work / "bundle-config.yaml").write_text(json.dumps(config, sort_keys=True), encoding="utf-8")
         progress("re-running the workflow on the bundled job-folder files")
