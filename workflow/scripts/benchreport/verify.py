@@ -20,6 +20,7 @@ verify too.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
@@ -132,9 +133,8 @@ def read_archive(bundle: Path, target: Path, *, keep_code: bool, limits: Limits,
             if name in SMALL:
                 if member.size > SMALL[name]:
                     raise Refused(f"{name} is {member.size:,} bytes, more than {SMALL[name]:,}")
-                buffer = bytearray()
-                sinks.append(_Append(buffer))
-                small[name] = buffer
+                small[name] = io.BytesIO()
+                sinks.append(small[name])
             keep = name.startswith(RERUN_INPUTS) or (keep_code and name.startswith(CODE))
             if keep:
                 destination = os.path.join(target, name[len(CODE):] if name.startswith(CODE) else name)
@@ -152,15 +152,7 @@ def read_archive(bundle: Path, target: Path, *, keep_code: bool, limits: Limits,
                 progress(f"read {len(hashes):,} files, {limits.total / 2**20:,.0f} MiB, in {now - started:.0f} s")
     if top is None:
         raise Refused("the archive is empty")
-    return top, hashes, {name: bytes(data) for name, data in small.items()}
-
-
-class _Append:
-    def __init__(self, buffer: bytearray):
-        self.buffer = buffer
-
-    def write(self, chunk: bytes) -> None:
-        self.buffer += chunk
+    return top, hashes, {name: data.getvalue() for name, data in small.items()}
 
 
 def parse_manifest(data: bytes) -> dict[str, str]:
