@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
+import importlib.metadata
 import io
 import json
 import os
@@ -10,11 +12,13 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import zlib
 
 import pytest
+import yaml
 
 from benchflow_synth import write_matrix
-from conftest import REPO
+from conftest import REPO, copy_workflow
 
 KEY = "sk-ant-api03-PLANTEDplantedPLANTED0123456789abcdef"
 SETTING = {"agent": "claude-agent-acp", "model": "anthropic/claude-sonnet-4-5",
@@ -22,9 +26,9 @@ SETTING = {"agent": "claude-agent-acp", "model": "anthropic/claude-sonnet-4-5",
            "price_source": "litellm"}
 
 
-def verify(path, cwd):
+def verify(path, cwd, *flags):
     env = dict(os.environ, PYTHONPATH=str(REPO / "workflow" / "scripts"))
-    return subprocess.run([sys.executable, "-m", "benchreport", "verify", str(path)], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "benchreport", "verify", str(path), *flags], cwd=cwd,
                           capture_output=True, text=True, env=env, timeout=900)
 
 
@@ -43,16 +47,30 @@ def make_jobs(workflow, plant=False):
         data = json.loads(result.read_text())
         data["error"] = f"provider said: invalid x-api-key {KEY}"
         result.write_text(json.dumps(data, indent=2))
+        # the same key as an agent_env value (a known secret) of another trial's config.json
+        config = sorted((workflow.path / "jobs" / "agent").rglob("config.json"))[-1]
+        data = json.loads(config.read_text())
+        data["agent_env"] = {"ANTHROPIC_API_KEY": KEY, "MY_DB_PASSWORD": "hunter2-hunter2"}
+        config.write_text(json.dumps(data, indent=2))
         return trajectory, result
+
+
+@pytest.fixture(scope="module")
+def bundled(tmp_path_factory):
+    """One workflow run with its bundle, shared by the tests that only read the bundle (or
+    re-make it to the same bytes)."""
+    workflow = copy_workflow(tmp_path_factory.mktemp("bundled") / "wf")
+    make_jobs(workflow)
+    workflow.run("bundle", roots=["jobs"])
+    return workflow
 
 
 def bundle_bytes(path) -> bytes:
     return gzip.decompress(path.read_bytes())
 
 
-def test_bundle_then_verify_in_a_fresh_copy(workflow, tmp_path):
-    make_jobs(workflow)
-    workflow.run("bundle", roots=["jobs"])
+def test_bundle_then_verify_in_a_fresh_copy(bundled, tmp_path):
+    workflow = bundled
     archive = workflow.results / "bundle" / "benchreport.tar.gz"
     first = archive.read_bytes()
     workflow.run("--forcerun", "bundle", "bundle", roots=["jobs"])
@@ -75,6 +93,89 @@ def test_bundle_then_verify_in_a_fresh_copy(workflow, tmp_path):
     # bundled under jobs/<root label>/<path in the root>: here the root is "jobs"
     assert any(n.startswith("benchreport/jobs/jobs/real/script-run/oracle-x3/") for n in names)
     assert info["workflow"]["git"] == {"commit": None, "dirty": None, "note": "not a git checkout"}  # a tmp copy
+    # verify says what it re-ran with, what it proved and what it cannot
+    assert "with the installed benchreport code" in done.stdout and "not the code in the archive" in done.stdout
+    assert "not proved: origin" in done.stdout
+
+
+def test_bundle_holds_every_output_and_the_whole_environment(bundled):
+    workflow = bundled
+    written = {p.relative_to(workflow.path).as_posix() for p in workflow.results.rglob("*") if p.is_file()}
+    # the bundle itself and the records of the bundle are written after it
+    written = {n for n in written if not n.startswith(("results/bundle/", "results/lineage/bundle/"))}
+    with tarfile.open(workflow.results / "bundle" / "benchreport.tar.gz") as tar:
+        names = {m.name.removeprefix("benchreport/") for m in tar.getmembers() if m.isfile()}
+        lock = tar.extractfile("benchreport/environment/requirements.lock").read().decode()
+    assert written - names == set()
+    assert {n for n in names if n.startswith("results/")} == written
+    for expected in ("results/paper/settings.tex", "results/paper/settings.md", "results/paper/comparisons.csv",
+                     "results/comparisons/comparisons.csv", "results/paper/forest.png"):
+        assert expected in names, expected
+    assert any(n.startswith("results/ingest/") and n.endswith("/index.json") for n in names)
+    assert any(n.startswith("results/ingest/") and n.endswith("/tasks.json") for n in names)
+    pinned = {line.split("==")[0].lower() for line in lock.splitlines() if "==" in line}
+    installed = {d.metadata["Name"].lower() for d in importlib.metadata.distributions() if d.metadata["Name"]}
+    assert {"jsonschema", "pillow", "snakemake"} <= pinned
+    assert len(pinned) == len({n.replace("_", "-").replace(".", "-") for n in installed})
+
+
+def rebuild(archive, target, changes, manifest=True):
+    """Copy a bundle, changing members (name -> function of the bytes, None to drop), and with
+    `manifest` the manifest recomputed, as a forger would."""
+    files = {}
+    with tarfile.open(archive) as source:
+        members = source.getmembers()
+        for member in members:
+            if member.isfile():
+                files[member.name] = source.extractfile(member).read()
+    prefix = members[0].name.split("/")[0]
+    for name, change in changes.items():
+        full = f"{prefix}/{name}"
+        files[full] = change(files.get(full)) if change else None
+    files = {n: d for n, d in files.items() if d is not None}
+    if manifest:
+        files[f"{prefix}/MANIFEST.sha256"] = "".join(
+            f"{hashlib.sha256(d).hexdigest()}  {n[len(prefix) + 1:]}\n" for n, d in sorted(files.items())
+            if n != f"{prefix}/MANIFEST.sha256").encode()
+    with tarfile.open(target, "w:gz") as out:
+        for member in members:
+            if member.isdir():
+                out.addfile(member)
+        for name, data in sorted(files.items()):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            out.addfile(info, io.BytesIO(data))
+    return target
+
+
+def test_verify_runs_no_code_and_no_command_from_the_archive_unless_asked(bundled, tmp_path):
+    workflow = bundled
+    code_marker, command_marker = tmp_path / "snakefile-ran", tmp_path / "command-ran"
+
+    def evil_config(data):
+        config = yaml.safe_load(data)
+        config["controls"]["run"].update(enabled=True, command=["sh", "-c", f"touch {command_marker}"])
+        config["environment"]["docker"] = "/bin/false"
+        return yaml.safe_dump(config).encode()
+
+    forged = rebuild(workflow.results / "bundle" / "benchreport.tar.gz", tmp_path / "forged.tar.gz", {
+        "workflow-code/Snakefile": lambda data: data + f"\nopen({str(code_marker)!r}, 'w').write('ran')\n".encode(),
+        "config.yaml": evil_config,
+    })
+    done = verify(forged, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr  # a consistent forgery verifies ...
+    assert "not proved: origin" in done.stdout  # ... and verify says that is all it shows
+    assert not code_marker.exists() and not command_marker.exists()
+    assert "controls.run" in done.stdout and "switched off, nothing run" in done.stdout
+    assert "differs from the bundled workflow-code/ in 1 of" in done.stdout and "Snakefile" in done.stdout
+
+    # the flag runs the archive's code (its help says so); its config commands stay off
+    helped = subprocess.run([sys.executable, "-m", "benchreport", "verify", "--help"], capture_output=True, text=True,
+                            env=dict(os.environ, PYTHONPATH=str(REPO / "workflow" / "scripts")))
+    assert "--run-bundled-code" in helped.stdout and "EXECUTES code from the archive" in helped.stdout
+    done = verify(forged, tmp_path, "--run-bundled-code")
+    assert code_marker.exists(), done.stdout + done.stderr
+    assert not command_marker.exists()
 
 
 def rewrite_member(archive, target, name, change):
@@ -88,9 +189,8 @@ def rewrite_member(archive, target, name, change):
             out.addfile(member, io.BytesIO(data) if data is not None else None)
 
 
-def test_tampered_file_fails_verify_and_is_named(workflow, tmp_path):
-    make_jobs(workflow)
-    workflow.run("bundle", roots=["jobs"])
+def test_tampered_file_fails_verify_and_is_named(bundled, tmp_path):
+    workflow = bundled
     archive = workflow.results / "bundle" / "benchreport.tar.gz"
     tampered = tmp_path / "tampered.tar.gz"
     rewrite_member(archive, tampered, "benchreport/results/index.md", lambda data: data + b"one more line\n")
@@ -110,6 +210,12 @@ def test_planted_key_never_reaches_the_bundle(workflow):
     for path in workflow.results.rglob("*"):
         if path.is_file() and not path.name.endswith(".tar.gz"):
             assert KEY not in path.read_text(errors="replace"), path
+    # one label for the key wherever it is, and the redacted bundle still verifies
+    assert {h["kind"] for h in hits if h["file"].endswith(("/result.json", "/config.json"))} == {
+        "anthropic api key", "secret"}
+    assert b"hunter2-hunter2" not in bundle_bytes(archive)
+    done = verify(archive, workflow.path)
+    assert done.returncode == 0, done.stdout + done.stderr
 
     # with whole trajectories in, the planted key is redacted there too
     whole = workflow.path / "whole.yaml"
@@ -149,17 +255,81 @@ def hostile(tmp_path, kind):
     return path
 
 
-@pytest.mark.parametrize("kind", ["traversal", "absolute", "symlink", "hardlink"])
+def manifest_traversal(tmp_path):
+    """A well-formed archive whose manifest names a file outside it."""
+    path = tmp_path / "manifest-traversal.tar.gz"
+    line = f"{hashlib.sha256(b'root:x:0:0').hexdigest()}  ../../etc/passwd\n".encode()
+    with tarfile.open(path, "w:gz") as tar:
+        for name, data in (("b/MANIFEST.sha256", line), ("b/config.yaml", b"job_roots: []\n")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+@pytest.mark.parametrize("kind", ["traversal", "absolute", "symlink", "hardlink", "manifest-traversal"])
 def test_hostile_archives_are_refused(tmp_path, kind):
-    done = verify(hostile(tmp_path, kind), tmp_path)
+    done = verify(manifest_traversal(tmp_path) if kind == "manifest-traversal" else hostile(tmp_path, kind), tmp_path)
     assert done.returncode == 2, done.stdout
-    assert "REFUSED" in done.stdout
+    assert done.stdout.startswith("REFUSED") and len(done.stdout.splitlines()) == 1, done.stdout
+    assert "Traceback" not in done.stderr
     assert not (tmp_path.parent / "escaped.txt").exists()
 
 
-def test_ro_crate_links_outputs_to_their_inputs(workflow, tmp_path):
-    make_jobs(workflow)
-    workflow.run("bundle", roots=["jobs"])
+def gzip_archive(path, header: tarfile.TarInfo, zeros: int = 0):
+    """A .tar.gz of one member header followed by `zeros` MiB of zeros: each MiB is deflated once
+    and its (fully flushed, so identical) block repeated, as a bomb is made cheaply."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    head = packer.compress(header.tobuf(tarfile.GNU_FORMAT)) + packer.flush(zlib.Z_FULL_FLUSH)
+    block = packer.compress(bytes(1 << 20)) + packer.flush(zlib.Z_FULL_FLUSH)
+    with open(path, "wb") as out:
+        out.write(head)
+        for _ in range(zeros):
+            out.write(block)
+        out.write(packer.compress(bytes(1024)) + packer.flush())
+    return path
+
+
+def test_a_compression_bomb_is_refused_from_its_header(tmp_path, monkeypatch):
+    """A 2 GiB member of zeros in a 2 MiB archive: refused at its header, nothing of it read."""
+    from benchreport import verify as verifier
+
+    header = tarfile.TarInfo("b/jobs/x/bomb.bin")
+    header.size = 2 << 30
+    archive = gzip_archive(tmp_path / "bomb.tar.gz", header, zeros=header.size >> 20)
+    assert archive.stat().st_size < 4 << 20
+    streamed = []
+    real = verifier.stream_file
+    monkeypatch.setattr(verifier, "stream_file", lambda source, n, sinks: streamed.append(n) or real(source, n, sinks))
+    out = io.StringIO()
+    assert verifier.verify(str(archive), out=out, err=io.StringIO()) == 2
+    assert out.getvalue().startswith("REFUSED: b/jobs/x/bomb.bin takes the contents past"), out.getvalue()
+    assert "compression bomb" in out.getvalue() and streamed == []
+
+
+def test_sparse_truncated_and_incomplete_archives_get_one_line(bundled, tmp_path):
+    # a GNU sparse member (its apparent size could be 8 GiB): refused by type
+    sparse = tarfile.TarInfo("b/jobs/x/sparse.bin")
+    sparse.type = tarfile.GNUTYPE_SPARSE
+    gzip_archive(tmp_path / "sparse.tar.gz", sparse)
+    workflow = bundled
+    archive = (workflow.results / "bundle" / "benchreport.tar.gz").read_bytes()
+    (tmp_path / "truncated.tar.gz").write_bytes(archive[: len(archive) // 2])
+    (tmp_path / "not-gzip.tar.gz").write_bytes(b"this is not an archive\n" * 10)
+    rebuild(workflow.results / "bundle" / "benchreport.tar.gz", tmp_path / "no-manifest.tar.gz",
+            {"MANIFEST.sha256": None}, manifest=False)
+    expected = {"sparse": "sparse member refused", "truncated": "truncated", "not-gzip": "cannot be read",
+                "no-manifest": "no MANIFEST.sha256"}
+    for kind, words in expected.items():
+        done = verify(tmp_path / f"{kind}.tar.gz", tmp_path)
+        assert done.returncode == 2, (kind, done.stdout, done.stderr)
+        assert done.stdout.startswith("REFUSED") and len(done.stdout.splitlines()) == 1, (kind, done.stdout)
+        assert words in done.stdout, (kind, done.stdout)
+        assert "Traceback" not in done.stderr, (kind, done.stderr)
+
+
+def test_ro_crate_links_outputs_to_their_inputs(bundled, tmp_path):
+    workflow = bundled
     with tarfile.open(workflow.results / "bundle" / "benchreport.tar.gz") as tar:
         names = {m.name.removeprefix("benchreport/") for m in tar.getmembers() if m.isfile()}
         crate = json.loads(tar.extractfile("benchreport/ro-crate-metadata.json").read())

@@ -1,125 +1,328 @@
-"""`python -m benchreport verify <bundle>`: check a bundle and re-run its report stages.
+"""`benchreport verify <bundle>`: check a bundle, then re-run its inputs to the same bytes.
 
-Unpacks into a temporary folder, refusing absolute paths, `..`, links and anything but plain
-files and folders; checks MANIFEST.sha256 both ways; re-runs the workflow code in the bundle on
-the bundled job-folder files alone; compares every output it makes again byte for byte.
+The archive is read once, as a stream: each member's name and type are checked against the
+rules below and its declared size against the limits before a byte of it is read; every file is
+hashed as it streams by; only what the re-run reads (the job-folder files, the inspection records,
+the config) is written to disk. Then MANIFEST.sha256 is checked both ways, and the re-run's
+outputs are compared with the manifest's hashes of the bundled outputs, so results/ is never
+unpacked.
+
+By default nothing from the archive is executed: the re-run uses the verifier's own installed
+benchreport workflow, and a config built from the bundled one with every key that would run a
+command switched off (controls.run, Docker: inspection records are replayed from the bundle).
+`--run-bundled-code` runs the archive's workflow-code/ instead.
+
+What verify proves is consistency: the outputs follow from the bundled inputs and config under
+the code that re-ran them. It cannot prove origin: inputs, outputs and manifest forged together
+verify too.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
+import time
+import zlib
 from pathlib import Path, PurePosixPath
 
+import yaml
+
+from .lineage import WORKFLOW_DIR
+
 NOT_RERUN = ("results/lineage/", "results/bundle/", "results/controls/")
+# written to disk for the re-run; everything else is only hashed
+RERUN_INPUTS = ("jobs/", "replay/")
+CODE = "workflow-code/"
+SMALL = {"MANIFEST.sha256": 1 << 30, "config.yaml": 16 << 20, "BUNDLE.json": 64 << 20}
+MAX_BYTES = 64 << 30  # all members' contents together
+MAX_RATIO = 200  # contents / archive bytes; gzip'd JSON and text are 5-30
+RATIO_FLOOR = 256 << 20  # small archives may expand to this whatever their ratio
+MAX_MEMBERS = 20_000_000
+MANIFEST_LINE = re.compile(r"([0-9a-f]{64})  (.+)")
+PROOF = ("proved: every file matches MANIFEST.sha256, and the outputs follow byte for byte from the bundled "
+         "job-folder files and config under the code that re-ran them.\n"
+         "not proved: origin. Nothing in a bundle is signed; inputs, outputs and manifest made up together "
+         "verify as well.")
 
 
-class UnsafeArchive(Exception):
-    pass
+class Refused(Exception):
+    """The archive is refused as it stands (unsafe, over a limit, truncated, incomplete)."""
 
 
-def safe_members(tar: tarfile.TarFile, target: Path) -> list[tarfile.TarInfo]:
-    """Every member, after refusing anything that could write outside `target`."""
-    members = tar.getmembers()
-    root = os.path.realpath(target)
-    for member in members:
-        path = PurePosixPath(member.name)
-        if path.is_absolute() or member.name.startswith(("/", "\\")):
-            raise UnsafeArchive(f"absolute path refused: {member.name}")
-        if ".." in path.parts:
-            raise UnsafeArchive(f"path with '..' refused: {member.name}")
-        if member.issym() or member.islnk():
-            link_target = os.path.realpath(os.path.join(root, os.path.dirname(member.name), member.linkname))
-            where = "outside the bundle" if not link_target.startswith(root + os.sep) else "inside the bundle"
-            raise UnsafeArchive(f"link refused ({where}): {member.name} -> {member.linkname}")
-        if not (member.isfile() or member.isdir()):
-            raise UnsafeArchive(f"special file refused: {member.name}")
-        destination = os.path.realpath(os.path.join(root, member.name))
-        if destination != root and not destination.startswith(root + os.sep):
-            raise UnsafeArchive(f"path outside the folder refused: {member.name}")
-    return members
+def check_name(name: str, what: str = "path") -> PurePosixPath:
+    """A relative path of plain components, as a member name or a manifest line may hold."""
+    if not name or "\0" in name or "\\" in name or name.startswith("/") or re.match(r"^[A-Za-z]:", name):
+        raise Refused(f"{what} refused (absolute or malformed): {name!r}")
+    path = PurePosixPath(name)
+    if any(part in ("..", ".", "") for part in name.rstrip("/").split("/")):
+        raise Refused(f"{what} with '..' or an empty part refused: {name!r}")
+    return path
 
 
-def unpack(bundle: Path, target: Path) -> Path:
-    with tarfile.open(bundle, "r:gz") as tar:
-        members = safe_members(tar, target)
-        tar.extractall(target, members=members, filter="data")
-    tops = {PurePosixPath(m.name).parts[0] for m in members}
-    if len(tops) != 1:
-        raise UnsafeArchive(f"expected one top folder, found {sorted(tops)}")
-    return target / tops.pop()
+def check_member(member: tarfile.TarInfo) -> None:
+    check_name(member.name, "member")
+    if member.issym() or member.islnk():
+        raise Refused(f"link refused: {member.name} -> {member.linkname}")
+    if member.issparse():
+        raise Refused(f"sparse member refused: {member.name}")
+    if not (member.isreg() or member.isdir()):
+        raise Refused(f"special file refused: {member.name}")
 
 
-def check_manifest(root: Path) -> list[str]:
-    problems = []
+class Limits:
+    """Declared sizes, summed as the headers arrive, against the limits (checked before reading)."""
+
+    def __init__(self, archive_bytes: int, max_bytes: int, max_ratio: float):
+        self.allowed = min(max_bytes, max(RATIO_FLOOR, int(archive_bytes * max_ratio)))
+        self.archive_bytes, self.max_ratio = archive_bytes, max_ratio
+        self.total = self.members = 0
+
+    def take(self, member: tarfile.TarInfo) -> None:
+        self.members += 1
+        self.total += member.size
+        if self.members > MAX_MEMBERS:
+            raise Refused(f"more than {MAX_MEMBERS:,} members")
+        if self.total > self.allowed:
+            raise Refused(
+                f"{member.name} takes the contents past {self.allowed:,} bytes ({self.archive_bytes:,}-byte archive, "
+                f"at most {self.max_ratio:g}x it, or --max-bytes): a compression bomb or a bundle too large")
+
+
+def stream_file(source, size: int, sinks) -> str:
+    digest = hashlib.sha256()
+    remaining = size
+    while remaining:
+        chunk = source.read(min(remaining, 1 << 20))
+        if not chunk:
+            raise Refused("the archive ends inside a member (truncated)")
+        remaining -= len(chunk)
+        digest.update(chunk)
+        for sink in sinks:
+            sink.write(chunk)
+    return digest.hexdigest()
+
+
+def read_archive(bundle: Path, target: Path, *, keep_code: bool, limits: Limits, progress) -> tuple[str, dict, dict]:
+    """One pass over the archive: (top folder, member name -> sha256, small files by name).
+    Writes the re-run's inputs (and workflow-code/ with keep_code) under target."""
+    top, hashes, small, made = None, {}, {}, set()
+    started = last = time.monotonic()
+    with tarfile.open(bundle, mode="r|gz") as tar:
+        for member in tar:
+            check_member(member)
+            limits.take(member)
+            first, _, name = member.name.rstrip("/").partition("/")
+            if top is None:
+                top = first
+            if first != top:
+                raise Refused(f"expected one top folder, found {top!r} and {first!r}")
+            if not name or member.isdir():
+                continue
+            if name in hashes:
+                raise Refused(f"member twice in the archive: {member.name}")
+            source = tar.extractfile(member)
+            sinks = []
+            if name in SMALL:
+                if member.size > SMALL[name]:
+                    raise Refused(f"{name} is {member.size:,} bytes, more than {SMALL[name]:,}")
+                small[name] = io.BytesIO()
+                sinks.append(small[name])
+            keep = name.startswith(RERUN_INPUTS) or (keep_code and name.startswith(CODE))
+            if keep:
+                destination = os.path.join(target, name[len(CODE):] if name.startswith(CODE) else name)
+                folder = os.path.dirname(destination)
+                if folder not in made:  # one mkdir per folder, not per file: file creation is the cost here
+                    os.makedirs(folder, exist_ok=True)
+                    made.add(folder)
+                with open(destination, "xb") as handle:
+                    hashes[name] = stream_file(source, member.size, [*sinks, handle])
+            else:
+                hashes[name] = stream_file(source, member.size, sinks)
+            now = time.monotonic()
+            if now - last >= 5:
+                last = now
+                progress(f"read {len(hashes):,} files, {limits.total / 2**20:,.0f} MiB, in {now - started:.0f} s")
+    if top is None:
+        raise Refused("the archive is empty")
+    return top, hashes, {name: data.getvalue() for name, data in small.items()}
+
+
+def parse_manifest(data: bytes) -> dict[str, str]:
+    """name -> sha256; each line "<64 hex>  <name>", each name a safe relative path, once."""
     listed = {}
-    for line in (root / "MANIFEST.sha256").read_text(encoding="utf-8").splitlines():
-        digest, _, name = line.partition("  ")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refused("MANIFEST.sha256 is not UTF-8") from None
+    for number, line in enumerate(text.splitlines(), 1):
+        match = MANIFEST_LINE.fullmatch(line)
+        if not match:
+            raise Refused(f"MANIFEST.sha256 line {number} is not '<sha256>  <name>'")
+        digest, name = match.groups()
+        check_name(name, f"MANIFEST.sha256 line {number}: name")
+        if name in listed:
+            raise Refused(f"MANIFEST.sha256 lists {name} twice")
         listed[name] = digest
-    present = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()} - {"MANIFEST.sha256"}
-    for name in sorted(present - set(listed)):
-        problems.append(f"not in the manifest: {name}")
+    return listed
+
+
+def check_manifest(listed: dict[str, str], hashes: dict[str, str]) -> list[str]:
+    problems = [f"not in the manifest: {name}" for name in sorted(set(hashes) - set(listed) - {"MANIFEST.sha256"})]
     for name, digest in sorted(listed.items()):
-        path = root / name
-        if not path.is_file():
+        if name not in hashes:
             problems.append(f"missing: {name}")
-        elif hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+        elif hashes[name] != digest:
             problems.append(f"changed (sha256 differs from the manifest): {name}")
     return problems
 
 
-def rerun(root: Path, work: Path, cores: int) -> subprocess.CompletedProcess:
-    """Run the bundled workflow code on the bundled jobs into a fresh folder."""
-    shutil.copytree(root / "workflow-code", work)
-    for name in ("jobs", "replay"):
-        if (root / name).exists():
-            shutil.copytree(root / name, work / name)
-    shutil.copy(root / "config.yaml", work / "bundle-config.yaml")
+def rerun_config(data: bytes, labels: list[str]) -> tuple[dict, list[str]]:
+    """The bundled config with every key that runs a command switched off, and what was refused.
+    Job roots must be the bundled ones (jobs/<label>)."""
+    try:
+        config = yaml.safe_load(data)
+    except yaml.YAMLError as exc:
+        raise Refused(f"config.yaml does not parse: {str(exc).splitlines()[0]}") from None
+    if not isinstance(config, dict):
+        raise Refused("config.yaml is not a mapping")
+    refused = []
+    roots = config.get("job_roots")
+    if not isinstance(roots, list) or any(root not in [f"jobs/{label}" for label in labels] for root in roots):
+        raise Refused(f"config.yaml job_roots must be folders of the bundle's jobs/ ({roots!r})")
+    run = (config.get("controls") or {}).get("run") or {}
+    if run.get("enabled"):
+        refused.append(f"controls.run (command {run.get('command')!r}) was enabled: switched off, nothing run")
+    config.setdefault("controls", {}).setdefault("run", {})["enabled"] = False
+    environment = config.setdefault("environment", {})
+    if environment.get("build_missing"):
+        refused.append("environment.build_missing was on: switched off, no image built")
+    if environment.get("records_from") != "replay/environment/images" or environment.get("docker", "docker") != "docker":
+        refused.append("environment: Docker is never asked; the bundle's inspection records are replayed")
+    environment.update({"build_missing": False, "records_from": "replay/environment/images", "docker": "docker",
+                        "docker_host": ""})
+    return config, refused
+
+
+def installed_workflow() -> Path:
+    """The workflow folder of this installation of benchreport (its Snakefile and rules)."""
+    if not (WORKFLOW_DIR / "Snakefile").is_file() or not (WORKFLOW_DIR / "workflow" / "rules").is_dir():
+        raise Refused(f"this benchreport installation has no workflow files beside it ({WORKFLOW_DIR}); "
+                      "run verify from a checkout of benchreport, or pass --run-bundled-code")
+    return WORKFLOW_DIR
+
+
+def code_difference(listed: dict[str, str], workflow: Path) -> str:
+    """How the installed code compares with the code the bundle says ran (by sha256)."""
+    bundled = {name[len(CODE):]: digest for name, digest in listed.items() if name.startswith(CODE)}
+    differ = []
+    for relpath, digest in sorted(bundled.items()):
+        path = workflow / relpath
+        if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+            differ.append(relpath)
+    if not bundled:
+        return "the bundle holds no workflow code to compare it with"
+    if not differ:
+        return f"it is the same bytes as the bundled workflow-code/ ({len(bundled)} files)"
+    shown = ", ".join(differ[:5]) + (", ..." if len(differ) > 5 else "")
+    return f"it differs from the bundled workflow-code/ in {len(differ)} of {len(bundled)} files ({shown})"
+
+
+def run_snakemake(work: Path, cores: int, progress) -> tuple[int, str]:
     command = [sys.executable, "-m", "snakemake", "--cores", str(cores), "--configfile", "bundle-config.yaml",
                "--scheduler", "greedy", "--quiet", "rules"]
-    return subprocess.run(command, cwd=work, capture_output=True, text=True)
+    tail, last = [], time.monotonic()
+    with subprocess.Popen(command, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          errors="replace") as process:
+        for line in process.stdout:
+            tail = (tail + [line])[-80:]
+            if "steps (" in line and "done" in line and (time.monotonic() - last >= 5 or "(100%)" in line):
+                last = time.monotonic()
+                progress("re-run: " + line.strip())
+    return process.returncode, "".join(tail)
 
 
-def compare(root: Path, work: Path) -> tuple[list[str], int]:
+def compare(listed: dict[str, str], work: Path) -> tuple[list[str], int]:
     differences, compared = [], 0
-    for path in sorted((root / "results").rglob("*")):
-        name = path.relative_to(root).as_posix()
-        if not path.is_file() or name.startswith(NOT_RERUN):
+    for name, digest in sorted(listed.items()):
+        if not name.startswith("results/") or name.startswith(NOT_RERUN):
             continue
-        again = work / name
         compared += 1
+        again = work / name
         if not again.is_file():
             differences.append(f"not made again: {name}")
-        elif again.read_bytes() != path.read_bytes():
+        elif hashlib.sha256(again.read_bytes()).hexdigest() != digest:
             differences.append(f"differs: {name}")
     return differences, compared
 
 
-def verify(bundle: str, cores: int = 2, out=sys.stdout) -> int:
+def verify(bundle: str, cores: int = 2, out=sys.stdout, *, run_bundled_code: bool = False,
+           max_bytes: int = MAX_BYTES, max_ratio: float = MAX_RATIO, err=sys.stderr) -> int:
+    """0: consistent; 1: a file or an output differs, or the re-run failed; 2: refused."""
+    def progress(line: str) -> None:
+        print(line, file=err, flush=True)
+
+    path = Path(bundle)
     with tempfile.TemporaryDirectory(prefix="benchreport-verify-") as temporary:
-        temporary = Path(temporary)
+        work = Path(temporary) / "rerun"
         try:
-            root = unpack(Path(bundle), temporary / "unpacked")
-        except (UnsafeArchive, tarfile.TarError, OSError) as exc:
+            workflow = None if run_bundled_code else installed_workflow()
+            size = path.stat().st_size
+            progress(f"reading {path} ({size:,} bytes)")
+            _, hashes, small = read_archive(path, work, keep_code=run_bundled_code,
+                                            limits=Limits(size, max_bytes, max_ratio), progress=progress)
+            if "MANIFEST.sha256" not in small:
+                raise Refused("no MANIFEST.sha256 in the archive: not a benchreport bundle, or an incomplete one")
+            listed = parse_manifest(small["MANIFEST.sha256"])
+            if "config.yaml" not in small:
+                raise Refused("no config.yaml in the archive")
+            labels = sorted(p.name for p in (work / "jobs").iterdir()) if (work / "jobs").is_dir() else []
+            config, refused = rerun_config(small["config.yaml"], labels)
+        except Refused as exc:
             print(f"REFUSED: {exc}", file=out)
             return 2
-        problems = check_manifest(root)
+        except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            print(f"REFUSED: the archive cannot be read to its end (truncated or not a .tar.gz): {reason}", file=out)
+            return 2
+        problems = check_manifest(listed, hashes)
+        del hashes  # the re-run needs only the outputs' hashes: free the rest before it starts
         for problem in problems:
             print(f"MANIFEST: {problem}", file=out)
         if problems:
             return 1
-        print(f"manifest: {sum(1 for _ in root.rglob('*') if _.is_file()) - 1} files match", file=out)
-        done = rerun(root, temporary / "rerun", cores)
-        if done.returncode != 0:
-            print("re-run FAILED:\n" + done.stdout[-4000:] + done.stderr[-4000:], file=out)
+        print(f"manifest: {len(listed)} files match", file=out)
+        for line in refused:
+            print(f"config: {line}", file=out)
+        if run_bundled_code:
+            print("re-run: with the archive's own workflow-code/ (--run-bundled-code: code from the archive executes)",
+                  file=out)
+        else:
+            for name in ("Snakefile", "workflow", "config"):
+                source = workflow / name
+                (shutil.copytree if source.is_dir() else shutil.copy)(
+                    source, work / name, **({"ignore": shutil.ignore_patterns("__pycache__")} if source.is_dir() else {}))
+            print(f"re-run: with the installed benchreport code at {workflow}, not the code in the archive; "
+                  f"{code_difference(listed, workflow)}", file=out)
+        listed = {name: digest for name, digest in listed.items() if name.startswith("results/")}
+        (work / "bundle-config.yaml").write_text(json.dumps(config, sort_keys=True), encoding="utf-8")
+        progress("re-running the workflow on the bundled job-folder files")
+        code, tail = run_snakemake(work, cores, progress)
+        if code != 0:
+            print("re-run FAILED:\n" + tail[-6000:], file=out)
             return 1
-        differences, compared = compare(root, temporary / "rerun")
+        differences, compared = compare(listed, work)
         for difference in differences:
             print(difference, file=out)
         print(f"re-run: {compared - len(differences)} of {compared} outputs byte-identical", file=out)
+        print(PROOF, file=out)
+        progress("removing the temporary folder")
         return 1 if differences else 0
+

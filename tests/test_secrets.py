@@ -1,0 +1,135 @@
+"""The secret scanner: every shape and context it must catch, one label per value, and nothing
+caught in ordinary content (the real BenchFlow folders)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+
+from benchreport import bundle, secrets
+from conftest import EXAMPLE
+
+ANTHROPIC = "sk-ant-api03-PLANTEDplantedPLANTED0123456789abcdef"
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+
+PLANTED = [  # (text, the secret in it, its label)
+    (f'{{"error": "invalid x-api-key {ANTHROPIC}"}}', ANTHROPIC, "anthropic api key"),
+    ("OPENAI_API_KEY=sk-proj-Abcdefghijklmnopqrstuvwxyz0123456789", "sk-proj-Abcdefghijklmnopqrstuvwxyz0123456789",
+     "openai api key"),
+    ("key sk_live_51Habcdefghijklmnop0123", "sk_live_51Habcdefghijklmnop0123", "stripe secret key"),
+    ("key rk_live_51Habcdefghijklmnop0123", "rk_live_51Habcdefghijklmnop0123", "stripe secret key"),
+    ("aws AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE", "aws access key id"),
+    ("gh ghp_abcdefghijklmnopqrstuvwxyz0123456789", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "github token"),
+    ("gl glpat-abcdefghijklmnopqrst", "glpat-abcdefghijklmnopqrst", "gitlab token"),
+    ('"temperature": "0.7 hf_abcdefghijklmnopqrstuvwxyz123456"', "hf_abcdefghijklmnopqrstuvwxyz123456",
+     "hugging face token"),
+    ("g AIzaSyA-abcdefghijklmnopqrstuvwxyz12345", "AIzaSyA-abcdefghijklmnopqrstuvwxyz12345", "google api key"),
+    ("s xoxb-1234567890-abcdefghij", "xoxb-1234567890-abcdefghij", "slack token"),
+    ("x xai-abcdefghijklmnopqrstuvwx", "xai-abcdefghijklmnopqrstuvwx", "xai api key"),
+    ("q gsk_abcdefghijklmnopqrstuvwx", "gsk_abcdefghijklmnopqrstuvwx", "groq api key"),
+    (f"a token not after Bearer: {JWT} in a log", JWT, "jwt"),
+    ('{"PassWord": "hunter22"}', "hunter22", "secret"),
+    ('{"password":"correct horse"}', "correct horse", "secret"),
+    ("postgres://alice:s3cr3t-pw@db.internal:5432/x", "s3cr3t-pw", "secret"),
+    ("https://user:pa55word@example.org/repo.git", "pa55word", "secret"),
+    ("Authorization: Basic " + base64.b64encode(b"bob:pw12345").decode(), base64.b64encode(b"bob:pw12345").decode(),
+     "secret"),
+    ("authorization: bearer abcdefghijklmnop1234", "abcdefghijklmnop1234", "secret"),
+    ("blob " + base64.b64encode(ANTHROPIC.encode()).decode(), base64.b64encode(ANTHROPIC.encode()).decode(),
+     "base64 anthropic api key"),
+    ("cfg " + base64.b64encode(b'{"token": "hf_abcdefghijklmnopqrstuvwxyz123456"}').decode(),
+     base64.b64encode(b'{"token": "hf_abcdefghijklmnopqrstuvwxyz123456"}').decode(), "base64 hugging face token"),
+    ("api_key=supersecretvalue&page=2", "supersecretvalue", "secret"),
+    ("MY_SERVICE_KEY='abc def ghi'", "abc def ghi", "secret"),
+    ("-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----",
+     "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----", "private key"),
+]
+
+
+@pytest.mark.parametrize("text,secret,kind", PLANTED, ids=[kind + str(i) for i, (_, _, kind) in enumerate(PLANTED)])
+def test_each_planted_secret_is_found_and_labelled_by_its_value(text, secret, kind):
+    clean, kinds = secrets.redact_text(text)
+    assert secret not in clean and f"[REDACTED:{kind}]" in clean, clean
+    assert kinds == [kind]
+    data, byte_kinds = secrets.redact(text.encode())
+    assert data == clean.encode() and byte_kinds == kinds
+    # the signature ingest uses: spans in order, never overlapping
+    spans = secrets.find(text)
+    assert [text[start:end] for start, end, _ in spans] == [secret]
+
+
+@pytest.mark.parametrize("text", [
+    "sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "run 123e4567-e89b-12d3-a456-426614174000",
+    '"max_tokens": 4096, "n_input_tokens": 12, "tokenizer": "cl100k_base", "eos_token": "<|endoftext|>"',
+    "task desk-organizer-with-many-long-words and sk-learn-compatible-estimator-task",
+    "the basic arithmetic problem; Cost per token: $0.0001",
+    '"password": "${DB_PASSWORD}", "api_key": "<your key>", "token": null, "secret": "[REDACTED:secret]"',
+    "data " + base64.b64encode(b"a perfectly ordinary sentence, base64 encoded for transport").decode(),
+    "git+ssh://git@github.com/org/repo.git and https://example.org/a:b",
+])
+def test_ordinary_content_is_left_alone(text):
+    assert secrets.find(text) == []
+
+
+def test_the_real_benchflow_folders_hold_no_secret_but_their_dummy_keys():
+    """Every file of the real BenchFlow folders (contents and names): the only hits are the
+    OPENAI_API_KEY=... values BenchFlow's own nop-agent command lines carry."""
+    found = []
+    for path in sorted(p for p in EXAMPLE.rglob("*") if p.is_file()):
+        text = path.read_bytes().decode("utf-8", errors="surrogateescape")
+        found += [(path.name, text[max(0, start - 15):start]) for start, _, _ in secrets.find(text)]
+        assert secrets.find(path.relative_to(EXAMPLE).as_posix()) == []
+    assert found and all(before.endswith("OPENAI_API_KEY=") for _, before in found), found
+
+
+def test_a_known_value_is_found_in_any_case_with_the_label_of_its_value():
+    text = "served anthropic/sk-ant-api03-plantedplantedplanted0123456789abcdef; again SK-ANT-API03-PLANTEDPLANTEDPLANTED0123456789ABCDEF"
+    clean, kinds = secrets.redact_text(text, [ANTHROPIC])
+    assert kinds == ["anthropic api key", "anthropic api key"] and "planted" not in clean.lower()
+    assert secrets.redact_known(text.encode(), [ANTHROPIC]) == (clean.encode(), kinds)
+    assert secrets.redact_known(b"nothing here", [ANTHROPIC]) == (b"nothing here", [])
+
+
+def test_a_secret_seen_once_is_redacted_everywhere_in_the_bundle_with_one_label(tmp_path):
+    """Found by its context in one file, the value is redacted in every other file and in file
+    and folder names, with the same label; short values only where found."""
+    sources = {
+        "jobs/a/t__1/config.json": json.dumps({"agent_env": {"MY_DB_PASSWORD": "hunter2-hunter2"},
+                                               "note": {"password": "pw1"}}).encode(),
+        "jobs/a/t__1/result.json": b'{"error": "login failed for hunter2-hunter2 (pw1 is fine here)"}',
+        "jobs/a/t__1/agent/hunter2-hunter2.log": b"plain",
+        f"jobs/a/{ANTHROPIC}__0123abcd/result.json": b'{"ok": true}',
+        "results/reports/x/report.md": f"model {ANTHROPIC.lower()}".encode(),
+        "results/index.md": b"nothing secret at all",
+    }
+    plan = {name: ("bytes", data) for name, data in sources.items()}
+    entries, directories, hits = bundle.scan_and_spool(plan, {"jobs/a", f"jobs/a/{ANTHROPIC}__0123abcd"}, tmp_path)
+    names = set(entries)
+    assert "jobs/a/t__1/agent/[REDACTED:secret].log" in names
+    assert "jobs/a/[REDACTED:anthropic api key]__0123abcd/result.json" in names
+    assert "jobs/a/[REDACTED:anthropic api key]__0123abcd" in directories
+    for name in names:
+        data = entries[name]
+        assert b"hunter2-hunter2" not in data and ANTHROPIC.lower().encode() not in data.lower(), name
+        assert entries.hashes[name] == __import__("hashlib").sha256(data).hexdigest()
+    assert entries["jobs/a/t__1/result.json"] == b'{"error": "login failed for [REDACTED:secret] (pw1 is fine here)"}'
+    assert entries["results/reports/x/report.md"] == b"model [REDACTED:anthropic api key]"
+    assert entries["results/index.md"] == b"nothing secret at all"
+    assert {(hit["file"], hit["kind"]) for hit in hits} >= {
+        ("jobs/a/t__1/result.json", "secret"), ("results/reports/x/report.md", "anthropic api key"),
+        ("jobs/a/t__1/agent/[REDACTED:secret].log", "secret")}
+    assert all("hunter2" not in json.dumps(hit) for hit in hits)
+    entries.spool.close()
+
+
+def test_labels_never_depend_on_where_a_value_stands():
+    """The same value found by its shape, by a key name, after Bearer: one label, so an output
+    made from a redacted input equals the redacted output."""
+    texts = [f"{ANTHROPIC}", f'"api_key": "{ANTHROPIC}"', f"Bearer {ANTHROPIC}", f"x-api-key: {ANTHROPIC}"]
+    assert {tuple(secrets.redact_text(t)[1]) for t in texts} == {("anthropic api key",)}
+    once, _ = secrets.redact_text(f"error: {ANTHROPIC}")
+    assert secrets.redact_text(once) == (once, [])  # redacting again changes nothing
