@@ -73,6 +73,14 @@ SECRET_NAME = "(?:[A-Za-z0-9_.-]*[_.-])?(?:" + "|".join(map(re.escape, SECRET_WO
 SECRET_ENV_NAME = re.compile(rf"^{SECRET_NAME}$|^[A-Z][A-Z0-9_]*(?:_KEY|_PASS|_PAT)$", re.I)
 
 
+def secret_env_values(agent_env) -> list[str]:
+    """Values of agent_env entries whose names say they are secret (BenchFlow drops most itself)."""
+    if not isinstance(agent_env, dict):
+        return []
+    return [str(value) for name, value in agent_env.items()
+            if SECRET_ENV_NAME.match(str(name)) and isinstance(value, str) and len(value) >= 4]
+
+
 def _occurrences(text: str, literal: str):
     start = text.find(literal)
     while start >= 0:
