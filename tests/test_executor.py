@@ -34,7 +34,7 @@ from benchflow_synth import write_matrix
 from conftest import REPO, Workflow, copy_workflow
 
 CLUSTER = REPO / "tests" / "cluster"
-RULE_FILES = [REPO / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
+RULE_FILES = [REPO / "workflow" / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
 # rules that must never be submitted: they need the local Docker daemon / BenchFlow, or do nothing
 MUST_STAY_LOCAL = {"inspect_image", "run_controls", "bundle", "all"}
 TASKS = ["tiny-hello", "tiny-hello-net"]  # the tasks of the real oracle and nop folders used below

@@ -6,7 +6,21 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-sys.path.insert(0, str(Path(workflow.basedir, "workflow", "scripts")))
+# The package beside the rules (workflow/scripts), found from this file rather than from the main
+# Snakefile, which is the user's own when this workflow runs as a module (workflow.source_path
+# would hand back a cached copy of one file, not the folder). It goes first for the scripts of
+# the rules too, through PYTHONPATH (Snakemake appends a script's folder after site-packages), so
+# the code that runs is the code the lineage hashes even where another benchreport is installed:
+# a bundle's re-run runs the bundle's code. PYTHONPATH is set here, not required of the user.
+SCRIPTS_DIR = Path(
+    workflow.current_basedir.get_path_or_uri(secret_free=True), "..", "scripts"
+).resolve()
+sys.path.insert(0, str(SCRIPTS_DIR))
+os.environ.update(
+    PYTHONPATH=os.pathsep.join(
+        filter(None, [str(SCRIPTS_DIR), os.getenv("PYTHONPATH")])
+    )
+)
 
 from benchreport import (
     controls,
