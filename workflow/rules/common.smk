@@ -3,6 +3,7 @@ import os
 import sys
 from pathlib import Path
 
+import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
@@ -23,6 +24,7 @@ os.environ.update(
 )
 
 from benchreport import (
+    configcheck,
     controls,
     discover,
     environment,
@@ -32,6 +34,14 @@ from benchreport import (
 )  # noqa: E402
 import coverage_grid as coverage_shapes  # noqa: E402 (workflow/scripts/coverage_grid.py)
 
+# The key, what is wrong and what is allowed, rather than Snakemake's message, which quotes the
+# whole schema; then Snakemake's validate, which fills in the defaults.
+CONFIG_SCHEMA = Path(SCRIPTS_DIR, "..", "..", "config", "schema.yaml")
+CONFIG_PROBLEMS = configcheck.problems(
+    config, yaml.safe_load(CONFIG_SCHEMA.read_text(encoding="utf-8"))
+)
+if CONFIG_PROBLEMS:
+    raise WorkflowError("\n".join(CONFIG_PROBLEMS))
 validate(config, schema="../../config/schema.yaml")
 
 
