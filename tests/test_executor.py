@@ -128,7 +128,7 @@ def lineage_without_times(results: Path) -> dict[str, dict]:
     records = {}
     for path in sorted((results / "lineage").rglob("*.json")):
         record = json.loads(path.read_text(encoding="utf-8"))
-        for key in ("recorded_at", "inspected_at"):
+        for key in ("started_at", "recorded_at", "inspected_at"):
             record.pop(key, None)
         records[path.relative_to(results).as_posix()] = record
     return records
