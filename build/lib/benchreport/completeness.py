@@ -1,0 +1,289 @@
+"""The completeness checklist: the ten parts a published score needs, each present, partial
+(with what is missing) or missing, read off a run card; and the write-up's sentences on what
+was not controlled and what the task count cannot support.
+
+Pure functions over a run card (runcard.build_run_card); rendering to Markdown and HTML here
+so report.md and report.html print the same rows.
+"""
+
+from __future__ import annotations
+
+import html
+
+from .words import count, pct
+
+PARTS = (
+    ("number", "The number, its interval and how it was computed"),
+    ("tasks_and_tries", "Tasks and tries"),
+    ("benchmark_version", "The benchmark's version"),
+    ("environment", "The environment as built"),
+    ("settings", "The settings that change a score"),
+    ("controls", "The oracle and nop controls"),
+    ("grader", "The grader"),
+    ("left_out", "What was left out, and why"),
+    ("tokens_and_cost", "Tokens and cost"),
+    ("trials", "The trials themselves"),
+)
+STATUSES = ("present", "partial", "missing")
+NOT_COMPUTED = "not computed (stats.json lacks this part)"
+
+
+def _item(status: str, missing=(), note: str | None = None) -> dict:
+    return {"status": status, "missing": list(missing), "note": note}
+
+
+def _partial_or_present(missing, note=None) -> dict:
+    return _item("partial" if missing else "present", missing, note)
+
+
+def check_number(card: dict) -> dict:
+    result = card["result"]
+    if result["pass_rate"] is None:
+        return _item("missing", ["a pass rate: no task was scored"])
+    headline = result["headline"]
+    if headline.get("low") is None or headline.get("high") is None:
+        return _item("partial", ["an interval: no method gives one here"])
+    if headline.get("reaches_target") is False:
+        return _item("partial", [
+            f"an interval method whose coverage reaches {pct(result['confidence'])} at this number of tasks and "
+            f"tries (the best, {headline.get('method')}, reaches {pct(headline.get('worst_coverage'), 2)})"
+        ])
+    return _item("present", note=f"{headline.get('method')}, {pct(headline['low'])} to {pct(headline['high'])}")
+
+
+def check_tasks(card: dict) -> dict:
+    part = card["tasks_and_tries"]
+    if not part["tasks"]:
+        return _item("missing", ["a task with a finished trial"])
+    short = part["tasks_under_min_tries"]
+    missing = [f"{part['min_tries_wanted']} tries on every task ({len(short)} of {part['tasks']} have fewer: "
+               f"{', '.join(short[:8])}{', ...' if len(short) > 8 else ''})"] if short else []
+    return _partial_or_present(missing, f"{part['tasks']} tasks, {part['trials']} trials")
+
+
+def check_benchmark(card: dict) -> dict:
+    version = card.get("benchmark")
+    if version is None:
+        return _item("missing", [NOT_COMPUTED])
+    missing = []
+    if version["basis"] == "not recorded":
+        if not version["task_digests"]:
+            return _item("missing", ["dataset@version, a task commit, a configured version, and task digests"])
+        digests = version["task_digests"]
+        missing.append(f"dataset@version or a task commit (the tasks are identified only by {digests} task digest{'s' if digests != 1 else ''})")
+    elif version["basis"] == "config":
+        missing.append("a version recorded in the job folders (it comes from the workflow config)")
+    if version["mixed"]:
+        missing.append("one version: the trials ran on " + ", ".join(version["values"]))
+    if version["trials_without_value"]:
+        missing.append(f"the version on {version['trials_without_value']} trials")
+    if version["dirty"]:
+        missing.append("a clean task tree (the source had uncommitted changes)")
+    if version["trials_without_digest"]:
+        missing.append(f"a task digest on {version['trials_without_digest']} trials")
+    if version["tasks_with_several_digests"]:
+        missing.append("one digest per task: " + ", ".join(version["tasks_with_several_digests"]) + " changed between trials")
+    return _partial_or_present(missing, version["conditions"])
+
+
+def check_environment(card: dict) -> dict:
+    environment = card["environment"]
+    if not environment["inspected"] or not environment["tasks"]:
+        return _item("missing", ["an inspection of the task images (environment inspection is off or found no task)"])
+    rows = environment["tasks"]
+    bad = [row for row in rows if row["status"] != "inspected"]
+    if len(bad) == len(rows):
+        return _item("missing", ["the image any task ran in: " + "; ".join(f"{row['task']} ({row['status']})" for row in bad[:8])])
+    return _partial_or_present(
+        [f"the image of {len(bad)} of {len(rows)} tasks: " + "; ".join(f"{row['task']} ({row['status']})" for row in bad[:8])] if bad else [],
+        f"{len(rows) - len(bad)} of {len(rows)} task images inspected",
+    )
+
+
+def check_settings(card: dict) -> dict:
+    settings = card["settings"]
+    if not settings["agent"]:
+        return _item("missing", ["the agent (harness)"] + settings["not_recorded"][1:])
+    return _partial_or_present(settings["not_recorded"])
+
+
+def check_controls(card: dict) -> dict:
+    controls = card["controls"]
+    if not controls["applicable"]:
+        return _item("present", note=controls["note"])
+    if not controls["oracle"]["trials"] and not controls["nop"]["trials"]:
+        return _item("missing", ["an oracle or nop trial on any of these tasks"])
+    missing = []
+    for kind in ("oracle", "nop"):
+        tasks = controls[f"tasks_without_{kind}"]
+        if tasks:
+            missing.append(f"a {kind} control on {len(tasks)} tasks: {', '.join(tasks[:8])}{', ...' if len(tasks) > 8 else ''}")
+    failing = controls["tasks_failing_controls"]
+    note = f"{len(failing)} tasks failed their controls ({controls['policy']})" if failing else "every controlled task held"
+    return _partial_or_present(missing, note)
+
+
+def check_grader(card: dict) -> dict:
+    grading = card.get("grader")
+    if grading is None:
+        return _item("missing", [NOT_COMPUTED])
+    if not grading["model_graded"]:
+        return _item("present", note="the verifier was a script")
+    return _partial_or_present(grading["missing"], f"a model graded {grading['graded_trials']} of {grading['trials']} trials")
+
+
+def check_left_out(card: dict) -> dict:
+    left = card.get("left_out")
+    if left is None:
+        return _item("missing", [NOT_COMPUTED])
+    missing = [] if left["adds_up"] else [
+        f"an account of {left['unaccounted']} of the {left['folders_found']} attempt folders found"
+    ]
+    return _partial_or_present(missing, f"{left['folders_found']} attempt folders, each in one category")
+
+
+def check_tokens_and_cost(card: dict) -> dict:
+    usage = card.get("tokens_and_cost")
+    if usage is None:
+        return _item("missing", [NOT_COMPUTED])
+    if card["settings"]["control"]:
+        return _item("present", note="a control: no model was called")
+    calls = [row for row in usage["unpriced"] if row["cause"] not in ("control", "interrupted")]
+    no_usage = [row for row in calls if row["cause"] == "no usage captured"]
+    if usage["all_attempts"]["tokens"]["total"] == 0 and usage["all_attempts"]["cost_usd"] is None:
+        return _item("missing", ["tokens and cost: no trial recorded any usage"])
+    missing = []
+    if no_usage:
+        missing.append(f"token counts for {count(len(no_usage), 'trial')} (no usage captured)")
+    priced_gap = [row for row in calls if row["cause"] != "no usage captured"]
+    if priced_gap:
+        causes = sorted({row["cause"] for row in priced_gap})
+        missing.append(f"a cost for {count(len(priced_gap), 'trial')} ({'; '.join(causes)})")
+    return _partial_or_present(missing)
+
+
+def check_trials(card: dict) -> dict:
+    trials = card["trials"]
+    if not trials:
+        return _item("missing", ["any trial"])
+    unplaced = [row for row in trials if not row.get("folder")]
+    return _partial_or_present([f"the folder of {len(unplaced)} trials"] if unplaced else [], f"{len(trials)} trials, each with its folder")
+
+
+CHECKS = {
+    "number": check_number,
+    "tasks_and_tries": check_tasks,
+    "benchmark_version": check_benchmark,
+    "environment": check_environment,
+    "settings": check_settings,
+    "controls": check_controls,
+    "grader": check_grader,
+    "left_out": check_left_out,
+    "tokens_and_cost": check_tokens_and_cost,
+    "trials": check_trials,
+}
+
+
+def checklist(card: dict) -> list[dict]:
+    """The ten parts in order: {part, title, status, missing, note}."""
+    return [{"part": part, "title": title} | CHECKS[part](card) for part, title in PARTS]
+
+
+def tally(items: list[dict]) -> str:
+    """'6 of 10 parts present, 3 partial, 1 missing'."""
+    counts = {status: sum(item["status"] == status for item in items) for status in STATUSES}
+    return f"{counts['present']} of {len(items)} parts present, {counts['partial']} partial, {counts['missing']} missing"
+
+
+def render_markdown(items: list[dict], cell=str) -> str:
+    """The '## Completeness' section that ends report.md."""
+    lines = [
+        "## Completeness",
+        "",
+        "| Part | Status | What is missing |",
+        "| --- | --- | --- |",
+    ]
+    for item in items:
+        missing = "; ".join(item["missing"]) or "—"
+        lines.append(f"| {cell(item['title'])} | {item['status']} | {cell(missing)} |")
+    lines += ["", tally(items) + ".", ""]
+    return "\n".join(lines)
+
+
+def render_html(items: list[dict]) -> str:
+    """The same checklist as an escaped HTML table, for report.html."""
+    rows = "".join(
+        f'<tr class="{item["status"]}"><td>{html.escape(item["title"])}</td><td>{item["status"]}</td>'
+        f'<td>{html.escape("; ".join(item["missing"]) or "—")}</td></tr>'
+        for item in items
+    )
+    return (
+        '<table class="completeness"><thead><tr><th>Part</th><th>Status</th><th>What is missing</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table><p>{html.escape(tally(items))}.</p>"
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# the write-up
+
+
+def not_controlled(card: dict) -> str | None:
+    """What the run did not control or record, as one sentence (None when nothing)."""
+    settings = card["settings"]
+    parts = []
+    if not settings["control"]:
+        if not settings["sampling_sent"]:
+            parts.append("the provider's sampling defaults (no temperature, top_p or max_tokens was recorded in any request)")
+        else:
+            absent = [item for item in settings["not_recorded"] if item.startswith("sampling:")]
+            parts += [item.replace("sampling: ", "the sampling parameters ") for item in absent]
+        if not settings["models_served"]:
+            parts.append("which model the provider served")
+        if not settings["effort_sent"]:
+            parts.append("the effort the requests carried")
+    if not settings["harness_version"]:
+        parts.append("the harness version")
+    if not settings["benchflow_version"]:
+        parts.append("the BenchFlow version")
+    environment = card["environment"]
+    if not environment["inspected"]:
+        parts.append("the images the tasks ran in (not inspected)")
+    elif environment["not_inspected"]:
+        parts.append(f"the images of {len(environment['not_inspected'])} tasks (not inspected as they ran)")
+    if (card.get("benchmark") or {}).get("basis") == "not recorded":
+        parts.append("the benchmark version (only task digests identify the tasks)")
+    if not parts:
+        return None
+    return "Not controlled or not recorded: " + "; ".join(parts) + "."
+
+
+def task_count_limits(card: dict) -> str | None:
+    """What this number of tasks and tries cannot support, from the run's own interval."""
+    part, result = card["tasks_and_tries"], card["result"]
+    n = part["tasks"]
+    if not n:
+        return None
+    headline = result["headline"]
+    text = f"With {n} task{'s' if n != 1 else ''}, one task moves the pass rate by {100 / n:.0f} points"
+    if headline.get("low") is not None and headline.get("high") is not None:
+        width = (headline["high"] - headline["low"]) * 100
+        text += (f" and the {pct(result['confidence'])} interval is {width:.0f} points wide: this run alone cannot "
+                 f"support a difference between settings smaller than that, and two settings are compared only "
+                 f"paired on their shared tasks")
+    text += "."
+    if headline.get("reaches_target") is False:
+        text += (f" No interval method reaches {pct(result['confidence'])} coverage at {n} tasks, so the interval "
+                 f"itself is approximate.")
+    if part["tasks_under_min_tries"]:
+        text += (f" {len(part['tasks_under_min_tries'])} of {n} tasks have fewer than {part['min_tries_wanted']} "
+                 f"tries, too few to tell a hard task from a flaky one.")
+    return text
+
+
+def writeup_sentences(card: dict) -> str:
+    """The sentences the write-up paragraph ends with."""
+    missing = [item["title"].lower() for item in card["completeness"] if item["status"] == "missing"]
+    sentences = [card["limits"]["not_controlled"], card["limits"]["task_count"]]
+    if missing:
+        sentences.append("Missing, so not claimed: " + "; ".join(missing) + ".")
+    return " ".join(sentence for sentence in sentences if sentence)

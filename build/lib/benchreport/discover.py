@@ -1,0 +1,380 @@
+"""Find BenchFlow job folders under the configured roots and fingerprint them.
+
+A job folder is what one `bench eval run` writes: a folder whose children are attempt folders
+(`<task>__<8 hex>/` holding result.json, config.json or solver.json). It may sit directly under a
+jobs dir (plain layout) or under `<alias>/trial-NN/` (the `--matrix` layout, NN = try index).
+Whether a job folder changed is decided on exactly the bytes ingest will read, by content
+(`refresh_state`), so touching a file changes nothing and editing one trial re-runs that
+folder's ingest only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import stat
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .files import BadFile, locate, sha256_file
+from .forked import can_fork, forked_map
+
+TRIAL_MARKERS = ("result.json", "config.json", "solver.json")
+TRIAL_FILES = ("result.json", "config.json", "timing.json", "solver.json")
+TRAJECTORY = "trajectory/llm_trajectory.jsonl"
+# Rubric review revisions (spec §3.7): every file under these folders of an attempt is read.
+REVIEW_DIRS = ("reviews", "scoring")
+TRY_FOLDER = re.compile(r"^(?:trial|seed|repeat|sample)-?(\d+)$")
+TRIAL_NAME = re.compile(r"^(?P<task>.+)__[0-9a-f]{8}$")
+MAX_REQUEST_LINE = 4 << 20
+
+
+@dataclass(frozen=True)
+class JobFolder:
+    job_id: str  # "<root label>/<path under the root>", stable across machines
+    root: str  # the root as configured
+    relpath: str  # folder path under the root ("." when the root is the job folder)
+    try_index: int | None  # NN of a `trial-NN` folder above it (the --matrix layout)
+    alias: str | None  # the matrix alias folder above `trial-NN`
+
+    @property
+    def path(self) -> Path:
+        return Path(self.root) / self.relpath
+
+
+def root_labels(roots: list[str]) -> dict[str, str]:
+    """A short, stable label per root: its folder name, made unique when two roots share one."""
+    names = [Path(os.path.normpath(root)).name or "root" for root in roots]
+    labels = {}
+    for root, name in zip(roots, names):
+        if names.count(name) > 1:
+            name = f"{name}-{hashlib.sha256(os.path.normpath(root).encode()).hexdigest()[:6]}"
+        labels[root] = name
+    return labels
+
+
+def is_trial_folder(path: Path) -> bool:
+    return any((path / marker).is_file() or (path / marker).is_symlink() for marker in TRIAL_MARKERS)
+
+
+def _children(path: Path) -> list[os.DirEntry]:
+    try:
+        with os.scandir(path) as entries:
+            return sorted(entries, key=lambda entry: entry.name)
+    except OSError:
+        return []
+
+
+def _is_job_folder(path: Path, children: list[os.DirEntry]) -> bool:
+    dirs = [entry for entry in children if entry.is_dir(follow_symlinks=False)]
+    if any(TRIAL_NAME.match(entry.name) or is_trial_folder(Path(entry.path)) for entry in dirs):
+        return True
+    # A finished job whose every attempt folder is gone still says so in its summary.json;
+    # a jobs dir's summary.json copy names one of its child folders and is not a job.
+    summary = path / "summary.json"
+    if summary.is_symlink():
+        return not dirs  # never read through a link here; ingest checks where it points
+    if not summary.is_file() or dirs:
+        return False
+    try:
+        data = json.loads(summary.read_bytes())
+    except (OSError, ValueError):
+        return True
+    return not (isinstance(data, dict) and "runs" in data)
+
+
+def find_job_folders(roots: list[str]) -> list[JobFolder]:
+    """Every job folder under the roots, sorted by job id. Symlinked folders are not followed."""
+    labels = root_labels(roots)
+    found = []
+    for root in roots:
+        base = Path(root)
+        if not base.is_dir():
+            continue
+        pending = [base]
+        while pending:
+            current = pending.pop()
+            children = _children(current)
+            if _is_job_folder(current, children):
+                relpath = current.relative_to(base).as_posix() if current != base else "."
+                found.append(_job_folder(labels[root], root, relpath))
+                continue
+            pending.extend(
+                Path(entry.path)
+                for entry in reversed(children)
+                if entry.is_dir(follow_symlinks=False)
+            )
+    return sorted(found, key=lambda job: job.job_id)
+
+
+def _job_folder(label: str, root: str, relpath: str) -> JobFolder:
+    parts = [] if relpath == "." else relpath.split("/")
+    try_index = alias = None
+    for position, part in enumerate(parts):
+        match = TRY_FOLDER.match(part)
+        if match:
+            try_index = int(match.group(1))
+            alias = parts[position - 1] if position else None
+    job_id = label if relpath == "." else f"{label}/{relpath}"
+    return JobFolder(job_id=job_id, root=root, relpath=relpath, try_index=try_index, alias=alias)
+
+
+def attempt_folders(job_dir: Path) -> list[str]:
+    """Names of the attempt folders in a job folder (trial-looking name or a trial file)."""
+    return [
+        entry.name
+        for entry in _children(job_dir)
+        if entry.is_dir(follow_symlinks=False)
+        and (TRIAL_NAME.match(entry.name) or is_trial_folder(Path(entry.path)))
+    ]
+
+
+def request_prefix(path: str | os.PathLike, max_requests: int) -> tuple[list[bytes], int, str]:
+    """The first `max_requests` lines of an llm_trajectory.jsonl, the bytes consumed and their hash.
+
+    Reads no further than those lines, and never more than MAX_REQUEST_LINE bytes of one line,
+    so a huge trajectory costs what its first requests cost; the bytes are hashed as they are
+    read, so nothing is read twice.
+    """
+    lines = []
+    consumed = 0
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while len(lines) < max_requests:
+            line = handle.readline(MAX_REQUEST_LINE + 1)
+            if not line:
+                break
+            consumed += len(line)
+            digest.update(line)
+            if len(line) > MAX_REQUEST_LINE and not line.endswith(b"\n"):
+                lines.append(None)
+                break
+            lines.append(line)
+    return lines, consumed, digest.hexdigest()
+
+
+def review_files(attempt_dir: str) -> list[str]:
+    """Paths (under the attempt folder) of the files in its reviews/ and scoring/ folders, sorted;
+    a folder that is a link is not entered (its files could lie outside the root)."""
+    found = []
+    for sub in REVIEW_DIRS:
+        top = f"{attempt_dir}/{sub}"
+        try:
+            if not stat.S_ISDIR(os.lstat(top).st_mode):
+                continue
+        except OSError:
+            continue
+        for current, dirs, files in os.walk(top):
+            dirs.sort()
+            base = os.path.relpath(current, attempt_dir).replace(os.sep, "/")
+            found.extend(f"{base}/{name}" for name in sorted(files))
+    return found
+
+
+def _prefix_or_file_sha256(path: str, relpath: str, max_requests: int) -> str:
+    """sha256 of what ingest reads of a file: a trajectory's request prefix, any other file whole
+    (the same hashes ingest records as its sources)."""
+    if relpath.endswith(TRAJECTORY):
+        return request_prefix(path, max_requests)[2]
+    return sha256_file(path)
+
+
+# What an attempt folder may hold that ingest reads (a folder for the last three).
+WATCHED = (*TRIAL_FILES, "trajectory", *REVIEW_DIRS)
+
+
+def _watched_entries(attempt_dir: str) -> list[str]:
+    """The WATCHED names an attempt folder holds; a folder that is a real folder (not a link) is
+    marked with a trailing '/'."""
+    with os.scandir(attempt_dir) as entries:
+        return sorted(
+            entry.name + ("/" if entry.is_dir(follow_symlinks=False) else "") for entry in entries if entry.name in WATCHED
+        )
+
+
+def stat_state(job: JobFolder, folders_before: dict | None = None) -> tuple[dict[str, list], dict[str, list]]:
+    """(relpath -> [size, mtime_ns] of each file ingest reads, or [reason] when it cannot be read;
+    attempt folder -> [its mtime_ns, its WATCHED entries]). No file is read.
+
+    An attempt folder whose mtime is what `folders_before` says holds the same entries (creating,
+    removing or renaming one changes it), so only the files it holds are lstat'ed: about five
+    system calls per attempt, however many of the optional files are absent, each resolving
+    two path components from the job folder's descriptor instead of the whole path.
+    """
+    job_dir = str(job.path)
+    root_real = os.path.realpath(job.root)
+    folders_before = folders_before or {}
+    state, folders = {}, {}
+
+    def checked(relpath):  # any path: links resolved inside the root, or the reason
+        try:
+            _, info = locate(job_dir, relpath, root_real)
+        except BadFile as exc:
+            state[relpath] = [exc.reason]
+            return
+        state[relpath] = [info.st_size, info.st_mtime_ns]
+
+    checked("summary.json")
+    names = attempt_folders(job.path)
+    if not names:
+        return state, folders
+    lstat, regular = os.lstat, stat.S_ISREG
+    job_fd = os.open(job_dir, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for name in names:
+            try:
+                mtime = lstat(name, dir_fd=job_fd).st_mtime_ns
+                known = folders_before.get(name)
+                entries = known[1] if known and known[0] == mtime else _watched_entries(f"{job_dir}/{name}")
+            except OSError:
+                continue
+            folders[name] = [mtime, entries]
+            for entry in entries:
+                if entry in TRIAL_FILES:
+                    relpath = f"{name}/{entry}"
+                elif entry == "trajectory/":
+                    relpath = f"{name}/{TRAJECTORY}"
+                elif entry == "trajectory":  # not a real folder: a link, whose target locate checks
+                    checked(f"{name}/{TRAJECTORY}")
+                    continue
+                else:
+                    continue
+                try:  # under real folders only: a regular file needs one lstat
+                    info = lstat(relpath, dir_fd=job_fd)
+                except OSError:
+                    info = None
+                if info is not None and regular(info.st_mode):
+                    state[relpath] = [info.st_size, info.st_mtime_ns]
+                else:
+                    checked(relpath)
+            if any(entry.rstrip("/") in REVIEW_DIRS for entry in entries):
+                for path in review_files(f"{job_dir}/{name}"):  # walked every time: a new file deep
+                    checked(f"{name}/{path}")  # inside leaves the attempt folder's mtime as it was
+    finally:
+        os.close(job_fd)
+    return state, folders
+
+
+def content_changed(job: JobFolder, max_requests: int, before: dict, hashes: dict, now: dict,
+                    recorded) -> tuple[bool, dict]:
+    """Whether what ingest reads changed between two stat states, and the sha256 known for the
+    files of `now` (relpath -> sha256), so that a touched file is hashed once.
+
+    Only files whose size or mtime moved are read, and their sha256 is compared with the last
+    parse's (`hashes`) or, failing that, with what the last ingest recorded (`recorded()`:
+    relpath -> sha256, called only if needed): touching a file changes nothing, editing one does.
+    """
+    if before.keys() != now.keys():
+        return True, {}
+    known, hashes = None, dict(hashes)
+    job_dir, root_real = str(job.path), os.path.realpath(job.root)
+    for relpath, entry in now.items():
+        old = before[relpath]
+        if entry == old:
+            continue
+        previous = hashes.pop(relpath, None)  # the content at the old stat, if a parse hashed it
+        if len(entry) == 1 or len(old) == 1:
+            if entry != old[:1]:
+                return True, {}
+            continue
+        try:
+            path = locate(job_dir, relpath, root_real)[0]
+            sha = _prefix_or_file_sha256(path, relpath, max_requests)
+        except (BadFile, OSError):
+            return True, {}
+        if previous is None:
+            known = recorded() if known is None else known
+            previous = known.get(relpath)
+        if sha != previous:
+            return True, {}
+        hashes[relpath] = sha
+    return False, hashes
+
+
+# A file or folder changed this recently may change again within the same timestamp tick (file
+# systems stamp times from a coarse clock, some in 2 s steps): its stat is not kept as a sign of
+# "unchanged" ("racy" entries, as git calls them), so the next parse looks at it again.
+RACY_NS = 2_000_000_000
+
+
+def _settled(files: dict, hashes: dict, folders: dict) -> dict:
+    """The cache to keep: racy file stats made unmatchable (-1 for the mtime, no sha256) and racy
+    folder listings made unusable (None for the mtime)."""
+    recent = time.time_ns() - RACY_NS
+    files = {relpath: entry if len(entry) == 1 or entry[1] < recent else [entry[0], -1]
+             for relpath, entry in files.items()}
+    return {
+        "files": files,
+        "hashes": {relpath: sha for relpath, sha in hashes.items() if files[relpath][-1] != -1},
+        "folders": {name: entry if entry[0] < recent else [None, entry[1]] for name, entry in folders.items()},
+    }
+
+
+def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) -> Path:
+    """The job folder's stamp file: rewritten (so newer than the ingest outputs) exactly when what
+    ingest reads changed since the last parse, or when there is none yet. The ingest rule takes
+    it as input, so Snakemake's mtime trigger re-runs the folder's ingest and nothing else.
+
+    A stat state with the sha256 of files touched since is kept next to it; a first run reads
+    no file content at all, and when no stat moved the comparison is one dict equality.
+    """
+    key = hashlib.sha256(f"{job.job_id}\0{max_requests}".encode()).hexdigest()[:16]
+    stamp, cache_file = state_dir / f"{key}.stamp", state_dir / f"{key}.json"
+    try:
+        before = json.loads(cache_file.read_bytes())
+        files_before, hashes_before, folders_before = before["files"], before["hashes"], before["folders"]
+    except (OSError, ValueError, KeyError, TypeError):
+        files_before = hashes_before = folders_before = None
+    now, folders = stat_state(job, folders_before)
+    if files_before is None or not stamp.is_file():
+        changed, hashes = True, {}
+    elif now == files_before:
+        changed, hashes = False, hashes_before
+    else:
+        changed, hashes = content_changed(job, max_requests, files_before, hashes_before, now, recorded)
+    if changed:
+        stamp.write_text(hashlib.sha256(json.dumps(now, sort_keys=True).encode()).hexdigest() + "\n")
+    if changed or now != files_before or hashes != hashes_before or folders != folders_before:
+        # whole or not at all: a cluster job parsing the workflow at the same time may read it
+        partial = cache_file.with_name(f"{cache_file.name}.{os.getpid()}")
+        partial.write_text(json.dumps(_settled(now, hashes, folders), sort_keys=True))
+        os.replace(partial, cache_file)
+    return stamp
+
+
+# Below this many job folders the stat pass runs in the parsing process; from it up, in forked
+# processes (a pool costs ~20 ms; each lstat ~3 µs here, half a million of them at 100 x 1,000).
+PARALLEL_MIN_JOBS = 8
+
+
+def _refresh(job: JobFolder, max_requests: int, state_dir: Path, recorded_sources) -> str:
+    return refresh_state(job, max_requests, state_dir, lambda: recorded_sources(job)).as_posix()
+
+
+def _refresh_share(jobs: list[JobFolder], *arguments) -> list[str]:
+    return [_refresh(job, *arguments) for job in jobs]
+
+
+def refresh_states(jobs: list[JobFolder], max_requests: int, state_dir: Path, recorded_sources,
+                   processes: int | None = None) -> dict[str, str]:
+    """job id -> its stamp file (see refresh_state); `recorded_sources(job)` gives relpath ->
+    sha256 of what the job's last ingest read ({} when it never ran).
+
+    The folders are split over `processes` forked from this one (the work shares no state but
+    the files it writes); by default the usable cores, at most 4, from PARALLEL_MIN_JOBS folders
+    up where forked.can_fork(). The stamps are the same either way.
+    """
+    state_dir.mkdir(parents=True, exist_ok=True)
+    arguments = (max_requests, state_dir, recorded_sources)
+    if processes is None:
+        forkable = can_fork() and len(jobs) >= PARALLEL_MIN_JOBS
+        processes = min(4, len(os.sched_getaffinity(0))) if forkable else 1
+    if processes < 2:
+        return {job.job_id: _refresh(job, *arguments) for job in jobs}
+    chunks = [jobs[start::processes] for start in range(processes)]
+    stamps = forked_map(_refresh_share, [(chunk, *arguments) for chunk in chunks])
+    found = {job.job_id: stamp for chunk, done in zip(chunks, stamps) for job, stamp in zip(chunk, done)}
+    return {job.job_id: found[job.job_id] for job in jobs}

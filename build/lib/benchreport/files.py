@@ -1,0 +1,205 @@
+"""Reading job-folder files defensively and writing outputs deterministically.
+
+Every read returns the bytes' sha256 so lineage can name exactly what a number came from, and
+every failure becomes a `BadFile` carrying a sentence a researcher can act on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import stat
+from pathlib import Path
+
+
+MISSING = "the file is missing"
+
+
+class BadFile(Exception):
+    """A job-folder file that cannot be used; `reason` is a plain-words sentence."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: str | os.PathLike, limit: int | None = None) -> str:
+    """Hash a whole file, or only its first `limit` bytes (what a prefix reader consumed)."""
+    digest = hashlib.sha256()
+    remaining = limit
+    with open(path, "rb") as handle:
+        while remaining is None or remaining > 0:
+            size = 1 << 20 if remaining is None else min(1 << 20, remaining)
+            chunk = handle.read(size)
+            if not chunk:
+                break
+            digest.update(chunk)
+            if remaining is not None:
+                remaining -= len(chunk)
+    return digest.hexdigest()
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+# One strict decoder for every job-folder file (json.loads with an option builds a new one per call).
+_STRICT = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def parse_json_bytes(data: bytes, label: str):
+    """Parse strict JSON (no NaN/Infinity literals); raise BadFile naming the problem."""
+    if not data or data.isspace():
+        raise BadFile(label, "the file is empty")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadFile(label, f"not UTF-8 text (byte {exc.start} cannot be decoded)") from None
+    try:
+        if text.startswith("\ufeff"):  # as json.loads says it
+            raise ValueError("Unexpected UTF-8 BOM (decode using utf-8-sig)")
+        return _STRICT.decode(text)
+    except ValueError as exc:
+        reason = str(exc)
+        if "is not valid JSON" in reason:
+            raise BadFile(label, f"holds {reason.split(' is not')[0]}, which is not valid JSON") from None
+        raise BadFile(label, f"not valid JSON, perhaps truncated ({reason})") from None
+
+
+def read_json_file(path: str | os.PathLike, label: str, expect: type = dict):
+    """Read a JSON file; return (value, sha256). Raise BadFile for any unusable file."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        raise BadFile(label, MISSING) from None
+    except PermissionError:
+        raise BadFile(label, "the file cannot be read (permission denied)") from None
+    except IsADirectoryError:
+        raise BadFile(label, "is a folder, not a file") from None
+    except OSError as exc:
+        raise BadFile(label, f"the file cannot be read ({exc.strerror})") from None
+    value = parse_json_bytes(data, label)
+    if expect is not None and not isinstance(value, expect):
+        raise BadFile(label, f"holds {json_type_name(value)}, not {json_type_name(expect())}")
+    return value, sha256_bytes(data)
+
+
+def json_type_name(value) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    return {
+        dict: "a JSON object",
+        list: "a list",
+        str: "a string",
+        int: "a number",
+        float: "a number",
+    }.get(type(value), type(value).__name__)
+
+
+def finite_number(value) -> float | None:
+    """A JSON number that is finite, else None (booleans are not numbers here)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": ")).encode
+
+
+def _key(key) -> str:
+    """A dict key as JSON writes it (non-string keys become strings, as json.dumps makes them)."""
+    return _ENCODE(key if isinstance(key, str) else next(iter(json.loads(json.dumps({key: None})))))
+
+
+def _dump(value, indent: str) -> str:
+    inner = indent + "  "
+    if isinstance(value, dict) and value:
+        items = ",\n".join(f"{inner}{_key(key)}: {_dump(item, inner)}" for key, item in value.items())
+        return "{\n" + items + "\n" + indent + "}"
+    if isinstance(value, list) and value:
+        if not any(isinstance(item, (dict, list)) for item in value):
+            return _ENCODE(value)  # scalars on one line
+        if all(isinstance(item, dict) for item in value):
+            rows = [inner + _ENCODE(item) for item in value]  # one record per line
+        else:
+            rows = [inner + _dump(item, inner) for item in value]
+        return "[\n" + ",\n".join(rows) + "\n" + indent + "]"
+    return _ENCODE(value)
+
+
+def dump_json(value) -> str:
+    """The one serialisation of every JSON output: stable, readable, newline-terminated.
+
+    Objects are indented; a list of records (trials, ledger rows) is written one record per line
+    and a list of scalars on one line, by the C encoder: a trial per line reads and diffs well,
+    and it is 5-10x faster than indenting every field (seconds per file at 25,000 trials)."""
+    return _dump(value, "") + "\n"
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def check_inside(path: Path, root_real: str, label: str) -> Path:
+    """Refuse a path that resolves (through links) outside the job root, before reading it."""
+    try:
+        real = os.path.realpath(path, strict=True)
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise BadFile(label, "is a link to something that does not exist") from None
+        raise BadFile(label, MISSING) from None
+    except OSError as exc:
+        raise BadFile(label, f"cannot be resolved ({exc.strerror}; a link loop?)") from None
+    if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
+        raise BadFile(label, "is a link pointing outside the job root; it was not read")
+    return Path(real)
+
+
+def locate(job_dir: str, relpath: str, root_real: str) -> tuple[str, os.stat_result]:
+    """Where a file of an attempt folder can be read, and its stat; refuses links out of the root.
+
+    The job folder and its attempt folders (the first component of relpath) were found without
+    following links, so only the components below them can lead out: each is lstat'ed, and only
+    a link pays for the full resolution of `check_inside`. Raises BadFile like check_inside,
+    and also for a folder or a FIFO/socket/device in place of the file (reading one could hang).
+    """
+    path = f"{job_dir}/{relpath}"
+    try:
+        info = os.lstat(path)
+        linked = stat.S_ISLNK(info.st_mode)
+        if not linked and relpath.count("/") > 1:
+            parts = relpath.split("/")
+            linked = any(
+                stat.S_ISLNK(os.lstat("/".join([job_dir, *parts[:depth]])).st_mode) for depth in range(2, len(parts))
+            )
+        if linked:
+            path = str(check_inside(Path(path), root_real, relpath))
+            info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        raise BadFile(relpath, MISSING) from None
+    except PermissionError:
+        raise BadFile(relpath, "the file cannot be read (permission denied)") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise BadFile(relpath, "is a folder, not a file")
+    if not stat.S_ISREG(info.st_mode):
+        raise BadFile(relpath, "is not a regular file (a FIFO, socket or device); it was not read")
+    return path, info
+
+
+def load_json(path: str | os.PathLike):
+    """Read a JSON file the workflow itself wrote (rule scripts reading their inputs)."""
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)

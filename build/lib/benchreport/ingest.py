@@ -1,0 +1,500 @@
+"""Ingest one BenchFlow job folder (spec §8): attempts, trials, exclusion ledger, cross-check.
+
+One row per attempt folder; attempts of one task collapse to one trial as BenchFlow does on
+resume (`load_task_results`): the scored attempt first, then the newest. Newest is read from the
+recorded finished_at/started_at, not from file times, which copying or cloning does not keep.
+Every file that cannot be used becomes a ledger row naming the file and the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+from . import classify, grader, provenance, settings
+from .classify import LEFT_OUT, REVIEWER_RUN, interrupted_row
+from .discover import TRAJECTORY, TRIAL_NAME, JobFolder, attempt_folders, request_prefix, review_files
+from .forked import forked_map
+from .secrets import redact
+from .files import MISSING, BadFile, finite_number, locate, parse_json_bytes, read_json_file, sha256_file
+
+SAMPLING_KEYS = (
+    "max_tokens",
+    "max_completion_tokens",
+    "max_output_tokens",
+    "temperature",
+    "top_p",
+    "reasoning_effort",
+    "thinking",
+    "output_config",
+)
+TOKEN_FIELDS = (
+    "n_input_tokens",
+    "n_output_tokens",
+    "n_cache_read_tokens",
+    "n_cache_creation_tokens",
+    "total_tokens",
+)
+FILE_IGNORED = "file ignored; the attempt still counts"
+SUMMARY_IGNORED = "summary.json ignored; the cross-check is skipped"
+
+
+class JobReader:
+    """Reads the files of one job folder, refusing links out of the root, recording hashes."""
+
+    def __init__(self, job: JobFolder):
+        self.job = job
+        self.dir_str = str(job.path)
+        self.root_real = os.path.realpath(job.root)
+        self.source_prefix = (Path(job.root) / job.relpath).as_posix()
+        self.sources: list[dict] = []
+        self.ledger: list[dict] = []
+
+    def source_path(self, relpath: str) -> str:
+        """The path a lineage record names (relpath is always a clean relative path)."""
+        return f"{self.source_prefix}/{relpath}"
+
+    def locate(self, relpath: str, required: bool) -> str | None:
+        """The readable path of a file (None when it is absent and not required)."""
+        try:
+            return locate(self.dir_str, relpath, self.root_real)[0]
+        except BadFile as exc:
+            if not required and exc.reason == MISSING:
+                return None
+            raise
+
+    def json(self, relpath: str, expect=dict, required=True):
+        path = self.locate(relpath, required)
+        if path is None:
+            return None
+        value, sha = read_json_file(path, relpath, expect)
+        self.sources.append({"path": self.source_path(relpath), "sha256": sha})
+        return value
+
+    def review_listing(self, folder: str) -> list[dict]:
+        """The files of the attempt's reviews/ and scoring/ folders as grader.trial_grading takes
+        them: path, sha256, and the parsed reviewer run (reviews/<id>/result.json)."""
+        entries = []
+        for path in review_files(f"{self.dir_str}/{folder}"):
+            relpath = f"{folder}/{path}"
+            try:
+                real = locate(self.dir_str, relpath, self.root_real)[0]
+                parsed = path.startswith("reviews/") and path.endswith("/result.json")
+                if parsed:
+                    data, sha = read_json_file(real, relpath, dict)
+                else:
+                    data, sha = None, sha256_file(real)
+            except BadFile as exc:
+                self.note(folder, exc.path, exc.reason, FILE_IGNORED)
+                continue
+            except OSError as exc:
+                self.note(folder, relpath, f"the file cannot be read ({exc.strerror})", FILE_IGNORED)
+                continue
+            self.sources.append({"path": self.source_path(relpath), "sha256": sha})
+            entries.append({"path": path, "sha256": sha, "data": data})
+        return entries
+
+    def note(self, folder: str, relpath: str, reason: str, effect: str) -> None:
+        self.ledger.append(
+            {"job": self.job.job_id, "folder": folder, "file": relpath, "reason": reason, "effect": effect}
+        )
+
+
+def _text(value):
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _free_text(value):
+    """An error message as recorded, with any secret in it redacted (they quote provider replies)."""
+    text = _text(value)
+    return redact(text.encode())[0].decode() if text else None
+
+
+_CANONICAL: dict = {}
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _canonical(value) -> str:
+    """A sampling value as one string; the few values of a run (scalars and flat objects such as
+    {"type": "enabled", "budget_tokens": 4096}) are encoded once, not once per request."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and all(isinstance(item, _SCALARS) for item in value.values()):
+        key = (dict, *sorted((name, type(item), item) for name, item in value.items()))
+    elif isinstance(value, _SCALARS):
+        key = (type(value), value)
+    else:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    if key not in _CANONICAL:
+        _CANONICAL[key] = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return _CANONICAL[key]
+
+
+def _part(value: dict, key: str) -> dict:
+    found = value.get(key)
+    return found if isinstance(found, dict) else {}
+
+
+def exchange_parts(exchange: dict) -> tuple[dict, dict, dict]:
+    """(request body, response body, metadata) of one llm_trajectory line, {} where absent."""
+    return (_part(_part(exchange, "request"), "body"), _part(_part(exchange, "response"), "body"),
+            _part(exchange, "metadata"))
+
+
+def read_requests(reader: JobReader, folder: str, max_requests: int) -> dict:
+    """Served models, effort sent and sampling parameters from the first requests of a trial."""
+    relpath = f"{folder}/{TRAJECTORY}"
+    empty = {"requests_read": 0, "served_models": [], "sampling": {}, "trajectory": False}
+    try:
+        path = reader.locate(relpath, required=False)
+        if path is None:
+            return empty
+        lines, consumed, sha = request_prefix(path, max_requests)
+    except BadFile as exc:
+        reader.note(folder, relpath, exc.reason, FILE_IGNORED)
+        return empty
+    except OSError as exc:
+        reader.note(folder, relpath, f"the file cannot be read ({exc.strerror})", FILE_IGNORED)
+        return empty
+    reader.sources.append(
+        {"path": reader.source_path(relpath), "sha256": sha, "bytes": consumed}
+    )
+    served, sampling = set(), {}
+    for number, line in enumerate(lines, start=1):
+        if line is None:
+            reader.note(folder, relpath, f"request line {number} is over 4 MB; not parsed", FILE_IGNORED)
+            break
+        if line.isspace() or not line:
+            continue
+        try:
+            exchange = parse_json_bytes(line, relpath)
+        except BadFile as exc:
+            reader.note(folder, relpath, f"line {number}: {exc.reason}", FILE_IGNORED)
+            continue
+        if not isinstance(exchange, dict):
+            continue
+        body, response_body, metadata = exchange_parts(exchange)
+        model = _text(response_body.get("model")) or _text(metadata.get("provider_model"))
+        if model:
+            served.add(model)
+        for key in SAMPLING_KEYS:
+            if key in body and body[key] is not None:
+                sampling.setdefault(key, set()).add(_canonical(body[key]))
+    return {
+        "requests_read": len(lines),
+        "served_models": sorted(served),
+        "sampling": {key: sorted(values) for key, values in sorted(sampling.items())},
+        "trajectory": True,
+    }
+
+
+def _usage(result: dict) -> dict:
+    agent_result = result.get("agent_result") if isinstance(result.get("agent_result"), dict) else {}
+    tokens = {field: finite_number(agent_result.get(field)) for field in TOKEN_FIELDS}
+    cost = finite_number(agent_result.get("cost_usd"))
+    return {
+        "tokens": {field: int(value) if value is not None else None for field, value in tokens.items()},
+        "cost_usd": cost if cost else None,  # BenchFlow records an unknown cost as null, never 0
+        "usage_source": _text(agent_result.get("usage_source")),
+        "price_source": _text(agent_result.get("price_source")),
+    }
+
+
+def _timing(reader: JobReader, folder: str, result: dict) -> dict:
+    try:
+        timing = reader.json(f"{folder}/timing.json", required=False)
+    except BadFile as exc:
+        reader.note(folder, exc.path, exc.reason, FILE_IGNORED + " (its timing comes from result.json)")
+        timing = None
+    if timing is None:
+        timing = result.get("timing") if isinstance(result.get("timing"), dict) else {}
+    return {phase: finite_number(value) for phase, value in sorted(timing.items()) if finite_number(value) is not None}
+
+
+def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) -> dict | None:
+    """One attempt row, or None after a ledger row when the attempt cannot be used."""
+    try:
+        config = reader.json(f"{folder}/config.json", required=False) or {}
+    except BadFile as exc:
+        reader.note(folder, exc.path, exc.reason, FILE_IGNORED + " (settings come from result.json)")
+        config = {}
+    try:
+        result = reader.json(f"{folder}/result.json", required=False)
+    except BadFile as exc:
+        reader.note(folder, exc.path, exc.reason, LEFT_OUT)
+        return None
+    try:
+        solver = reader.json(f"{folder}/solver.json", required=False)
+    except BadFile as exc:
+        reader.note(folder, exc.path, exc.reason, FILE_IGNORED)
+        solver = None
+    if result is None and not config and solver is None:
+        reader.note(folder, f"{folder}/result.json", "no result.json and no usable config.json: nothing to report", LEFT_OUT)
+        return None
+    # While a rubric review is pending, the solver's result stands in solver.json (spec §8)
+    record = result or solver or {}
+    if record.get("purpose") == "reviewer":
+        return {"reviewer": True, "folder": folder}
+    match = TRIAL_NAME.match(folder)
+    task = (
+        _text(record.get("task_name"))
+        or _text(record.get("task_id"))
+        or (Path(_text(config.get("task_path")) or "").name or None)
+        or (match.group("task") if match else folder)
+    )
+    agent = _text(record.get("agent")) or _text(config.get("agent"))
+    model = record.get("model", config.get("model")) if result is not None else config.get("model")
+    row = {
+        "folder": folder,
+        "rollout_name": _text(record.get("rollout_name")) or _text(record.get("trial_name")) or folder,
+        "task": task,
+        "agent": agent,
+        "agent_name": _text(record.get("agent_name")),
+        "model": model if isinstance(model, str) else None,
+        "reasoning_effort": _text(config.get("reasoning_effort")),
+        "sandbox": _text(config.get("environment")) or _text((record.get("usage_tracking") or {}).get("environment") if isinstance(record.get("usage_tracking"), dict) else None),
+        "route": _route(config, record),
+        "dataset": _dataset(config, record),
+        "task_digest": _text(record.get("task_digest")) or _text(config.get("task_digest")),
+        "task_path": _text(config.get("task_path")),
+        "task_variant": _text(record.get("task_variant")) or _text(config.get("task_variant")),
+        "seed": record.get("seed", config.get("seed")),
+        "harness_version": None,  # BenchFlow <= 0.7.12 records no harness version
+        "benchflow_version": None,  # nor its own version
+        "started_at": _text(record.get("started_at")) or _text(config.get("started_at")),
+        "finished_at": _text(record.get("finished_at")),
+        "complete": result is not None,
+        "review_pending": result is None and solver is not None,
+        "grading": grader.trial_grading(result, config, solver, reader.review_listing(folder)),
+        "provenance": provenance.trial_provenance(result if result is not None else solver, config),
+    }
+    row["control"] = classify.control_kind(agent, task, row["task_variant"], nop_agents)
+    if result is None:
+        # unfinished, or its rubric review pending (the solver's record, in solver.json, gives its
+        # timing and usage): no verdict yet, left out of the pass rate, each with its own reason
+        row.update(reward=None, gate=None, outcome="interrupted", audit=None, error=None, error_category=None,
+                   verifier_error=None, verifier_error_category=None,
+                   timing=_timing(reader, folder, solver) if solver is not None else {}, has_scoring=False,
+                   **_usage(solver or {}), **read_requests(reader, folder, max_requests))
+        return row
+    has_scoring = isinstance(record.get("scoring"), dict)
+    try:
+        reward, gate = classify.extract_reward(record)
+    except classify.BadReward as exc:
+        reader.note(folder, f"{folder}/result.json", str(exc), LEFT_OUT)
+        return None
+    error, verifier_error = _free_text(record.get("error")), _free_text(record.get("verifier_error"))
+    row.update(
+        reward=reward,
+        gate=gate,
+        outcome=classify.score_outcome(reward, gate, error, verifier_error, has_scoring),
+        audit=classify.audit_outcome(reward, gate, error, verifier_error, has_scoring),
+        error=error,
+        error_category=_text(record.get("error_category")),
+        verifier_error=verifier_error,
+        verifier_error_category=_text(record.get("verifier_error_category")),
+        timing=_timing(reader, folder, record),
+        has_scoring=has_scoring,
+        **_usage(record),
+        **read_requests(reader, folder, max_requests),
+    )
+    return row
+
+
+def _route(config: dict, record: dict) -> str | None:
+    tracking = record.get("usage_tracking") if isinstance(record.get("usage_tracking"), dict) else {}
+    parts = [_text(tracking.get("endpoint_kind")), _text(config.get("acp_transport"))]
+    return "/".join(part for part in parts if part) or None
+
+
+def _dataset(config: dict, record: dict) -> str | None:
+    name = _text(record.get("dataset_name")) or _text(config.get("dataset_name"))
+    version = _text(record.get("dataset_version")) or _text(config.get("dataset_version"))
+    if not name:
+        return None
+    return f"{name}@{version}" if version else name
+
+
+def _rank(attempt: dict) -> tuple:
+    """Scored first, then a finished attempt, then the newest, then the folder name."""
+    when = attempt.get("finished_at") or attempt.get("started_at") or ""
+    return (attempt["reward"] is not None, attempt["complete"], when, attempt["folder"])
+
+
+def collapse(attempts: list[dict], job: JobFolder) -> list[dict]:
+    """One trial per (task, agent, model): the best attempt, with every attempt's cost summed."""
+    groups: dict[tuple, list[dict]] = {}
+    for attempt in attempts:
+        groups.setdefault((attempt["task"], attempt["agent"] or "", attempt["model"] or ""), []).append(attempt)
+    trials = []
+    for _, group in sorted(groups.items()):
+        ordered = sorted(group, key=_rank)
+        best = ordered[-1]
+        trial = dict(best)
+        trial["job"] = job.job_id
+        trial["try_index"] = job.try_index
+        trial["attempts"] = len(group)
+        trial["attempt_folders"] = sorted(attempt["folder"] for attempt in group)
+        trial["attempt_outcomes"] = [attempt["outcome"] for attempt in sorted(group, key=lambda a: (a.get("started_at") or "", a["folder"]))]
+        trial["tokens_all_attempts"] = {
+            field: sum(attempt["tokens"][field] or 0 for attempt in group) for field in best["tokens"]
+        }
+        costs = [attempt["cost_usd"] for attempt in group if attempt["cost_usd"] is not None]
+        trial["cost_usd_all_attempts"] = round(sum(costs), 10) if costs else None
+        trial["seconds_all_attempts"] = round(sum(attempt["timing"].get("total") or 0.0 for attempt in group), 3)
+        key = settings.setting_key(best)
+        trial["setting"] = settings.setting_id(key)
+        trial["setting_key"] = key
+        trials.append(trial)
+    return sorted(trials, key=lambda trial: (trial["setting"], trial["task"], trial["folder"]))
+
+
+def settings_index(trials: list[dict]) -> dict:
+    """Per setting of a job folder: its key, its tasks, and per task [finished trials, passed]
+    (interrupted ones left out, as in the stats), which tells the workflow, before any stats
+    job runs, the shape (tasks x tries) of the coverage grid each setting's headline needs."""
+    index = {}
+    for trial in trials:
+        entry = index.setdefault(trial["setting"], {"key": trial["setting_key"], "tasks": set(), "counts": {}})
+        entry["tasks"].add(trial["task"])
+        if trial["outcome"] != "interrupted":
+            counts = entry["counts"].setdefault(trial["task"], [0, 0])
+            counts[0] += 1
+            counts[1] += trial["outcome"] == "passed"
+    return {
+        setting: {"key": entry["key"], "tasks": sorted(entry["tasks"]), "counts": dict(sorted(entry["counts"].items()))}
+        for setting, entry in sorted(index.items())
+    }
+
+
+def crosscheck(summary, attempts: list[dict]) -> dict:
+    """BenchFlow's summary.json counts the last attempt of each task with its audit buckets;
+    recount them that way so every difference from our outcomes can be named."""
+    last = {}
+    for attempt in sorted(attempts, key=lambda a: (a.get("started_at") or "", a["folder"])):
+        if attempt["complete"]:
+            last[(attempt["task"], attempt["agent"] or "", attempt["model"] or "")] = attempt
+    recount = Counter(attempt["audit"] for attempt in last.values())
+    recount_dict = {bucket: recount.get(bucket, 0) for bucket in classify.AUDIT_BUCKETS}
+    recount_dict["total"] = len(last)
+    reported = None
+    if isinstance(summary, dict):
+        reported = {field: summary.get(field) for field in ("total", "passed", "failed", "errored", "verifier_errored")}
+    matches = reported is not None and all(reported[field] == recount_dict[field] for field in reported)
+    return {"benchflow": reported, "recount_last_attempts": recount_dict, "matches": matches}
+
+
+# From this many attempt folders up, a job folder is worth reading in two processes (a pool
+# costs ~30 ms; an attempt folder ~1 ms at 20 requests of 5 KB).
+PARALLEL_MIN_ATTEMPTS = 200
+
+
+def _read_share(job: JobFolder, folders: list[str], max_requests: int, nop_agents) -> tuple:
+    """read_attempt over some attempt folders with a reader of their own: (rows, ledger, sources)."""
+    reader = JobReader(job)
+    rows = [read_attempt(reader, folder, max_requests, nop_agents) for folder in folders]
+    return rows, reader.ledger, reader.sources
+
+
+def read_attempts(reader: JobReader, folders: list[str], max_requests: int, nop_agents, workers: int = 1) -> list:
+    """read_attempt of each folder, in order; their ledger rows and sources go to `reader`.
+
+    With workers > 1 (the cores the rule was given) and PARALLEL_MIN_ATTEMPTS folders or more,
+    contiguous shares of the folders are read in as many forked processes (forked_map). The
+    rows, ledger rows and sources are the same either way (ingest_job sorts the last two).
+    """
+    if workers < 2 or len(folders) < PARALLEL_MIN_ATTEMPTS:
+        return [read_attempt(reader, folder, max_requests, nop_agents) for folder in folders]
+    size = -(-len(folders) // workers)
+    shares = [(reader.job, folders[start:start + size], max_requests, nop_agents)
+              for start in range(0, len(folders), size)]
+    done = forked_map(_read_share, shares)
+    rows = []
+    for share_rows, ledger, sources in done:
+        rows.extend(share_rows)
+        reader.ledger.extend(ledger)
+        reader.sources.extend(sources)
+    return rows
+
+
+def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=(), workers: int = 1) -> dict:
+    reader = JobReader(job)
+    summary_status = "absent"
+    summary = None
+    try:
+        summary = reader.json("summary.json", required=False)
+        summary_status = "absent" if summary is None else "read"
+    except BadFile as exc:
+        reader.note("", exc.path, exc.reason, SUMMARY_IGNORED)
+        summary_status = "unusable"
+    folders = attempt_folders(job.path)
+    attempts, reviewers = [], 0
+    for folder, row in zip(folders, read_attempts(reader, folders, max_requests, nop_agents, workers)):
+        if row is None:
+            continue
+        if row.get("reviewer"):
+            reviewers += 1
+            reader.note(folder, f"{folder}/result.json", REVIEWER_RUN, LEFT_OUT)
+            continue
+        attempts.append(row)
+    trials = collapse(attempts, job)
+    check = crosscheck(summary, attempts)
+    check["summary_status"] = summary_status
+    by_folder = {attempt["folder"]: attempt for attempt in attempts}
+    for trial in trials:
+        finished = [by_folder[folder] for folder in trial["attempt_folders"] if by_folder[folder]["complete"]]
+        last = max(finished, key=lambda a: (a.get("started_at") or "", a["folder"]), default=None)
+        trial["benchflow_bucket"] = last["audit"] if last else None
+    tasks = {}
+    for trial in trials:
+        seen = tasks.setdefault(trial["task"], {"paths": set(), "digests": set()})
+        seen["paths"].update([trial["task_path"]] if trial["task_path"] else [])
+        seen["digests"].update([trial["task_digest"]] if trial["task_digest"] else [])
+    return {
+        "job": {
+            "id": job.job_id,
+            "label": job.job_id if job.relpath == "." else job.job_id[: -len(job.relpath) - 1],
+            "relpath": job.relpath,
+            "try_index": job.try_index,
+            "alias": job.alias,
+            "reviewer": grader.reviewer_config(summary),
+            "provenance": provenance.job_provenance(summary),
+            "budget": summary.get("budget") if isinstance(summary, dict) and isinstance(summary.get("budget"), dict) else None,
+        },
+        "attempt_folders_found": len(folders),
+        "attempts": len(attempts),
+        "trials": trials,
+        "ledger": sorted(reader.ledger, key=lambda row: (row["folder"], row["file"], row["reason"])),
+        "crosscheck": check,
+        "settings": settings_index(trials),
+        "tasks": {task: {k: sorted(v) for k, v in sorted(seen.items())} for task, seen in sorted(tasks.items())},
+        "sources": sorted(reader.sources, key=lambda source: source["path"]),
+    }
+
+
+def job_ledger(ingest: dict) -> dict:
+    """A job folder's accounting (attempt folders found = counted + interrupted + left out) and
+    every row of what was left out, interrupted attempts included: all the run-level overview
+    needs, small enough that it never reads the trials."""
+    trials = ingest["trials"]
+    counted = sum(t["attempts"] for t in trials if t["outcome"] != "interrupted")
+    interrupted = sum(t["attempts"] for t in trials if t["outcome"] == "interrupted")
+    left_out = sum(1 for row in ingest["ledger"] if row["effect"].startswith(LEFT_OUT))
+    rows = list(ingest["ledger"])
+    for trial in trials:
+        if trial["outcome"] == "interrupted":
+            rows.extend(interrupted_row(trial, folder) for folder in trial["attempt_folders"])
+    found = ingest["attempt_folders_found"]
+    return {
+        "counts": {
+            "job": ingest["job"]["id"],
+            "found": found,
+            "in_reports": counted,
+            "interrupted": interrupted,
+            "left_out": left_out,
+            "adds_up": found == counted + interrupted + left_out,
+        },
+        "ledger": rows,
+    }

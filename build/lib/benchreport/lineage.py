@@ -1,0 +1,248 @@
+"""Lineage records: for every output, how it was made and from exactly which bytes.
+
+A record sits at results/lineage/<path under results>.json. It names the rule, the code (git
+commit, whether the tree was dirty, the sha256 of every source file used), the params, the
+software versions, every input under results/ with its sha256 and its own record, and for
+ingest the job-folder files read. Records carry the time their job started and the time they
+were written; outputs never do.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import hashlib
+import importlib.metadata
+import json
+import platform
+import subprocess
+from pathlib import Path
+
+from . import rulejob
+from .files import dump_json, sha256_file
+
+PACKAGE_DIR = Path(__file__).parent
+SCRIPTS_DIR = PACKAGE_DIR.parent
+WORKFLOW_DIR = SCRIPTS_DIR.parent.parent
+SOFTWARE = ("snakemake", "numpy", "scipy", "jinja2", "pyyaml", "matplotlib", "pillow")
+COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineage.py", "benchreport/rulejob.py"]
+# The code each stage runs: its thin script and the package modules it uses. A change to one of
+# these files re-runs that stage and what depends on it, nothing else.
+# stats.py and what it imports: the numbers of a setting.
+NUMBERS = ["benchreport/stats.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/passk.py",
+           "benchreport/settings.py"]
+# runcard.py and what it imports: the run card, its parts and its checklist.
+RUNCARD = ["benchreport/runcard.py", "benchreport/completeness.py", "benchreport/grader.py", "benchreport/provenance.py",
+           "benchreport/classify.py", "benchreport/words.py", "benchreport/secrets.py"]
+# render.py and what it imports: every stage that renders numbers as text.
+RENDER = ["benchreport/render.py", "benchreport/environment.py", "benchreport/intervals.py", *RUNCARD]
+STAGE_CODE = {
+    "ingest": ["ingest.py", "benchreport/discover.py", "benchreport/forked.py", "benchreport/classify.py", "benchreport/settings.py",
+               "benchreport/ingest.py", "benchreport/secrets.py", "benchreport/grader.py",
+               "benchreport/provenance.py"],
+    "coverage": ["coverage_grid.py", "benchreport/intervals.py", "benchreport/coverage.py"],
+    "stats": ["stats.py", *NUMBERS],
+    "trial_rows": ["trial_rows.py", *NUMBERS, *RUNCARD],
+    "report": ["report.py", *RENDER, "benchreport/html.py", "benchreport/paper.py",
+               "benchreport/templates/report.md.j2", "benchreport/templates/writeup.md.j2",
+               "../schemas/run-card.schema.json", "../schemas/benchflow-run-summary.v1.schema.json"],
+    "overview": ["overview.py", "benchreport/overview.py", *RENDER],
+    "environment": ["inspect_image.py", "benchreport/environment.py"],
+    "controls": ["run_controls.py", "benchreport/controls.py"],
+    "paper": ["paper.py", "benchreport/paper.py", *RENDER],
+    "figures": ["figures.py", "benchreport/paper.py", "benchreport/figures.py", *RENDER],
+    "html": ["html_report.py", "benchreport/html.py", "benchreport/paper.py", *RENDER,
+             "benchreport/templates/report.html.j2"],
+    "bundle": ["bundle.py", "benchreport/bundle.py", "benchreport/secrets.py", "benchreport/rocrate.py",
+               "benchreport/discover.py", "benchreport/forked.py", "benchreport/ingest.py", "benchreport/classify.py",
+               "benchreport/grader.py", "benchreport/provenance.py", "benchreport/settings.py"],
+    "compare": ["compare.py", "benchreport/compare.py", "benchreport/paired.py", *RENDER],
+}
+
+
+def results_dir_of(path: Path) -> Path:
+    for parent in [path, *path.parents]:
+        if parent.name == "results":
+            return parent
+    raise ValueError(f"{path} is not under a results/ folder")
+
+
+def record_path(output: str | Path) -> Path:
+    """Where the lineage record of an output lives."""
+    output = Path(output)
+    results = results_dir_of(output)
+    return results / "lineage" / (output.relative_to(results).as_posix() + ".json")
+
+
+def stage_code(stage: str) -> dict:
+    """sha256 of each code file of a stage and one combined hash (a rule param: edits re-run)."""
+    hashes = {f"workflow/scripts/{name}": sha256_file(SCRIPTS_DIR / name) for name in sorted(COMMON + STAGE_CODE[stage])}
+    combined = hashlib.sha256(json.dumps(hashes, sort_keys=True).encode()).hexdigest()
+    return {"sha256": combined, "files": hashes}
+
+
+@functools.lru_cache(maxsize=None)
+def git_state(directory: Path) -> dict:
+    def git(*args):
+        return subprocess.run(
+            ["git", "-C", str(directory), *args], capture_output=True, text=True, timeout=30, check=True
+        ).stdout.strip()
+
+    try:
+        return {"commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "dirty": None, "note": "not a git checkout"}
+
+
+@functools.lru_cache(maxsize=None)
+def software_versions() -> dict:
+    versions = {"python": platform.python_version()}
+    for name in SOFTWARE:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def input_entry(path: str, hashes: dict) -> dict:
+    """An input's path, sha256 and lineage record; `hashes` (path -> sha256) is shared by the
+    records of one job, so that each input is hashed once, not once per output."""
+    if path not in hashes:
+        hashes[path] = sha256_file(path)
+    entry = {"path": Path(path).as_posix(), "sha256": hashes[path]}
+    try:
+        record = record_path(path)
+        if record.exists():
+            entry["lineage"] = record.as_posix()
+    except ValueError:
+        pass
+    return entry
+
+
+def build_record(output: str, *, rule: str, wildcards: dict, params: dict, inputs: list[str],
+                 sources: list[dict], code: dict, workflow_dir: Path, input_hashes: dict,
+                 sources_as: str | None = None) -> dict:
+    """sources_as: another output of the same job whose record lists the job-folder files this
+    one came from (a job folder's ~4,000 sources are recorded once, not once per output)."""
+    record = {
+        "output": Path(output).as_posix(),
+        "sha256": sha256_file(output),
+        "rule": rule,
+        "wildcards": wildcards,
+        "params": params,
+        "code": {**git_state(workflow_dir), **code},
+        "software": software_versions(),
+        "inputs": [input_entry(path, input_hashes) for path in inputs],
+        "sources": sources,
+        "started_at": rulejob.STARTED_AT,
+        "recorded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+    if sources_as:
+        record["sources_as"] = Path(sources_as).as_posix()
+    return record
+
+
+def write_for_rule(smk, stage: str, sources: list[dict] | None = None, extra: dict | None = None) -> None:
+    """Write the record of every non-lineage output of a Snakemake job (called from rule scripts).
+
+    `extra` holds facts about this run that must not enter the outputs (a time of inspection)."""
+    code = stage_code(stage)
+    params = dict(smk.params.items())
+    input_hashes = {}
+    first = None  # the output whose record lists the sources; the others point to it
+    for output in smk.output:
+        if Path(output).as_posix().startswith("results/lineage/") or "/results/lineage/" in output:
+            continue
+        record = build_record(
+            output,
+            rule=smk.rule,
+            wildcards=dict(smk.wildcards.items()),
+            params=params,
+            # stamp files under .snakemake/ only tell Snakemake when to re-run; they are not data
+            inputs=[path for path in smk.input if not Path(path).as_posix().startswith(".snakemake/")],
+            sources=(sources or []) if first is None else [],
+            code=code,
+            workflow_dir=WORKFLOW_DIR,
+            input_hashes=input_hashes,
+            sources_as=first if sources else None,
+        )
+        first = first or output
+        record.update(extra or {})
+        target = record_path(output)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(dump_json(record), encoding="utf-8")
+
+
+def check_tree(output: str | Path, base: Path | None = None, depth: int = 0, lines=None, seen=None) -> tuple[bool, list[str]]:
+    """Re-hash an output, its inputs recursively, and the job-folder files; return (ok, lines)."""
+    lines = [] if lines is None else lines
+    seen = set() if seen is None else seen
+    output = Path(output)
+    base = base or results_dir_of(output.resolve()).parent
+    indent = "  " * depth
+    location = output if output.is_absolute() else base / output
+    try:
+        record_file = record_path(location)
+    except ValueError:
+        lines.append(f"{indent}{output}: not under results/, no lineage record")
+        return False, lines
+    if not record_file.exists():
+        lines.append(f"{indent}{output}: NO LINEAGE RECORD ({record_file})")
+        return False, lines
+    record = json.loads(record_file.read_text(encoding="utf-8"))
+    ok = location.exists() and sha256_file(location) == record["sha256"]
+    code = record["code"]
+    commit = (code.get("commit") or "no git")[:12] + (" (dirty)" if code.get("dirty") else "")
+    lines.append(
+        f"{indent}{'ok     ' if ok else 'CHANGED'} {output}  [rule {record['rule']}, commit {commit}, code {code['sha256'][:12]}, recorded {record['recorded_at']}]"
+    )
+    if location in seen:
+        return ok, lines
+    seen.add(location)
+    for entry in record["inputs"]:
+        path = base / entry["path"]
+        if "lineage" in entry:
+            child_ok, _ = check_tree(entry["path"], base, depth + 1, lines, seen)
+            same = path.exists() and sha256_file(path) == entry["sha256"]
+            if not same:
+                lines.append(f"{indent}  CHANGED since use: {entry['path']}")
+            ok = ok and child_ok and same
+        else:
+            same = path.exists() and sha256_file(path) == entry["sha256"]
+            lines.append(f"{indent}  {'ok     ' if same else 'CHANGED'} {entry['path']}")
+            ok = ok and same
+    if record.get("sources_as"):
+        lines.append(f"{indent}  job-folder files: those recorded for {record['sources_as']}")
+        shared_ok, _ = check_tree(record["sources_as"], base, depth + 1, lines, seen)
+        ok = ok and shared_ok
+    for source in record.get("sources", []):
+        path = Path(source["path"])
+        path = path if path.is_absolute() else base / path
+        if not path.exists():
+            status = "MISSING"
+        else:
+            same = sha256_file(path, limit=source.get("bytes")) == source["sha256"]
+            status = "ok     " if same else "CHANGED"
+        extra = f" (first {source['bytes']} bytes)" if "bytes" in source else ""
+        lines.append(f"{indent}  {status} {source['path']}{extra}")
+        ok = ok and status.strip() == "ok"
+    return ok, lines
+
+
+def closure(outputs: list[str]) -> list[str]:
+    """The outputs, everything under results/ they were computed from, and all their records."""
+    seen, pending = set(), [Path(output).as_posix() for output in outputs]
+    while pending:
+        path = pending.pop()
+        if path in seen or not Path(path).is_file():
+            continue
+        seen.add(path)
+        record = record_path(path)
+        if record.is_file():
+            seen.add(record.as_posix())
+            data = json.loads(record.read_text(encoding="utf-8"))
+            pending.extend(entry["path"] for entry in data["inputs"])
+            if data.get("sources_as"):
+                pending.append(data["sources_as"])
+    return sorted(seen)
