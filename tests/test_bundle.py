@@ -50,6 +50,7 @@ def bundle_bytes(path) -> bytes:
     return gzip.decompress(path.read_bytes())
 
 
+@pytest.mark.slow
 def test_bundle_then_verify_in_a_fresh_copy(workflow, tmp_path):
     make_jobs(workflow)
     workflow.run("bundle", roots=["jobs"])

@@ -6,6 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from benchflow_synth import write_matrix
 from benchreport import controls
 from conftest import EXAMPLE
@@ -54,6 +56,7 @@ def test_real_control_folders_gate_an_agent_run(workflow):
     assert summary["counts"]["trials"] == 9 and summary["counts"]["tasks"] == 3
 
 
+@pytest.mark.slow
 def test_failed_controls_leave_the_task_out_or_warn(workflow):
     shutil.copytree(EXAMPLE / "benchflow-samples", workflow.path / "jobs" / "samples")
     # the real oracle-matrix: spec-pass passes 2/2, spec-partial scores 0.5 (oracle fails) 2/2

@@ -194,6 +194,7 @@ def test_a_grid_of_another_shape_or_seed_is_refused():
 
 # --- the workflow ---
 
+@pytest.mark.slow
 def test_one_grid_per_shape_which_an_edited_reward_does_not_recompute(workflow):
     roots = []
     for name in ("benchflow-real-jobs", "benchflow-samples", "generated"):

@@ -143,6 +143,7 @@ def private_scripts(tmp_path: Path) -> Path:
     return scripts
 
 
+@pytest.mark.slow
 def test_cluster_generic_run_matches_local_run(workflow, real_jobs, tmp_path):
     configfile = prepare(workflow, real_jobs)
     # the local run gets its own copy, laid out the same way in another folder

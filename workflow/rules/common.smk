@@ -407,6 +407,7 @@ def get_final_outputs(wildcards):
         "results/comparisons/comparisons.md",
         "results/paper/settings.csv",
         "results/report.html",
+        "results/trials.csv",
     ]
     if RUN_CONTROLS["enabled"]:
         outputs += [f"results/controls/run-{kind}.json" for kind in controls.KINDS]
