@@ -8,6 +8,7 @@ only) and blocks every socket, so a missing file fails the test instead of reach
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import socket
@@ -102,7 +103,6 @@ def test_one_action_per_rule_job_with_times_agent_and_checksums(crate_dir):
     assert set(ids(root["hasPart"])) == files - {"ro-crate-metadata.json", "MANIFEST.sha256"}
     assert graph["README.md"]["about"] == {"@id": "./"} and graph["README.md"]["encodingFormat"] == "text/markdown"
     for name in ids(root["hasPart"]):
-        import hashlib
         assert graph[name]["sha256"] == hashlib.sha256((crate_dir / name).read_bytes()).hexdigest(), name
     assert graph["results/paper/forest.svg"]["encodingFormat"] == "image/svg+xml"
     # one CreateAction per rule job: the lineage records' (rule, wildcards)

@@ -13,9 +13,12 @@ import jsonschema
 LONGEST = 120  # characters of a value quoted back
 
 
-def short(value) -> str:
-    text = repr(value)
+def clip(text: str) -> str:
     return text if len(text) <= LONGEST else text[: LONGEST - 3] + "..."
+
+
+def short(value) -> str:
+    return clip(repr(value))
 
 
 def describe(error: jsonschema.ValidationError) -> list[str]:
@@ -37,7 +40,7 @@ def describe(error: jsonschema.ValidationError) -> list[str]:
         head = f"config: {where}: {short(error.instance)} is not of type {error.validator_value}"
         tail = None
     else:
-        head = f"config: {where or '(top level)'}: {short(error.message)}"
+        head = f"config: {where or '(top level)'}: {clip(error.message)}"
         tail = None
     lines = [head] + ([tail] if tail else [])
     if "description" in schema:
