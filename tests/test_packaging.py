@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -87,7 +88,14 @@ def test_the_wheel_installs_the_command_in_a_fresh_venv(tmp_path):
     """pip builds the wheel from the tree (setuptools from the index, as `pip install .` does); it
     holds the package with its templates and the pins, and pip installs a `benchreport` command
     that runs from another folder."""
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path), str(REPO)],
+    source = tmp_path / "source"  # a copy: setuptools writes build/ beside pyproject.toml
+    for name in ("pyproject.toml", "README.md", "LICENSE", "requirements.txt", "requirements-test.txt",
+                 "requirements-slurm.txt"):
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / name, source / name)
+    shutil.copytree(REPO / "workflow" / "scripts" / "benchreport", source / "workflow" / "scripts" / "benchreport",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path), str(source)],
                            capture_output=True, text=True, timeout=600)
     assert built.returncode == 0, built.stderr
     wheel = next(tmp_path.glob("benchreport-*.whl"))
