@@ -201,7 +201,7 @@ def test_cluster_generic_run_matches_local_run(workflow, real_jobs, tmp_path):
         ran_remote[request["rule"]] = ran_remote.get(request["rule"], 0) + 1
     assert ran_remote == {"ingest": 4, "coverage_grid": 2, "stats": 4, "trial_rows": 4, "report": 4, "comparisons": 1,
                           "overview": 1,
-                          "paper": 1, "figures": 1, "html_report": 1}
+                          "paper": 1, "figures": 1, "html_report": 1, "trials_table": 1}
     assert not MUST_STAY_LOCAL & set(ran_remote)
     # ... and the local rules ran in snakemake's own process: printed as local, never submitted
     assert len(re.findall(r"^localrule inspect_image:", log, re.MULTILINE)) == 2  # bf__tiny-hello, bf__tiny-hello-net
