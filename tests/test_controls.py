@@ -6,6 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from benchflow_synth import write_matrix
 from benchreport import controls
 from conftest import EXAMPLE
@@ -115,6 +117,7 @@ def test_a_control_covers_only_the_task_version_it_ran_on(workflow):
     assert "Not covered by a control: two-versions on digest 22222222…, 1 trial" in report
 
 
+@pytest.mark.slow
 def test_failed_controls_leave_the_task_out_or_warn(workflow):
     shutil.copytree(EXAMPLE / "benchflow-samples", workflow.path / "jobs" / "samples")
     # the real oracle-matrix: spec-pass passes 2/2, spec-partial scores 0.5 (oracle fails) 2/2

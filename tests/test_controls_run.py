@@ -34,7 +34,8 @@ def ready() -> str | None:
 REASON = ready()
 if REASON and os.environ.get("BENCHREPORT_CI") == "1":
     pytest.fail(f"CI: {REASON}", pytrace=False)
-pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
+# slow: real BenchFlow runs on Docker (CI runs them with -m slow)
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(REASON is not None, reason=REASON or "")]
 
 
 def test_workflow_runs_missing_controls_with_benchflow(workflow):

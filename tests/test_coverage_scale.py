@@ -203,6 +203,7 @@ def test_settings_with_the_same_tries_profile_share_one_design_file():
 
 # --- the workflow ---
 
+@pytest.mark.slow
 def test_one_grid_per_shape_which_an_edited_reward_does_not_recompute(workflow):
     roots = []
     for name in ("benchflow-real-jobs", "benchflow-samples", "generated"):

@@ -34,7 +34,7 @@ from benchflow_synth import write_matrix
 from conftest import REPO, Workflow, copy_workflow
 
 CLUSTER = REPO / "tests" / "cluster"
-RULE_FILES = [REPO / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
+RULE_FILES = [REPO / "workflow" / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
 # rules that must never be submitted: they need the local Docker daemon / BenchFlow, or do nothing
 MUST_STAY_LOCAL = {"inspect_image", "run_controls", "bundle", "all"}
 TASKS = ["tiny-hello", "tiny-hello-net"]  # the tasks of the real oracle and nop folders used below
@@ -128,7 +128,7 @@ def lineage_without_times(results: Path) -> dict[str, dict]:
     records = {}
     for path in sorted((results / "lineage").rglob("*.json")):
         record = json.loads(path.read_text(encoding="utf-8"))
-        for key in ("recorded_at", "inspected_at"):
+        for key in ("started_at", "recorded_at", "inspected_at"):
             record.pop(key, None)
         records[path.relative_to(results).as_posix()] = record
     return records
@@ -143,6 +143,7 @@ def private_scripts(tmp_path: Path) -> Path:
     return scripts
 
 
+@pytest.mark.slow
 def test_cluster_generic_run_matches_local_run(workflow, real_jobs, tmp_path):
     configfile = prepare(workflow, real_jobs)
     # the local run gets its own copy, laid out the same way in another folder
@@ -200,7 +201,7 @@ def test_cluster_generic_run_matches_local_run(workflow, real_jobs, tmp_path):
         ran_remote[request["rule"]] = ran_remote.get(request["rule"], 0) + 1
     assert ran_remote == {"ingest": 4, "coverage_grid": 2, "stats": 4, "trial_rows": 4, "report": 4, "comparisons": 1,
                           "overview": 1,
-                          "paper": 1, "figures": 1, "html_report": 1}
+                          "paper": 1, "figures": 1, "html_report": 1, "trials_table": 1}
     assert not MUST_STAY_LOCAL & set(ran_remote)
     # ... and the local rules ran in snakemake's own process: printed as local, never submitted
     assert len(re.findall(r"^localrule inspect_image:", log, re.MULTILINE)) == 2  # bf__tiny-hello, bf__tiny-hello-net

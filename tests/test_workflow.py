@@ -122,6 +122,7 @@ def test_reruns_only_what_changed(workflow, real_jobs):
         f"reports/{nop_tc}/run-summary.json",
         "index.md",
         "exclusions.tsv",
+        "trials.csv",
         *(f"paper/{n}" for n in ("settings.md", "settings.csv", "settings.tex", "comparisons.md", "comparisons.csv",
                                  "comparisons.tex", "figures.json", "forest.svg", "forest.png", "heatmap.svg",
                                  "heatmap.png", "cost.svg", "cost.png")),

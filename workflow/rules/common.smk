@@ -4,12 +4,28 @@ import os
 import sys
 from pathlib import Path
 
+import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-sys.path.insert(0, str(Path(workflow.basedir, "workflow", "scripts")))
+# The package beside the rules (workflow/scripts), found from this file rather than from the main
+# Snakefile, which is the user's own when this workflow runs as a module (workflow.source_path
+# would hand back a cached copy of one file, not the folder). It goes first for the scripts of
+# the rules too, through PYTHONPATH (Snakemake appends a script's folder after site-packages), so
+# the code that runs is the code the lineage hashes even where another benchreport is installed:
+# a bundle's re-run runs the bundle's code. PYTHONPATH is set here, not required of the user.
+SCRIPTS_DIR = Path(
+    workflow.current_basedir.get_path_or_uri(secret_free=True), "..", "scripts"
+).resolve()
+sys.path.insert(0, str(SCRIPTS_DIR))
+os.environ.update(
+    PYTHONPATH=os.pathsep.join(
+        filter(None, [str(SCRIPTS_DIR), os.getenv("PYTHONPATH")])
+    )
+)
 
 from benchreport import (
+    configcheck,
     controls,
     discover,
     environment,
@@ -19,6 +35,14 @@ from benchreport import (
 )  # noqa: E402
 import coverage_grid as coverage_shapes  # noqa: E402 (workflow/scripts/coverage_grid.py)
 
+# The key, what is wrong and what is allowed, rather than Snakemake's message, which quotes the
+# whole schema; then Snakemake's validate, which fills in the defaults.
+CONFIG_SCHEMA = Path(SCRIPTS_DIR, "..", "..", "config", "schema.yaml")
+CONFIG_PROBLEMS = configcheck.problems(
+    config, yaml.safe_load(CONFIG_SCHEMA.read_text(encoding="utf-8"))
+)
+if CONFIG_PROBLEMS:
+    raise WorkflowError("\n".join(CONFIG_PROBLEMS))
 validate(config, schema="../../config/schema.yaml")
 
 
@@ -470,6 +494,7 @@ def get_final_outputs(wildcards):
         "results/comparisons/comparisons.md",
         "results/paper/settings.csv",
         "results/report.html",
+        "results/trials.csv",
     ]
     if RUN_CONTROLS["enabled"]:
         outputs += [f"results/controls/run-{kind}.json" for kind in controls.KINDS]

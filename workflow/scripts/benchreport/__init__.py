@@ -5,4 +5,47 @@ render, lineage); the Snakemake rule scripts beside it only read their inputs, c
 write. Tests import the same functions.
 """
 
+from typing import NamedTuple
+
 __version__ = "0.1.0"
+
+
+class Results(NamedTuple):
+    """What load() returns: pandas DataFrames."""
+
+    trials: "pandas.DataFrame"  # noqa: F821 (pandas is imported by load() alone)
+    settings: "pandas.DataFrame"  # noqa: F821
+    exclusions: "pandas.DataFrame"  # noqa: F821
+
+
+def load(results_dir="results") -> Results:
+    """A results folder as pandas DataFrames, the way Inspect's samples_df hands out its samples:
+    `trials` (one row per trial, the columns of results/trials.csv, typed and unescaped),
+    `settings` (one row per setting: what defines it, its counts, pass rate and headline
+    interval, from reports/*/summary.json) and `exclusions` (results/exclusions.tsv).
+
+    pandas is imported here, not by the workflow's rules, which never need it."""
+    import json
+    from pathlib import Path
+
+    import pandas
+
+    from .trials_table import SETTING_FIELDS, rows
+
+    results = Path(results_dir)
+    reports = sorted(path.parent for path in (results / "reports").glob("*/summary.json"))
+    summaries = [json.loads((report / "summary.json").read_text(encoding="utf-8")) for report in reports]
+    trials = [json.loads((report / "trials.json").read_text(encoding="utf-8")) for report in reports]
+    settings = [
+        {"setting": summary["setting"], "description": summary["description"],
+         **{field: summary["settings"].get(field) for field in SETTING_FIELDS},
+         **summary["counts"], "pass_rate": summary["pass_rate"]["value"],
+         "pass_rate_over_trials": summary["pass_rate_over_trials"], "mean_reward": summary["mean_reward"],
+         **{f"headline_{key}": (summary["headline"] or {}).get(key) for key in ("method", "low", "high")}}
+        for summary in summaries
+    ]
+    return Results(
+        trials=pandas.DataFrame(rows(list(zip(summaries, trials, strict=True)))),
+        settings=pandas.DataFrame(settings),
+        exclusions=pandas.read_csv(results / "exclusions.tsv", sep="\t", dtype=str, keep_default_na=False),
+    )

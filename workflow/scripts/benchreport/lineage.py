@@ -3,7 +3,8 @@
 A record sits at results/lineage/<path under results>.json. It names the rule, the code (git
 commit, whether the tree was dirty, the sha256 of every source file used), the params, the
 software versions, every input under results/ with its sha256 and its own record, and for
-ingest the job-folder files read. Records carry the time they were written; outputs never do.
+ingest the job-folder files read. Records carry the time their job started and the time they
+were written; outputs never do.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import platform
 import subprocess
 from pathlib import Path
 
+from . import rulejob
 from .files import dump_json, sha256_file
 
 PACKAGE_DIR = Path(__file__).parent
@@ -61,6 +63,7 @@ STAGE_CODE = {
                "benchreport/discover.py", "benchreport/forked.py", "benchreport/ingest.py", "benchreport/classify.py",
                "benchreport/grader.py", "benchreport/provenance.py", "benchreport/settings.py"],
     "compare": ["compare.py", "benchreport/compare.py", "benchreport/paired.py", "benchreport/intervals.py", *PRESENT],
+    "trials_table": ["trials_table.py", "benchreport/trials_table.py"],
 }
 
 
@@ -139,6 +142,7 @@ def build_record(output: str, *, rule: str, wildcards: dict, params: dict, input
         "software": software_versions(),
         "inputs": [input_entry(path, input_hashes) for path in inputs],
         "sources": sources,
+        "started_at": rulejob.STARTED_AT,
         "recorded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
     if sources_as:

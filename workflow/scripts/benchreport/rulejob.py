@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import datetime
 import gc
 import sys
+
+# When this process's rule job began (start()), for its lineage records and the RO-Crate's actions.
+STARTED_AT: str | None = None
 
 
 def start(snakemake):
@@ -15,6 +19,8 @@ def start(snakemake):
     again for nothing (0.3 s of the 2.4 s stats takes for a setting of 25,000 trials). The few
     cycles a job makes (matplotlib's figures) are freed when it exits.
     """
+    global STARTED_AT
+    STARTED_AT = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     log = open(snakemake.log[0], "w")
     sys.stderr = log
     gc.disable()

@@ -1,0 +1,25 @@
+# results/trials.csv: every trial of every setting, one row each (benchreport.trials_table)
+rule trials_table:
+    input:
+        summaries=lambda wildcards: [
+            f"results/reports/{setting}/summary.json"
+            for setting in sorted(settings_map())
+        ],
+        trials=lambda wildcards: [
+            f"results/reports/{setting}/trials.json"
+            for setting in sorted(settings_map())
+        ],
+    output:
+        table="results/trials.csv",
+        lineage_table=lineage_of("results/trials.csv"),
+    log:
+        "logs/trials_table/all.log",
+    conda:
+        "../envs/benchreport.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+    params:
+        code=CODE["trials_table"],
+    script:
+        "../scripts/trials_table.py"
