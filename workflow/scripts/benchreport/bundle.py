@@ -253,6 +253,9 @@ class Bundle(Mapping):
         self.extra[name] = data
         self.hashes[name] = hashlib.sha256(data).hexdigest()
 
+    # the RO-Crate writer adds its README like an entry of a dict
+    __setitem__ = add
+
 
 def redact_names(names, known: list[str]) -> tuple[dict[str, str], list[dict]]:
     """name -> its redacted name (a secret in a file or folder name), and one hit row per name.
