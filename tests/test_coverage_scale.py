@@ -147,7 +147,7 @@ def stats_shape(setting, trials, on_failure):
         raise AskedFor(profile)
 
     params = {"seed": 1, "resamples": 200, "confidence": 0.95, "min_trials_per_task": 3,
-              "coverage_simulations": 200, "failed_control": on_failure}
+              "coverage_simulations": 200, "controls": {"on_failure": on_failure, "on_unverified": "keep"}}
     try:
         setting_stats(setting, trials, params, grid_for)
     except AskedFor as asked:

@@ -132,7 +132,7 @@ def test_workflow_reports_the_environment_as_built(workflow, real_jobs, image, t
     report = workflow.read(f"reports/{setting}/report.md")
     assert f"| tiny-hello | {image} | task definition" in report
     assert docker_id(image) in report
-    assert "image missing: BenchFlow removes its bf__&lt;task&gt; images" in report
+    assert "image missing: BenchFlow removes its bf\\_\\_&lt;task&gt; images" in report
     # the inspection time is in the lineage record, never in the output
     record_file = next((workflow.results / "environment/images").glob("benchreport-test*.json"))
     lineage = json.loads((workflow.results / "lineage/environment/images" / (record_file.name + ".json")).read_text())

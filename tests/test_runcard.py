@@ -206,8 +206,9 @@ def test_a_jobs_run_summary_agrees_with_benchflows_summary_json(which, request):
 
 
 def test_a_gate_sets_the_exit_code():
-    trials = [{"outcome": "passed", "reward": 1.0}, {"outcome": "errored", "reward": None, "error_category": "timeout"},
-              {"outcome": "unscored", "reward": None}]
+    trials = [{"outcome": "passed", "reward": 1.0, "timed_out": False},
+              {"outcome": "errored", "reward": None, "error_category": "timeout", "timed_out": True},
+              {"outcome": "unscored", "reward": None, "timed_out": False}]
     summary = trial_rows.run_summary(trials, job_dir=None, job_name="s", gate={"fail_under": 0.5, "fail_on": ["errored", "nonsense"]})
     assert (summary["total"], summary["passed"], summary["errored"], summary["timed_out"]) == (3, 1, 2, 1)
     assert summary["gate"] == {"fail_under": 0.5, "fail_on": ["errored"], "failed": ["pass rate 33.3% is under 50.0%", "2 errored trials"]}

@@ -172,7 +172,7 @@ def test_broken_files_reach_the_ledger_and_the_rest_reports(workflow, real_jobs)
     # the rest still reports: the other two trials of that folder and every other folder
     assert oracle["counts"]["trials"] == 10
     index = workflow.read("index.md")
-    assert "19 attempt folders found: 17 counted in a report, 0 interrupted and 2 unusable" in index
+    assert "19 attempt folders found: 17 counted in a report, 0 interrupted, 2 unusable" in index
     assert "the counts add up" in index
 
 

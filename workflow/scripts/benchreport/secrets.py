@@ -49,7 +49,7 @@ SHAPES = [
 SHAPES = [(kind, prefixes, re.compile(pattern, re.S)) for kind, prefixes, pattern in SHAPES]
 ATTEMPT_SUFFIX = re.compile(r"__[0-9a-f]{8}$")  # BenchFlow's attempt folders are <task>__<8 hex>
 # a shape starts here, not inside a word ("__" before it is a file name's; "desk-" is not "sk-")
-WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
+WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 SECRET_WORDS = ("api_key", "api-key", "apikey", "access_key", "access-key", "secret_key", "secret-key", "private_key",
                 "private-key", "secret", "password", "passwd", "passphrase", "token", "credential", "credentials",
                 "authorization")
