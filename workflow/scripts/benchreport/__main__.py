@@ -9,7 +9,6 @@ import argparse
 import sys
 
 from . import agreement
-from .interval import DEFAULTS
 from .lineage import check_number, check_tree
 from .verify import MAX_BYTES, MAX_RATIO, verify
 
@@ -39,9 +38,10 @@ def main(argv=None) -> int:
     agree.add_argument("results", nargs="?", default="results", help="a results/ folder (default: results)")
     interval = commands.add_parser("interval", help="the headline interval of runs given as JSON lines")
     interval.add_argument("file", nargs="?", default="-", help="JSON lines, one run each (default: stdin)")
-    interval.add_argument("--confidence", type=float, default=DEFAULTS["confidence"])
-    interval.add_argument("--seed", type=int, default=DEFAULTS["seed"])
-    interval.add_argument("--simulations", type=int, default=DEFAULTS["coverage_simulations"])
+    # defaults: the workflow's (interval.DEFAULTS), filled in below so that --help imports no numpy
+    interval.add_argument("--confidence", type=float, help="default: the workflow's statistics.confidence")
+    interval.add_argument("--seed", type=int, help="default: the workflow's statistics.seed")
+    interval.add_argument("--simulations", type=int, help="default: the workflow's statistics.coverage_simulations")
     args = parser.parse_args(argv)
     if args.command == "check":
         checked, findings = agreement.check(args.results)
@@ -49,6 +49,11 @@ def main(argv=None) -> int:
         print(f"{checked:,} comparisons, {len(findings):,} disagreements")
         return 1 if findings else 0
     if args.command == "interval":
+        from .interval import DEFAULTS
+
+        for name, key in (("confidence", "confidence"), ("seed", "seed"), ("simulations", "coverage_simulations")):
+            if getattr(args, name) is None:
+                setattr(args, name, DEFAULTS[key])
         return print_headlines(args)
     if args.command == "verify":
         return verify(args.bundle, args.cores, run_bundled_code=args.run_bundled_code, max_bytes=args.max_bytes,

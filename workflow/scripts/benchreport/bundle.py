@@ -105,7 +105,9 @@ def code_files(workflow_dir: Path) -> dict:
         base = workflow_dir / name
         paths = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else []
         for path in paths:
-            if "__pycache__" not in path.parts:
+            # compiled modules and the metadata `pip install -e .` leaves beside the package are
+            # not code that ran
+            if not any(part == "__pycache__" or part.endswith(".egg-info") for part in path.parts):
                 files[path.relative_to(workflow_dir).as_posix()] = ("file", str(path))
     return files
 

@@ -53,17 +53,25 @@ class JobFolder:
         return Path(self.root) / self.relpath
 
 
+# a secret redacted before this read (a bundle's inputs): counted as found again, so that a re-run
+# from redacted inputs writes the same ledger rows as the run that redacted them
+REDACTED_MARK = re.compile(r"\[REDACTED:([^\]]+)\]")
+
+
 def redact_text(text: str, known_values=()) -> tuple[str, list[str]]:
-    """A string with every secret secrets.find sees in it replaced by its label, and the kinds."""
+    """A string with every secret secrets.find sees in it replaced by its label, and the kinds
+    (those of labels already in it included), in the order they stand."""
     spans = find(text, known_values)
+    marks = [(match.start(), match.group(1)) for match in REDACTED_MARK.finditer(text)]
     if not spans:
-        return text, []
+        return text, [kind for _, kind in marks]
     pieces, last = [], 0
     for start, end, kind in spans:
         pieces += [text[last:start], f"[REDACTED:{kind}]"]
         last = end
     pieces.append(text[last:])
-    return "".join(pieces), [kind for _, _, kind in spans]
+    found = sorted([(start, kind) for start, _, kind in spans] + marks)
+    return "".join(pieces), [kind for _, kind in found]
 
 
 def safe_part(part: str) -> tuple[str, str, list[str]]:

@@ -63,7 +63,7 @@ STAGE_CODE = {
                "benchreport/discover.py", "benchreport/forked.py", "benchreport/ingest.py", "benchreport/classify.py",
                "benchreport/grader.py", "benchreport/provenance.py", "benchreport/settings.py"],
     "compare": ["compare.py", "benchreport/compare.py", "benchreport/paired.py", "benchreport/intervals.py", *PRESENT],
-    "trials_table": ["trials_table.py", "benchreport/trials_table.py"],
+    "trials_table": ["trials_table.py", "benchreport/trials_table.py", "benchreport/present.py"],
 }
 
 

@@ -102,13 +102,16 @@ def code(value) -> str:
     return "`" + text.replace("`", "'").replace("\r", " ").replace("\n", " ").replace("|", "\\|") + "`"
 
 
-def spreadsheet_cell(value) -> str:
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_cell(value):
     """A CSV/TSV cell that a spreadsheet will not run as a formula: a text starting with = + - @,
     a tab or a carriage return gets a leading apostrophe (the OWASP rule). Numbers are written as
     numbers, so negative values stay negative."""
     if value is None:
         return ""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
+        return value
     text = str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    return "'" + text if text.startswith(FORMULA_START) else text

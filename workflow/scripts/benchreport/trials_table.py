@@ -13,9 +13,10 @@ import csv
 import io
 import json
 
+from .present import spreadsheet_cell
+
 SETTING_FIELDS = ("agent", "harness_version", "model", "reasoning_effort", "dataset", "benchflow_version",
                   "sandbox", "control")
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def flat(value):
@@ -39,13 +40,8 @@ def rows(settings: list[tuple[dict, dict]]) -> list[dict]:
 
 
 def spreadsheet_safe(value):
-    """A cell: numbers as they are, text (quoted in the file) with a formula start escaped."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return value
-    if value is None:
-        return ""
-    text = ("true" if value else "false") if isinstance(value, bool) else str(value)
-    return "'" + text if text.startswith(FORMULA_START) else text
+    """A cell: numbers as they are, booleans as true/false, text with a formula start escaped."""
+    return spreadsheet_cell(("true" if value else "false") if isinstance(value, bool) else value)
 
 
 def render_csv(table: list[dict]) -> str:
