@@ -33,7 +33,6 @@ import time
 import zlib
 from pathlib import Path, PurePosixPath
 
-import yaml
 
 from .lineage import WORKFLOW_DIR
 
@@ -187,6 +186,8 @@ def check_manifest(listed: dict[str, str], hashes: dict[str, str]) -> list[str]:
 def rerun_config(data: bytes, labels: list[str]) -> tuple[dict, list[str]]:
     """The bundled config with every key that runs a command switched off, and what was refused.
     Job roots must be the bundled ones (jobs/<label>)."""
+    import yaml  # here, so that `benchreport --help` needs none of the run-time dependencies
+
     try:
         config = yaml.safe_load(data)
     except yaml.YAMLError as exc:
