@@ -2,7 +2,7 @@
 """Deterministic generator of BenchFlow 0.7.12 job folders (synthetic, for tests and the example).
 
 The files it writes copy the shapes of real BenchFlow 0.7.12.dev2426 output
-(``/work/shared/benchflow-real-jobs`` and ``benchflow-samples/v0.7.12-real``): the same key
+(``resources/example/benchflow-real-jobs`` and ``resources/example/benchflow-samples/v0.7.12-real``): the same key
 sets in the same order, ``json.dumps(..., indent=2)`` layout, the same trailing-newline habits,
 ``str(datetime)`` timestamps with a space separator, ``<task>__<8 hex>`` attempt folders.
 Everything is a pure function of the arguments: seeds go through ``random.Random``, the 8-hex

@@ -12,12 +12,11 @@ from pathlib import Path
 import benchflow_synth as synth
 import pytest
 from benchreport import grader, render
-from conftest import EXAMPLE, REPO
+from conftest import EXAMPLE
 
-SHARED = REPO.parent / "shared"
 REAL_ROOTS = [
-    SHARED / "benchflow-real-jobs" if (SHARED / "benchflow-real-jobs").is_dir() else EXAMPLE / "benchflow-real-jobs",
-    SHARED / "benchflow-samples" / "v0.7.12-real" if (SHARED / "benchflow-samples").is_dir() else EXAMPLE / "benchflow-samples" / "v0.7.12-real",
+    EXAMPLE / "benchflow-real-jobs",
+    EXAMPLE / "benchflow-samples" / "v0.7.12-real",
 ]
 
 

@@ -18,7 +18,6 @@ import pytest
 from conftest import EXAMPLE, REPO, copy_workflow
 
 SCHEMAS = REPO / "workflow" / "schemas"
-SHARED_RUN_SUMMARY = REPO.parent / "shared" / "benchflow-samples" / "v0.9-index-schemas" / "benchflow-run-summary.v1.schema.json"
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +67,7 @@ def test_every_report_ends_with_the_ten_part_checklist(ran):
 def test_run_card_and_run_summary_validate(ran):
     _, reports = ran
     card_schema = load(SCHEMAS / "run-card.schema.json")
-    summary_schema = load(SHARED_RUN_SUMMARY if SHARED_RUN_SUMMARY.is_file() else SCHEMAS / "benchflow-run-summary.v1.schema.json")
+    summary_schema = load(SCHEMAS / "benchflow-run-summary.v1.schema.json")
     for entry in reports.values():
         jsonschema.Draft202012Validator(card_schema).validate(entry["card"])
         jsonschema.Draft202012Validator(summary_schema).validate(entry["run_summary"])

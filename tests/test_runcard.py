@@ -1,5 +1,5 @@
 """run-card.json, the run summary in BenchFlow's form, the benchmark version and the completeness
-checklist, on the real BenchFlow job folders in ../shared and on generated jobs with a rubric
+checklist, on the real BenchFlow job folders in resources/example and on generated jobs with a rubric
 reviewer, a dataset version, a budget stop and an unpriced model.
 
 The pipeline is today's discover -> ingest -> stats, with the job files the new extractors need
@@ -32,15 +32,14 @@ from benchreport import (
     trial_rows,
 )
 from conftest import REPO
-from test_grader import REAL_ROOTS, SHARED, load, review_listing
+from test_grader import REAL_ROOTS, load, review_listing
 
 NOP = ("nop-acp", "nop-acp-tc")
 PARAMS = {"seed": 7, "resamples": 300, "confidence": 0.95, "min_trials_per_task": 3,
           "coverage_simulations": 300, "controls": {"on_failure": "exclude", "on_unverified": "keep"}}
 CARD_SCHEMA = load(REPO / "workflow" / "schemas" / "run-card.schema.json")
 RUN_SUMMARY_SCHEMA_COPY = REPO / "workflow" / "schemas" / "benchflow-run-summary.v1.schema.json"
-RUN_SUMMARY_SCHEMA_SHARED = SHARED / "benchflow-samples" / "v0.9-index-schemas" / "benchflow-run-summary.v1.schema.json"
-RUN_SUMMARY_SCHEMA = load(RUN_SUMMARY_SCHEMA_SHARED if RUN_SUMMARY_SCHEMA_SHARED.is_file() else RUN_SUMMARY_SCHEMA_COPY)
+RUN_SUMMARY_SCHEMA = load(RUN_SUMMARY_SCHEMA_COPY)  # BenchFlow's published v1 schema, copied verbatim
 REAL = [REAL_ROOTS[0], REAL_ROOTS[1].parent]  # benchflow-real-jobs, benchflow-samples (all of it)
 TOKEN_FIELDS = {"input": "n_input_tokens", "output": "n_output_tokens", "cache_read": "n_cache_read_tokens",
                 "cache_creation": "n_cache_creation_tokens", "total": "total_tokens"}
@@ -113,12 +112,6 @@ def job_paths(built: dict, entry: dict) -> list[Path]:
 
 # ------------------------------------------------------------------------------------------
 # schemas
-
-
-def test_the_committed_run_summary_schema_is_benchflows():
-    if not RUN_SUMMARY_SCHEMA_SHARED.is_file():
-        pytest.skip("../shared is not here to compare with")
-    assert RUN_SUMMARY_SCHEMA_COPY.read_bytes() == RUN_SUMMARY_SCHEMA_SHARED.read_bytes()
 
 
 def test_the_report_validates_few_rows_and_still_sees_a_bad_one(generated):
