@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .files import BadFile, locate, printable, sha256_bytes, sha256_file
 from .forked import can_fork, forked_map
-from .secrets import find
+from .secrets import find, replace_spans
 
 TRIAL_MARKERS = ("result.json", "config.json", "solver.json")
 TRIAL_FILES = ("result.json", "config.json", "timing.json", "solver.json")
@@ -59,19 +59,12 @@ REDACTED_MARK = re.compile(r"\[REDACTED:([^\]]+)\]")
 
 
 def redact_text(text: str, known_values=()) -> tuple[str, list[str]]:
-    """A string with every secret secrets.find sees in it replaced by its label, and the kinds
-    (those of labels already in it included), in the order they stand."""
+    """secrets.redact_text, with the kinds of labels already in the text counted too, all in the
+    order they stand."""
     spans = find(text, known_values)
     marks = [(match.start(), match.group(1)) for match in REDACTED_MARK.finditer(text)]
-    if not spans:
-        return text, [kind for _, kind in marks]
-    pieces, last = [], 0
-    for start, end, kind in spans:
-        pieces += [text[last:start], f"[REDACTED:{kind}]"]
-        last = end
-    pieces.append(text[last:])
-    found = sorted([(start, kind) for start, _, kind in spans] + marks)
-    return "".join(pieces), [kind for _, kind in found]
+    redacted = replace_spans(text, spans) if spans else text
+    return redacted, [kind for _, kind in sorted([(start, kind) for start, _, kind in spans] + marks)]
 
 
 def safe_part(part: str) -> tuple[str, str, list[str]]:

@@ -226,7 +226,8 @@ def values(text: str, known_values=()) -> set[str]:
     return {text[start:end] for start, end, _ in find(text, known_values) if propagates(text[start:end])}
 
 
-def _replace(text: str, spans: list[tuple[int, int, str]]) -> str:
+def replace_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
+    """The text with each span (find's) replaced by its label."""
     pieces, last = [], 0
     for start, end, kind in spans:
         pieces += [text[last:start], f"[REDACTED:{kind}]"]
@@ -238,7 +239,7 @@ def _replace(text: str, spans: list[tuple[int, int, str]]) -> str:
 def redact_text(text: str, known_values=()) -> tuple[str, list[str]]:
     """The text with every secret replaced, and the labels of the hits (one per hit)."""
     spans = find(text, known_values)
-    return (_replace(text, spans) if spans else text), [kind for _, _, kind in spans]
+    return (replace_spans(text, spans) if spans else text), [kind for _, _, kind in spans]
 
 
 def redact(data: bytes, known_values=()) -> tuple[bytes, list[str]]:
@@ -260,4 +261,4 @@ def redact_known(data: bytes, known_values) -> tuple[bytes, list[str]]:
     spans = [(m.start(), m.end(), label(canonical[m.group().lower()])) for m in pattern.finditer(text)]
     if not spans:
         return data, []
-    return _replace(text, spans).encode("utf-8", errors="surrogateescape"), [kind for _, _, kind in spans]
+    return replace_spans(text, spans).encode("utf-8", errors="surrogateescape"), [kind for _, _, kind in spans]
