@@ -9,11 +9,17 @@ In one run, over the same generated folders (resources/benchflow_synth.py `scale
   (c) the run after one trial's result.json changed its reward (the median of --repeats runs);
   (d) a run with nothing changed (the median of --repeats runs);
   (e) peak memory: the largest sum of RSS over the snakemake process tree (psutil, polled every
-      50 ms) and the largest single process (getrusage of the waited-for children).
-Prints b/a, c/b and d/b. Nothing is asserted: the numbers are for reading.
+      50 ms) and the largest single process (getrusage of the waited-for children);
+  (p) the peer: BenchFlow 0.7.12's own `bench eval metrics <jobs> --json` on the same folders
+      (a best-of-K score, no interval, no report), --repeats rounds interleaved with (c) and (d),
+      its median. --install-peer makes a Python 3.12 venv with BenchFlow for it
+      (benchmarks/install_peer.sh); --peer names a `bench` already installed.
+Prints b/a, b/p, c/b and d/b, and the same on CPU seconds. Nothing is asserted: the numbers are
+for reading.
 
     python benchmarks/bench_scale.py --jobs 10 --trials 100
     python benchmarks/bench_scale.py --jobs 100 --trials 1000 --requests 20 --request-kb 5
+    python benchmarks/bench_scale.py --shape 50x200 --install-peer   # one of SHAPES, with the peer
     python benchmarks/bench_scale.py ... --profile   # + dry run, discovery, ingest, stats, py-spy
 
 The snakemake runs use this interpreter. To measure the workflow with exactly what it declares
@@ -58,6 +64,16 @@ sys.path.insert(0, str(REPO / "workflow" / "scripts"))
 import benchflow_synth as synth
 
 MAX_REQUESTS = 20
+
+# The four folder shapes of the speed targets (job folders x trials, request lines x KiB per
+# trial); the last with real-sized trajectories. The generator cycles its four settings over the
+# job folders, so 50 x 200 is 200 tasks with 12-13 tries in each of four settings.
+SHAPES = {
+    "10x100": dict(jobs=10, trials=100, requests=1, request_kb=1),
+    "50x200": dict(jobs=50, trials=200, requests=1, request_kb=1),
+    "100x1000": dict(jobs=100, trials=1000, requests=1, request_kb=1),
+    "100x1000-trajectories": dict(jobs=100, trials=1000, requests=20, request_kb=5),
+}
 HERTZ = os.sysconf("SC_CLK_TCK")
 
 
@@ -229,6 +245,27 @@ def run_floor(jobs_root: Path) -> dict:
 
 # ------------------------------------------------------------------------------------------
 # (b)-(e) snakemake runs
+
+
+def install_peer(tmp: Path) -> str:
+    """BenchFlow in a Python 3.12 venv of the benchmark's own; the path of its `bench`."""
+    out = subprocess.run(["bash", str(REPO / "benchmarks" / "install_peer.sh"), str(tmp / "peer")],
+                         capture_output=True, text=True, check=True).stdout
+    return out.strip().splitlines()[-1]
+
+
+def run_peer(bench: str, jobs_root: Path) -> dict:
+    """One timed `bench eval metrics --json` over the whole jobs folder."""
+    cpu0 = children_cpu()
+    start = time.perf_counter()
+    process = subprocess.run([bench, "eval", "metrics", str(jobs_root), "--json"],
+                             capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if process.returncode != 0:
+        raise SystemExit(f"bench eval metrics failed with {process.returncode}:\n"
+                         + process.stderr[-2000:])
+    total = json.loads(process.stdout).get("total")
+    return {"wall": wall, "cpu": children_cpu() - cpu0, "trials": total}
 
 
 def copy_workflow(destination: Path, coverage_simulations: int | None = None) -> Path:
@@ -542,6 +579,12 @@ def fmt_bytes(n: float) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--shape", choices=sorted(SHAPES),
+                        help="one of the target shapes (sets --jobs, --trials, --requests, --request-kb)")
+    parser.add_argument("--peer", default=os.environ.get("BENCHREPORT_BENCH"),
+                        help="BenchFlow's `bench` to time as the peer (default: $BENCHREPORT_BENCH)")
+    parser.add_argument("--install-peer", action="store_true",
+                        help="install BenchFlow 0.7.12 in a Python 3.12 venv under --tmp for the peer")
     parser.add_argument("--jobs", type=int, default=10, help="job folders (N)")
     parser.add_argument("--trials", type=int, default=100, help="trials per job folder (M)")
     parser.add_argument("--requests", type=int, default=synth.SCALE_REQUESTS,
@@ -565,6 +608,11 @@ def main(argv=None) -> int:
     parser.add_argument("--coverage-simulations", type=int, default=None,
                         help="override statistics.coverage_simulations (default: the config's)")
     args = parser.parse_args(argv)
+    if args.shape:
+        for key, value in SHAPES[args.shape].items():
+            setattr(args, key, value)
+    if args.install_peer:
+        args.peer = install_peer(args.tmp)
 
     print("machine")
     for line in machine():
@@ -603,6 +651,13 @@ def main(argv=None) -> int:
             return None
         return workdir / f"py-spy-{label}.txt"
 
+    peers = []
+
+    def peer_round():
+        if args.peer:
+            peers.append(run_peer(args.peer, jobs_root))
+
+    peer_round()
     runs = {"cold": run_snakemake(workdir, jobs_root, "cold", spy=spy("cold"))}
     edited_runs, nochange_runs = [], []
     edited, edited_path, original, stat = edit_one_trial(jobs_root)
@@ -613,6 +668,8 @@ def main(argv=None) -> int:
             label = f"edited-{repeat}"
             runs[label] = run_snakemake(workdir, jobs_root, label, spy=spy(label))
             edited_runs.append(runs[label]["wall"])
+            if repeat > 1:
+                peer_round()
         for repeat in range(1, args.repeats + 1):
             label = f"nochange-{repeat}"
             runs[label] = run_snakemake(workdir, jobs_root, label, spy=spy(label))
@@ -634,14 +691,24 @@ def main(argv=None) -> int:
     single = max(run["max_process_rss"] for run in runs.values())
     print(f"(e) peak memory:   {fmt_bytes(peak)} summed over the process tree, "
           f"{fmt_bytes(single)} largest single process")
-    print(f"ratios: b/a = {b / a:.2f}, c/b = {c / b:.3f}, d/b = {d / b:.3f}")
+    if peers:
+        p = statistics.median(peer["wall"] for peer in peers)
+        rounds = ", ".join(f"{peer['wall']:.2f}" for peer in peers)
+        print(f"(p) BenchFlow metrics: {p:8.2f} s   median of {len(peers)} rounds "
+              f"({rounds} s; {peers[0]['trials']} trials)")
+    print(f"ratios: b/a = {b / a:.2f}, c/b = {c / b:.3f}, d/b = {d / b:.3f}"
+          + (f", b/p = {b / p:.2f}" if peers else ""))
     ca, cb = floor["cpu"], runs["cold"]["cpu"]
     cc = statistics.median(runs[f"edited-{k}"]["cpu"] for k in range(1, args.repeats + 1))
     cd = statistics.median(runs[f"nochange-{k}"]["cpu"] for k in range(1, args.repeats + 1))
+    cp = statistics.median(peer["cpu"] for peer in peers) if peers else None
     print(f"same on CPU seconds (less sensitive to other load): a {ca:.2f}, b {cb:.2f}, "
-          f"c {cc:.2f}, d {cd:.2f}; b/a = {cb / ca:.2f}, c/b = {cc / cb:.3f}, d/b = {cd / cb:.3f}")
-    print(f"targets (100 x 1,000, 2 cores): b <= 2a + 15 s = {2 * a + 15:.1f} s; "
-          f"c/b <= 0.10; d < 5 s; peak < 2 GiB")
+          f"c {cc:.2f}, d {cd:.2f}" + (f", p {cp:.2f}" if peers else "")
+          + f"; b/a = {cb / ca:.2f}, c/b = {cc / cb:.3f}, d/b = {cd / cb:.3f}"
+          + (f", b/p = {cb / cp:.2f}" if peers else ""))
+    print(f"load average when done: {os.getloadavg()[0]:.2f}")
+    print("targets (2 cores): b/p <= 1.0 at 10,000 and 100,000 trials (2.0 at 1,000); c/b <= 0.05; "
+          "d < 1 s at 1,000 trials, < 2 s at 100,000; peak tree RSS <= 1 GiB")
     print("\nper run: wall, CPU of the tree, other load, peak tree RSS, jobs run")
     for run in runs.values():
         print(f"  {run['label']:9s} {run['wall']:8.2f} s  cpu {run['cpu']:8.2f} s  "
@@ -655,7 +722,7 @@ def main(argv=None) -> int:
         print(f"    parse + DAG before the first job: {run['before_first_job']:.2f} s; "
               f"no job running for {run['no_job_running']:.2f} s of {run['wall']:.2f} s")
 
-    report = {"args": vars(args) | {"tmp": str(args.tmp)}, "floor": floors, "runs": runs,
+    report = {"args": vars(args) | {"tmp": str(args.tmp)}, "floor": floors, "runs": runs, "peer": peers,
               "edited": edited, "generated_seconds": generated, "files": files, "bytes": size}
     for label in runs:
         raw = workdir / f"py-spy-{label}.txt"
