@@ -11,7 +11,7 @@ from pathlib import Path
 
 import benchflow_synth as synth
 import pytest
-from benchreport import grader, render
+from benchreport import grader, report
 from conftest import EXAMPLE
 
 REAL_ROOTS = [
@@ -185,7 +185,7 @@ def test_trials_without_a_verdict_are_named_as_missing(review_jobs):
 
 def test_markdown_section_has_one_row_per_graded_trial(review_jobs):
     description = grader.describe_grader(list(_rows(review_jobs["rubric-review"]).values()))
-    text = render.grader_markdown(description)
+    text = report.grader_markdown(description)
     rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith(("| Task", "| ---"))]
     assert len(rows) == description["graded_trials"]
     assert "| Verifier reward | Model verdict |" in text and "None" not in text

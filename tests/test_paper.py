@@ -245,7 +245,7 @@ def test_heatmap_at_many_tasks_is_one_image_and_deterministic():
 
 
 def page_of(summaries, pairs=()):
-    from benchreport import html
+    from benchreport import html_report as html
 
     data = paper.figures_data(summaries)
     svgs = {name: b"<svg xmlns='http://www.w3.org/2000/svg'/>" for name in ("forest", "heatmap", "cost")}
@@ -272,7 +272,7 @@ def test_report_page_lists_every_trial_once_when_small():
 
 
 def test_report_page_is_bounded_at_many_tries():
-    from benchreport import html
+    from benchreport import html_report as html
 
     tasks = many_tasks(250, 25)  # 6,250 trials per setting
     summaries = [summary("a-agent", tasks=tasks, cost=10.0), summary("b-agent", tasks=tasks)]

@@ -22,10 +22,10 @@ from benchreport import (
     completeness,
     discover,
     grader,
-    html,
+    html_report,
     ingest,
     provenance,
-    render,
+    report,
     runcard,
     sentences,
     stats,
@@ -242,7 +242,7 @@ def test_retries_interruptions_and_a_budget_stop_are_told_apart(generated):
     assert stop["stopped"] is True and stop["reason"] == budget["reason"]
     assert (stop["cancelled"], stop["not_started"]) == (len(budget["cancelled"]), len(budget["not_started"]))
     assert stop["not_started_tasks"] == sorted(budget["not_started"])
-    text = render.left_out_markdown(entry["card"]["left_out"])
+    text = report.left_out_markdown(entry["card"]["left_out"])
     assert f"{len(budget['not_started'])} never started (no folder)" in text
     assert f"{left_total(entry)} attempt folders found; every one is counted above." in text
 
@@ -402,13 +402,13 @@ def test_the_checklist_has_the_ten_parts_in_order_and_renders(real, generated):
         for entry in built["settings"].values():
             items = entry["card"]["completeness"]
             assert [item["part"] for item in items] == [part for part, _ in completeness.PARTS]
-            text = render.completeness_markdown(items)
+            text = report.completeness_markdown(items)
             rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith(("| Part", "| ---"))]
             assert len(rows) == 10
             for item, row in zip(items, rows):
                 assert row.startswith(f"| {item['title']} | {item['status']} |")
             assert completeness.tally(items) in text
-            page = html.completeness_html(items)
+            page = html_report.completeness_html(items)
             assert page.count("<tr class=") == 10 and "<script" not in page
 
 

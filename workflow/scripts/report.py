@@ -8,7 +8,7 @@ from benchreport import rulejob
 from benchreport.files import dump_json, load_json, write_text
 from benchreport.page import page_trials
 from benchreport.lineage import write_for_rule
-from benchreport.render import build_record, environment_rows, render_report, render_summary, render_writeup, validate_record
+from benchreport.report import build_record, environment_rows, render_report, render_summary, render_writeup, validate_record
 
 rulejob.start(snakemake)
 

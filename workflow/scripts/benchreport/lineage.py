@@ -38,7 +38,7 @@ PRESENT = ["benchreport/present.py", "benchreport/sentences.py"]
 # runcard.py and what it imports: the run card and its checklist.
 RUNCARD = ["benchreport/runcard.py", "benchreport/completeness.py", *PRESENT]
 # render.py and what it imports: the report stage's record and its Markdown.
-RENDER = ["benchreport/render.py", "benchreport/environment.py", "benchreport/record.py", "benchreport/grader.py",
+RENDER = ["benchreport/report.py", "benchreport/environment.py", "benchreport/record.py", "benchreport/grader.py",
           "benchreport/classify.py", "benchreport/provenance.py", "benchreport/secrets.py", "benchreport/files.py",
           *RUNCARD]
 STAGE_CODE = {
@@ -53,16 +53,16 @@ STAGE_CODE = {
                "benchreport/templates/report.md.j2", "../schemas/setting-result.schema.json",
                "../schemas/run-card.schema.json", "../schemas/benchflow-run-summary.v1.schema.json"],
     "overview": ["overview.py", "benchreport/overview.py", "benchreport/completeness.py", *PRESENT],
-    "environment": ["inspect_image.py", "benchreport/environment.py"],
+    "inspect_image": ["inspect_image.py", "benchreport/environment.py"],
     "controls": ["run_controls.py", "benchreport/controls.py"],
     "paper": ["paper.py", "benchreport/paper.py", *PRESENT],
     "figures": ["figures.py", "benchreport/paper.py", "benchreport/figures.py", *PRESENT],
-    "html": ["html_report.py", "benchreport/html.py", "benchreport/page.py", "benchreport/paper.py", "benchreport/completeness.py",
+    "html_report": ["html_report.py", "benchreport/html_report.py", "benchreport/page.py", "benchreport/paper.py", "benchreport/completeness.py",
              *PRESENT, "benchreport/templates/report.html.j2"],
     "bundle": ["bundle.py", "benchreport/bundle.py", "benchreport/secrets.py", "benchreport/rocrate.py",
                "benchreport/discover.py", "benchreport/forked.py", "benchreport/ingest.py", "benchreport/classify.py",
                "benchreport/grader.py", "benchreport/provenance.py", "benchreport/settings.py"],
-    "compare": ["compare.py", "benchreport/compare.py", "benchreport/paired.py", "benchreport/intervals.py", *PRESENT],
+    "comparisons": ["comparisons.py", "benchreport/comparisons.py", "benchreport/paired.py", "benchreport/intervals.py", *PRESENT],
     "trials_table": ["trials_table.py", "benchreport/trials_table.py", "benchreport/present.py"],
 }
 

@@ -21,7 +21,7 @@ EFFORT_KEYS = ("reasoning_effort", "thinking", "output_config")
 
 
 def images_not_inspected(environment) -> list[dict]:
-    """Tasks whose image was not inspected as it ran (render.environment_rows rows)."""
+    """Tasks whose image was not inspected as it ran (report.environment_rows rows)."""
     return [
         {"task": row["task"], "status": row["status"], "reason": row.get("reason")}
         for row in sorted(environment or [], key=lambda row: row["task"])
@@ -172,7 +172,7 @@ def _trials(stats: dict, grading: dict | None) -> list[dict]:
 
 def build_run_card(stats: dict, environment=None, *, min_tries: int = 3) -> dict:
     """run-card.json of one setting: stats.json with card-parts.json and trials.json merged in, plus
-    the task image rows of the report (render.environment_rows); `min_tries` is the config's
+    the task image rows of the report (report.environment_rows); `min_tries` is the config's
     statistics.min_trials_per_task. Parts that these lack are null and marked missing."""
     left = stats.get("left_out_accounting")
     if left is not None:
