@@ -12,7 +12,7 @@ and report.md; every task keeps its row, with the reward of each trial, as the t
 links), and the tables over tasks or files that repeat what the per-task tables or the ledger hold
 (comparisons, controls, what was left out, outcome differences) list at most LISTED_ROWS rows, the
 exclusion ledger LEDGER_ROWS, each saying what it leaves out and where that is. Above
-paper.HEATMAP_NAMED_TASKS tasks the heatmap's numbers are the per-task tables, not a table of
+tables.HEATMAP_NAMED_TASKS tasks the heatmap's numbers are the per-task tables, not a table of
 their own.
 
 Jinja2 autoescapes every value; the page carries a Content Security Policy that allows no script
@@ -32,7 +32,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from . import completeness, paper, sentences
+from . import completeness, sentences, tables
 from .page import LISTED_ROWS, PAGE_TRIALS, listed
 from .present import NOT_RECORDED, count, interval_text, level, method, pct, reward, signed_pp, usd
 
@@ -239,7 +239,7 @@ def global_environment(summaries: list[dict]) -> list[dict]:
     """Each distinct environment row of every setting once, with the settings it is a row of (the
     setting sections point here instead of repeating it)."""
     rows = {}
-    for summary in paper.ordered(summaries):
+    for summary in tables.ordered(summaries):
         for row in summary.get("environment") or []:
             shown = environment_row(row)
             key = (shown["task"], shown["reference"], shown["image"],
@@ -253,8 +253,8 @@ def controls_overview(summaries: list[dict]) -> list[dict]:
     """Per agent setting, its tasks' control verdicts: the failed ones first, at most LISTED_ROWS
     (the per-task tables carry every task's verdict in their Controls column)."""
     rows = []
-    for summary in paper.ordered(summaries):
-        if paper.is_control(summary):
+    for summary in tables.ordered(summaries):
+        if tables.is_control(summary):
             continue
         controls = summary.get("controls") or {}
         per_task = sorted((controls.get("per_task") or {}).items())
@@ -292,7 +292,7 @@ def controls_overview(summaries: list[dict]) -> list[dict]:
 def ledger_settings(summaries: list[dict]) -> dict[tuple[str, str], list[dict]]:
     """(job, folder) -> the settings whose summary lists that ledger row."""
     found: dict[tuple[str, str], list[dict]] = {}
-    for summary in paper.ordered(summaries):
+    for summary in tables.ordered(summaries):
         for row in summary.get("left_out") or []:
             if row.get("job"):
                 found.setdefault((row["job"], row.get("folder", "")), []).append(
@@ -304,14 +304,14 @@ def comparison_sections(comparisons: dict, summaries: list[dict]) -> list[dict]:
     by_id = {summary["setting"]: summary for summary in summaries}
     sections = []
     for pair in comparisons.get("pairs", []):
-        row = paper.comparison_row(pair)
+        row = tables.comparison_row(pair)
         per_task = pair.get("per_task", [])
         largest = len(per_task) > LISTED_ROWS
         if largest:  # the tasks that differ most, then by name
             per_task = sorted(per_task, key=lambda r: (-abs(r.get("difference") or 0), r["task"]))[:LISTED_ROWS]
         sections.append({
             "anchor": anchor("pair", pair["a"], pair["b"]),
-            "cells": paper.comparisons_cells(row),
+            "cells": tables.comparisons_cells(row),
             "a_anchor": setting_anchor(pair["a"]) if pair["a"] in by_id else None,
             "b_anchor": setting_anchor(pair["b"]) if pair["b"] in by_id else None,
             "per_task": [
@@ -334,10 +334,10 @@ def comparison_sections(comparisons: dict, summaries: list[dict]) -> list[dict]:
 
 
 def heatmap_table(figures_data: dict) -> dict | None:
-    """The heatmap's numbers as a settings-by-tasks table, up to paper.HEATMAP_NAMED_TASKS tasks
+    """The heatmap's numbers as a settings-by-tasks table, up to tables.HEATMAP_NAMED_TASKS tasks
     (above that the per-task tables hold them)."""
     heat = figures_data["heatmap"]
-    if len(heat["tasks"]) > paper.HEATMAP_NAMED_TASKS:
+    if len(heat["tasks"]) > tables.HEATMAP_NAMED_TASKS:
         return None
     rows = []
     for row in heat["rows"]:
@@ -385,7 +385,7 @@ def figure_captions(figures_data: dict) -> dict[str, str]:
         "forest": ("Pass rate per setting with its headline interval (" + "; ".join(methods) + "). Agent settings first, "
                    "controls (squares) after the dashed line."),
         "heatmap": ("Fraction of trials passed per setting and task"
-                    + (" (passed/trials in each cell)" if len(figures_data["heatmap"]["tasks"]) <= paper.HEATMAP_NAMED_TASKS
+                    + (" (passed/trials in each cell)" if len(figures_data["heatmap"]["tasks"]) <= tables.HEATMAP_NAMED_TASKS
                        else ", tasks numbered in name order")
                     + ". Hatched cells were left out of the setting's pass rate by the task's controls; "
                     "grey cells were not run."),
@@ -396,12 +396,12 @@ def figure_captions(figures_data: dict) -> dict[str, str]:
 def page_context(summaries: list[dict], pages: dict[str, dict], comparisons: dict, ledger_tsv: str,
                  figures_svg: dict[str, bytes], figures_data: dict) -> dict:
     """pages: setting -> its page_trials."""
-    ordered = paper.ordered(summaries)
-    confidence = paper.first_confidence(ordered)
+    ordered = tables.ordered(summaries)
+    confidence = tables.first_confidence(ordered)
     headline = []
-    for row in paper.setting_rows(ordered):
+    for row in tables.setting_rows(ordered):
         headline.append(row | {
-            "cells": paper.settings_cells(row),
+            "cells": tables.settings_cells(row),
             "anchor": setting_anchor(row["setting"]),
             "per_task_anchor": per_task_anchor(row["setting"]),
             "trials_anchor": trials_anchor(row["setting"]),
@@ -433,8 +433,8 @@ def page_context(summaries: list[dict], pages: dict[str, dict], comparisons: dic
         "csp": CSP,
         "page_trials": f"{PAGE_TRIALS:,}",
         "level": level(confidence),
-        "settings_note": paper.SETTINGS_NOTE,
-        "headers": paper.settings_headers(confidence),
+        "settings_note": tables.SETTINGS_NOTE,
+        "headers": tables.settings_headers(confidence),
         "headline": headline,
         "n_agents": sum(1 for row in headline if not row["control"]),
         "figures": figures,
@@ -442,9 +442,9 @@ def page_context(summaries: list[dict], pages: dict[str, dict], comparisons: dic
         "heatmap_tasks": len(figures_data["heatmap"]["tasks"]),
         "cost_rows": cost_table(figures_data),
         "cost_method": figures_data["cost"]["method"],
-        "comparison_headers": paper.comparisons_headers(confidence),
+        "comparison_headers": tables.comparisons_headers(confidence),
         "comparisons": comparison_sections(comparisons, ordered),
-        "comparisons_note": paper.COMPARISONS_NOTE,
+        "comparisons_note": tables.COMPARISONS_NOTE,
         "sections": [setting_section(summary, pages[summary["setting"]]) for summary in ordered],
         "environment": global_environment(ordered),
         "inspection": sentences.inspection(ordered[0]) if ordered else "",
