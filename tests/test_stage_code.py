@@ -5,7 +5,6 @@ after a comment is appended to one file of a copy of the workflow."""
 
 from __future__ import annotations
 
-import collections
 import json
 import subprocess
 import sys
@@ -31,18 +30,21 @@ def done(tmp_path_factory):
 
 
 def planned_jobs(workflow) -> dict[str, int]:
-    """rule -> jobs of it a dry run plans (its "Job stats" table)."""
+    """rule -> jobs of it a dry run plans (its first "Job stats" table; Snakemake prints it again
+    at the end)."""
     roots = ",".join(f'"jobs/{name}"' for name in REAL_ROOTS)
     process = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "2", "--quiet", "rules",
                               "--configfile", "settings.json", "--config", f"job_roots=[{roots}]"],
                              cwd=workflow.path, capture_output=True, text=True, timeout=600)
     assert process.returncode == 0, process.stdout + process.stderr
-    jobs = collections.Counter()
+    jobs = {}
     for line in process.stdout.splitlines():
         parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit() and parts[0] not in ("job", "total"):
-            jobs[parts[0]] += int(parts[1])
-    return dict(jobs)
+        if parts[:1] == ["total"]:
+            break
+        if len(parts) == 2 and parts[1].isdigit() and parts[0] != "job":
+            jobs[parts[0]] = int(parts[1])
+    return jobs
 
 
 def settings(workflow) -> int:

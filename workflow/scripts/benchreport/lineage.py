@@ -47,8 +47,8 @@ STAGE_SCRIPTS = {
     "trials_table": "trials_table.py",
 }
 STAGE_DATA = {
-    "report": ["benchreport/templates/report.md.j2", "../schemas/setting-result.schema.json",
-               "../schemas/run-card.schema.json", "../schemas/benchflow-run-summary.v1.schema.json"],
+    "report": ["benchreport/templates/report.md.j2", "benchreport/schemas/setting-result.schema.json",
+               "benchreport/schemas/run-card.schema.json", "benchreport/schemas/benchflow-run-summary.v1.schema.json"],
     "html_report": ["benchreport/templates/report.html.j2"],
 }
 

@@ -4,7 +4,7 @@ and report.md and writeup.md rendered from it (pure: data in, text out).
 
 The record is the one place a published number is read from: the renderers here, report.html,
 paper/ and index.md print its fields through the presentation layer (present, sentences) and
-compute nothing; workflow/schemas/setting-result.schema.json is its schema.
+compute nothing; benchreport/schemas/setting-result.schema.json is its schema.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from .record import LeftOutRow, as_json
 from .present import NOT_RECORDED, bar, cell, code, count, level, num, pct, reward, seconds, usd
 
 TEMPLATES = Path(__file__).parent / "templates"
-SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "setting-result.schema.json"
+SCHEMA = Path(__file__).resolve().parent / "schemas" / "setting-result.schema.json"
 GRADED_BY = {"script": "graded by the verifier script", "model": "graded by a model",
              "mixed": "graded partly by a model, partly by the verifier script alone"}
 

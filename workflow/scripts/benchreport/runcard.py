@@ -2,7 +2,7 @@
 
 `build_run_card(stats, environment)` over stats.json, card-parts.json (benchreport.trial_rows)
 and trials.json merged: the ten parts of a checkable result plus the completeness checklist,
-validated against workflow/schemas/run-card.schema.json. Pure functions: plain data in, plain
+validated against benchreport/schemas/run-card.schema.json. Pure functions: plain data in, plain
 data out.
 """
 
@@ -206,7 +206,7 @@ def build_run_card(stats: dict, environment=None, *, min_tries: int = 3) -> dict
     return card
 
 
-SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
+SCHEMAS = Path(__file__).resolve().parent / "schemas"  # package data: found in an installed copy too
 
 
 # Trial-row fields the card schema constrains by value: to listed values, or to null or a number
@@ -240,7 +240,7 @@ def _representatives(trials: list[dict]) -> list[dict]:
 
 def validate(card: dict) -> None:
     """Raise jsonschema.ValidationError unless the card and its run summary follow their schemas
-    (workflow/schemas/: ours, and BenchFlow's run-summary v1 as published)."""
+    (benchreport/schemas/: ours, and BenchFlow's run-summary v1 as published)."""
     import jsonschema  # a Snakemake dependency; imported here so the report stage alone pays
 
     checked = card | {"trials": _representatives(card["trials"])}
