@@ -180,7 +180,7 @@ def render_report(record: dict, card: dict, trials: dict) -> str:
     trials.json (the Trials table)."""
     differences = [(trial, sentences.bucket_difference(trial)) for trial in trials["trials"]]
     context = {
-        "r": record,
+        "record": record,
         "card": card,
         "graded_by": GRADED_BY[card["grader"]["kind"]],
         "sections": {

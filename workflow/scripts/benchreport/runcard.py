@@ -15,7 +15,9 @@ from pathlib import Path
 from . import completeness, sentences
 
 SCHEMA = "benchreport.run-card/1"
-SAMPLING_KEYS = ("temperature", "top_p", "max_tokens", "max_completion_tokens", "max_output_tokens")
+# The sampling parameters the card lists as sent: the part of what ingest reads off a request
+# (ingest.SAMPLING_KEYS, effort and thinking included) that sets how the model samples.
+SAMPLING_PARAMETERS = ("temperature", "top_p", "max_tokens", "max_completion_tokens", "max_output_tokens")
 MAX_TOKEN_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
 EFFORT_KEYS = ("reasoning_effort", "thinking", "output_config")
 
@@ -85,7 +87,7 @@ def _settings(stats: dict) -> dict:
     served = stats.get("served_models") or {}
     control = key.get("control")
     effort_sent = {name: values for name, values in sampling.items() if name in EFFORT_KEYS}
-    sampling_sent = {name: values for name, values in sampling.items() if name in SAMPLING_KEYS}
+    sampling_sent = {name: values for name, values in sampling.items() if name in SAMPLING_PARAMETERS}
     recording = stats.get("trials_recording_requests", 0)
     missing = []
     if not key.get("agent"):
