@@ -14,7 +14,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import completeness, sentences
+from . import completeness, sentences, writeup
 from .classify import interrupted_row
 from .environment import REFRESH, repo_digest_text
 from .files import dump_json
@@ -195,8 +195,8 @@ def render_report(record: dict, card: dict, trials: dict) -> str:
 
 
 def render_writeup(record: dict, card: dict) -> str:
-    """writeup.md: BenchFlow's write-up shape, a short line each (sentences.writeup)."""
-    lines = sentences.writeup(record, card)
+    """writeup.md: BenchFlow's write-up shape, a short line each (writeup.writeup)."""
+    lines = writeup.writeup(record, card)
     return "\n".join(cell(line) if line else "" for line in lines) + "\n"
 
 

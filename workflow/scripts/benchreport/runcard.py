@@ -12,7 +12,7 @@ import json
 import statistics as pystats
 from pathlib import Path
 
-from . import completeness, sentences
+from . import completeness, writeup
 
 SCHEMA = "benchreport.run-card/1"
 # The sampling parameters the card lists as sent: the part of what ingest reads off a request
@@ -202,8 +202,8 @@ def build_run_card(stats: dict, environment=None, *, min_tries: int = 3) -> dict
     }
     card["completeness"] = completeness.checklist(card)
     card["limits"] = {
-        "not_controlled": sentences.not_controlled(card),
-        "task_count": sentences.task_count_limits(card),
+        "not_controlled": writeup.not_controlled(card),
+        "task_count": writeup.task_count_limits(card),
     }
     return card
 
