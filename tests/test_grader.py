@@ -1,6 +1,6 @@
 """The grader (benchreport.grader): who graded each trial, on real BenchFlow 0.7.12 job folders
 (no model grades there: the verifier is a script, though summary.json configures a reviewer)
-and on generated jobs with an integrated rubric review (resources/benchflow_synth.py
+and on generated jobs with an integrated rubric review (resources/benchflow_synth/
 review-jobs). Expectations come from the job files, read here, not from the code under test."""
 
 from __future__ import annotations
