@@ -55,7 +55,10 @@ def find_jobs():
         jobs = stamps.find_jobs(config["job_roots"])
     except ValueError as error:
         raise WorkflowError(str(error)) from None
-    return (jobs, *stamps.refresh_states(list(jobs.values()), config["ingest"]["max_requests"]))
+    return (
+        jobs,
+        *stamps.refresh_states(list(jobs.values()), config["ingest"]["max_requests"]),
+    )
 
 
 scheduling.keep_parsed_objects()
@@ -354,7 +357,8 @@ def report_inputs(wildcards):
 
 def report_environment(wildcards):
     """Per task of the setting: its image resolution and the record that inspects it, with the
-    digests its trials in the setting's own job folders record (planning.report_environment)."""
+    digests its trials in the setting's own job folders record (planning.report_environment).
+    """
     if not config["environment"]["inspect"]:
         return []
     setting = settings_map()[wildcards.setting]

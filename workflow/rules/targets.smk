@@ -8,7 +8,9 @@ rule reports:
     input:
         user_ingests,
         lambda wildcards: [
-            path for setting in sorted(settings_map()) for path in report_files(setting)
+            path
+            for setting in sorted(settings_map())
+            for path in report_files(setting)
         ],
     localrule: True
 
