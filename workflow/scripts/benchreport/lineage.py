@@ -17,6 +17,7 @@ import importlib.metadata
 import json
 import platform
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 from . import rulejob
@@ -84,10 +85,30 @@ def code_closure(script: str) -> list[str]:
     return sorted(needed)
 
 
+@functools.lru_cache(maxsize=None)
+def stage_files(stage: str) -> tuple[str, ...]:
+    """The code a stage runs (code_closure of its script) and the templates and schemas it reads."""
+    return (*code_closure(STAGE_SCRIPTS[stage]), *STAGE_DATA.get(stage, []))
+
+
+class _StageCode(Mapping):
+    """stage -> stage_files(stage), read when first asked: the workflow asks, while an installed
+    copy of the package (the `benchreport` command) has no rule scripts beside it and never does."""
+
+    def __getitem__(self, stage: str) -> tuple[str, ...]:
+        return stage_files(stage)
+
+    def __iter__(self):
+        return iter(STAGE_SCRIPTS)
+
+    def __len__(self) -> int:
+        return len(STAGE_SCRIPTS)
+
+
 # The code each stage runs, read off the import graph of its rule script (so it cannot drift
 # from the imports): a change to one of these files re-runs that stage and what depends on it,
 # nothing else.
-STAGE_CODE = {stage: [*code_closure(script), *STAGE_DATA.get(stage, [])] for stage, script in STAGE_SCRIPTS.items()}
+STAGE_CODE = _StageCode()
 
 
 def results_dir_of(path: Path) -> Path:
@@ -106,7 +127,7 @@ def record_path(output: str | Path) -> Path:
 
 def stage_code(stage: str) -> dict:
     """sha256 of each code file of a stage and one combined hash (a rule param: edits re-run)."""
-    hashes = {f"workflow/scripts/{name}": sha256_file(SCRIPTS_DIR / name) for name in sorted(COMMON + STAGE_CODE[stage])}
+    hashes = {f"workflow/scripts/{name}": sha256_file(SCRIPTS_DIR / name) for name in sorted({*COMMON, *STAGE_CODE[stage]})}
     combined = hashlib.sha256(json.dumps(hashes, sort_keys=True).encode()).hexdigest()
     return {"sha256": combined, "files": hashes}
 
