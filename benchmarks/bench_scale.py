@@ -1,6 +1,6 @@
 """Time the whole workflow on N job folders x M trials against a bare read of the same files.
 
-In one run, over the same generated folders (resources/benchflow_synth.py `scale`):
+In one run, over the same generated folders (resources/benchflow_synth/, `scale`):
   (a) the floor: a bare script that reads and json-parses every file ingest must read (each
       attempt's result.json, config.json and timing.json, each job's summary.json, the first
       20 lines of each trajectory/llm_trajectory.jsonl), nothing else;
@@ -166,7 +166,8 @@ def generate(data: Path, args) -> float:
 def synth_digest() -> str:
     import hashlib
 
-    return hashlib.sha256((REPO / "resources" / "benchflow_synth.py").read_bytes()).hexdigest()[:16]
+    files = sorted((REPO / "resources" / "benchflow_synth").glob("*.py"))
+    return hashlib.sha256(b"".join(path.read_bytes() for path in files)).hexdigest()[:16]
 
 
 def data_size(root: Path) -> tuple[int, int, int]:

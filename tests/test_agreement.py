@@ -106,7 +106,7 @@ def test_the_check_finds_each_kind_of_disagreement(name, results_95, tmp_path):
 
 
 PACKAGE = REPO / "workflow" / "scripts" / "benchreport"
-RENDERERS = ("render.py", "html.py", "paper.py", "figures.py", "overview.py", "sentences.py", "present.py")
+RENDERERS = ("report.py", "html_report.py", "paper.py", "figures.py", "overview.py", "sentences.py", "present.py")
 NUMERIC = {"intervals", "coverage", "stats", "paired", "passk", "numpy", "scipy"}
 
 
@@ -189,7 +189,7 @@ def test_a_change_to_one_renderer_re_runs_only_what_it_writes(results_95):
     workdir = results_95.parent
     assert planned_rules(workdir) == set()
     package = workdir / "workflow" / "scripts" / "benchreport"
-    for module, expected in (("html.py", {"html_report", "all"}), ("overview.py", {"overview", "html_report", "all"})):
+    for module, expected in (("html_report.py", {"html_report", "all"}), ("overview.py", {"overview", "html_report", "all"})):
         original = (package / module).read_text()
         try:
             (package / module).write_text(original + "\n# an edit\n")

@@ -179,7 +179,7 @@ def test_holm_by_hand():
 
 
 def test_comparisons_adjust_across_pairs_and_print_the_configured_level():
-    from benchreport import compare
+    from benchreport import comparisons as compare
 
     rng = np.random.default_rng(8)
     stats = {}

@@ -226,7 +226,7 @@ def test_failed_records_are_taken_again_when_the_daemon_answers(workflow, real_j
             recorded = {}
             for trial in trials:
                 recorded.setdefault(trial["task"], set()).update([trial["task_digest"]] if trial["task_digest"] else [])
-            resolved = json.loads(json.loads(lineage.read_text())["params"]["task_images"])
+            resolved = json.loads(lineage.read_text())["params"]["task_images"]
             assert {entry["task"]: entry["task_digests"] for entry in resolved} == \
                 {task: sorted(digests) for task, digests in recorded.items()}
         assert {r["status"] for r in first.values()} == {"daemon unavailable"}

@@ -1,6 +1,6 @@
 """The grader (benchreport.grader): who graded each trial, on real BenchFlow 0.7.12 job folders
 (no model grades there: the verifier is a script, though summary.json configures a reviewer)
-and on generated jobs with an integrated rubric review (resources/benchflow_synth.py
+and on generated jobs with an integrated rubric review (resources/benchflow_synth/
 review-jobs). Expectations come from the job files, read here, not from the code under test."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import benchflow_synth as synth
 import pytest
-from benchreport import grader, render
+from benchreport import grader, report
 from conftest import EXAMPLE
 
 REAL_ROOTS = [
@@ -185,7 +185,7 @@ def test_trials_without_a_verdict_are_named_as_missing(review_jobs):
 
 def test_markdown_section_has_one_row_per_graded_trial(review_jobs):
     description = grader.describe_grader(list(_rows(review_jobs["rubric-review"]).values()))
-    text = render.grader_markdown(description)
+    text = report.grader_markdown(description)
     rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith(("| Task", "| ---"))]
     assert len(rows) == description["graded_trials"]
     assert "| Verifier reward | Model verdict |" in text and "None" not in text

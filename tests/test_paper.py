@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from benchflow_synth import write_matrix
-from benchreport import figures, paper
+from benchreport import figure_data, figures, paper, tables
 from benchreport.page import LISTED_ROWS, PAGE_TRIALS, page_trials
 from benchreport.present import interval_text, pct
 from conftest import REPO, copy_workflow
@@ -125,17 +125,17 @@ def hand_summaries():
 
 
 def test_table_rows_agents_first_then_controls():
-    rows = paper.setting_rows(hand_summaries())
+    rows = tables.setting_rows(hand_summaries())
     assert [row["setting"] for row in rows] == ["alpha-agent", "mid-agent", "zeta-agent", "oracle-x", "nop-x"]
     alpha = rows[0]
     assert alpha["controls"] == "oracle 35/36, nop 1/36; hold 2, fail 0, not verified 0"
     assert rows[2]["controls"] == "oracle 3/3, nop 0/3; hold 2, fail 2 (left out), not verified 0"
     assert rows[3]["controls"] == "control (oracle)"
-    cells = paper.settings_cells(alpha)
+    cells = tables.settings_cells(alpha)
     assert cells[:4] == ["alpha-agent description", "75%", "50% to 100%", "bootstrap-percentile over tasks"]
     assert cells[6:8] == ["4,000", "$1.00"]
-    assert paper.settings_cells(rows[1])[7] == "n/a (no cost recorded)"
-    assert paper.settings_cells(rows[3])[6] == "not recorded"  # a control with no usage at all
+    assert tables.settings_cells(rows[1])[7] == "n/a (no cost recorded)"
+    assert tables.settings_cells(rows[3])[6] == "not recorded"  # a control with no usage at all
 
 
 def test_latex_escaping_of_special_characters():
@@ -146,7 +146,7 @@ def test_latex_escaping_of_special_characters():
 
 
 def test_latex_table_is_booktabs_with_a_rule_before_the_controls():
-    rows = paper.setting_rows(hand_summaries())
+    rows = tables.setting_rows(hand_summaries())
     tex = paper.settings_latex(rows, 0.95)
     lines = tex.splitlines()
     assert lines.count("\\toprule") == 1 and lines.count("\\bottomrule") == 1
@@ -161,7 +161,7 @@ def test_latex_table_is_booktabs_with_a_rule_before_the_controls():
 def test_latex_marks_differing_interval_methods():
     summaries = hand_summaries()
     summaries[1]["headline"]["method"] = "wilson_over task means"
-    tex = paper.settings_latex(paper.setting_rows(summaries), 0.95)
+    tex = paper.settings_latex(tables.setting_rows(summaries), 0.95)
     assert "\\textsuperscript{a}" in tex and "\\textsuperscript{b}" in tex
     assert "wilson\\_over task means" in tex
 
@@ -178,7 +178,7 @@ def test_csv_quoting_round_trips():
 
 def test_markdown_cells_are_escaped():
     summaries = [summary("a", description="pipe | and <b>bold</b>")]
-    text = paper.settings_markdown(paper.setting_rows(summaries), 0.95)
+    text = paper.settings_markdown(tables.setting_rows(summaries), 0.95)
     assert "pipe \\| and &lt;b&gt;bold&lt;/b&gt;" in text
 
 
@@ -192,12 +192,12 @@ def test_pareto_frontier_hand_case():
         {"setting": "F", "cost": 1.0, "rate": 0.5},  # ties A: neither beats the other
         {"setting": "G", "cost": 4.0, "rate": 0.8},  # E: same cost, better
     ]
-    assert paper.pareto_frontier(points) == ["A", "F", "B", "E"]
-    assert paper.pareto_frontier([]) == []
+    assert figure_data.pareto_frontier(points) == ["A", "F", "B", "E"]
+    assert figure_data.pareto_frontier([]) == []
 
 
 def test_cost_points_leave_out_settings_without_cost():
-    data = paper.cost_points(hand_summaries())
+    data = figure_data.cost_points(hand_summaries())
     assert [p["setting"] for p in data["points"]] == ["alpha-agent", "zeta-agent"]
     assert [w["setting"] for w in data["without_cost"]] == ["mid-agent", "oracle-x", "nop-x"]
     # the record's cost of one run over the task set, as stats computed it
@@ -206,7 +206,7 @@ def test_cost_points_leave_out_settings_without_cost():
 
 
 def test_figures_are_byte_identical_across_renders(monkeypatch):
-    data = paper.figures_data(hand_summaries())
+    data = figure_data.figures_data(hand_summaries())
     first = figures.render_all(data)
     # a user's matplotlib style must not leak in
     import matplotlib
@@ -235,8 +235,8 @@ def test_heatmap_at_many_tasks_is_one_image_and_deterministic():
     summaries[0]["excluded_by_controls"] = [{"task": first["task"], "reason": "controls failed",
                                              "trials": first["trials"], "passed": first["passed"], "rate": first["rate"]}]
     summaries[0]["per_task"] = summaries[0]["per_task"][1:]
-    data = paper.figures_data(summaries)
-    assert len(data["heatmap"]["tasks"]) == 250 > paper.HEATMAP_NAMED_TASKS
+    data = figure_data.figures_data(summaries)
+    assert len(data["heatmap"]["tasks"]) == 250 > tables.HEATMAP_NAMED_TASKS
     first = figures._render(figures.draw_heatmap, data)
     assert first == figures._render(figures.draw_heatmap, data)
     svg = first["svg"].decode()
@@ -245,9 +245,9 @@ def test_heatmap_at_many_tasks_is_one_image_and_deterministic():
 
 
 def page_of(summaries, pairs=()):
-    from benchreport import html
+    from benchreport import html_report as html
 
-    data = paper.figures_data(summaries)
+    data = figure_data.figures_data(summaries)
     svgs = {name: b"<svg xmlns='http://www.w3.org/2000/svg'/>" for name in ("forest", "heatmap", "cost")}
     pages = {s["setting"]: page_trials(s["per_task"], s["trials"]) for s in summaries}
     return html.render_page(summaries, pages, {"pairs": list(pairs)}, "job\tfolder\tfile\treason\teffect\n", svgs,
@@ -272,7 +272,7 @@ def test_report_page_lists_every_trial_once_when_small():
 
 
 def test_report_page_is_bounded_at_many_tries():
-    from benchreport import html
+    from benchreport import html_report as html
 
     tasks = many_tasks(250, 25)  # 6,250 trials per setting
     summaries = [summary("a-agent", tasks=tasks, cost=10.0), summary("b-agent", tasks=tasks)]
@@ -475,8 +475,8 @@ def test_figures_drawn_from_stats_say_what_the_summaries_say(built):
     numbers = [json.loads(path.read_text()) for path in sorted((built.results / "settings").glob("*/stats.json"))]
     summaries = list(summaries_of(built).values())
     assert len(numbers) == len(summaries) == 5 and all("settings" not in n for n in numbers)
-    from_numbers = json.loads(dump_json(paper.figures_data(numbers)))
-    from_summaries = json.loads(dump_json(paper.figures_data(summaries)))
+    from_numbers = json.loads(dump_json(figure_data.figures_data(numbers)))
+    from_summaries = json.loads(dump_json(figure_data.figures_data(summaries)))
     assert from_numbers == from_summaries == data
     assert [row["control"] for row in data["heatmap"]["rows"]][-2:] == ["oracle", "nop"]
 

@@ -17,7 +17,7 @@ import jsonschema
 import pytest
 from conftest import EXAMPLE, REPO, copy_workflow
 
-SCHEMAS = REPO / "workflow" / "schemas"
+SCHEMAS = REPO / "workflow" / "scripts" / "benchreport" / "schemas"
 
 
 @pytest.fixture(scope="module")

@@ -22,14 +22,15 @@ from benchreport import (
     completeness,
     discover,
     grader,
-    html,
+    html_setting,
     ingest,
     provenance,
-    render,
+    report,
     runcard,
     sentences,
     stats,
     trial_rows,
+    writeup,
 )
 from conftest import REPO
 from test_grader import REAL_ROOTS, load, review_listing
@@ -37,8 +38,8 @@ from test_grader import REAL_ROOTS, load, review_listing
 NOP = ("nop-acp", "nop-acp-tc")
 PARAMS = {"seed": 7, "resamples": 300, "confidence": 0.95, "min_trials_per_task": 3,
           "coverage_simulations": 300, "controls": {"on_failure": "exclude", "on_unverified": "keep"}}
-CARD_SCHEMA = load(REPO / "workflow" / "schemas" / "run-card.schema.json")
-RUN_SUMMARY_SCHEMA_COPY = REPO / "workflow" / "schemas" / "benchflow-run-summary.v1.schema.json"
+CARD_SCHEMA = load(REPO / "workflow" / "scripts" / "benchreport" / "schemas" / "run-card.schema.json")
+RUN_SUMMARY_SCHEMA_COPY = REPO / "workflow" / "scripts" / "benchreport" / "schemas" / "benchflow-run-summary.v1.schema.json"
 RUN_SUMMARY_SCHEMA = load(RUN_SUMMARY_SCHEMA_COPY)  # BenchFlow's published v1 schema, copied verbatim
 REAL = [REAL_ROOTS[0], REAL_ROOTS[1].parent]  # benchflow-real-jobs, benchflow-samples (all of it)
 TOKEN_FIELDS = {"input": "n_input_tokens", "output": "n_output_tokens", "cache_read": "n_cache_read_tokens",
@@ -242,7 +243,7 @@ def test_retries_interruptions_and_a_budget_stop_are_told_apart(generated):
     assert stop["stopped"] is True and stop["reason"] == budget["reason"]
     assert (stop["cancelled"], stop["not_started"]) == (len(budget["cancelled"]), len(budget["not_started"]))
     assert stop["not_started_tasks"] == sorted(budget["not_started"])
-    text = render.left_out_markdown(entry["card"]["left_out"])
+    text = report.left_out_markdown(entry["card"]["left_out"])
     assert f"{len(budget['not_started'])} never started (no folder)" in text
     assert f"{left_total(entry)} attempt folders found; every one is counted above." in text
 
@@ -402,13 +403,13 @@ def test_the_checklist_has_the_ten_parts_in_order_and_renders(real, generated):
         for entry in built["settings"].values():
             items = entry["card"]["completeness"]
             assert [item["part"] for item in items] == [part for part, _ in completeness.PARTS]
-            text = render.completeness_markdown(items)
+            text = report.completeness_markdown(items)
             rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith(("| Part", "| ---"))]
             assert len(rows) == 10
             for item, row in zip(items, rows):
                 assert row.startswith(f"| {item['title']} | {item['status']} |")
             assert completeness.tally(items) in text
-            page = html.completeness_html(items)
+            page = html_setting.completeness_html(items)
             assert page.count("<tr class=") == 10 and "<script" not in page
 
 
@@ -441,7 +442,7 @@ def test_an_unrecorded_sampling_default_is_named_as_not_controlled(generated):
     card = copy.deepcopy(setting_of(generated, "opencode")["card"])
     card["settings"]["sampling_sent"] = {"temperature": {"0.2": 4}}
     card["settings"]["not_recorded"] = ["sampling: top_p, max_tokens not recorded in any request (the provider's defaults applied)"]
-    sentence = sentences.not_controlled(card)
+    sentence = writeup.not_controlled(card)
     assert "the provider's sampling defaults" not in sentence and "top_p, max_tokens" in sentence
 
 
@@ -454,7 +455,7 @@ def test_the_task_count_sentence_uses_the_runs_own_numbers(generated):
     assert sentence.startswith(f"With {len(tasks)} tasks, one task moves the pass rate by {100 / len(tasks):.0f} points")
     assert f"interval is {width:.0f} points wide" in sentence
     assert f"{len(tasks)} of {len(tasks)} tasks have fewer than 3 tries" in sentence
-    assert sentences.missing_parts(card).startswith("Missing, so not claimed: ")
+    assert writeup.missing_parts(card).startswith("Missing, so not claimed: ")
 
 
 def test_environment_rows_decide_the_environment_part(real):

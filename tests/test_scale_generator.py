@@ -1,4 +1,4 @@
-"""The scale generator of resources/benchflow_synth.py (N job folders x M trials, for benchmarks).
+"""The scale generator of resources/benchflow_synth/ (N job folders x M trials, for benchmarks).
 
 Small builds only: 5 job folders x 20 trials (4 settings, so one of them has two tries).
 """

@@ -1,4 +1,4 @@
-"""Tests of resources/benchflow_synth.py, the synthetic BenchFlow 0.7.12 job-folder generator."""
+"""Tests of resources/benchflow_synth/, the synthetic BenchFlow 0.7.12 job-folder generator."""
 
 from __future__ import annotations
 
@@ -146,7 +146,7 @@ def test_two_builds_are_byte_identical(example, tmp_path):
 
 def test_committed_example_equals_a_fresh_build(example):
     assert COMMITTED.is_dir(), (
-        "run: python resources/benchflow_synth.py example resources/example/generated")
+        "run: python -m benchflow_synth example resources/example/generated (in resources/)")
     _assert_same_tree(example, COMMITTED)
 
 

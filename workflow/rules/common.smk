@@ -1,4 +1,3 @@
-import dataclasses
 import json
 import os
 import sys
@@ -31,8 +30,11 @@ from benchreport import (
     environment,
     ingest,
     lineage,
+    planning,
     scheduling,
+    stamps,
 )  # noqa: E402
+from benchreport.stamps import ingest_output, lineage_of  # noqa: E402
 import coverage_grid as coverage_shapes  # noqa: E402 (workflow/scripts/coverage_grid.py)
 
 # The key, what is wrong and what is allowed, rather than Snakemake's message, which quotes the
@@ -46,66 +48,21 @@ if CONFIG_PROBLEMS:
 validate(config, schema="../../config/schema.yaml")
 
 
-STATE_DIR = Path(".snakemake", "benchreport-state")
-
-
-def lineage_of(path):
-    """The lineage record path of an output path (pattern) under results/."""
-    return f"results/lineage/{path.removeprefix('results/')}.json"
-
-
-def ingest_output(job_id):
-    return f"results/ingest/{job_id}/trials.json"
-
-
-def recorded_sources(job):
-    """relpath -> sha256 of every file the job folder's last ingest read (its lineage record)."""
-    record = Path(lineage_of(ingest_output(job.job_id)))
-    try:
-        sources = json.loads(record.read_bytes())["sources"]
-    except (OSError, ValueError, KeyError):
-        return {}
-    prefix = (Path(job.root) / job.relpath).as_posix() + "/"
-    return {
-        source["path"][len(prefix) :]: source["sha256"]
-        for source in sources
-        if source["path"].startswith(prefix)
-    }
-
-
-def refresh_states(jobs):
-    """job id -> the stamp file its ingest takes as input (see discover.refresh_state); the
-    record sizes of its attempt folders go to RECORDS (what discover.duplicates compares).
-    """
-    found = discover.refresh_states(
-        jobs, config["ingest"]["max_requests"], STATE_DIR, recorded_sources
-    )
-    RECORDS.update({job_id: records for job_id, (_, records) in found.items()})
-    return {job_id: stamp for job_id, (stamp, _) in found.items()}
-
-
-RECORDS = {}
-
-
 def find_jobs():
-    """Job folders at parse time (so a dry run shows the plan), each with its stamp file."""
-    roots = config["job_roots"]
-    missing = [root for root in roots if not Path(root).is_dir()]
-    if missing:
-        raise WorkflowError(
-            f"job_roots: these folders do not exist: {', '.join(missing)}"
-        )
-    jobs = discover.find_job_folders(roots)
-    if not jobs:
-        raise WorkflowError(
-            f"No BenchFlow job folder found under job_roots ({', '.join(roots)}): a job "
-            "folder holds <task>__<8 hex> attempt folders with result.json or config.json."
-        )
-    return {job.job_id: job for job in jobs}, refresh_states(jobs)
+    """Job folders at parse time (so a dry run shows the plan), each with its stamp file, and
+    the record sizes of their attempt folders (what discover.duplicates compares)."""
+    try:
+        jobs = stamps.find_jobs(config["job_roots"])
+    except ValueError as error:
+        raise WorkflowError(str(error)) from None
+    return (
+        jobs,
+        *stamps.refresh_states(list(jobs.values()), config["ingest"]["max_requests"]),
+    )
 
 
 scheduling.keep_parsed_objects()
-JOBS, STATES = find_jobs()
+JOBS, STATES, RECORDS = find_jobs()
 # job id -> the attempt folders it shares with a job folder that counts them (discover.duplicates)
 DUPLICATES = discover.duplicates(list(JOBS.values()), config["job_roots"], RECORDS)
 CODE = {stage: lineage.stage_code(stage)["sha256"] for stage in lineage.STAGE_CODE}
@@ -143,12 +100,16 @@ def all_jobs():
         for job in discover.find_job_folders(roots)
         if job.root == RUN_CONTROLS["jobs_dir"]
     ]
-    STATES.update(refresh_states(found))
+    found_stamps, found_records = stamps.refresh_states(
+        found, config["ingest"]["max_requests"]
+    )
+    STATES.update(found_stamps)
+    RECORDS.update(found_records)
     return JOBS | {job.job_id: job for job in found}
 
 
 def job_duplicates(wildcards):
-    """The ingest's `duplicates`, as a JSON string (like report_environment)."""
+    """The ingest's `duplicates`, as the JSON string scripts/ingest.py decodes."""
     return json.dumps(DUPLICATES.get(wildcards.job, {}), sort_keys=True)
 
 
@@ -173,50 +134,26 @@ DUE = {}
 
 
 def ingests_due():
-    """The job folders whose ingest the stamps alone make this run redo: no trials.json yet, or
-    a stamp newer than it (what Snakemake's mtime check will find). A changed ingest code hash or
-    --forcerun re-runs others too; they are not counted.
-    """
-    if len(STATES) not in DUE:  # a control run's folders joined STATES
+    """stamps.ingests_due, once per state of STATES (a control run's folders join it)."""
+    if len(STATES) not in DUE:
         DUE.clear()
-        DUE[len(STATES)] = {
-            job_id for job_id, stamp in STATES.items() if stamp_is_newer(job_id, stamp)
-        }
+        DUE[len(STATES)] = stamps.ingests_due(STATES)
     return DUE[len(STATES)]
 
 
-def stamp_is_newer(job_id, stamp):
-    try:
-        return os.stat(stamp).st_mtime_ns > os.stat(ingest_output(job_id)).st_mtime_ns
-    except FileNotFoundError:  # no ingest output yet
-        return True
-
-
 def ingest_threads(wildcards):
-    """Two cores for a large job folder due by its stamp when the stamps make this run ingest
-    so few folders that cores would idle (an edited trial or a new folder: every later stage
-    waits for it), else one, so that a cold run ingests as many folders at once as it has cores.
-    """
-    due = ingests_due()
+    """stamps.ingest_threads for the job folder of the wildcard."""
     try:
         cores = workflow.cores
     except WorkflowError:  # no --cores (a dry run, some executors): keep to one
         cores = 1
-    if wildcards.job not in due or 2 * len(due) > cores:
-        return 1
-    try:
-        entries = len(os.listdir(find_job(wildcards.job).path))
-    except OSError:
-        return 1  # a folder that cannot be listed: its ingest says so, in one process
-    return 2 if entries >= ingest.PARALLEL_MIN_ATTEMPTS else 1
+    return stamps.ingest_threads(
+        find_job(wildcards.job), ingests_due(), cores, ingest.PARALLEL_MIN_ATTEMPTS
+    )
 
 
 def job_params(wildcards):
-    """The job folder as outputs name it; where it is, the ingest reads beside its stamp."""
-    fields = dataclasses.asdict(find_job(wildcards.job))
-    return {
-        key: value for key, value in fields.items() if key not in ("root", "relpath")
-    }
+    return planning.job_params(find_job(wildcards.job))
 
 
 JSON_CACHE = {}
@@ -343,40 +280,18 @@ def report_files(setting):
 
 
 def task_images():
-    """task -> where its image reference came from (see benchreport.environment)."""
-    return derived("images", compute_task_images)
-
-
-def compute_task_images():
-    tasks = {}
-    for job_id in all_jobs():
-        for task, seen in job_tasks(job_id).items():
-            entry = tasks.setdefault(task, {"paths": set(), "digests": set()})
-            entry["paths"].update(seen["paths"])
-            entry["digests"].update(seen["digests"])
-    settings = config["environment"]
-    return {
-        task: environment.resolve_image(
-            task,
-            sorted(seen["paths"]),
-            images=settings["images"],
-            tasks_dirs=settings["tasks_dirs"],
-            build=settings["build_missing"],
-            digest=max(seen["digests"], default=None),
-        )
-        for task, seen in sorted(tasks.items())
-    }
+    """task -> where its image reference came from (planning.task_images)."""
+    return derived(
+        "images",
+        lambda: planning.task_images(
+            [job_tasks(job_id) for job_id in all_jobs()], config["environment"]
+        ),
+    )
 
 
 def images_by_slug():
     """image slug (the wildcard) -> the resolution of the image it names."""
-    return derived(
-        "slugs",
-        lambda: {
-            environment.image_slug(resolved["reference"]): resolved
-            for resolved in task_images().values()
-        },
-    )
+    return derived("slugs", lambda: planning.images_by_slug(task_images()))
 
 
 def image_param(field):
@@ -389,10 +304,6 @@ def image_param(field):
         return by_slug[wildcards.image].get(field)
 
     return lookup
-
-
-def image_record(resolved):
-    return f"results/environment/images/{environment.image_slug(resolved['reference'])}.json"
 
 
 def kept_record(path):
@@ -413,17 +324,12 @@ def image_retry(wildcards):
     if config["environment"]["records_from"]:
         return ""
     if PROBED is None:
-        failed = set()
-        for resolved in images_by_slug().values():
-            record = kept_record(image_record(resolved))
-            if record and record.get("status") in environment.RETRIED:
-                failed.add(record["reference"])
         settings = config["environment"]
         env = dict(os.environ)
         if settings["docker_host"]:
             env["DOCKER_HOST"] = settings["docker_host"]
         PROBED = environment.probe_images(
-            sorted(failed),
+            planning.failed_references(images_by_slug(), kept_record),
             docker=settings["docker"],
             env=env,
             timeout=settings["timeout_seconds"],
@@ -437,16 +343,6 @@ def image_retry(wildcards):
     return RETRIES[wildcards.image]
 
 
-def setting_task_digests(setting):
-    """task -> the task digests its trials in the setting's own job folders record (tasks.json),
-    for every task, the ones the controls leave out too."""
-    digests = {}
-    for job_id in settings_map()[setting]["jobs"]:
-        for task, seen in job_tasks(job_id).items():
-            digests.setdefault(task, set()).update(seen["digests"])
-    return digests
-
-
 def report_inputs(wildcards):
     inputs = {
         "stats": f"results/settings/{wildcards.setting}/stats.json",
@@ -454,32 +350,20 @@ def report_inputs(wildcards):
         "trials": f"results/reports/{wildcards.setting}/trials.json",
     }
     if config["environment"]["inspect"]:
-        images = task_images()
         tasks = settings_map()[wildcards.setting]["tasks"]
-        inputs["images"] = sorted({image_record(images[task]) for task in tasks})
+        inputs["images"] = planning.report_images(task_images(), tasks)
     return inputs
 
 
 def report_environment(wildcards):
-    """Per task of the setting: its image resolution and the record that inspects it."""
+    """Per task of the setting: its image resolution and the record that inspects it, with the
+    digests its trials in the setting's own job folders record (planning.report_environment).
+    """
     if not config["environment"]["inspect"]:
-        return "[]"
-    images = task_images()
-    tasks = sorted(settings_map()[wildcards.setting]["tasks"])
-    digests = setting_task_digests(wildcards.setting)
-    # a JSON string: Snakemake does not pass a list or dict returned by a params function
-    return json.dumps(
-        [
-            images[task]
-            | {
-                "task": task,
-                "record": image_record(images[task]),
-                "task_digests": sorted(digests.get(task, ())),
-            }
-            for task in tasks
-        ],
-        sort_keys=True,
-    )
+        return []
+    setting = settings_map()[wildcards.setting]
+    digests = planning.task_digests([job_tasks(job_id) for job_id in setting["jobs"]])
+    return planning.report_environment(task_images(), setting["tasks"], digests)
 
 
 def user_ingests(wildcards):
@@ -488,16 +372,7 @@ def user_ingests(wildcards):
 
 
 def get_final_outputs(wildcards):
-    outputs = [
-        "results/index.md",
-        "results/exclusions.tsv",
-        "results/comparisons/comparisons.md",
-        "results/paper/settings.csv",
-        "results/report.html",
-        "results/trials.csv",
-    ]
-    if RUN_CONTROLS["enabled"]:
-        outputs += [f"results/controls/run-{kind}.json" for kind in controls.KINDS]
+    outputs = planning.run_outputs(controls.KINDS if RUN_CONTROLS["enabled"] else ())
     for setting in sorted(settings_map()):
         outputs += report_files(setting)
     prune_stale()
@@ -527,14 +402,7 @@ def prune_stale():
 
 def comparison_inputs(wildcards):
     """The stats of every agent setting (controls are never compared)."""
-    found = settings_map()
-    return {
-        "stats": [
-            f"results/settings/{setting}/stats.json"
-            for setting in sorted(found)
-            if not found[setting]["control"]
-        ]
-    }
+    return {"stats": planning.compared_settings(settings_map())}
 
 
 def per_setting(pattern):

@@ -1,6 +1,6 @@
 """Rule figures: forest, heatmap and cost figures (SVG and PNG) and the numbers behind them."""
 
-from benchreport import figures, paper, rulejob
+from benchreport import figure_data, figures, rulejob
 from benchreport.files import dump_json, load_json, write_text
 from benchreport.lineage import write_for_rule
 
@@ -8,7 +8,7 @@ rulejob.start(snakemake)
 
 
 numbers = [load_json(path) for path in snakemake.input.numbers]  # each setting's stats.json
-data = paper.figures_data(numbers)
+data = figure_data.figures_data(numbers)
 write_text(snakemake.output.figures, dump_json(data))
 for name, formats in figures.render_all(data).items():
     for fmt, content in formats.items():

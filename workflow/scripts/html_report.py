@@ -2,7 +2,7 @@
 
 from benchreport import rulejob
 from benchreport.files import load_json, write_text
-from benchreport.html import render_page
+from benchreport.html_report import render_page
 from benchreport.lineage import write_for_rule
 
 rulejob.start(snakemake)
@@ -19,4 +19,4 @@ for name in ("forest", "heatmap", "cost"):
         svgs[name] = handle.read()
 page = render_page(summaries, pages, comparisons, ledger, svgs, load_json(snakemake.input.figures))
 write_text(snakemake.output.html, page)
-write_for_rule(snakemake, "html")
+write_for_rule(snakemake, "html_report")

@@ -1,6 +1,6 @@
 """Rule paper: the comparison table over settings and the paired-comparisons table (Markdown, CSV, LaTeX)."""
 
-from benchreport import paper, rulejob
+from benchreport import paper, rulejob, tables
 from benchreport.files import load_json, write_text
 from benchreport.lineage import write_for_rule
 
@@ -12,12 +12,12 @@ comparisons = load_json(snakemake.input.comparisons)
 confidence = snakemake.params.confidence
 out = snakemake.output
 
-rows = paper.setting_rows(summaries)
+rows = tables.setting_rows(summaries)
 write_text(out.settings_md, paper.settings_markdown(rows, confidence))
 write_text(out.settings_csv, paper.settings_csv(rows))
 write_text(out.settings_tex, paper.settings_latex(rows, confidence))
 
-pairs = paper.comparison_rows(comparisons)
+pairs = tables.comparison_rows(comparisons)
 write_text(out.comparisons_md, paper.comparisons_markdown(pairs, confidence))
 write_text(out.comparisons_csv, paper.comparisons_csv(pairs))
 write_text(out.comparisons_tex, paper.comparisons_latex(pairs, confidence))

@@ -1,14 +1,12 @@
 """Rule report: the setting's result record (summary.json) and everything rendered from it alone:
 report.md, writeup.md, run-card.json, run-summary.json, and the trials report.html lists of it."""
 
-import json
-
 from benchreport import runcard
 from benchreport import rulejob
 from benchreport.files import dump_json, load_json, write_text
 from benchreport.page import page_trials
 from benchreport.lineage import write_for_rule
-from benchreport.render import build_record, environment_rows, render_report, render_summary, render_writeup, validate_record
+from benchreport.report import build_record, environment_rows, render_report, render_summary, render_writeup, validate_record
 
 rulejob.start(snakemake)
 
@@ -16,7 +14,7 @@ rulejob.start(snakemake)
 trials = load_json(snakemake.input.trials)
 stats = load_json(snakemake.input.stats) | load_json(snakemake.input.card) | trials
 records = {path: load_json(path) for path in snakemake.input.get("images", [])}
-environment = environment_rows(json.loads(snakemake.params.task_images), records,
+environment = environment_rows(snakemake.params.task_images, records,
                                stats["per_task"] + stats["excluded_by_controls"])
 card = runcard.build_run_card(stats, environment, min_tries=snakemake.params.min_tries)
 runcard.validate(card)

@@ -1,6 +1,6 @@
 """The completeness checklist: the ten parts a published score needs, each present, partial
 (with what is missing) or missing, read off a run card (runcard.build_run_card). Pure functions;
-report.md (render.completeness_markdown) and report.html (html.completeness_html) print the same
+report.md (report.completeness_markdown) and report.html (html_report.completeness_html) print the same
 rows.
 """
 

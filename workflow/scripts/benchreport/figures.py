@@ -22,7 +22,7 @@ from matplotlib import colors as mcolors  # noqa: E402
 from matplotlib.collections import PatchCollection  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from .paper import HEATMAP_NAMED_TASKS  # noqa: E402
+from .tables import HEATMAP_NAMED_TASKS  # noqa: E402
 from .present import level, method, pct  # noqa: E402
 
 RC = {
@@ -165,7 +165,7 @@ def heatmap_grid(heat: dict) -> tuple:
 def draw_heatmap(data: dict) -> Figure:
     """One image for the cells (one draw call whatever the number of tasks), the left-out cells
     hatched by one collection, passed/trials written in the cells and every task named only up to
-    paper.HEATMAP_NAMED_TASKS tasks (above it the columns are numbered, tasks in name order as in
+    tables.HEATMAP_NAMED_TASKS tasks (above it the columns are numbered, tasks in name order as in
     figures.json)."""
     heat = data["heatmap"]
     tasks, rows = heat["tasks"], heat["rows"]

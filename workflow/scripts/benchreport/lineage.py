@@ -9,6 +9,7 @@ were written; outputs never do.
 
 from __future__ import annotations
 
+import ast
 import datetime
 import functools
 import hashlib
@@ -16,6 +17,7 @@ import importlib.metadata
 import json
 import platform
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 from . import rulejob
@@ -25,46 +27,88 @@ PACKAGE_DIR = Path(__file__).parent
 SCRIPTS_DIR = PACKAGE_DIR.parent
 WORKFLOW_DIR = SCRIPTS_DIR.parent.parent
 SOFTWARE = ("snakemake", "numpy", "scipy", "jinja2", "pyyaml", "matplotlib", "pillow")
+# Every rule script imports these (the package, its file helpers, lineage and the job setup).
 COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineage.py", "benchreport/rulejob.py"]
-# The code each stage runs: its thin script and the package modules it uses. A change to one of
-# these files re-runs that stage and what depends on it, nothing else.
-# stats.py and what it imports: the numbers of a setting.
-NUMBERS = ["benchreport/stats.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/shapes.py",
-           "benchreport/passk.py",
-           "benchreport/settings.py", "benchreport/classify.py", "benchreport/files.py", "benchreport/record.py"]
-# The presentation layer: how numbers are written (present) and every sentence stating a result
-# (sentences). Every renderer depends on these, and on no other renderer.
-PRESENT = ["benchreport/present.py", "benchreport/sentences.py"]
-# runcard.py and what it imports: the run card and its checklist.
-RUNCARD = ["benchreport/runcard.py", "benchreport/completeness.py", *PRESENT]
-# render.py and what it imports: the report stage's record and its Markdown.
-RENDER = ["benchreport/render.py", "benchreport/environment.py", "benchreport/record.py", "benchreport/grader.py",
-          "benchreport/classify.py", "benchreport/provenance.py", "benchreport/secrets.py", "benchreport/files.py",
-          *RUNCARD]
-STAGE_CODE = {
-    "ingest": ["ingest.py", "benchreport/discover.py", "benchreport/forked.py", "benchreport/classify.py", "benchreport/settings.py",
-               "benchreport/ingest.py", "benchreport/secrets.py", "benchreport/grader.py",
-               "benchreport/provenance.py"],
-    "coverage": ["coverage_grid.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/shapes.py"],
-    "stats": ["stats.py", *NUMBERS],
-    "trial_rows": ["trial_rows.py", "benchreport/trial_rows.py", "benchreport/grader.py", "benchreport/provenance.py",
-                   "benchreport/secrets.py", *NUMBERS],
-    "report": ["report.py", *RENDER, "benchreport/page.py",
-               "benchreport/templates/report.md.j2", "../schemas/setting-result.schema.json",
-               "../schemas/run-card.schema.json", "../schemas/benchflow-run-summary.v1.schema.json"],
-    "overview": ["overview.py", "benchreport/overview.py", "benchreport/completeness.py", *PRESENT],
-    "environment": ["inspect_image.py", "benchreport/environment.py"],
-    "controls": ["run_controls.py", "benchreport/controls.py"],
-    "paper": ["paper.py", "benchreport/paper.py", *PRESENT],
-    "figures": ["figures.py", "benchreport/paper.py", "benchreport/figures.py", *PRESENT],
-    "html": ["html_report.py", "benchreport/html.py", "benchreport/page.py", "benchreport/paper.py", "benchreport/completeness.py",
-             *PRESENT, "benchreport/templates/report.html.j2"],
-    "bundle": ["bundle.py", "benchreport/bundle.py", "benchreport/secrets.py", "benchreport/rocrate.py",
-               "benchreport/discover.py", "benchreport/forked.py", "benchreport/ingest.py", "benchreport/classify.py",
-               "benchreport/grader.py", "benchreport/provenance.py", "benchreport/settings.py"],
-    "compare": ["compare.py", "benchreport/compare.py", "benchreport/paired.py", "benchreport/intervals.py", *PRESENT],
-    "trials_table": ["trials_table.py", "benchreport/trials_table.py", "benchreport/present.py"],
+# The rule script of each stage (workflow/scripts/), and the files a stage reads that no import
+# names: its templates and schemas.
+STAGE_SCRIPTS = {
+    "ingest": "ingest.py",
+    "coverage": "coverage_grid.py",
+    "stats": "stats.py",
+    "trial_rows": "trial_rows.py",
+    "report": "report.py",
+    "overview": "overview.py",
+    "inspect_image": "inspect_image.py",
+    "controls": "run_controls.py",
+    "paper": "paper.py",
+    "figures": "figures.py",
+    "html_report": "html_report.py",
+    "bundle": "bundle.py",
+    "comparisons": "comparisons.py",
+    "trials_table": "trials_table.py",
 }
+STAGE_DATA = {
+    "report": ["benchreport/templates/report.md.j2", "benchreport/schemas/setting-result.schema.json",
+               "benchreport/schemas/run-card.schema.json", "benchreport/schemas/benchflow-run-summary.v1.schema.json"],
+    "html_report": ["benchreport/templates/report.html.j2"],
+}
+
+
+def imported_modules(name: str) -> set[str]:
+    """workflow/scripts-relative paths of the benchreport modules one file there imports, at any
+    depth of its code (an import inside a function may run too)."""
+    found = set()
+    for node in ast.walk(ast.parse((SCRIPTS_DIR / name).read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level == 1 or node.module == "benchreport":  # from . import x / from benchreport import x
+            modules = [node.module] if node.level == 1 and node.module else [alias.name for alias in node.names]
+        elif (node.module or "").startswith("benchreport."):
+            modules = [node.module.removeprefix("benchreport.")]
+        else:
+            continue
+        found.update(f"benchreport/{module}.py" for module in modules)
+    return {path for path in found if (SCRIPTS_DIR / path).is_file()}
+
+
+def code_closure(script: str) -> list[str]:
+    """The script and every package module it imports, directly or not: the code a stage runs.
+    The package's __init__.py is hashed for every stage (COMMON) but its imports are not followed:
+    they sit in benchreport.load(), which no stage calls."""
+    needed, pending = set(), [script]
+    while pending:
+        name = pending.pop()
+        if name not in needed:
+            needed.add(name)
+            if name != "benchreport/__init__.py":
+                pending.extend(imported_modules(name))
+    return sorted(needed)
+
+
+@functools.lru_cache(maxsize=None)
+def stage_files(stage: str) -> tuple[str, ...]:
+    """The code a stage runs (code_closure of its script) and the templates and schemas it reads."""
+    return (*code_closure(STAGE_SCRIPTS[stage]), *STAGE_DATA.get(stage, []))
+
+
+class _StageCode(Mapping):
+    """stage -> stage_files(stage), read when first asked: the workflow asks, while an installed
+    copy of the package (the `benchreport` command) has no rule scripts beside it and never does."""
+
+    def __getitem__(self, stage: str) -> tuple[str, ...]:
+        return stage_files(stage)
+
+    def __iter__(self):
+        return iter(STAGE_SCRIPTS)
+
+    def __len__(self) -> int:
+        return len(STAGE_SCRIPTS)
+
+
+# The code each stage runs, read off the import graph of its rule script (so it cannot drift
+# from the imports): a change to one of these files re-runs that stage and what depends on it,
+# nothing else.
+STAGE_CODE = _StageCode()
 
 
 def results_dir_of(path: Path) -> Path:
@@ -83,7 +127,7 @@ def record_path(output: str | Path) -> Path:
 
 def stage_code(stage: str) -> dict:
     """sha256 of each code file of a stage and one combined hash (a rule param: edits re-run)."""
-    hashes = {f"workflow/scripts/{name}": sha256_file(SCRIPTS_DIR / name) for name in sorted(COMMON + STAGE_CODE[stage])}
+    hashes = {f"workflow/scripts/{name}": sha256_file(SCRIPTS_DIR / name) for name in sorted({*COMMON, *STAGE_CODE[stage]})}
     combined = hashlib.sha256(json.dumps(hashes, sort_keys=True).encode()).hexdigest()
     return {"sha256": combined, "files": hashes}
 

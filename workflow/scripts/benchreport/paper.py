@@ -1,9 +1,6 @@
-"""Paper outputs as data: the comparison table over settings, the paired-comparisons table, and
-the numbers behind each figure (pure: summaries in, rows and text out).
-
-Everything here reads the settings' result records (summary.json; the figures, stats.json, which
-holds the same numbers) and comparisons.json, and computes no number: the only thing decided here
-is which settings lie on the cost figure's Pareto frontier.
+"""The paper tables: the comparison table over settings and the paired-comparisons table, in
+Markdown, CSV and LaTeX (pure: rows from tables.py in, text out). Everything here reads the
+settings' result records (summary.json) and comparisons.json, and computes no number.
 """
 
 from __future__ import annotations
@@ -12,98 +9,19 @@ import csv
 import io
 import re
 
-from . import sentences
-from .present import cell, interval_text, level, method, p_text, pct, points, signed_pp, spreadsheet_cell, usd
-
-CONTROL_ORDER = {"oracle": 0, "nop": 1}
-MISSING = "—"
-# Up to this many tasks the heatmap names every task and writes passed/trials in each cell, and
-# report.html gives its numbers as a table of their own; above it neither would be readable.
-HEATMAP_NAMED_TASKS = 40
-
-# ---------------------------------------------------------------------------------------------
-# ordering and small formatters
-
-
-def control_kind(summary: dict) -> str | None:
-    """The control a setting is (oracle, nop) or None, from its summary.json ("settings") or its
-    stats.json ("key"): the figures are drawn from stats.json, so that they need not wait for
-    the report stage; the tables and report.html read summary.json."""
-    return (summary["settings"] if "settings" in summary else summary["key"]).get("control")
-
-
-def is_control(summary: dict) -> bool:
-    return bool(control_kind(summary))
-
-
-def ordered(summaries: list[dict]) -> list[dict]:
-    """Agent settings first (by setting id), then controls (oracle, nop, others; then by id)."""
-
-    def key(summary):
-        control = control_kind(summary)
-        return (bool(control), CONTROL_ORDER.get(control, len(CONTROL_ORDER)) if control else 0, summary["setting"])
-
-    return sorted(summaries, key=key)
-
-
-def tokens_recorded(summary: dict) -> int | None:
-    """Total tokens over every attempt, or None when no trial of the setting recorded usage."""
-    usage = summary["usage"]
-    sources = usage.get("usage_sources") or {}
-    total = usage["tokens_all_attempts"]["total"]
-    if sources and set(sources) <= {"unavailable", "None", None} and not total:
-        return None
-    return total
-
+from .present import cell, level, method, spreadsheet_cell
+from .tables import (
+    COMPARISONS_NOTE,
+    MISSING,
+    SETTINGS_NOTE,
+    comparisons_cells,
+    comparisons_headers,
+    settings_cells,
+    settings_headers,
+)
 
 # ---------------------------------------------------------------------------------------------
 # the comparison table over settings
-
-
-def setting_row(summary: dict) -> dict:
-    """One row of the comparison table, as data (numbers unformatted)."""
-    headline = summary.get("headline") or {}
-    counts, usage = summary["counts"], summary["usage"]
-    controls = summary.get("controls") or {}
-    return {
-        "setting": summary["setting"],
-        "description": summary["description"],
-        "control": control_kind(summary) or "",
-        "pass_rate": summary["pass_rate"]["value"],
-        "interval_low": headline.get("low"),
-        "interval_high": headline.get("high"),
-        "interval_method": headline.get("method"),
-        "confidence": summary["confidence"],
-        "tasks": counts["tasks"],
-        "trials": counts["trials"],
-        "passed": counts["passed"],
-        "total_tokens": tokens_recorded(summary),
-        "cost_usd": usage["cost_measures"]["spent"]["value_usd"],
-        "cost_per_solved_usd": usage["cost_measures"]["per_solved_task"]["value_usd"],
-        "oracle_passed": (controls.get("oracle") or {}).get("passed"),
-        "oracle_trials": (controls.get("oracle") or {}).get("trials"),
-        "nop_passed": (controls.get("nop") or {}).get("passed"),
-        "nop_trials": (controls.get("nop") or {}).get("trials"),
-        "tasks_failing_controls": len(controls.get("tasks_failing_controls") or []) if controls else None,
-        "tasks_controls_unverified": len(controls.get("tasks_unverified") or []) if controls else None,
-        "controls": sentences.controls_summary(summary),
-    }
-
-
-def setting_rows(summaries: list[dict]) -> list[dict]:
-    return [setting_row(summary) for summary in ordered(summaries)]
-
-
-def cost_per_solved_text(row: dict) -> str:
-    if row["cost_usd"] is None:
-        return "n/a (no cost recorded)"
-    if row["cost_per_solved_usd"] is None:
-        return "n/a (none solved)"
-    return usd(row["cost_per_solved_usd"])
-
-
-def tokens_text(row: dict) -> str:
-    return "not recorded" if row["total_tokens"] is None else f"{row['total_tokens']:,}"
 
 
 SETTINGS_CSV_FIELDS = [
@@ -112,35 +30,6 @@ SETTINGS_CSV_FIELDS = [
     "oracle_passed", "oracle_trials", "nop_passed", "nop_trials", "tasks_failing_controls",
     "tasks_controls_unverified", "controls",
 ]
-
-
-def settings_headers(confidence: float) -> list[str]:
-    return ["Setting", "Pass rate", f"{level(confidence)} interval", "Interval method", "Tasks", "Trials",
-            "Tokens", "Cost per solved task", "Controls"]
-
-
-def settings_cells(row: dict) -> list[str]:
-    """The formatted cells of one row (plain text; each output format escapes them its way)."""
-    return [
-        row["description"],
-        pct(row["pass_rate"]),
-        interval_text(row["interval_low"], row["interval_high"]),
-        method(row["interval_method"]),
-        f"{row['tasks']:,}",
-        f"{row['trials']:,}",
-        tokens_text(row),
-        cost_per_solved_text(row),
-        row["controls"],
-    ]
-
-
-SETTINGS_NOTE = (
-    "Pass rate: mean over tasks of each task's fraction of passing trials. Interval: the setting's "
-    "headline interval, method named. Tokens: over all attempts. Cost per solved task: the recorded cost "
-    "of the counted trials (all their attempts) divided by the counted tasks with at least one passing "
-    "trial. Controls: oracle and nop trials passed on the same tasks, and how many tasks' controls hold, "
-    "fail or are not verified. Agent settings first, controls after."
-)
 
 
 def markdown_table(headers: list[str], rows: list[list[str]], align: str) -> list[str]:
@@ -270,80 +159,11 @@ def settings_latex(rows: list[dict], confidence: float) -> str:
 # the paired-comparisons table
 
 
-def comparison_row(pair: dict) -> dict:
-    intervals = pair.get("intervals") or {}
-    boot, t = intervals.get("bootstrap") or {}, intervals.get("t") or {}
-    flips = intervals.get("permutation") or {}
-    detectable = pair.get("minimum_detectable_difference") or {}
-    return {
-        "a": pair["a"],
-        "b": pair["b"],
-        "a_description": pair.get("a_description", pair["a"]),
-        "b_description": pair.get("b_description", pair["b"]),
-        "shared_tasks": pair.get("shared"),
-        "only_in_a": pair.get("only_in_a"),
-        "only_in_b": pair.get("only_in_b"),
-        "mean_difference": pair.get("mean_difference"),
-        "permutation_low": flips.get("low"),
-        "permutation_high": flips.get("high"),
-        "bootstrap_low": boot.get("low"),
-        "bootstrap_high": boot.get("high"),
-        "bootstrap_method": boot.get("method"),
-        "t_low": t.get("low"),
-        "t_high": t.get("high"),
-        "t_method": t.get("method"),
-        "p_value": pair.get("p_value"),
-        "p_value_holm": pair.get("p_value_holm"),
-        "smallest_p_value": pair.get("smallest_p_value"),
-        "minimum_detectable_difference": detectable.get("value"),
-        "test": pair.get("test") or "",
-        "note": pair.get("note") or "",
-    }
-
-
-def comparison_rows(comparisons: dict) -> list[dict]:
-    return [comparison_row(pair) for pair in comparisons.get("pairs", [])]
-
-
 COMPARISONS_CSV_FIELDS = [
     "a", "b", "a_description", "b_description", "shared_tasks", "only_in_a", "only_in_b", "mean_difference",
     "permutation_low", "permutation_high", "bootstrap_low", "bootstrap_high", "bootstrap_method", "t_low", "t_high",
     "t_method", "p_value", "p_value_holm", "smallest_p_value", "minimum_detectable_difference", "test", "note",
 ]
-
-COMPARISONS_NOTE = (
-    "Difference: mean over the tasks both settings ran of (pass rate of B minus pass rate of A), in "
-    "percentage points. The p-value is a two-sided sign-flip permutation test over tasks, Holm-adjusted over "
-    "all the pairs beside it; the sign-flip interval is that test inverted, and the one to read: it keeps its "
-    "level at any number of shared tasks, where the paired bootstrap and t intervals do not at few. Smallest "
-    "p: the least p-value the shared tasks allow. Detectable: the difference the test finds with the "
-    "configured power at these tasks and tries. Controls are not compared."
-)
-
-
-def comparisons_headers(confidence: float) -> list[str]:
-    return ["A", "B", "Shared tasks", "Only A", "Only B", "Difference (B - A)",
-            f"{level(confidence)} interval (sign-flip)", f"{level(confidence)} interval (paired bootstrap)",
-            f"{level(confidence)} interval (paired t)", "p-value (Holm)", "Smallest p", "Detectable", "Test"]
-
-
-def comparisons_cells(row: dict) -> list[str]:
-    return [
-        row["a_description"],
-        row["b_description"],
-        "" if row["shared_tasks"] is None else str(row["shared_tasks"]),
-        "" if row["only_in_a"] is None else str(row["only_in_a"]),
-        "" if row["only_in_b"] is None else str(row["only_in_b"]),
-        signed_pp(row["mean_difference"]),
-        interval_text(row["permutation_low"], row["permutation_high"], signed_pp),
-        interval_text(row["bootstrap_low"], row["bootstrap_high"], signed_pp),
-        interval_text(row["t_low"], row["t_high"], signed_pp),
-        f"{p_text(row['p_value'])} ({p_text(row['p_value_holm'])})",
-        p_text(row["smallest_p_value"]),
-        points(row["minimum_detectable_difference"]),
-        row["test"] + (f" ({row['note']})" if row["note"] else ""),
-    ]
-
 
 COMPARISONS_ALIGN = "llrrrrlllrrrl"
 
@@ -377,102 +197,3 @@ def comparisons_latex(rows: list[dict], confidence: float) -> str:
         body = [[MISSING] * 12]
     return latex_table(headers, body, "llrrrrlllrrr", notes,
                        comment="results/paper/comparisons.tex, generated by benchreport from comparisons.json")
-
-
-# ---------------------------------------------------------------------------------------------
-# numbers behind the figures
-
-
-def pareto_frontier(points: list[dict]) -> list[str]:
-    """Settings no other setting beats on both axes (cost no higher and pass rate no lower, one of
-    them strictly), ordered by cost. Each point is {"setting", "cost", "rate"}."""
-
-    def dominates(p, q):
-        return p["cost"] <= q["cost"] and p["rate"] >= q["rate"] and (p["cost"] < q["cost"] or p["rate"] > q["rate"])
-
-    front = [q for q in points if not any(dominates(p, q) for p in points if p is not q)]
-    return [p["setting"] for p in sorted(front, key=lambda p: (p["cost"], -p["rate"], p["setting"]))]
-
-
-def cost_points(summaries: list[dict]) -> dict:
-    """The cost figure: each setting's cost of one run over the task set (its record's `one_run`
-    cost measure, with its interval) against its pass rate and headline interval."""
-    points, without, measure = [], [], None
-    for summary in ordered(summaries):
-        headline = summary.get("headline") or {}
-        one_run = summary["usage"]["cost_measures"]["one_run"]
-        if one_run["value_usd"] is None or summary["pass_rate"]["value"] is None:
-            without.append({"setting": summary["setting"], "description": summary["description"],
-                            "control": control_kind(summary) or ""})
-            continue
-        measure = one_run
-        points.append({
-            "setting": summary["setting"],
-            "description": summary["description"],
-            "cost": one_run["value_usd"],
-            "cost_low": one_run["interval"]["low"],
-            "cost_high": one_run["interval"]["high"],
-            "tasks_priced": one_run["denominator_count"],
-            "tasks_unpriced": one_run["interval"]["tasks_unpriced"],
-            "rate": summary["pass_rate"]["value"],
-            "rate_low": headline.get("low"),
-            "rate_high": headline.get("high"),
-            "rate_method": headline.get("method"),
-        })
-    frontier = pareto_frontier([{"setting": p["setting"], "cost": p["cost"], "rate": p["rate"]} for p in points])
-    for point in points:
-        point["pareto"] = point["setting"] in frontier
-    interval = measure["interval"] if measure else None
-    return {
-        "method": f"{measure['label']}: {measure['numerator']}; interval: {interval['method']}" if measure else None,
-        "seed": interval["seed"] if interval else None,
-        "resamples": interval["resamples"] if interval else None,
-        "confidence": interval["level"] if interval else None,
-        "points": points,
-        "frontier": frontier,
-        "without_cost": without,
-    }
-
-
-def forest_points(summaries: list[dict]) -> list[dict]:
-    """The forest plot's points: the comparison-table rows, under the figure's names."""
-    names = {"setting": "setting", "description": "description", "control": "control", "rate": "pass_rate",
-             "low": "interval_low", "high": "interval_high", "method": "interval_method", "tasks": "tasks",
-             "trials": "trials"}
-    return [{name: row[field] for name, field in names.items()} for row in setting_rows(summaries)]
-
-
-def heatmap_cells(summaries: list[dict]) -> dict:
-    """Per setting and task: passed/trials and the fraction; tasks left out by the controls are
-    given from their trials with the reason, tasks a setting did not run are null."""
-    rows, tasks = [], set()
-    for summary in ordered(summaries):
-        cells = {}
-        for row in summary["per_task"]:
-            cells[row["task"]] = {"passed": row["passed"], "trials": row["trials"], "rate": row["rate"], "left_out": None}
-        for entry in summary["excluded_by_controls"]:
-            cells[entry["task"]] = {"passed": entry["passed"], "trials": entry["trials"],
-                                    "left_out": entry["reason"], "rate": entry["rate"]}
-        tasks.update(cells)
-        rows.append({"setting": summary["setting"], "description": summary["description"],
-                     "control": control_kind(summary) or "", "cells": cells})
-    order = sorted(tasks)
-    return {
-        "tasks": order,
-        "rows": [{k: v for k, v in row.items() if k != "cells"} | {"cells": [row["cells"].get(task) for task in order]}
-                 for row in rows],
-    }
-
-
-def figures_data(summaries: list[dict]) -> dict:
-    return {
-        "schema": "benchreport.paper-figures/1",
-        "forest": forest_points(summaries),
-        "heatmap": heatmap_cells(summaries),
-        "cost": cost_points(summaries),
-    }
-
-
-def first_confidence(summaries: list[dict]) -> float | None:
-    """The confidence level of the records (one config, so one level), None without a record."""
-    return summaries[0]["confidence"] if summaries else None

@@ -1,5 +1,5 @@
 """The typed parts of a setting's result record (summary.json; schema
-workflow/schemas/setting-result.schema.json).
+benchreport/schemas/setting-result.schema.json).
 
 Rule stats builds these frozen records and rule report assembles them into the record; every
 renderer reads the record and computes nothing. `as_json` turns one into the plain data written

@@ -2,7 +2,7 @@
 
 `build_run_card(stats, environment)` over stats.json, card-parts.json (benchreport.trial_rows)
 and trials.json merged: the ten parts of a checkable result plus the completeness checklist,
-validated against workflow/schemas/run-card.schema.json. Pure functions: plain data in, plain
+validated against benchreport/schemas/run-card.schema.json. Pure functions: plain data in, plain
 data out.
 """
 
@@ -12,16 +12,18 @@ import json
 import statistics as pystats
 from pathlib import Path
 
-from . import completeness, sentences
+from . import completeness, writeup
 
 SCHEMA = "benchreport.run-card/1"
-SAMPLING_KEYS = ("temperature", "top_p", "max_tokens", "max_completion_tokens", "max_output_tokens")
+# The sampling parameters the card lists as sent: the part of what ingest reads off a request
+# (ingest.SAMPLING_KEYS, effort and thinking included) that sets how the model samples.
+SAMPLING_PARAMETERS = ("temperature", "top_p", "max_tokens", "max_completion_tokens", "max_output_tokens")
 MAX_TOKEN_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
 EFFORT_KEYS = ("reasoning_effort", "thinking", "output_config")
 
 
 def images_not_inspected(environment) -> list[dict]:
-    """Tasks whose image was not inspected as it ran (render.environment_rows rows)."""
+    """Tasks whose image was not inspected as it ran (report.environment_rows rows)."""
     return [
         {"task": row["task"], "status": row["status"], "reason": row.get("reason")}
         for row in sorted(environment or [], key=lambda row: row["task"])
@@ -85,7 +87,7 @@ def _settings(stats: dict) -> dict:
     served = stats.get("served_models") or {}
     control = key.get("control")
     effort_sent = {name: values for name, values in sampling.items() if name in EFFORT_KEYS}
-    sampling_sent = {name: values for name, values in sampling.items() if name in SAMPLING_KEYS}
+    sampling_sent = {name: values for name, values in sampling.items() if name in SAMPLING_PARAMETERS}
     recording = stats.get("trials_recording_requests", 0)
     missing = []
     if not key.get("agent"):
@@ -172,7 +174,7 @@ def _trials(stats: dict, grading: dict | None) -> list[dict]:
 
 def build_run_card(stats: dict, environment=None, *, min_tries: int = 3) -> dict:
     """run-card.json of one setting: stats.json with card-parts.json and trials.json merged in, plus
-    the task image rows of the report (render.environment_rows); `min_tries` is the config's
+    the task image rows of the report (report.environment_rows); `min_tries` is the config's
     statistics.min_trials_per_task. Parts that these lack are null and marked missing."""
     left = stats.get("left_out_accounting")
     if left is not None:
@@ -200,13 +202,13 @@ def build_run_card(stats: dict, environment=None, *, min_tries: int = 3) -> dict
     }
     card["completeness"] = completeness.checklist(card)
     card["limits"] = {
-        "not_controlled": sentences.not_controlled(card),
-        "task_count": sentences.task_count_limits(card),
+        "not_controlled": writeup.not_controlled(card),
+        "task_count": writeup.task_count_limits(card),
     }
     return card
 
 
-SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
+SCHEMAS = Path(__file__).resolve().parent / "schemas"  # package data: found in an installed copy too
 
 
 # Trial-row fields the card schema constrains by value: to listed values, or to null or a number
@@ -240,7 +242,7 @@ def _representatives(trials: list[dict]) -> list[dict]:
 
 def validate(card: dict) -> None:
     """Raise jsonschema.ValidationError unless the card and its run summary follow their schemas
-    (workflow/schemas/: ours, and BenchFlow's run-summary v1 as published)."""
+    (benchreport/schemas/: ours, and BenchFlow's run-summary v1 as published)."""
     import jsonschema  # a Snakemake dependency; imported here so the report stage alone pays
 
     checked = card | {"trials": _representatives(card["trials"])}

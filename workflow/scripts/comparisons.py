@@ -1,7 +1,7 @@
 """Rule comparisons: paired comparisons between agent settings on their shared tasks."""
 
 from benchreport import rulejob
-from benchreport.compare import comparisons, render_csv, render_markdown
+from benchreport.comparisons import comparisons, render_csv, render_markdown
 from benchreport.files import dump_json, load_json, write_text
 from benchreport.lineage import write_for_rule
 
@@ -15,4 +15,4 @@ result = comparisons(stats, snakemake.params.pairs, snakemake.params.statistics,
 write_text(snakemake.output.json, dump_json(result))
 write_text(snakemake.output.markdown, render_markdown(result))
 write_text(snakemake.output.csv, render_csv(result))
-write_for_rule(snakemake, "compare")
+write_for_rule(snakemake, "comparisons")

@@ -12,7 +12,7 @@ and report.md; every task keeps its row, with the reward of each trial, as the t
 links), and the tables over tasks or files that repeat what the per-task tables or the ledger hold
 (comparisons, controls, what was left out, outcome differences) list at most LISTED_ROWS rows, the
 exclusion ledger LEDGER_ROWS, each saying what it leaves out and where that is. Above
-paper.HEATMAP_NAMED_TASKS tasks the heatmap's numbers are the per-task tables, not a table of
+tables.HEATMAP_NAMED_TASKS tasks the heatmap's numbers are the per-task tables, not a table of
 their own.
 
 Jinja2 autoescapes every value; the page carries a Content Security Policy that allows no script
@@ -23,46 +23,29 @@ from __future__ import annotations
 
 import base64
 import csv
-import hashlib
 import io
-import re
-from html import escape
 from pathlib import Path
 
 import jinja2
-from markupsafe import Markup
 
-from . import completeness, paper, sentences
+from . import sentences, tables
+from .html_setting import (
+    anchor,
+    environment_row,
+    excluded_by_controls,
+    per_task_anchor,
+    setting_anchor,
+    setting_section,
+    task_anchor,
+    trials_anchor,
+)
 from .page import LISTED_ROWS, PAGE_TRIALS, listed
-from .present import NOT_RECORDED, count, interval_text, level, method, pct, reward, signed_pp, usd
+from .present import interval_text, level, method, pct, signed_pp, usd
 
 TEMPLATES = Path(__file__).parent / "templates"
 LEDGER_ROWS = 1000
 VERDICT_ORDER = {"fails": 0, "not verified": 1, "holds": 2}  # the controls table lists the worst first
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
-
-
-def anchor(prefix: str, *parts: str) -> str:
-    """A stable HTML id: a readable slug plus a short hash of the exact text (no collisions)."""
-    text = "\x1f".join(parts)
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:48]
-    return f"{prefix}-{slug}-{hashlib.sha256(text.encode()).hexdigest()[:8]}"
-
-
-def setting_anchor(setting: str) -> str:
-    return anchor("setting", setting)
-
-
-def task_anchor(setting: str, task: str) -> str:
-    return anchor("task", setting, task)
-
-
-def trials_anchor(setting: str) -> str:
-    return anchor("trials", setting)
-
-
-def per_task_anchor(setting: str) -> str:
-    return anchor("pertask", setting)
 
 
 def svg_data_uri(data: bytes) -> str:
@@ -77,161 +60,6 @@ def read_ledger(text: str) -> tuple[list[str], list[dict]]:
 
 
 # ---------------------------------------------------------------------------------------------
-# a setting's section
-
-
-def excluded_by_controls(summary: dict, page: dict) -> list[dict]:
-    """Tasks left out of the headline because their controls failed (summary.json), with the
-    trials the page lists of them."""
-    return [
-        {"task": entry["task"], "reason": entry["reason"], "n_trials": entry["trials"], "passed": entry["passed"],
-         "trials": page["excluded"].get(entry["task"]), "anchor": task_anchor(summary["setting"], entry["task"])}
-        for entry in summary["excluded_by_controls"]
-    ]
-
-
-def setting_fields(summary: dict) -> list[tuple[str, str]]:
-    settings = summary["settings"]
-    served = settings.get("served_models") or {}
-    effort = settings.get("effort_sent") or {}
-    digests = sorted({d for row in summary["per_task"] for d in row.get("task_digests", [])})
-    return [
-        ("Agent (harness)", settings.get("agent") or "—"),
-        ("Agent name reported", ", ".join(settings.get("agent_names_reported") or []) or "—"),
-        ("Harness version", settings.get("harness_version") or NOT_RECORDED),
-        ("Model requested", settings.get("model") or "—"),
-        ("Model served", ", ".join(f"{model} ({n} trials)" for model, n in served.items())
-         or "not recorded (no provider call captured)"),
-        ("Effort requested", settings.get("reasoning_effort") or "—"),
-        ("Effort sent", "; ".join(f"{key}: {', '.join(values)}" for key, values in effort.items()) or "not recorded"),
-        ("Route", ", ".join(settings.get("routes") or []) or "—"),
-        ("Task set", settings.get("dataset") or f"no dataset@version; {len(digests)} task digests"),
-        ("BenchFlow version", settings.get("benchflow_version") or NOT_RECORDED),
-        ("Sandbox", settings.get("sandbox") or "—"),
-        ("Control", settings.get("control") or "no (an agent run)"),
-    ]
-
-
-def environment_row(row: dict) -> dict:
-    return {
-        "task": row["task"],
-        "reference": row.get("reference") or "—",
-        "note": row.get("note"),
-        "source": row.get("source") or "—",
-        "image": row.get("id") or row.get("status") or "—",
-        "repo_digest": row.get("repo_digest") or "—",
-        "platform": row.get("platform") or "—",
-        "task_digests": ", ".join(row.get("task_digests") or []) or "—",
-    }
-
-
-def crosscheck_rows(summary: dict) -> list[dict]:
-    rows = []
-    for job in summary.get("job_folders", []):
-        check = job.get("benchflow_summary") or {}
-        bf, ours = sentences.crosscheck_counts(check)
-        rows.append({"job": job["id"], "benchflow": bf, "recount": ours, "agrees": sentences.crosscheck_agrees(check)})
-    return rows
-
-
-def interval_methods(summary: dict) -> list[dict]:
-    methods = summary.get("methods") or {}
-    headline = summary.get("headline") or {}
-    coverage = ((headline.get("coverage") or {}).get("methods")) or {}
-    rows = []
-    for name, found in methods.items():
-        cov = coverage.get(name) or {}
-        if found.get("low") is None:
-            interval = "undefined" + (f": {found['note']}" if found.get("note") else "")
-        else:
-            interval = interval_text(found.get("low"), found.get("high"))
-        rows.append({
-            "name": name,
-            "headline": name == headline.get("method"),
-            "interval": interval,
-            "covers": "tasks and the tries within them" if found.get("over") == "tasks" else "trials, as if independent",
-            "worst": pct(cov["worst_coverage"], 1) if cov.get("worst_coverage") is not None else "n/a",
-            "width": pct(cov["mean_width"]) if cov.get("mean_width") is not None else "n/a",
-        })
-    return rows
-
-
-def trials_sentence(summary: dict, page: dict, tasks: int) -> str:
-    setting = summary["setting"]
-    left_out = summary["counts"]["left_out_by_controls"]
-    total, listed_trials = summary["counts"]["trials"] + left_out, page["listed_trials"]
-    where = (f"Every trial is in results/reports/{setting}/trials.json and in "
-             f"results/reports/{setting}/report.md, under Trials.")
-    if listed_trials == total:
-        text = f"All {count(total, 'trial')} are listed once, under their task: open a task for its trials"
-        if left_out:
-            text += (f" ({total - left_out:,} counted, in this table; {left_out:,} left out by the controls, in the "
-                     "table after it)")
-        return f"{text}. {where}"
-    return (f"The trials of the first {page['listed_tasks']:,} of {count(tasks, 'task')} are listed once, under their "
-            f"task ({listed_trials:,} of {count(total, 'trial')}): open a task for its trials. The other "
-            f"{total - listed_trials:,} are not in this page, to keep it small; every task's row still gives the "
-            f"reward of each of its trials. {where}")
-
-
-def setting_section(summary: dict, page: dict) -> dict:
-    setting = summary["setting"]
-    confidence = summary["confidence"]
-    per_task = []
-    for row in summary["per_task"]:
-        per_task.append({
-            "task": row["task"],
-            "anchor": task_anchor(setting, row["task"]),
-            "trials": row["trials"],
-            "passed": row["passed"],
-            "rate": pct(row["rate"]),
-            "rate_value": row["rate"],
-            "interval": interval_text(row["interval"]["low"], row["interval"]["high"]),
-            "rewards": " ".join(reward(value) for value in row.get("rewards", [])),
-            "timed_out": row["timed_out"],
-            "controls": sentences.task_controls(row.get("controls") if summary.get("controls") else None),
-            "trial_rows": page["listed"].get(row["task"]),
-        })
-    excluded = excluded_by_controls(summary, page)
-    left_out, left_out_hidden = listed(summary.get("left_out") or [])
-    # completeness_html escapes every value; Markup keeps its table as HTML
-    checklist = Markup(completeness_html(summary["completeness"])) if summary.get("completeness") else None
-    return {
-        "completeness": checklist,
-        "setting": setting,
-        "description": summary["description"],
-        "control": summary["settings"].get("control"),
-        "anchor": setting_anchor(setting),
-        "trials_anchor": trials_anchor(setting),
-        "per_task_anchor": per_task_anchor(setting),
-        "controls_anchor": anchor("controls", setting),
-        "first": sentences.first_line(summary),
-        "method": sentences.headline_method(summary),
-        "warnings": [sentences.warning(item) for item in summary["warnings"]],
-        "controls": sentences.controls_lines(summary),
-        "per_task": per_task,
-        "excluded": excluded,
-        "trials_sentence": trials_sentence(summary, page, len(per_task) + len(excluded)),
-        "level": level(confidence),
-        "outcomes": sentences.outcomes(summary),
-        "usage": sentences.tokens_and_cost(summary),
-        "sampling": sentences.sampling(summary),
-        "seeds": sentences.seeds(summary),
-        "methods": interval_methods(summary),
-        "solve_rates": sentences.solve_rates(summary),
-        "left_out_sentence": sentences.left_out(summary),
-        "fields": setting_fields(summary),
-        "jobs": [job["id"] for job in summary.get("job_folders", [])],
-        "environment": len(summary.get("environment") or []),
-        "left_out": left_out,
-        "left_out_hidden": left_out_hidden,
-        "crosscheck": crosscheck_rows(summary),
-        "differences": page["differences"],
-        "differences_hidden": page["differences_hidden"],
-    }
-
-
-# ---------------------------------------------------------------------------------------------
 # the page
 
 
@@ -239,7 +67,7 @@ def global_environment(summaries: list[dict]) -> list[dict]:
     """Each distinct environment row of every setting once, with the settings it is a row of (the
     setting sections point here instead of repeating it)."""
     rows = {}
-    for summary in paper.ordered(summaries):
+    for summary in tables.ordered(summaries):
         for row in summary.get("environment") or []:
             shown = environment_row(row)
             key = (shown["task"], shown["reference"], shown["image"],
@@ -253,8 +81,8 @@ def controls_overview(summaries: list[dict]) -> list[dict]:
     """Per agent setting, its tasks' control verdicts: the failed ones first, at most LISTED_ROWS
     (the per-task tables carry every task's verdict in their Controls column)."""
     rows = []
-    for summary in paper.ordered(summaries):
-        if paper.is_control(summary):
+    for summary in tables.ordered(summaries):
+        if tables.is_control(summary):
             continue
         controls = summary.get("controls") or {}
         per_task = sorted((controls.get("per_task") or {}).items())
@@ -292,7 +120,7 @@ def controls_overview(summaries: list[dict]) -> list[dict]:
 def ledger_settings(summaries: list[dict]) -> dict[tuple[str, str], list[dict]]:
     """(job, folder) -> the settings whose summary lists that ledger row."""
     found: dict[tuple[str, str], list[dict]] = {}
-    for summary in paper.ordered(summaries):
+    for summary in tables.ordered(summaries):
         for row in summary.get("left_out") or []:
             if row.get("job"):
                 found.setdefault((row["job"], row.get("folder", "")), []).append(
@@ -304,14 +132,14 @@ def comparison_sections(comparisons: dict, summaries: list[dict]) -> list[dict]:
     by_id = {summary["setting"]: summary for summary in summaries}
     sections = []
     for pair in comparisons.get("pairs", []):
-        row = paper.comparison_row(pair)
+        row = tables.comparison_row(pair)
         per_task = pair.get("per_task", [])
         largest = len(per_task) > LISTED_ROWS
         if largest:  # the tasks that differ most, then by name
             per_task = sorted(per_task, key=lambda r: (-abs(r.get("difference") or 0), r["task"]))[:LISTED_ROWS]
         sections.append({
             "anchor": anchor("pair", pair["a"], pair["b"]),
-            "cells": paper.comparisons_cells(row),
+            "cells": tables.comparisons_cells(row),
             "a_anchor": setting_anchor(pair["a"]) if pair["a"] in by_id else None,
             "b_anchor": setting_anchor(pair["b"]) if pair["b"] in by_id else None,
             "per_task": [
@@ -334,10 +162,10 @@ def comparison_sections(comparisons: dict, summaries: list[dict]) -> list[dict]:
 
 
 def heatmap_table(figures_data: dict) -> dict | None:
-    """The heatmap's numbers as a settings-by-tasks table, up to paper.HEATMAP_NAMED_TASKS tasks
+    """The heatmap's numbers as a settings-by-tasks table, up to tables.HEATMAP_NAMED_TASKS tasks
     (above that the per-task tables hold them)."""
     heat = figures_data["heatmap"]
-    if len(heat["tasks"]) > paper.HEATMAP_NAMED_TASKS:
+    if len(heat["tasks"]) > tables.HEATMAP_NAMED_TASKS:
         return None
     rows = []
     for row in heat["rows"]:
@@ -385,7 +213,7 @@ def figure_captions(figures_data: dict) -> dict[str, str]:
         "forest": ("Pass rate per setting with its headline interval (" + "; ".join(methods) + "). Agent settings first, "
                    "controls (squares) after the dashed line."),
         "heatmap": ("Fraction of trials passed per setting and task"
-                    + (" (passed/trials in each cell)" if len(figures_data["heatmap"]["tasks"]) <= paper.HEATMAP_NAMED_TASKS
+                    + (" (passed/trials in each cell)" if len(figures_data["heatmap"]["tasks"]) <= tables.HEATMAP_NAMED_TASKS
                        else ", tasks numbered in name order")
                     + ". Hatched cells were left out of the setting's pass rate by the task's controls; "
                     "grey cells were not run."),
@@ -396,12 +224,12 @@ def figure_captions(figures_data: dict) -> dict[str, str]:
 def page_context(summaries: list[dict], pages: dict[str, dict], comparisons: dict, ledger_tsv: str,
                  figures_svg: dict[str, bytes], figures_data: dict) -> dict:
     """pages: setting -> its page_trials."""
-    ordered = paper.ordered(summaries)
-    confidence = paper.first_confidence(ordered)
+    ordered = tables.ordered(summaries)
+    confidence = tables.first_confidence(ordered)
     headline = []
-    for row in paper.setting_rows(ordered):
+    for row in tables.setting_rows(ordered):
         headline.append(row | {
-            "cells": paper.settings_cells(row),
+            "cells": tables.settings_cells(row),
             "anchor": setting_anchor(row["setting"]),
             "per_task_anchor": per_task_anchor(row["setting"]),
             "trials_anchor": trials_anchor(row["setting"]),
@@ -433,8 +261,8 @@ def page_context(summaries: list[dict], pages: dict[str, dict], comparisons: dic
         "csp": CSP,
         "page_trials": f"{PAGE_TRIALS:,}",
         "level": level(confidence),
-        "settings_note": paper.SETTINGS_NOTE,
-        "headers": paper.settings_headers(confidence),
+        "settings_note": tables.SETTINGS_NOTE,
+        "headers": tables.settings_headers(confidence),
         "headline": headline,
         "n_agents": sum(1 for row in headline if not row["control"]),
         "figures": figures,
@@ -442,9 +270,9 @@ def page_context(summaries: list[dict], pages: dict[str, dict], comparisons: dic
         "heatmap_tasks": len(figures_data["heatmap"]["tasks"]),
         "cost_rows": cost_table(figures_data),
         "cost_method": figures_data["cost"]["method"],
-        "comparison_headers": paper.comparisons_headers(confidence),
+        "comparison_headers": tables.comparisons_headers(confidence),
         "comparisons": comparison_sections(comparisons, ordered),
-        "comparisons_note": paper.COMPARISONS_NOTE,
+        "comparisons_note": tables.COMPARISONS_NOTE,
         "sections": [setting_section(summary, pages[summary["setting"]]) for summary in ordered],
         "environment": global_environment(ordered),
         "inspection": sentences.inspection(ordered[0]) if ordered else "",
@@ -473,16 +301,3 @@ def render_page(summaries: list[dict], pages: dict[str, dict], comparisons: dict
                 figures_svg: dict[str, bytes], figures_data: dict) -> str:
     context = page_context(summaries, pages, comparisons, ledger_tsv, figures_svg, figures_data)
     return _jinja().get_template("report.html.j2").render(**context)
-
-
-def completeness_html(items: list[dict]) -> str:
-    """The same checklist as an escaped HTML table, for report.html."""
-    rows = "".join(
-        f'<tr class="{item["status"]}"><td>{escape(item["title"])}</td><td>{item["status"]}</td>'
-        f'<td>{escape("; ".join(item["missing"]) or "—")}</td></tr>'
-        for item in items
-    )
-    return (
-        '<table class="completeness"><thead><tr><th>Part</th><th>Status</th><th>What is missing</th></tr></thead>'
-        f"<tbody>{rows}</tbody></table><p>{escape(completeness.tally(items))}.</p>"
-    )

@@ -4,7 +4,7 @@ and report.md and writeup.md rendered from it (pure: data in, text out).
 
 The record is the one place a published number is read from: the renderers here, report.html,
 paper/ and index.md print its fields through the presentation layer (present, sentences) and
-compute nothing; workflow/schemas/setting-result.schema.json is its schema.
+compute nothing; benchreport/schemas/setting-result.schema.json is its schema.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import completeness, sentences
+from . import completeness, sentences, writeup
 from .classify import interrupted_row
 from .environment import REFRESH, repo_digest_text
 from .files import dump_json
@@ -22,7 +22,7 @@ from .record import LeftOutRow, as_json
 from .present import NOT_RECORDED, bar, cell, code, count, level, num, pct, reward, seconds, usd
 
 TEMPLATES = Path(__file__).parent / "templates"
-SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "setting-result.schema.json"
+SCHEMA = Path(__file__).resolve().parent / "schemas" / "setting-result.schema.json"
 GRADED_BY = {"script": "graded by the verifier script", "model": "graded by a model",
              "mixed": "graded partly by a model, partly by the verifier script alone"}
 
@@ -180,7 +180,7 @@ def render_report(record: dict, card: dict, trials: dict) -> str:
     trials.json (the Trials table)."""
     differences = [(trial, sentences.bucket_difference(trial)) for trial in trials["trials"]]
     context = {
-        "r": record,
+        "record": record,
         "card": card,
         "graded_by": GRADED_BY[card["grader"]["kind"]],
         "sections": {
@@ -195,8 +195,8 @@ def render_report(record: dict, card: dict, trials: dict) -> str:
 
 
 def render_writeup(record: dict, card: dict) -> str:
-    """writeup.md: BenchFlow's write-up shape, a short line each (sentences.writeup)."""
-    lines = sentences.writeup(record, card)
+    """writeup.md: BenchFlow's write-up shape, a short line each (writeup.writeup)."""
+    lines = writeup.writeup(record, card)
     return "\n".join(cell(line) if line else "" for line in lines) + "\n"
 
 

@@ -10,7 +10,7 @@ rule comparisons:
         lineage_csv=lineage_of("results/comparisons/comparisons.csv"),
     log:
         "logs/comparisons/all.log",
-    priority: 1  # see rule figures (paper.smk)
+    priority: 1  # see rule figures (figures.smk)
     conda:
         "../envs/benchreport.yaml"
     threads: 1
@@ -20,6 +20,6 @@ rule comparisons:
         pairs=config["comparisons"]["pairs"],
         power=config["comparisons"]["power"],
         statistics=config["statistics"],
-        code=CODE["compare"],
+        code=CODE["comparisons"],
     script:
-        "../scripts/compare.py"
+        "../scripts/comparisons.py"

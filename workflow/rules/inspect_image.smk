@@ -19,6 +19,6 @@ rule inspect_image:
         timeout=config["environment"]["timeout_seconds"],
         records_from=config["environment"]["records_from"],
         retry=image_retry,
-        code=CODE["environment"],
+        code=CODE["inspect_image"],
     script:
         "../scripts/inspect_image.py"

@@ -1,0 +1,72 @@
+"""The parse-time change stamps (benchreport.stamps): which job folders exist, what their last
+ingest read, which ingests the stamps make this run redo, and how many cores each gets; without
+Snakemake, on copies of real BenchFlow job folders."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+from benchreport import discover, stamps
+from conftest import EXAMPLE
+
+JOB = "benchflow-real-jobs/script-run/oracle-x3/oracle/trial-01"
+
+
+@pytest.fixture
+def here(tmp_path, monkeypatch):
+    """A working folder holding one real job folder under jobs/ (stamps name paths relative to it)."""
+    shutil.copytree(EXAMPLE / JOB, tmp_path / "jobs" / "oracle")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_a_missing_root_or_one_without_job_folders_is_refused_with_its_name(here):
+    with pytest.raises(ValueError, match="these folders do not exist: nowhere"):
+        stamps.find_jobs(["jobs", "nowhere"])
+    (here / "empty").mkdir()
+    with pytest.raises(ValueError, match=r"No BenchFlow job folder found under job_roots \(empty\)"):
+        stamps.find_jobs(["empty"])
+    [job] = stamps.find_jobs(["jobs"]).values()
+    assert job.root == "jobs" and job.relpath.startswith("oracle/")
+
+
+def test_recorded_sources_are_read_from_the_ingest_lineage_record(here):
+    [job] = stamps.find_jobs(["jobs"]).values()
+    assert stamps.recorded_sources(job) == {}  # never ingested
+    record = here / stamps.lineage_of(stamps.ingest_output(job.job_id))
+    record.parent.mkdir(parents=True)
+    inside = f"{job.path.as_posix()}/a__1/result.json"
+    sources = [{"path": inside, "sha256": "ab"}, {"path": "elsewhere/x", "sha256": "cd"}]
+    record.write_text(json.dumps({"sources": sources}))
+    assert stamps.recorded_sources(job) == {"a__1/result.json": "ab"}
+    record.write_text("{not json")
+    assert stamps.recorded_sources(job) == {}
+
+
+def test_an_ingest_is_due_until_its_output_is_newer_than_its_stamp(here):
+    jobs = stamps.find_jobs(["jobs"])
+    found, records = stamps.refresh_states(list(jobs.values()), 8)
+    [(job_id, stamp)] = found.items()
+    assert set(records) == {job_id} and os.path.isfile(stamp)
+    assert stamps.ingests_due(found) == {job_id}  # no output yet
+    output = here / stamps.ingest_output(job_id)
+    output.parent.mkdir(parents=True)
+    output.write_text("{}")
+    os.utime(output, ns=(os.stat(stamp).st_mtime_ns + 10**9,) * 2)
+    assert stamps.ingests_due(found) == set()
+    os.utime(stamp, ns=(os.stat(output).st_mtime_ns + 10**9,) * 2)
+    assert stamps.ingests_due(found) == {job_id}
+
+
+def test_two_cores_only_for_a_large_folder_due_alone(here):
+    [job] = stamps.find_jobs(["jobs"]).values()
+    entries = len(os.listdir(job.path))
+    assert stamps.ingest_threads(job, {job.job_id}, cores=4, parallel_min_attempts=entries) == 2
+    assert stamps.ingest_threads(job, {job.job_id}, cores=4, parallel_min_attempts=entries + 1) == 1
+    assert stamps.ingest_threads(job, set(), cores=4, parallel_min_attempts=entries) == 1  # not due
+    assert stamps.ingest_threads(job, {job.job_id, "a", "b"}, cores=4, parallel_min_attempts=entries) == 1
+    gone = discover.JobFolder(job_id="gone", root="jobs", relpath="gone", try_index=None, alias=None)
+    assert stamps.ingest_threads(gone, {"gone"}, cores=4, parallel_min_attempts=1) == 1

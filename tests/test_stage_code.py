@@ -1,0 +1,94 @@
+"""Each stage's code hash follows what its rule script really imports (lineage.STAGE_CODE, read
+off the import graph), so a change to one module plans exactly the jobs that run its code and
+those downstream of their outputs: a real run of the real BenchFlow folders, then `snakemake -n`
+after a comment is appended to one file of a copy of the workflow."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from benchreport import lineage
+from conftest import EXAMPLE, REAL_ROOTS, copy_workflow
+
+SUMMARIES_READERS = {"overview": 1, "paper": 1, "html_report": 1, "trials_table": 1, "all": 1}
+
+
+@pytest.fixture(scope="module")
+def done(tmp_path_factory):
+    """A workflow copy that has run once to the end (no Docker: environment.inspect off)."""
+    import shutil
+
+    workflow = copy_workflow(tmp_path_factory.mktemp("stagecode") / "wf")
+    for name in REAL_ROOTS:
+        shutil.copytree(EXAMPLE / name, workflow.path / "jobs" / name)
+    (workflow.path / "settings.json").write_text(json.dumps({"environment": {"inspect": False}}))
+    workflow.run("--configfile", "settings.json", roots=[f"jobs/{name}" for name in REAL_ROOTS])
+    return workflow
+
+
+def planned_jobs(workflow) -> dict[str, int]:
+    """rule -> jobs of it a dry run plans (its first "Job stats" table; Snakemake prints it again
+    at the end)."""
+    roots = ",".join(f'"jobs/{name}"' for name in REAL_ROOTS)
+    process = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "2", "--quiet", "rules",
+                              "--configfile", "settings.json", "--config", f"job_roots=[{roots}]"],
+                             cwd=workflow.path, capture_output=True, text=True, timeout=600)
+    assert process.returncode == 0, process.stdout + process.stderr
+    jobs = {}
+    for line in process.stdout.splitlines():
+        parts = line.split()
+        if parts[:1] == ["total"]:
+            break
+        if len(parts) == 2 and parts[1].isdigit() and parts[0] != "job":
+            jobs[parts[0]] = int(parts[1])
+    return jobs
+
+
+def settings(workflow) -> int:
+    return len(list((workflow.results / "reports").iterdir()))
+
+
+CASES = {
+    # the run card: every report, and what reads the reports; no comparison, no figure, no number
+    "benchreport/runcard.py": lambda n: {"report": n, **SUMMARIES_READERS},
+    # the rows of the tables over settings: the paper tables, the figures' data, the page
+    "benchreport/tables.py": lambda n: {"paper": 1, "figures": 1, "html_report": 1, "all": 1},
+    # the drawing of the figures: the figures and the page that embeds them
+    "benchreport/figures.py": lambda n: {"figures": 1, "html_report": 1, "all": 1},
+    # the page's own renderer and template
+    "benchreport/html_report.py": lambda n: {"html_report": 1, "all": 1},
+    "benchreport/templates/report.html.j2": lambda n: {"html_report": 1, "all": 1},
+    # the paired comparisons: their files, the paper table of them, the page
+    "benchreport/comparisons.py": lambda n: {"comparisons": 1, "paper": 1, "html_report": 1, "all": 1},
+}
+
+
+@pytest.mark.parametrize("changed", sorted(CASES))
+def test_a_change_to_one_module_plans_exactly_the_jobs_that_run_it(done, changed):
+    assert planned_jobs(done) == {}, "the finished run plans nothing"
+    path = done.path / "workflow" / "scripts" / changed
+    original = path.read_bytes()
+    try:
+        path.write_bytes(original + (b"\n{# an edit #}\n" if changed.endswith(".j2") else b"\n# an edit\n"))
+        assert planned_jobs(done) == CASES[changed](settings(done))
+    finally:
+        path.write_bytes(original)
+
+
+def test_every_stage_hashes_its_script_and_each_module_it_imports():
+    """The graph read off the imports, checked from the other side: each module a stage lists is
+    imported by its script or by a module it lists (or is a template or schema it reads)."""
+    for stage, files in lineage.STAGE_CODE.items():
+        script = lineage.STAGE_SCRIPTS[stage]
+        code = [name for name in files if name.endswith(".py")]
+        assert script in code, stage
+        reached = {script} | {module for name in code if name != "benchreport/__init__.py"
+                              for module in lineage.imported_modules(name)}
+        assert set(code) <= reached | {"benchreport/__init__.py"}, stage
+    # the renderers do not reach one another: the page needs neither the paper tables nor the report
+    assert "benchreport/paper.py" not in lineage.STAGE_CODE["html_report"]
+    assert "benchreport/report.py" not in lineage.STAGE_CODE["html_report"]
+    assert "benchreport/runcard.py" not in lineage.STAGE_CODE["figures"] + lineage.STAGE_CODE["comparisons"]
