@@ -30,7 +30,7 @@ COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineag
 # these files re-runs that stage and what depends on it, nothing else.
 # stats.py and what it imports: the numbers of a setting.
 NUMBERS = ["benchreport/stats.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/shapes.py",
-           "benchreport/passk.py",
+           "benchreport/verdicts.py", "benchreport/passk.py",
            "benchreport/settings.py", "benchreport/classify.py", "benchreport/files.py", "benchreport/record.py"]
 # The presentation layer: how numbers are written (present) and every sentence stating a result
 # (sentences). Every renderer depends on these, and on no other renderer.
@@ -44,8 +44,9 @@ RENDER = ["benchreport/render.py", "benchreport/environment.py", "benchreport/re
 STAGE_CODE = {
     "ingest": ["ingest.py", "benchreport/discover.py", "benchreport/forked.py", "benchreport/classify.py", "benchreport/settings.py",
                "benchreport/ingest.py", "benchreport/secrets.py", "benchreport/grader.py",
-               "benchreport/provenance.py"],
-    "coverage": ["coverage_grid.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/shapes.py"],
+               "benchreport/provenance.py", "benchreport/shapes.py", "benchreport/verdicts.py"],
+    "coverage": ["coverage_grid.py", "benchreport/intervals.py", "benchreport/coverage.py", "benchreport/shapes.py",
+                 "benchreport/verdicts.py"],
     "stats": ["stats.py", *NUMBERS],
     "trial_rows": ["trial_rows.py", "benchreport/trial_rows.py", "benchreport/grader.py", "benchreport/provenance.py",
                    "benchreport/secrets.py", *NUMBERS],
@@ -61,7 +62,8 @@ STAGE_CODE = {
              *PRESENT, "benchreport/templates/report.html.j2"],
     "bundle": ["bundle.py", "benchreport/bundle.py", "benchreport/secrets.py", "benchreport/rocrate.py",
                "benchreport/discover.py", "benchreport/forked.py", "benchreport/ingest.py", "benchreport/classify.py",
-               "benchreport/grader.py", "benchreport/provenance.py", "benchreport/settings.py"],
+               "benchreport/grader.py", "benchreport/provenance.py", "benchreport/settings.py", "benchreport/shapes.py",
+               "benchreport/verdicts.py"],
     "compare": ["compare.py", "benchreport/compare.py", "benchreport/paired.py", "benchreport/intervals.py", *PRESENT],
     "trials_table": ["trials_table.py", "benchreport/trials_table.py", "benchreport/present.py"],
 }
