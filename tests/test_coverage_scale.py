@@ -38,6 +38,8 @@ def assert_same_bounds(first, second):
 
 @pytest.mark.parametrize("tasks, tries, simulations", [
     (1000, 25, 12),  # the 100 x 1,000 benchmark's shape: window ~1/4 of the totals
+    (200, 50, 12),  # the speed target 200 x 50, windowed from WINDOWED_MIN_TASKS = 100 tasks
+    (100, 12, 20),
     (1000, 5, 20),
     (400, 10, 20),
     (300, 3, 40),
@@ -121,7 +123,8 @@ def test_threads_change_no_number():
 def test_the_auto_choice_follows_the_documented_thresholds():
     assert not coverage._windowed("auto", coverage.WINDOWED_MIN_TASKS - 1, 25)
     assert not coverage._windowed("auto", 1000, 1)  # 1,001 totals: the full FFT is cheap
-    assert coverage._windowed("auto", coverage.WINDOWED_MIN_TASKS, 5)
+    assert coverage._windowed("auto", coverage.WINDOWED_MIN_TASKS, 25)
+    assert not coverage._windowed("auto", coverage.WINDOWED_MIN_TASKS, 5)  # 501 totals
     with pytest.raises(ValueError):
         coverage.batch_intervals(np.zeros((2, 3), dtype=int), 2, bootstrap="fast")
 
