@@ -38,8 +38,6 @@ def assert_same_bounds(first, second):
 
 @pytest.mark.parametrize("tasks, tries, simulations", [
     (1000, 25, 12),  # the 100 x 1,000 benchmark's shape: window ~1/4 of the totals
-    (200, 50, 12),  # the speed target 200 x 50, windowed from WINDOWED_MIN_TASKS = 100 tasks
-    (100, 12, 20),
     (1000, 5, 20),
     (400, 10, 20),
     (300, 3, 40),
@@ -57,6 +55,29 @@ def test_windowed_bounds_equal_the_full_length_ones_run_by_run(tasks, tries, sim
     assert_same_bounds(full, windowed)
     # the comparison means something: the bootstrap bounds are defined for most runs
     assert np.isfinite(windowed["bootstrap-BCa over tasks"][0]).mean() > 0.5
+
+
+@pytest.mark.parametrize("tasks, tries, rate", [(200, 50, 0.004), (200, 50, 0.5), (40, 7, 0.97), (12, 3, 0.3), (1, 4, 0.5)])
+def test_the_full_distribution_over_the_totals_a_run_can_reach_gives_the_full_length_bounds(tasks, tries, rate):
+    """`_full_blocks` convolves each run's outcomes over n·lo … n·hi only (lo, hi: its lowest and
+    highest task outcome); read back at their offset, the bounds are those of the full-length FFT
+    over 0 … n·K, run by run (every block size, edge means where runs show few outcomes)."""
+    rng = np.random.default_rng(tasks + tries)
+    passes = np.vstack([coverage.draw_passes(rng, "beta-binomial", rho, rate, np.full(tasks, tries), 40)
+                        for rho in (0.0, 0.2, 0.9)])
+    counts = coverage._outcome_counts(passes, tries)
+    totals = passes.sum(axis=1)
+    acceleration = intervals.bootstrap_acceleration(passes / tries)
+    full = coverage._read_full(coverage._full_pmf(counts, tasks, tries), totals, acceleration, 0.95)
+    found = {name: (np.full(len(passes), np.nan), np.full(len(passes), np.nan)) for name in full}
+    spans = set()
+    for runs, pmf, offset in coverage._full_blocks(counts, tasks, tries):
+        spans.add(pmf.shape[1])
+        for name, sides in coverage._read_full(pmf, totals[runs] - offset, acceleration[runs], 0.95).items():
+            for column, side in zip(found[name], sides):
+                column[runs] = side + offset
+    assert_same_bounds(full, found)
+    assert min(spans) < tasks * tries + 1 or tasks == 1  # the shorter lengths were used
 
 
 def test_levels_near_0_or_1_are_read_off_the_full_distribution(monkeypatch):
@@ -123,8 +144,7 @@ def test_threads_change_no_number():
 def test_the_auto_choice_follows_the_documented_thresholds():
     assert not coverage._windowed("auto", coverage.WINDOWED_MIN_TASKS - 1, 25)
     assert not coverage._windowed("auto", 1000, 1)  # 1,001 totals: the full FFT is cheap
-    assert coverage._windowed("auto", coverage.WINDOWED_MIN_TASKS, 25)
-    assert not coverage._windowed("auto", coverage.WINDOWED_MIN_TASKS, 5)  # 501 totals
+    assert coverage._windowed("auto", coverage.WINDOWED_MIN_TASKS, 5)
     with pytest.raises(ValueError):
         coverage.batch_intervals(np.zeros((2, 3), dtype=int), 2, bootstrap="fast")
 

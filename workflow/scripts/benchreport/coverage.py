@@ -105,10 +105,9 @@ BLOCK_ELEMENTS = 1 << 22
 # The exact distribution is computed by full-length FFT, once per distinct mix of task outcomes,
 # as it always was, unless a run has at least WINDOWED_MIN_TASKS tasks and more than
 # FULL_SUPPORT_MAX possible totals (n·K + 1); then over a window (see `_windowed_bounds`), which
-# is 1.5-7x cheaper there (measured from 100 to 250 tasks x 10 to 50 tries, 2026-12-01; at 80
-# tasks 0.7-1.4x) and agrees with it to ~1e-13 in the cdf. With fewer tasks the spectrum has too
-# many frequencies that matter for the window to pay.
-WINDOWED_MIN_TASKS = 100
+# is 2-15x cheaper there and agrees with it to ~1e-13 in the cdf. With fewer tasks the spectrum
+# has too many frequencies that matter for the window to pay.
+WINDOWED_MIN_TASKS = 250
 FULL_SUPPORT_MAX = 1024
 # The window holds all of a run's bootstrap distribution but at most this mass (both tails).
 WINDOW_TAIL = 1e-18
@@ -139,8 +138,8 @@ def _outcome_counts(passes: np.ndarray, tries: int) -> np.ndarray:
 
 
 def _full_pmf(mixes: np.ndarray, tasks: int, tries: int) -> np.ndarray:
-    """Per row of outcome counts, the probability of each resample total 0 … n·K: the n-fold
-    convolution of the row's K+1 task outcomes, by a full-length FFT power."""
+    """Per row of outcome counts over 0 … K, the probability of each resample total 0 … n·K: the
+    n-fold convolution of the row's K+1 task outcomes, by a full-length FFT power."""
     support = tasks * tries + 1
     length = 1 << (support - 1).bit_length()
     spectrum = _power(np.fft.rfft(mixes / tasks, length, axis=1), tasks)
@@ -149,17 +148,27 @@ def _full_pmf(mixes: np.ndarray, tasks: int, tries: int) -> np.ndarray:
 
 
 def _full_blocks(counts: np.ndarray, tasks: int, tries: int):
-    """(runs, pmf) blocks of the exact distribution over totals 0 … n·K, computed once per
-    distinct mix of outcomes; each block's work arrays hold about BLOCK_ELEMENTS numbers."""
+    """(runs, pmf, offset) blocks of the exact distribution, computed once per distinct mix of
+    outcomes over the only totals it can reach: with lo and hi the lowest and highest outcome the
+    run's tasks show, n·lo … n·hi, so pmf[:, t] is the probability of total offset + t (offset =
+    n·lo). Near a mean of 0 or 1, where the design decides most methods, a run shows few
+    outcomes, and its FFT is a fraction of the length n·K + 1 would take (200 x 50 at a mean of
+    0.4%: 16x shorter). Each block's work arrays hold about BLOCK_ELEMENTS numbers."""
     mixes, run_mix = np.unique(counts, axis=0, return_inverse=True)
     run_mix = run_mix.ravel()
-    order = np.argsort(run_mix, kind="stable")
-    rows = max(1, BLOCK_ELEMENTS // (1 << (tasks * tries).bit_length()))
-    for start in range(0, len(order), rows):
-        runs = order[start:start + rows]
-        # runs are sorted by mix, so the block's mixes are one range of at most `rows` of them
-        first, last = run_mix[runs[0]], run_mix[runs[-1]]
-        yield runs, _full_pmf(mixes[first:last + 1], tasks, tries)[run_mix[runs] - first]
+    present = mixes > 0
+    lowest = present.argmax(axis=1)
+    spans = tries - present[:, ::-1].argmax(axis=1) - lowest
+    for span in np.unique(spans):
+        chosen = np.flatnonzero(spans[run_mix] == span)
+        order = chosen[np.argsort(run_mix[chosen], kind="stable")]
+        rows = max(1, BLOCK_ELEMENTS // (1 << int(tasks * span).bit_length()))
+        for start in range(0, len(order), rows):
+            runs = order[start:start + rows]
+            block_mixes, inverse = np.unique(run_mix[runs], return_inverse=True)
+            # only the outcomes lo … lo + span of each mix
+            shifted = np.take_along_axis(mixes[block_mixes], lowest[block_mixes, None] + np.arange(span + 1), axis=1)
+            yield runs, _full_pmf(shifted, tasks, int(span))[inverse.ravel()], tasks * lowest[run_mix[runs]]
 
 
 def _resampled_pmf(counts: np.ndarray, tasks: int, tries: int, resamples: int, rng) -> np.ndarray:
@@ -189,7 +198,8 @@ def _inverse_cdf(cdf: np.ndarray, levels: np.ndarray) -> np.ndarray:
 
 
 def _read_full(pmf, totals, acceleration, confidence) -> dict:
-    """Percentile and BCa total bounds of each run, read off its distribution over 0 … n·K."""
+    """Percentile and BCa total bounds of each run, read off its distribution over the totals
+    0, 1, … of its row (`totals` on the same scale)."""
     cdf = np.cumsum(pmf, axis=1)
     rows = np.arange(len(pmf))
     share_below = np.where(totals > 0, cdf[rows, totals - 1], 0.0) + pmf[rows, totals] / 2
@@ -344,14 +354,14 @@ def _bootstrap_bounds(passes, tries, confidence, resamples, rng, bootstrap="auto
     if redo.size:
         acceleration = intervals.bootstrap_acceleration(passes[redo] / tries)
         if resamples is not None:
-            blocks = [(np.arange(runs), _resampled_pmf(counts, tasks, tries, resamples, rng))]
+            blocks = [(np.arange(runs), _resampled_pmf(counts, tasks, tries, resamples, rng), 0)]
         else:
             blocks = _full_blocks(counts[redo], tasks, tries)
-        for block_runs, pmf in blocks:
-            bounds = _read_full(pmf, totals[redo][block_runs], acceleration[block_runs], confidence)
+        for block_runs, pmf, offset in blocks:
+            bounds = _read_full(pmf, totals[redo][block_runs] - offset, acceleration[block_runs], confidence)
             for name in BOOTSTRAP_METHODS:
                 for column, total in zip(found[name], bounds[name]):
-                    column[redo[block_runs]] = total
+                    column[redo[block_runs]] = total + offset
     return {name: tuple(column / (tasks * tries) for column in pair) for name, pair in found.items()}
 
 
@@ -566,42 +576,29 @@ def _log_multinomial_constant(counts: np.ndarray) -> np.ndarray:
 
 
 def _enumerated(profile, families, means, confidence, bootstrap) -> dict:
-    """name -> (families x means) exact coverage and width, over every distinct run.
-
-    Each run's probability in every cell is exp(its multinomial constant + Σ counts·log pmf); the
-    coverage and mean width of every method at mean m are then one matrix product over the runs,
-    P_m (families x runs) @ [covered by each method at m, each method's width] (runs x 2·methods),
-    batched over the means and summed over blocks of runs: 3-5x faster than a product per family
-    and method (measured at 50 x 3 in benchmarks/bench_interval.py's batch)."""
+    """name -> (families x means) exact coverage and width, over every distinct run."""
     passes, group_counts, index = _enumerate(profile)
     tries = _profile_tries(profile)
     bounds = batch_intervals(passes, tries, confidence=confidence, bootstrap=bootstrap)
-    names = list(bounds)
-    lows = np.stack([bounds[name][0] for name in names], axis=1)  # runs x methods
-    highs = np.stack([bounds[name][1] for name in names], axis=1)
-    widths = np.where(np.isfinite(lows), highs - lows, 0.0)
+    covers = {name: ((low[:, None] <= means) & (means <= high[:, None])).astype(float)
+              for name, (low, high) in bounds.items()}
+    widths = {name: np.where(np.isfinite(low), high - low, 0.0) for name, (low, high) in bounds.items()}
     constants = sum(_log_multinomial_constant(counts)[index[g]] for g, counts in enumerate(group_counts))
-    # log P(j passes of K) per group, as (K+1) x means x families, and where every group's pmf exists
-    logs, valid = [], np.ones((len(means), len(families)), dtype=bool)
-    for group_tries, _ in profile:
-        pmfs = np.stack([task_mean_pmf(family, parameter, means, group_tries) for family, parameter in families],
-                        axis=1)  # means x families x (K+1)
-        valid &= np.isfinite(pmfs).all(axis=2)
-        logs.append(np.log(np.maximum(np.nan_to_num(pmfs), 1e-300)).transpose(2, 0, 1))
-    totals = np.zeros((len(means), len(families), 2 * len(names)))
-    rows = max(1, BLOCK_ELEMENTS // (len(means) * max(len(families), 2 * len(names))))
-    for start in range(0, len(passes), rows):
-        block = slice(start, start + rows)
-        log_p = np.broadcast_to(constants[block, None, None], (len(constants[block]), len(means), len(families))).copy()
-        for g, counts in enumerate(group_counts):
-            log_p += np.tensordot(counts[index[g][block]], logs[g], axes=1)
-        probabilities = np.exp(log_p).transpose(1, 2, 0)  # means x families x runs
-        covered = (lows[block, None, :] <= means[:, None]) & (means[:, None] <= highs[block, None, :])
-        weights = np.concatenate([covered.transpose(1, 0, 2).astype(float),
-                                  np.broadcast_to(widths[block], (len(means), *widths[block].shape))], axis=2)
-        totals += np.matmul(probabilities, weights)  # means x families x (2·methods)
-    totals[~valid] = np.nan
-    return {name: (totals[:, :, k].T.copy(), totals[:, :, len(names) + k].T.copy()) for k, name in enumerate(names)}
+    found = {name: (np.full((len(families), len(means)), np.nan), np.full((len(families), len(means)), np.nan))
+             for name in bounds}
+    for f, (family, parameter) in enumerate(families):
+        probabilities = np.repeat(constants[:, None], len(means), axis=1)
+        valid = np.ones(len(means), dtype=bool)
+        for g, ((group_tries, _), counts) in enumerate(zip(profile, group_counts)):
+            pmf = task_mean_pmf(family, parameter, means, group_tries)
+            valid &= np.isfinite(pmf).all(axis=1)
+            term = counts @ np.log(np.maximum(np.nan_to_num(pmf), 1e-300)).T
+            probabilities += term if len(profile) == 1 else term[index[g]]
+        np.exp(probabilities, out=probabilities)
+        for name in bounds:
+            found[name][0][f] = np.where(valid, np.einsum("rm,rm->m", probabilities, covers[name]), np.nan)
+            found[name][1][f] = np.where(valid, widths[name] @ probabilities, np.nan)
+    return found
 
 
 def sum_lattice(tries) -> int:
