@@ -575,18 +575,22 @@ def _log_multinomial_constant(counts: np.ndarray) -> np.ndarray:
     return gammaln(counts.sum(axis=1) + 1) - gammaln(counts + 1).sum(axis=1)
 
 
-def _enumerated(profile, families, means, confidence, bootstrap) -> dict:
-    """name -> (families x means) exact coverage and width, over every distinct run."""
+def _enumerated(profile, families, means, confidence, bootstrap, workers=1) -> dict:
+    """name -> (families x means) exact coverage and width, over every distinct run. `workers`
+    threads share the runs' intervals and then the families (numpy releases the GIL in each
+    family's products), each family computed as alone: the same numbers whatever the threads."""
     passes, group_counts, index = _enumerate(profile)
     tries = _profile_tries(profile)
-    bounds = batch_intervals(passes, tries, confidence=confidence, bootstrap=bootstrap)
+    bounds = batch_intervals(passes, tries, confidence=confidence, bootstrap=bootstrap, workers=workers)
     covers = {name: ((low[:, None] <= means) & (means <= high[:, None])).astype(float)
               for name, (low, high) in bounds.items()}
     widths = {name: np.where(np.isfinite(low), high - low, 0.0) for name, (low, high) in bounds.items()}
     constants = sum(_log_multinomial_constant(counts)[index[g]] for g, counts in enumerate(group_counts))
     found = {name: (np.full((len(families), len(means)), np.nan), np.full((len(families), len(means)), np.nan))
              for name in bounds}
-    for f, (family, parameter) in enumerate(families):
+
+    def one_family(f):
+        family, parameter = families[f]
         probabilities = np.repeat(constants[:, None], len(means), axis=1)
         valid = np.ones(len(means), dtype=bool)
         for g, ((group_tries, _), counts) in enumerate(zip(profile, group_counts)):
@@ -598,6 +602,9 @@ def _enumerated(profile, families, means, confidence, bootstrap) -> dict:
         for name in bounds:
             found[name][0][f] = np.where(valid, np.einsum("rm,rm->m", probabilities, covers[name]), np.nan)
             found[name][1][f] = np.where(valid, widths[name] @ probabilities, np.nan)
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
+        list(pool.map(one_family, range(len(families))))
     return found
 
 
@@ -786,7 +793,7 @@ def coverage_design(profile, *, seed: int, simulations: int = 10_000, confidence
     mc_means = means[::MC_STEP]
     evaluation, rows = {}, {}
     if _multisets(profile) <= ENUMERATION_MAX:
-        exact = _enumerated(profile, families, means, confidence, bootstrap)
+        exact = _enumerated(profile, families, means, confidence, bootstrap, workers)
         simulated = {}
         for name in exact:
             evaluation[name] = "exact, every distinct run enumerated"
@@ -933,13 +940,14 @@ def profile_text(profile) -> str:
     return " + ".join(f"{count} tasks × {tries} tries" for tries, count in profile)
 
 
-def runs_intervals(passes: np.ndarray, tries, confidence: float = 0.95) -> list[dict]:
+def runs_intervals(passes: np.ndarray, tries, confidence: float = 0.95, workers: int = 1) -> list[dict]:
     """Per run (row of `passes`, every run with the same tries per task), every method's interval
-    as a dict {method, over, estimate, low, high[, note]}: `batch_intervals`, which the coverage
-    design measures, so a run's headline is the interval whose coverage was measured."""
+    as a dict {method, over, estimate, low, high[, note]}: `batch_intervals` (on `workers`
+    threads), which the coverage design measures, so a run's headline is the interval whose
+    coverage was measured."""
     passes = np.asarray(passes, dtype=np.int64)
     tries = np.broadcast_to(np.asarray(tries, dtype=np.int64), passes.shape[1:])
-    bounds = batch_intervals(passes, tries, confidence=confidence)
+    bounds = batch_intervals(passes, tries, confidence=confidence, workers=workers)
     rates = passes / tries
     estimates = {"tasks": rates.mean(axis=1).tolist(), "pooled": (passes.sum(axis=1) / tries.sum()).tolist()}
     same = (np.ptp(rates, axis=1) == 0).tolist()
