@@ -320,7 +320,8 @@ def setting_ingests(wildcards):
 
 def stats_inputs(wildcards):
     """setting_ingests, and the coverage design at the setting's shape (tasks x tries, planned
-    from the folders' index.json by benchreport.shapes; none when no task was scored)."""
+    from the folders' index.json by benchreport.shapes; none when no task was scored).
+    """
     indexes = [job_index(job_id) for job_id in stats_jobs(wildcards)]
     profile = shapes.planned_profile(wildcards.setting, indexes, controls_policy())
     grid = {} if profile is None else {"coverage": shapes.coverage_file(profile)}

@@ -2,29 +2,24 @@
 tries profile: how many tasks were tried how often), measured once per shape and shared by every
 setting of that shape. Which shapes a run needs is planned by `benchreport.shapes`."""
 
-def main(smk) -> None:
-    import resource
-    import sys
-    import time
+import resource
+import sys
+import time
 
-    from benchreport import rulejob
-    from benchreport.coverage import coverage_design
-    from benchreport.files import dump_json, write_text
-    from benchreport.lineage import write_for_rule
+from benchreport import rulejob, shapes
+from benchreport.coverage import coverage_design
+from benchreport.files import dump_json, write_text
+from benchreport.lineage import write_for_rule
 
-    rulejob.start(smk)
-    profile = shapes.parse_shape(smk.wildcards.shape)
-    params = smk.params
-    start = time.perf_counter()
-    design = coverage_design(profile, seed=params.seed, simulations=params.simulations,
-                             confidence=params.confidence, workers=smk.threads)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-    print(f"coverage design at {smk.wildcards.shape} (tasks x tries), at most {params.simulations} simulated runs "
-          f"per Monte-Carlo cell, {smk.threads} threads: {time.perf_counter() - start:.1f} s, peak RSS {peak} MiB",
-          file=sys.stderr)
-    write_text(smk.output.grid, dump_json(design))
-    write_for_rule(smk, "coverage")
-
-
-if __name__ == "__main__":
-    main(snakemake)  # noqa: F821 (the object Snakemake's script directive provides)
+rulejob.start(snakemake)
+profile = shapes.parse_shape(snakemake.wildcards.shape)
+params = snakemake.params
+start = time.perf_counter()
+design = coverage_design(profile, seed=params.seed, simulations=params.simulations, confidence=params.confidence,
+                         workers=snakemake.threads)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+print(f"coverage design at {snakemake.wildcards.shape} (tasks x tries), at most {params.simulations} simulated runs "
+      f"per Monte-Carlo cell, {snakemake.threads} threads: {time.perf_counter() - start:.1f} s, peak RSS {peak} MiB",
+      file=sys.stderr)
+write_text(snakemake.output.grid, dump_json(design))
+write_for_rule(snakemake, "coverage")
