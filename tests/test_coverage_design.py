@@ -130,11 +130,18 @@ def test_monte_carlo_rows_carry_their_error_and_a_bound_below_the_estimate():
     assert exact["evaluation"].startswith("exact") and exact["standard_error"] == 0
 
 
-@pytest.mark.parametrize("shape", EXAMPLE_SHAPES + ["100x3", "60x3", "3x40+2x20"])
+@pytest.mark.parametrize("shape", EXAMPLE_SHAPES + ["60x3", *(pytest.param(shape, marks=pytest.mark.slow)
+                                                             for shape in ("100x3", "3x40+2x20"))])
 def test_the_same_method_is_chosen_under_five_seeds(shape):
+    """Where some method is simulated, five seeds choose the same; where every method is exact,
+    the seed cannot matter, and a second seed gives the same design but for its seed field."""
+    first = design(shape, seed=1)
+    if not any(row["evaluation"].startswith("simulated") for row in first["methods"].values()):
+        assert design(shape, seed=2) == first | {"seed": 2}
+        return
     chosen = set()
-    for seed in range(1, 6):
-        choice = coverage.choose_headline(design(shape, seed=seed))
+    for found in [first] + [design(shape, seed=seed) for seed in range(2, 6)]:
+        choice = coverage.choose_headline(found)
         chosen.add((choice["method"], choice.get("best")))
     assert len(chosen) == 1, chosen
 

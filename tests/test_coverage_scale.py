@@ -10,13 +10,11 @@ import random
 import shutil
 import tracemalloc
 
-import coverage_grid as shapes
 import numpy as np
 import pytest
-from benchreport import coverage, intervals
+from benchreport import coverage, intervals, shapes
 from benchreport.discover import find_job_folders
 from benchreport.ingest import ingest_job, settings_index
-from benchreport.shapes import shape_name
 from benchreport.stats import headline_interval, setting_stats
 from conftest import EXAMPLE
 
@@ -57,6 +55,29 @@ def test_windowed_bounds_equal_the_full_length_ones_run_by_run(tasks, tries, sim
     assert_same_bounds(full, windowed)
     # the comparison means something: the bootstrap bounds are defined for most runs
     assert np.isfinite(windowed["bootstrap-BCa over tasks"][0]).mean() > 0.5
+
+
+@pytest.mark.parametrize("tasks, tries, rate", [(200, 50, 0.004), (200, 50, 0.5), (40, 7, 0.97), (12, 3, 0.3), (1, 4, 0.5)])
+def test_the_full_distribution_over_the_totals_a_run_can_reach_gives_the_full_length_bounds(tasks, tries, rate):
+    """`_full_blocks` convolves each run's outcomes over n·lo … n·hi only (lo, hi: its lowest and
+    highest task outcome); read back at their offset, the bounds are those of the full-length FFT
+    over 0 … n·K, run by run (every block size, edge means where runs show few outcomes)."""
+    rng = np.random.default_rng(tasks + tries)
+    passes = np.vstack([coverage.draw_passes(rng, "beta-binomial", rho, rate, np.full(tasks, tries), 40)
+                        for rho in (0.0, 0.2, 0.9)])
+    counts = coverage._outcome_counts(passes, tries)
+    totals = passes.sum(axis=1)
+    acceleration = intervals.bootstrap_acceleration(passes / tries)
+    full = coverage._read_full(coverage._full_pmf(counts, tasks, tries), totals, acceleration, 0.95)
+    found = {name: (np.full(len(passes), np.nan), np.full(len(passes), np.nan)) for name in full}
+    spans = set()
+    for runs, pmf, offset in coverage._full_blocks(counts, tasks, tries):
+        spans.add(pmf.shape[1])
+        for name, sides in coverage._read_full(pmf, totals[runs] - offset, acceleration[runs], 0.95).items():
+            for column, side in zip(found[name], sides):
+                column[runs] = side + offset
+    assert_same_bounds(full, found)
+    assert min(spans) < tasks * tries + 1 or tasks == 1  # the shorter lengths were used
 
 
 def test_levels_near_0_or_1_are_read_off_the_full_distribution(monkeypatch):
@@ -141,13 +162,13 @@ class AskedFor(Exception):
     pass
 
 
-def stats_shape(setting, trials, on_failure):
+def stats_shape(setting, trials, policy):
     """The shape setting_stats asks its grid for (None when no task was scored)."""
     def grid_for(profile):
         raise AskedFor(profile)
 
     params = {"seed": 1, "resamples": 200, "confidence": 0.95, "min_trials_per_task": 3,
-              "coverage_simulations": 200, "controls": {"on_failure": on_failure, "on_unverified": "keep"}}
+              "coverage_simulations": 200, "controls": policy}
     try:
         setting_stats(setting, trials, params, grid_for)
     except AskedFor as asked:
@@ -155,25 +176,35 @@ def stats_shape(setting, trials, on_failure):
     return None
 
 
+POLICIES = [{"on_failure": failure, "on_unverified": unverified}
+            for failure in ("exclude", "keep") for unverified in ("exclude", "keep")]
+
+
 @pytest.mark.parametrize("seed", range(6))
-def test_the_stats_rule_asks_for_the_grid_setting_stats_needs(example_trials, seed):
-    """Outcomes shuffled, some trials interrupted, controls passing and failing, both policies:
-    the shape stats.smk derives from the ingests is the one setting_stats computes."""
+def test_the_planned_shape_is_the_one_setting_stats_needs(example_trials, seed):
+    """Outcomes shuffled, some trials interrupted, task versions (digests) changed on some
+    trials, controls passing, failing and unverified, every policy: the shape the workflow plans
+    from the ingests' counts (one index per job folder, as ingest writes them) is the one
+    setting_stats computes from the trials."""
     rng = random.Random(seed)
     trials = [dict(trial) for trial in example_trials]
     for trial in trials:
-        trial["outcome"] = rng.choice(["passed", "passed", "failed", "errored", "interrupted" if seed % 2 else "failed"])
+        trial["outcome"] = rng.choice(["passed", "passed", "failed", "errored", "unscored",
+                                       "interrupted" if seed % 2 else "failed"])
+        if rng.random() < 0.15:
+            trial["task_digest"] = rng.choice([None, "sha256:other", trial["task_digest"]])
     if seed == 5:  # every trial of one setting interrupted: no task scored, no grid
         first = trials[0]["setting"]
         for trial in trials:
             if trial["setting"] == first:
                 trial["outcome"] = "interrupted"
-    indexes = [{"settings": settings_index(trials)}]
+    indexes = [{"settings": settings_index([trial for trial in trials if trial["job"] == job])}
+               for job in sorted({trial["job"] for trial in trials})]
     found = set()
     for setting in sorted({trial["setting"] for trial in trials}):
-        for on_failure in ("exclude", "keep"):
-            expected = stats_shape(setting, trials, on_failure)
-            assert shapes.coverage_shape(setting, indexes, on_failure) == expected, (setting, on_failure)
+        for policy in POLICIES:
+            expected = stats_shape(setting, trials, policy)
+            assert shapes.planned_profile(setting, indexes, policy) == expected, (setting, policy)
             found.add(expected)
     assert len(found) > 3  # the cases differ
 
@@ -193,10 +224,13 @@ def test_a_design_of_another_shape_or_seed_is_refused():
 
 
 def test_settings_with_the_same_tries_profile_share_one_design_file():
-    index = {"settings": {
-        name: {"key": {"control": None}, "counts": {f"t{i}": [tries, 0] for i, tries in enumerate(profile)}}
-        for name, profile in (("a", [3, 4, 3]), ("b", [4, 3, 3]), ("c", [3, 3, 3]))}}
-    files = {name: shapes.grid_input(name, [index], "exclude")["coverage"] for name in "abc"}
+    def trials(setting, tries_per_task):
+        return [{"setting": setting, "setting_key": {"control": None}, "task": f"t{task}", "task_digest": None,
+                 "outcome": "failed"} for task, tries in enumerate(tries_per_task) for _ in range(tries)]
+
+    index = {"settings": settings_index(trials("a", [3, 4, 3]) + trials("b", [4, 3, 3]) + trials("c", [3, 3, 3]))}
+    policy = {"on_failure": "exclude", "on_unverified": "keep"}
+    files = {name: shapes.coverage_file(shapes.planned_profile(name, [index], policy)) for name in "abc"}
     assert files == {"a": "results/coverage/2x3+1x4.json", "b": "results/coverage/2x3+1x4.json",
                      "c": "results/coverage/3x3.json"}
 
@@ -211,7 +245,7 @@ def test_one_grid_per_shape_which_an_edited_reward_does_not_recompute(workflow):
         roots.append(f"jobs/{name}")
     workflow.run(roots=roots)
     stats = {path.parent.name: json.loads(path.read_text()) for path in (workflow.results / "settings").glob("*/stats.json")}
-    wanted = {setting: shape_name([tuple(group) for group in data["headline"]["coverage"]["tries_profile"]]) + ".json"
+    wanted = {setting: shapes.shape_name([tuple(group) for group in data["headline"]["coverage"]["tries_profile"]]) + ".json"
               for setting, data in stats.items()}
     grids = {path.name: path.stat().st_mtime_ns for path in (workflow.results / "coverage").glob("*.json")}
     assert set(grids) == set(wanted.values())

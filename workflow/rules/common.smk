@@ -32,10 +32,10 @@ from benchreport import (
     lineage,
     planning,
     scheduling,
+    shapes,
     stamps,
 )  # noqa: E402
 from benchreport.stamps import ingest_output, lineage_of  # noqa: E402
-import coverage_grid as coverage_shapes  # noqa: E402 (workflow/scripts/coverage_grid.py)
 
 # The key, what is wrong and what is allowed, rather than Snakemake's message, which quotes the
 # whole schema; then Snakemake's validate, which fills in the defaults.
@@ -256,12 +256,12 @@ def setting_ingests(wildcards):
 
 
 def stats_inputs(wildcards):
-    """setting_ingests, and the coverage grid at the setting's shape (tasks x tries, known from
-    the folders' index.json; none when no task was scored)."""
+    """setting_ingests, and the coverage design at the setting's shape (tasks x tries, planned
+    from the folders' index.json by benchreport.shapes; none when no task was scored).
+    """
     indexes = [job_index(job_id) for job_id in stats_jobs(wildcards)]
-    grid = coverage_shapes.grid_input(
-        wildcards.setting, indexes, config["controls"]["on_failure"]
-    )
+    profile = shapes.planned_profile(wildcards.setting, indexes, controls_policy())
+    grid = {} if profile is None else {"coverage": shapes.coverage_file(profile)}
     return {"trials": setting_ingests(wildcards)} | grid
 
 

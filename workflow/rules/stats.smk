@@ -12,9 +12,7 @@ rule coverage_grid:
     # the design's families and blocks share the threads; stats jobs wait for it, so it may take them all
     threads: 8
     resources:
-        mem_mb=lambda wildcards, threads: coverage_shapes.memory_mb(
-            wildcards.shape, threads
-        ),
+        mem_mb=lambda wildcards, threads: shapes.memory_mb(wildcards.shape, threads),
     params:
         seed=config["statistics"]["seed"],
         simulations=config["statistics"]["coverage_simulations"],

@@ -11,15 +11,13 @@ rulejob.start(snakemake)
 
 
 def grid_for(profile):
-    """The coverage design rule coverage_grid computed at this setting's tries profile (stats.smk
-    plans it from the ingests' index.json); None, so that the design is computed here, when the
-    plan's profile is not the one the numbers need (the plan does not see every control verdict,
-    e.g. controls.on_unverified: exclude)."""
+    """The coverage design rule coverage_grid computed at the shape the workflow planned for this
+    setting (`shapes.planned_profile`); setting_stats checks it is the one its headline needs."""
     grid = snakemake.input.get("coverage")
     if grid is None:
-        return None
-    grid = load_json(grid)
-    return grid if [tuple(group) for group in grid["tries_profile"]] == list(profile) else None
+        raise ValueError(f"no coverage design was planned for {snakemake.wildcards.setting}, whose tasks have "
+                         f"the tries profile {profile}: the plan found no scored task (a bug)")
+    return load_json(grid)
 
 
 trials = number_tries([trial for path in snakemake.input.trials for trial in load_json(path)["trials"]])

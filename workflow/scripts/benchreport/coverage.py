@@ -138,8 +138,8 @@ def _outcome_counts(passes: np.ndarray, tries: int) -> np.ndarray:
 
 
 def _full_pmf(mixes: np.ndarray, tasks: int, tries: int) -> np.ndarray:
-    """Per row of outcome counts, the probability of each resample total 0 … n·K: the n-fold
-    convolution of the row's K+1 task outcomes, by a full-length FFT power."""
+    """Per row of outcome counts over 0 … K, the probability of each resample total 0 … n·K: the
+    n-fold convolution of the row's K+1 task outcomes, by a full-length FFT power."""
     support = tasks * tries + 1
     length = 1 << (support - 1).bit_length()
     spectrum = _power(np.fft.rfft(mixes / tasks, length, axis=1), tasks)
@@ -148,17 +148,27 @@ def _full_pmf(mixes: np.ndarray, tasks: int, tries: int) -> np.ndarray:
 
 
 def _full_blocks(counts: np.ndarray, tasks: int, tries: int):
-    """(runs, pmf) blocks of the exact distribution over totals 0 … n·K, computed once per
-    distinct mix of outcomes; each block's work arrays hold about BLOCK_ELEMENTS numbers."""
+    """(runs, pmf, offset) blocks of the exact distribution, computed once per distinct mix of
+    outcomes over the only totals it can reach: with lo and hi the lowest and highest outcome the
+    run's tasks show, n·lo … n·hi, so pmf[:, t] is the probability of total offset + t (offset =
+    n·lo). Near a mean of 0 or 1, where the design decides most methods, a run shows few
+    outcomes, and its FFT is a fraction of the length n·K + 1 would take (200 x 50 at a mean of
+    0.4%: 16x shorter). Each block's work arrays hold about BLOCK_ELEMENTS numbers."""
     mixes, run_mix = np.unique(counts, axis=0, return_inverse=True)
     run_mix = run_mix.ravel()
-    order = np.argsort(run_mix, kind="stable")
-    rows = max(1, BLOCK_ELEMENTS // (1 << (tasks * tries).bit_length()))
-    for start in range(0, len(order), rows):
-        runs = order[start:start + rows]
-        # runs are sorted by mix, so the block's mixes are one range of at most `rows` of them
-        first, last = run_mix[runs[0]], run_mix[runs[-1]]
-        yield runs, _full_pmf(mixes[first:last + 1], tasks, tries)[run_mix[runs] - first]
+    present = mixes > 0
+    lowest = present.argmax(axis=1)
+    spans = tries - present[:, ::-1].argmax(axis=1) - lowest
+    for span in np.unique(spans):
+        chosen = np.flatnonzero(spans[run_mix] == span)
+        order = chosen[np.argsort(run_mix[chosen], kind="stable")]
+        rows = max(1, BLOCK_ELEMENTS // (1 << int(tasks * span).bit_length()))
+        for start in range(0, len(order), rows):
+            runs = order[start:start + rows]
+            block_mixes, inverse = np.unique(run_mix[runs], return_inverse=True)
+            # only the outcomes lo … lo + span of each mix
+            shifted = np.take_along_axis(mixes[block_mixes], lowest[block_mixes, None] + np.arange(span + 1), axis=1)
+            yield runs, _full_pmf(shifted, tasks, int(span))[inverse.ravel()], tasks * lowest[run_mix[runs]]
 
 
 def _resampled_pmf(counts: np.ndarray, tasks: int, tries: int, resamples: int, rng) -> np.ndarray:
@@ -188,7 +198,8 @@ def _inverse_cdf(cdf: np.ndarray, levels: np.ndarray) -> np.ndarray:
 
 
 def _read_full(pmf, totals, acceleration, confidence) -> dict:
-    """Percentile and BCa total bounds of each run, read off its distribution over 0 … n·K."""
+    """Percentile and BCa total bounds of each run, read off its distribution over the totals
+    0, 1, … of its row (`totals` on the same scale)."""
     cdf = np.cumsum(pmf, axis=1)
     rows = np.arange(len(pmf))
     share_below = np.where(totals > 0, cdf[rows, totals - 1], 0.0) + pmf[rows, totals] / 2
@@ -343,14 +354,14 @@ def _bootstrap_bounds(passes, tries, confidence, resamples, rng, bootstrap="auto
     if redo.size:
         acceleration = intervals.bootstrap_acceleration(passes[redo] / tries)
         if resamples is not None:
-            blocks = [(np.arange(runs), _resampled_pmf(counts, tasks, tries, resamples, rng))]
+            blocks = [(np.arange(runs), _resampled_pmf(counts, tasks, tries, resamples, rng), 0)]
         else:
             blocks = _full_blocks(counts[redo], tasks, tries)
-        for block_runs, pmf in blocks:
-            bounds = _read_full(pmf, totals[redo][block_runs], acceleration[block_runs], confidence)
+        for block_runs, pmf, offset in blocks:
+            bounds = _read_full(pmf, totals[redo][block_runs] - offset, acceleration[block_runs], confidence)
             for name in BOOTSTRAP_METHODS:
                 for column, total in zip(found[name], bounds[name]):
-                    column[redo[block_runs]] = total
+                    column[redo[block_runs]] = total + offset
     return {name: tuple(column / (tasks * tries) for column in pair) for name, pair in found.items()}
 
 
@@ -413,7 +424,10 @@ def _block_intervals(passes, tries, confidence, resamples, rng, bootstrap, wante
     runs, tasks = passes.shape
     rates = passes / tries
     sums = rates.sum(axis=1)
-    bounds = {"clopper-pearson over task means": intervals.clopper_pearson_bounds(sums, tasks, confidence)}
+    # the sum takes few distinct values (at most n·L + 1): scipy's beta inverse once per value
+    distinct, inverse = np.unique(sums, return_inverse=True)
+    bounds = {"clopper-pearson over task means": tuple(
+        side[inverse] for side in intervals.clopper_pearson_bounds(distinct, tasks, confidence))}
     if "t over task means" in wanted:
         if tasks >= 2:
             _, t_low, t_high = intervals.t_bounds(rates, confidence)
@@ -549,8 +563,7 @@ def _enumerate(profile):
     per_group = []
     for tries, count in profile:
         rows = np.array(list(itertools.combinations_with_replacement(range(tries + 1), count)), dtype=np.int64)
-        counts = np.stack([np.bincount(row, minlength=tries + 1) for row in rows])
-        per_group.append((rows, counts))
+        per_group.append((rows, _outcome_counts(rows, tries)))
     index = np.indices([len(rows) for rows, _ in per_group]).reshape(len(per_group), -1)
     passes = np.hstack([rows[index[g]] for g, (rows, _) in enumerate(per_group)])
     return passes, [counts for _, counts in per_group], index
@@ -562,18 +575,22 @@ def _log_multinomial_constant(counts: np.ndarray) -> np.ndarray:
     return gammaln(counts.sum(axis=1) + 1) - gammaln(counts + 1).sum(axis=1)
 
 
-def _enumerated(profile, families, means, confidence, bootstrap) -> dict:
-    """name -> (families x means) exact coverage and width, over every distinct run."""
+def _enumerated(profile, families, means, confidence, bootstrap, workers=1) -> dict:
+    """name -> (families x means) exact coverage and width, over every distinct run. `workers`
+    threads share the runs' intervals and then the families (numpy releases the GIL in each
+    family's products), each family computed as alone: the same numbers whatever the threads."""
     passes, group_counts, index = _enumerate(profile)
     tries = _profile_tries(profile)
-    bounds = batch_intervals(passes, tries, confidence=confidence, bootstrap=bootstrap)
+    bounds = batch_intervals(passes, tries, confidence=confidence, bootstrap=bootstrap, workers=workers)
     covers = {name: ((low[:, None] <= means) & (means <= high[:, None])).astype(float)
               for name, (low, high) in bounds.items()}
     widths = {name: np.where(np.isfinite(low), high - low, 0.0) for name, (low, high) in bounds.items()}
     constants = sum(_log_multinomial_constant(counts)[index[g]] for g, counts in enumerate(group_counts))
     found = {name: (np.full((len(families), len(means)), np.nan), np.full((len(families), len(means)), np.nan))
              for name in bounds}
-    for f, (family, parameter) in enumerate(families):
+
+    def one_family(f):
+        family, parameter = families[f]
         probabilities = np.repeat(constants[:, None], len(means), axis=1)
         valid = np.ones(len(means), dtype=bool)
         for g, ((group_tries, _), counts) in enumerate(zip(profile, group_counts)):
@@ -585,6 +602,9 @@ def _enumerated(profile, families, means, confidence, bootstrap) -> dict:
         for name in bounds:
             found[name][0][f] = np.where(valid, np.einsum("rm,rm->m", probabilities, covers[name]), np.nan)
             found[name][1][f] = np.where(valid, widths[name] @ probabilities, np.nan)
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
+        list(pool.map(one_family, range(len(families))))
     return found
 
 
@@ -773,7 +793,7 @@ def coverage_design(profile, *, seed: int, simulations: int = 10_000, confidence
     mc_means = means[::MC_STEP]
     evaluation, rows = {}, {}
     if _multisets(profile) <= ENUMERATION_MAX:
-        exact = _enumerated(profile, families, means, confidence, bootstrap)
+        exact = _enumerated(profile, families, means, confidence, bootstrap, workers)
         simulated = {}
         for name in exact:
             evaluation[name] = "exact, every distinct run enumerated"
@@ -920,13 +940,14 @@ def profile_text(profile) -> str:
     return " + ".join(f"{count} tasks × {tries} tries" for tries, count in profile)
 
 
-def runs_intervals(passes: np.ndarray, tries, confidence: float = 0.95) -> list[dict]:
+def runs_intervals(passes: np.ndarray, tries, confidence: float = 0.95, workers: int = 1) -> list[dict]:
     """Per run (row of `passes`, every run with the same tries per task), every method's interval
-    as a dict {method, over, estimate, low, high[, note]}: `batch_intervals`, which the coverage
-    design measures, so a run's headline is the interval whose coverage was measured."""
+    as a dict {method, over, estimate, low, high[, note]}: `batch_intervals` (on `workers`
+    threads), which the coverage design measures, so a run's headline is the interval whose
+    coverage was measured."""
     passes = np.asarray(passes, dtype=np.int64)
     tries = np.broadcast_to(np.asarray(tries, dtype=np.int64), passes.shape[1:])
-    bounds = batch_intervals(passes, tries, confidence=confidence)
+    bounds = batch_intervals(passes, tries, confidence=confidence, workers=workers)
     rates = passes / tries
     estimates = {"tasks": rates.mean(axis=1).tolist(), "pooled": (passes.sum(axis=1) / tries.sum()).tolist()}
     same = (np.ptp(rates, axis=1) == 0).tolist()

@@ -14,10 +14,10 @@ import json
 import math
 import os
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
-from . import classify, grader, provenance, settings
+from . import classify, grader, provenance, settings, shapes
 from .classify import LEFT_OUT, REVIEWER_RUN, interrupted_row
 from .discover import (TRAJECTORY, TRIAL_NAME, JobFolder, attempt_folders, listing, redact_text, request_prefix,
                        review_files, safe_part, try_folders)
@@ -507,20 +507,16 @@ def collapse(attempts: list[dict], job: JobFolder) -> list[dict]:
 
 
 def settings_index(trials: list[dict]) -> dict:
-    """Per setting of a job folder: its key, its tasks, and per task [finished trials, passed]
-    (interrupted ones left out, as in the stats), which tells the workflow, before any stats
-    job runs, the shape (tasks x tries) of the coverage grid each setting's headline needs."""
-    index = {}
+    """Per setting of a job folder: its key, its tasks, and the counts from which the workflow
+    plans, before any stats job runs, the shape (tasks x tries) of the coverage design each
+    setting's headline needs (`shapes.index_counts`)."""
+    by_setting = defaultdict(list)
     for trial in trials:
-        entry = index.setdefault(trial["setting"], {"key": trial["setting_key"], "tasks": set(), "counts": {}})
-        entry["tasks"].add(trial["task"])
-        if trial["outcome"] != "interrupted":
-            counts = entry["counts"].setdefault(trial["task"], [0, 0])
-            counts[0] += 1
-            counts[1] += trial["outcome"] == "passed"
+        by_setting[trial["setting"]].append(trial)
     return {
-        setting: {"key": entry["key"], "tasks": sorted(entry["tasks"]), "counts": dict(sorted(entry["counts"].items()))}
-        for setting, entry in sorted(index.items())
+        setting: {"key": mine[0]["setting_key"], "tasks": sorted({trial["task"] for trial in mine}),
+                  "counts": shapes.index_counts(mine)}
+        for setting, mine in sorted(by_setting.items())
     }
 
 

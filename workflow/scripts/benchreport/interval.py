@@ -11,6 +11,7 @@ of runs of one shape costs one coverage design and one batch of intervals.
 from __future__ import annotations
 
 import json
+import os
 from collections import defaultdict
 
 import numpy as np
@@ -71,10 +72,12 @@ def _output(record_id, shape, tries, passed, methods, name, fields, confidence) 
     }
 
 
-def headlines(lines, params: dict = DEFAULTS):
+def headlines(lines, params: dict = DEFAULTS, workers: int | None = None):
     """One output dict per input line, in input order ({"error": …} for a line that is not a run).
     Each run's headline is `coverage.headline` of its intervals: the method and fields of
-    `coverage.headline_fields`, computed once per tries profile."""
+    `coverage.headline_fields`, computed once per tries profile. `workers` threads (default: one
+    per core) share each design and batch, which changes no number."""
+    workers = workers or os.cpu_count() or 1
     confidence = params["confidence"]
     results, groups = [], defaultdict(list)
     for number, text in enumerate(lines):
@@ -95,11 +98,11 @@ def headlines(lines, params: dict = DEFAULTS):
         profile = shapes.tries_profile(key)
         if profile not in designs:
             design = coverage.coverage_design(profile, seed=params["seed"], simulations=params["coverage_simulations"],
-                                              confidence=confidence)
+                                              confidence=confidence, workers=workers)
             designs[profile] = coverage.headline_fields(design, confidence)
         name, fields = designs[profile]
         shape = shapes.shape_name(profile)
         passes = np.stack([run[2] for run in runs])
-        for (position, record_id, passed), methods in zip(runs, coverage.runs_intervals(passes, key, confidence)):
+        for (position, record_id, passed), methods in zip(runs, coverage.runs_intervals(passes, key, confidence, workers)):
             results[position] = _output(record_id, shape, key, passed, methods, name, fields, confidence)
     return results

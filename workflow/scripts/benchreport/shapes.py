@@ -1,13 +1,21 @@
-"""The shape at which a headline's coverage is measured: the run's tries per task as a profile.
+"""The shape at which a headline's coverage is measured, and which shape each setting needs.
 
-Pure Python (no numpy), since the workflow imports it at parse time to name each setting's
-coverage file before any job runs.
+A shape is the run's tries per task as a profile: how many tasks were tried how often. The
+workflow must know each setting's shape before its stats job runs (to name the coverage file that
+job reads), so it plans it here from the ingests' index.json (`index_counts`, written by ingest
+per job folder), and the stats job checks that the task rows it counted have that shape
+(`stats.headline_interval`). Both the counts and the verdicts of the controls come from this
+module and `verdicts.version_verdict`, the rule the stats stage applies.
+
+Pure Python (no numpy), since the workflow imports it at parse time.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
+
+from .verdicts import SCORED, version_verdict
 
 # A run with more distinct numbers of tries than this is measured at a coarser profile: its tasks
 # in order of tries, cut into this many groups of (nearly) equal size, each at its median.
@@ -42,3 +50,96 @@ def parse_shape(name: str) -> tuple[tuple[int, int], ...]:
         raise ValueError(f"not a coverage shape: {name!r} (expected e.g. 10x3 or 4x3+6x4)")
     groups = [part.split("x") for part in name.split("+")]
     return tuple(sorted((int(tries), int(count)) for count, tries in groups))
+
+
+def coverage_file(profile) -> str:
+    """Where rule coverage_grid writes the design at a profile."""
+    return f"results/coverage/{shape_name(profile)}.json"
+
+
+# --- planning: which shape a setting's headline needs ---
+
+def index_counts(trials) -> dict:
+    """Per task, per task version (digest, "" when none is recorded): [finished, passed, scored]
+    trials (interrupted ones are not finished): what `planned_profile` needs of a setting's
+    trials, in JSON form (ingest.settings_index writes it per job folder)."""
+    counts = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
+    for trial in trials:
+        if trial["outcome"] == "interrupted":
+            continue
+        cell = counts[trial["task"]][trial["task_digest"] or ""]
+        cell[0] += 1
+        cell[1] += trial["outcome"] == "passed"
+        cell[2] += trial["outcome"] in SCORED
+    return {task: dict(sorted(versions.items())) for task, versions in sorted(counts.items())}
+
+
+def _merged(setting: str, indexes: list[dict]):
+    """(the setting's control kind, its counts, control kind -> its counts), summed over the
+    index.json of the job folders (a trial is in one of them only)."""
+    def add(into, counts):
+        for task, versions in counts.items():
+            for digest, cell in versions.items():
+                total = into[task][digest]
+                for position, value in enumerate(cell):
+                    total[position] += value
+
+    def empty():
+        return defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
+
+    kind, mine, controls = None, empty(), defaultdict(empty)
+    for index in indexes:
+        for other, entry in index["settings"].items():
+            if other == setting:
+                kind = entry["key"]["control"]
+                add(mine, entry["counts"])
+            if entry["key"]["control"]:
+                add(controls[entry["key"]["control"]], entry["counts"])
+    return kind, mine, controls
+
+
+def _control_cell(counts, task: str, digest: str) -> dict | None:
+    """One control kind's trials on one version of a task (every version when the agent's
+    trials record none), as `verdicts.version_verdict` reads them."""
+    cells = [cell for version, cell in counts.get(task, {}).items() if not digest or version == digest]
+    if not cells:
+        return None
+    trials, passed, scored = (sum(cell[position] for cell in cells) for position in range(3))
+    return {"trials": trials, "passed": passed, "scored": scored, "errored": trials - scored}
+
+
+def task_verdict(task: str, digests, controls) -> str:
+    """The worst verdict of the controls over the versions of a task the agent ran on (fails,
+    then not verified, then holds), as `stats.control_summary` gives it."""
+    verdicts = {version_verdict(_control_cell(controls.get("oracle", {}), task, digest),
+                                _control_cell(controls.get("nop", {}), task, digest))[0]
+                for digest in digests}
+    return next(verdict for verdict in ("fails", "not verified", "holds") if verdict in verdicts)
+
+
+def planned_profile(setting: str, indexes: list[dict], policy: dict) -> tuple[tuple[int, int], ...] | None:
+    """The tries profile of a setting's headline, or None (no task scored), from the index.json
+    of the ingests its stats job reads: its tasks with a finished trial, less those its controls
+    leave out under `policy` (config controls.on_failure / on_unverified: "exclude" leaves a task
+    whose controls fail / are not verified out), each with its number of finished trials."""
+    kind, mine, controls = _merged(setting, indexes)
+    excluded = {verdict for verdict, key in (("fails", "on_failure"), ("not verified", "on_unverified"))
+                if policy[key] == "exclude"}
+    tries = []
+    for task, versions in mine.items():
+        finished = sum(cell[0] for cell in versions.values())
+        if not finished:
+            continue
+        digests = [digest for digest, cell in versions.items() if cell[0]]
+        if not kind and excluded and task_verdict(task, digests, controls) in excluded:
+            continue
+        tries.append(finished)
+    return tries_profile(tries) if tries else None
+
+
+def memory_mb(shape: str, threads: int = 1) -> int:
+    """Rule coverage_grid's mem_mb at a shape (its file name): ~300 MB of interpreter and numpy,
+    work blocks of bounded size (coverage.BLOCK_ELEMENTS, CONVOLUTION_ELEMENTS) per thread, and
+    one Monte-Carlo batch (about six float64 arrays of coverage.MC_BATCH runs x tasks)."""
+    tasks = sum(count for _, count in parse_shape(shape))
+    return 300 + threads * (200 + 6 * 500 * tasks * 8 // 2**20)

@@ -10,6 +10,7 @@ import numpy as np
 from . import coverage, intervals, passk, shapes
 from .record import CostMeasure, Interval, TaskRow, as_json
 from .settings import describe
+from .verdicts import SCORED, version_verdict
 
 OUTCOME_ORDER = ("passed", "failed", "errored", "verifier_errored", "unscored")
 
@@ -187,7 +188,6 @@ def usage(mine: list[dict], counted: list[dict], tasks: list[dict], params: dict
     }
 
 
-SCORED = ("passed", "failed")
 VERDICTS = ("holds", "fails", "not verified")
 
 
@@ -200,33 +200,6 @@ def _cell(trials: list[dict]) -> dict:
         "errored": sum(trial["outcome"] in ("errored", "verifier_errored") for trial in trials),
         "trial_ids": [trial_id(trial) for trial in trials],
     }
-
-
-def version_verdict(oracle: dict | None, nop: dict | None) -> tuple[str, list[str]]:
-    """(verdict, reasons) of the controls on one version of a task.
-
-    fails: the oracle did not pass a try (failed, errored, verifier-errored or unscored: even the
-    reference solution cannot pass, so the task or its verifier is broken), or the nop passed one.
-    holds: the oracle passed every try, and the nop was scored on every try and passed none.
-    not verified: otherwise: no oracle ran, or the nop never reached a score on some tries (an
-    errored nop proves nothing about whether doing nothing passes), or no nop ran.
-    """
-    failures, gaps = [], []
-    if oracle and oracle["passed"] < oracle["trials"]:
-        failures.append(f"oracle passed {oracle['passed']} of {oracle['trials']}")
-    if nop and nop["passed"]:
-        failures.append(f"nop passed {nop['passed']} of {nop['trials']}")
-    if failures:
-        return "fails", failures
-    if not oracle:
-        gaps.append("no oracle ran")
-    if not nop:
-        gaps.append("no nop ran")
-    elif nop["scored"] < nop["trials"]:
-        gaps.append(f"nop errored {nop['trials'] - nop['scored']} of {nop['trials']}"
-                    if nop["errored"] == nop["trials"] - nop["scored"]
-                    else f"nop unscored on {nop['trials'] - nop['scored']} of {nop['trials']}")
-    return ("not verified", gaps) if gaps else ("holds", [])
 
 
 def control_summary(agent_trials: list[dict], control_trials: list[dict]) -> dict:
@@ -311,7 +284,9 @@ def coverage_shape(tasks: list[dict]) -> tuple[tuple[int, int], ...]:
 
 
 def check_grid(grid: dict, shape, params: dict) -> dict:
-    """The coverage design, once it is known to be the one this setting's headline needs."""
+    """The coverage design, once it is known to be the one this setting's headline needs: the
+    workflow planned its shape from the ingests' counts (`shapes.planned_profile`), by the rules
+    that made these task rows, so a difference is a bug, reported as such."""
     found = ([tuple(group) for group in grid["tries_profile"]], grid.get("design_version"), grid["seed"],
              grid["simulations"], grid["confidence"])
     wanted = (list(shape), coverage.DESIGN_VERSION, params["seed"], params["coverage_simulations"],
@@ -319,7 +294,8 @@ def check_grid(grid: dict, shape, params: dict) -> dict:
     if found != wanted:
         raise ValueError(
             "the coverage design given is for (tries profile, design version, seed, simulations, confidence) = "
-            f"{found}, but this setting's headline needs {wanted}"
+            f"{found}, but this setting's headline needs {wanted}: the shape planned from the ingests' counts "
+            "(benchreport.shapes.planned_profile) and the task rows disagree, which is a bug"
         )
     return grid
 
@@ -329,18 +305,18 @@ def headline_interval(tasks: list[dict], methods: dict, params: dict, grid_for=N
     confidence level (`coverage.choose_headline`); when none does, the best one, and a sentence
     saying so.
 
-    grid_for(profile) returns the coverage design at that profile (the workflow computes it once
-    per profile, rule coverage_grid); without it, or when it returns None, the design is computed here.
+    grid_for(profile) returns the coverage design at that profile (in the workflow, the file rule
+    coverage_grid wrote at the shape it planned); it is checked to be the one this profile needs.
+    Without it (library use) the design is computed here.
     """
     if not tasks:
         return {"method": None, "low": None, "high": None, "text": "no task was scored", "coverage": None}
     shape = coverage_shape(tasks)
-    grid = grid_for(shape) if grid_for else None
-    if grid is None:
+    if grid_for is None:
         grid = coverage.coverage_design(shape, seed=params["seed"], simulations=params["coverage_simulations"],
                                         confidence=params["confidence"])
     else:
-        grid = check_grid(grid, shape, params)
+        grid = check_grid(grid_for(shape), shape, params)
     return coverage.headline(methods, grid, params["confidence"]) | {
         "covers": COVERS["tasks"],
     }
