@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .files import BadFile, locate, printable, sha256_bytes, sha256_file
 from .forked import can_fork, forked_map
-from .secrets import find, replace_spans
+from .secrets import REDACTED_MARK, find, replace_spans
 
 TRIAL_MARKERS = ("result.json", "config.json", "solver.json")
 TRIAL_FILES = ("result.json", "config.json", "timing.json", "solver.json")
@@ -51,11 +51,6 @@ class JobFolder:
     @property
     def path(self) -> Path:
         return Path(self.root) / self.relpath
-
-
-# a secret redacted before this read (a bundle's inputs): counted as found again, so that a re-run
-# from redacted inputs writes the same ledger rows as the run that redacted them
-REDACTED_MARK = re.compile(r"\[REDACTED:([^\]]+)\]")
 
 
 def redact_text(text: str, known_values=()) -> tuple[str, list[str]]:

@@ -401,10 +401,10 @@ def _cleaned(value, known_values, found: list):
 BOOKKEEPING = ("identity", "cleaning")
 
 
-def _clean_row(reader: JobReader, row: dict) -> None:
+def _clean_row(reader: JobReader, row: dict, known_values: tuple) -> None:
     """Make every string of an attempt row printable, redact the secrets in it and drop numbers
     beyond the largest finite one; one ledger row per field and kind, never the value."""
-    record_file, known_values = row["cleaning"]
+    record_file = row["cleaning"][0]
     folder = row["folder"]
     for field in [field for field in row if field not in BOOKKEEPING]:
         found = []
@@ -423,35 +423,35 @@ def clean_attempts(reader: JobReader, attempts: list[dict]) -> None:
     Which rows need it is decided by one secrets.find over the strings of all rows not seen clean
     before, joined: a row whose strings are all clean is left as it is. Most of a row repeats from
     attempt to attempt, and a search costs little more per string than per text."""
-    groups: dict[tuple, list[dict]] = {}
-    for attempt in attempts:
-        groups.setdefault(tuple(attempt["cleaning"][1]), []).append(attempt)
-    for known, rows in groups.items():
-        clean = _CLEAN.setdefault(known, set())
-        if len(clean) > CLEAN_MEMORY:
-            clean.clear()
-        seen = []  # per row: its strings, and whether a number in it is not finite
-        for row in rows:
-            found = []
-            for field, value in row.items():
-                if type(value) is dict or type(value) is list:
-                    found.extend(_leaves(value) if field not in BOOKKEEPING else ())
-                else:
-                    found.append(value)
-            seen.append(({leaf for leaf in found if type(leaf) is str},
-                         not all(map(math.isfinite, [leaf for leaf in found if type(leaf) is float]))))
-        fresh = sorted({text for strings, _ in seen for text in strings - clean if not _NUMERIC.match(text)})
-        starts, at = [], 0
-        for text in fresh:
-            starts.append(at)
-            at += len(text) + 1
-        flagged = {fresh[bisect.bisect_right(starts, start) - 1] for start, _, _ in find("\n".join(fresh), known)}
-        flagged.update(text for text in fresh if printable(text) is not text)
-        clean.update(fresh)
-        clean.difference_update(flagged)
-        for row, (strings, not_finite) in zip(rows, seen):
-            if not_finite or not flagged.isdisjoint(strings):
-                _clean_row(reader, row)
+    # a secret agent_env value of one attempt is redacted in every attempt of the job folder, as
+    # the bundle redacts it in every file
+    known = tuple(sorted({value for attempt in attempts for value in attempt["cleaning"][1]}))
+    clean = _CLEAN.setdefault(known, set())
+    if len(clean) > CLEAN_MEMORY:
+        clean.clear()
+    seen = []  # per row: its strings, and whether a number in it is not finite
+    for row in attempts:
+        found = []
+        for field, value in row.items():
+            if type(value) is dict or type(value) is list:
+                found.extend(_leaves(value) if field not in BOOKKEEPING else ())
+            else:
+                found.append(value)
+        seen.append(({leaf for leaf in found if type(leaf) is str},
+                     not all(map(math.isfinite, [leaf for leaf in found if type(leaf) is float]))))
+    fresh = sorted({text for strings, _ in seen for text in strings - clean if not _NUMERIC.match(text)})
+    starts, at = [], 0
+    for text in fresh:
+        starts.append(at)
+        at += len(text) + 1
+    flagged = {fresh[bisect.bisect_right(starts, start) - 1] for start, _, _ in find("\n".join(fresh), known)}
+    # a string redacted before this read (a bundle's inputs) gets the ledger row it got then
+    flagged.update(text for text in fresh if printable(text) is not text or "[REDACTED:" in text)
+    clean.update(fresh)
+    clean.difference_update(flagged)
+    for row, (strings, not_finite) in zip(attempts, seen):
+        if not_finite or not flagged.isdisjoint(strings):
+            _clean_row(reader, row, known)
     for attempt in attempts:
         del attempt["cleaning"]
 

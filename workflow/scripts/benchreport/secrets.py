@@ -6,7 +6,9 @@ authorization headers, private-key blocks, passwords in URLs, values assigned to
 key in any case (`"password": ...`, `OPENAI_API_KEY=...`, `x-api-key: ...`), base64 that wraps
 any of these, and values the caller already knows are secret.
 
-A hit is replaced by "[REDACTED:<label>]", which keeps JSON valid. The label depends only on the
+A hit is replaced by "[REDACTED:<label>]", which keeps JSON valid. Redaction is idempotent:
+nothing inside such a mark is ever found again, and a mark is no known secret value, so text
+redacted once (a bundle's inputs) redacts to itself. The label depends only on the
 secret's own value (`label`), never on where it was found, so the same value gets the same text in
 every file and every stage: an output computed from a redacted input equals the redacted output,
 which is what lets a redacted bundle verify. The caller learns the label, never the value.
@@ -70,6 +72,8 @@ HEX = re.compile(r"[0-9a-f]+")
 # a value this long, once found, is redacted wherever it appears (shorter ones only where found)
 PROPAGATE_MIN = 8
 SECRET_NAME = "(?:[A-Za-z0-9_.-]*[_.-])?(?:" + "|".join(map(re.escape, SECRET_WORDS)) + ")"
+# what redaction writes: found in text already redacted (a bundle's inputs), never redacted again
+REDACTED_MARK = re.compile(r"\[REDACTED:([^\]]+)\]")
 SECRET_ENV_NAME = re.compile(rf"^{SECRET_NAME}$|^[A-Z][A-Z0-9_]*(?:_KEY|_PASS|_PAT)$", re.I)
 
 
@@ -78,7 +82,8 @@ def secret_env_values(agent_env) -> list[str]:
     if not isinstance(agent_env, dict):
         return []
     return [str(value) for name, value in agent_env.items()
-            if SECRET_ENV_NAME.match(str(name)) and isinstance(value, str) and len(value) >= 4]
+            if SECRET_ENV_NAME.match(str(name)) and isinstance(value, str) and len(value) >= 4
+            and not NOT_A_SECRET.match(value)]
 
 
 def _occurrences(text: str, literal: str):
@@ -191,7 +196,7 @@ def label(value: str) -> str:
 
 @functools.lru_cache(maxsize=8)
 def _known_pattern(values: tuple[str, ...]) -> tuple[re.Pattern | None, dict[str, str]]:
-    wanted = sorted({v for v in values if v}, key=lambda v: (-len(v), v))
+    wanted = sorted({v for v in values if v and not REDACTED_MARK.search(v)}, key=lambda v: (-len(v), v))
     if not wanted:
         return None, {}
     return re.compile("|".join(map(re.escape, wanted)), re.I), {v.lower(): v for v in reversed(wanted)}
@@ -204,6 +209,9 @@ def find(text: str, known_values=()) -> list[tuple[int, int, str]]:
     known, canonical = _known_pattern(tuple(known_values))
     spans = [(m.start(), m.end(), canonical.get(m.group().lower())) for m in known.finditer(text)] if known else []
     spans += [(start, end, None) for start, end, _ in _shapes(text) + _base64_wrapped(text) + _contexts(text)]
+    marks = [match.span() for match in REDACTED_MARK.finditer(text)] if "[REDACTED:" in text else []
+    if marks:  # idempotent: what lies inside a mark was redacted before
+        spans = [span for span in spans if not any(start <= span[0] and span[1] <= end for start, end in marks)]
     spans.sort(key=lambda span: (span[0], -span[1]))
     merged: list[list] = []
     for start, end, value in spans:
