@@ -32,8 +32,11 @@ def verify(path, cwd, *flags):
                           capture_output=True, text=True, env=env, timeout=900)
 
 
-def make_jobs(workflow, plant=False):
-    shutil.copytree(REPO / "resources/example/benchflow-real-jobs", workflow.path / "jobs" / "real")
+def make_jobs(workflow, plant=False, real=("",)):
+    """The real BenchFlow folders (the parts of them named in `real`) and a synthetic matrix of 3
+    tries; with `plant`, a key in a trajectory, an error and another trial's agent_env."""
+    for part in real:
+        shutil.copytree(REPO / "resources/example/benchflow-real-jobs" / part, workflow.path / "jobs" / "real" / part)
     tries = [[{"task": t, "attempts": [{"kind": k}]} for t, k in (("alpha", "passed"), ("beta", "failed"))]] * 3
     write_matrix(workflow.path / "jobs" / "agent", alias="sonnet", setting=SETTING, tries=tries, seed=9,
                  start="2026-11-30 10:00:00")
@@ -57,12 +60,24 @@ def make_jobs(workflow, plant=False):
 
 @pytest.fixture(scope="module")
 def bundled(tmp_path_factory):
-    """One workflow run with its bundle, shared by the tests that only read the bundle (or
-    re-make it to the same bytes)."""
+    """One workflow run with its bundle, over job folders with a planted key, shared by the tests
+    that only read the bundle or its outputs (those that re-make it work in a copy)."""
     workflow = copy_workflow(tmp_path_factory.mktemp("bundled") / "wf")
-    make_jobs(workflow)
+    make_jobs(workflow, plant=True, real=("script-run/oracle-x3", "script-run/nop-x3"))
     workflow.run("bundle", roots=["jobs"])
     return workflow
+
+
+@pytest.fixture(scope="module")
+def verified(bundled):
+    """`benchreport verify` of that bundle, as it stands (read by several tests)."""
+    return verify(bundled.results / "bundle" / "benchreport.tar.gz", bundled.path)
+
+
+def workflow_copy(workflow, tmp_path):
+    """A copy of a workflow folder and its results (mtimes kept, so nothing re-runs unasked)."""
+    shutil.copytree(workflow.path, tmp_path / "wf", symlinks=True)
+    return type(workflow)(tmp_path / "wf")
 
 
 def bundle_bytes(path) -> bytes:
@@ -71,7 +86,7 @@ def bundle_bytes(path) -> bytes:
 
 @pytest.mark.slow
 def test_bundle_then_verify_in_a_fresh_copy(bundled, tmp_path):
-    workflow = bundled
+    workflow = workflow_copy(bundled, tmp_path)
     archive = workflow.results / "bundle" / "benchreport.tar.gz"
     first = archive.read_bytes()
     workflow.run("--forcerun", "bundle", "bundle", roots=["jobs"])
@@ -149,34 +164,45 @@ def rebuild(archive, target, changes, manifest=True):
     return target
 
 
-def test_verify_runs_no_code_and_no_command_from_the_archive_unless_asked(bundled, tmp_path):
-    workflow = bundled
-    code_marker, command_marker = tmp_path / "snakefile-ran", tmp_path / "command-ran"
-
+def forge(archive, target, code_marker, command_marker):
+    """The bundle with a line appended to its Snakefile and a command enabled in its config,
+    its manifest recomputed: a consistent forgery."""
     def evil_config(data):
         config = yaml.safe_load(data)
         config["controls"]["run"].update(enabled=True, command=["sh", "-c", f"touch {command_marker}"])
         config["environment"]["docker"] = "/bin/false"
         return yaml.safe_dump(config).encode()
 
-    forged = rebuild(workflow.results / "bundle" / "benchreport.tar.gz", tmp_path / "forged.tar.gz", {
+    return rebuild(archive, target, {
         "workflow-code/Snakefile": lambda data: data + f"\nopen({str(code_marker)!r}, 'w').write('ran')\n".encode(),
         "config.yaml": evil_config,
     })
+
+
+def test_verify_runs_no_code_and_no_command_from_the_archive_unless_asked(bundled, tmp_path):
+    code_marker, command_marker = tmp_path / "snakefile-ran", tmp_path / "command-ran"
+    forged = forge(bundled.results / "bundle" / "benchreport.tar.gz", tmp_path / "forged.tar.gz", code_marker,
+                   command_marker)
     done = verify(forged, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr  # a consistent forgery verifies ...
     assert "not proved: origin" in done.stdout  # ... and verify says that is all it shows
     assert not code_marker.exists() and not command_marker.exists()
     assert "controls.run" in done.stdout and "switched off, nothing run" in done.stdout
     assert "differs from the bundled workflow-code/ in 1 of" in done.stdout and "Snakefile" in done.stdout
-
-    # the flag runs the archive's code (its help says so); its config commands stay off
     helped = subprocess.run([sys.executable, "-m", "benchreport", "verify", "--help"], capture_output=True, text=True,
                             env=dict(os.environ, PYTHONPATH=str(REPO / "workflow" / "scripts")))
     assert "--run-bundled-code" in helped.stdout and "EXECUTES code from the archive" in helped.stdout
+
+
+@pytest.mark.slow
+def test_the_flag_runs_the_archive_code_but_never_its_commands(bundled, tmp_path):
+    code_marker, command_marker = tmp_path / "snakefile-ran", tmp_path / "command-ran"
+    forged = forge(bundled.results / "bundle" / "benchreport.tar.gz", tmp_path / "forged.tar.gz", code_marker,
+                   command_marker)
     done = verify(forged, tmp_path, "--run-bundled-code")
     assert code_marker.exists(), done.stdout + done.stderr
     assert not command_marker.exists()
+    assert "code from the archive executes" in done.stdout
 
 
 def rewrite_member(archive, target, name, change):
@@ -200,28 +226,56 @@ def test_tampered_file_fails_verify_and_is_named(bundled, tmp_path):
     assert "changed (sha256 differs from the manifest): results/index.md" in done.stdout
 
 
-def test_planted_key_never_reaches_the_bundle(workflow):
-    make_jobs(workflow, plant=True)
-    workflow.run("bundle", roots=["jobs"])
-    archive = workflow.results / "bundle" / "benchreport.tar.gz"
+def test_planted_key_never_reaches_the_bundle(bundled):
+    archive = bundled.results / "bundle" / "benchreport.tar.gz"
     assert KEY.encode() not in bundle_bytes(archive)
-    hits = json.loads((workflow.results / "bundle" / "benchreport.redactions.json").read_text())
+    hits = json.loads((bundled.results / "bundle" / "benchreport.redactions.json").read_text())
     assert any(h["file"].endswith("/result.json") and h["kind"] == "anthropic api key" for h in hits)
     assert all(KEY not in json.dumps(h) for h in hits)
-    for path in workflow.results.rglob("*"):
+    for path in bundled.results.rglob("*"):
         if path.is_file() and not path.name.endswith(".tar.gz"):
             assert KEY not in path.read_text(errors="replace"), path
-    # one label for the key wherever it is, and the redacted bundle still verifies
+    # one label for the key wherever it is
     assert {h["kind"] for h in hits if h["file"].endswith(("/result.json", "/config.json"))} == {
         "anthropic api key", "secret"}
     assert b"hunter2-hunter2" not in bundle_bytes(archive)
-    done = verify(archive, workflow.path)
-    if done.returncode != 0:
-        # known, open (issue 21): ingest redacts secrets itself, so a re-run from the redacted bundle
-        # differs in the planted job's ledger rows and what follows from them
-        assert "differs: results/ingest/jobs/agent/" in done.stdout, done.stdout + done.stderr
 
-    # with whole trajectories in, the planted key is redacted there too
+
+def test_a_redacted_bundle_verifies_byte_for_byte(bundled, verified):
+    """Ingest redacted the key in the job folder, the bundle writer in the bundle's copy of it:
+    the re-run from the redacted copy writes every output to the same bytes, ledger included."""
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    (line,) = [line for line in verified.stdout.splitlines() if line.startswith("re-run: ") and "of" in line
+               and "byte-identical" in line]
+    same, total = line.removeprefix("re-run: ").split(" outputs")[0].split(" of ")
+    assert same == total and int(total) > 50, line
+    assert not [line for line in verified.stdout.splitlines() if line.startswith(("differs: ", "not made again: "))]
+    ledger = json.loads(next((bundled.results / "ingest" / "jobs" / "agent").rglob("ledger.json")).read_text())
+    assert ledger  # the planted job's rows are there in both runs, not absent from both
+    rows = [row for p in (bundled.results / "ingest").rglob("ledger.json") for row in json.loads(p.read_text())["ledger"]]
+    assert any(row["reason"] == "a secret (anthropic api key) in error was redacted" for row in rows), rows
+
+
+def test_whole_trajectories_are_redacted(bundled, tmp_path):
+    """bundle.trajectories: true plans the whole files, and the key in a message is redacted
+    there (in process, over the planted job folders; the slow test below runs the rule)."""
+    from benchreport import bundle, discover
+
+    plan = {}
+    for job in discover.find_job_folders([str(bundled.path / "jobs")]):
+        files = bundle.job_files({"relpath": job.relpath, "id": job.job_id}, job.root, trajectories=True,
+                                 max_requests=20)[0]
+        plan.update({f"jobs/{job.job_id}/{relpath}": source for relpath, source in files.items()})
+    assert {source[0] for name, source in plan.items() if name.endswith("llm_trajectory.jsonl")} == {"file"}
+    entries, _, hits = bundle.scan_and_spool(plan, set(), tmp_path)
+    assert not [name for name in entries if KEY.encode() in entries[name]]
+    assert any(h["file"].endswith("llm_trajectory.jsonl") and h["kind"] == "anthropic api key" for h in hits)
+
+
+@pytest.mark.slow
+def test_whole_trajectories_are_redacted_and_a_hit_can_fail_the_bundle(bundled, tmp_path):
+    workflow = workflow_copy(bundled, tmp_path)
+    archive = workflow.results / "bundle" / "benchreport.tar.gz"
     whole = workflow.path / "whole.yaml"
     whole.write_text(json.dumps({"bundle": {"trajectories": True}}))
     workflow.run("bundle", "--configfile", str(whole), roots=["jobs"])

@@ -52,8 +52,22 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not valid JSON")
 
 
+class DuplicateKey(ValueError):
+    """An object with one key twice: parsers differ on which value is meant (Python's keeps the
+    last, others the first), so the file says two things."""
+
+
+def _unique_keys(pairs: list) -> dict:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise DuplicateKey(json.dumps(twice)[:80])
+    return value
+
+
 # One strict decoder for every job-folder file (json.loads with an option builds a new one per call).
-_STRICT = json.JSONDecoder(parse_constant=_reject_constant)
+_STRICT = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
 # A lone surrogate, which no UTF-8 output can carry: parsed from a \uD800-\uDFFF escape (harnesses
 # write them when they cut a string in the middle of an emoji) or an undecodable file-name byte.
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -83,6 +97,9 @@ def parse_json_bytes(data: bytes, label: str):
     except RecursionError:
         raise BadFile(label, "nested too deeply to be read (arrays or objects inside each other "
                              "thousands of levels down)") from None
+    except DuplicateKey as exc:
+        raise BadFile(label, f"holds the key {exc} twice in one object, so which value is meant is "
+                             "ambiguous") from None
     except ValueError as exc:
         reason = str(exc)
         if "is not valid JSON" in reason:
