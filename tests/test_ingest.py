@@ -276,3 +276,40 @@ def test_ingest_of_redacted_files_equals_the_redacted_ingest(tmp_path):
     reasons = {row["reason"] for one in original for row in one["ledger"]}
     assert {"a secret (anthropic api key) in error was redacted", "a secret (secret) in error was redacted"} <= reasons
     assert key not in json.dumps(original) and password not in json.dumps(original)
+
+
+def test_a_job_folder_that_is_a_link_is_a_ledger_row_and_never_read(tmp_path):
+    """A link to a job folder outside the root (whose summary.json is a FIFO: reading it would
+    hang) and one to a job folder inside it: each a job with one ledger row and nothing read; the
+    real folder counted once, where it is."""
+    from benchreport import bundle
+
+    shutil.copytree(EXAMPLE / "benchflow-samples/v0.7.12-real/oracle-run", tmp_path / "root" / "oracle-run")
+    shutil.copytree(EXAMPLE / "benchflow-samples/v0.7.12-real/oracle-run", tmp_path / "outside" / "oracle-run")
+    outside_job = tmp_path / "outside" / "oracle-run" / "2026-11-30__04-23-02"
+    (outside_job / "summary.json").unlink()
+    os.mkfifo(outside_job / "summary.json")
+    os.symlink(outside_job, tmp_path / "root" / "elsewhere")
+    os.symlink("oracle-run", tmp_path / "root" / "latest")
+    jobs = {job.relpath: job for job in discover.find_job_folders([str(tmp_path / "root")])}
+    assert set(jobs) == {"elsewhere", "latest", "oracle-run/2026-11-30__04-23-02"}
+    assert discover.duplicates(list(jobs.values()), [str(tmp_path / "root")], {}) == {}
+    for relpath, words in (("elsewhere", "outside the job root"), ("latest", "a link to oracle-run in the same job root")):
+        assert discover.stat_state(jobs[relpath]) == ({}, {})
+        result = ingest.ingest_job(jobs[relpath])
+        assert result["trials"] == [] and result["sources"] == []
+        (row,) = result["ledger"]
+        assert row["file"] == "." and words in row["reason"] and row["effect"].startswith("folder not read")
+        assert bundle.job_files({"relpath": relpath, "id": relpath}, str(tmp_path / "root"), trajectories=False,
+                                max_requests=20) == ({}, [], [])
+    assert len(ingest.ingest_job(jobs["oracle-run/2026-11-30__04-23-02"])["trials"]) == 4
+
+
+def test_an_attempt_folder_that_is_a_link_is_a_ledger_row(tmp_path):
+    job = job_copy(tmp_path, "v0.7.12-real/oracle-run/2026-11-30__04-23-02")
+    shutil.move(job.path / "spec-pass__3d1c0484", tmp_path / "moved")
+    os.symlink(tmp_path / "moved", job.path / "spec-pass__3d1c0484")
+    result = ingest.ingest_job(job)
+    assert sorted(t["task"] for t in result["trials"]) == ["spec-fail", "spec-noreward", "spec-partial"]
+    (row,) = [row for row in result["ledger"] if row["folder"] == "spec-pass__3d1c0484"]
+    assert "a link to a folder outside the job root" in row["reason"]

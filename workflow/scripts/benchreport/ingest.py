@@ -19,8 +19,8 @@ from pathlib import Path
 
 from . import classify, grader, provenance, settings
 from .classify import LEFT_OUT, REVIEWER_RUN, interrupted_row
-from .discover import (TRAJECTORY, TRIAL_NAME, JobFolder, attempt_folders, listing, redact_text, request_prefix,
-                       review_files, safe_part, try_folders)
+from .discover import (TRAJECTORY, TRIAL_NAME, JobFolder, attempt_folders, linked_away, listing, redact_text,
+                       request_prefix, review_files, safe_part, try_folders)
 from .forked import forked_map
 from .secrets import find, secret_env_values
 from .files import (MISSING, BadFile, finite_number, json_type_name, locate, parse_json_bytes, printable,
@@ -245,6 +245,27 @@ def _timing(reader: JobReader, folder: str, result: dict, relpath: str) -> dict:
     return {phase: value for phase, value in phases.items() if value is not None}
 
 
+# Fields read as text or as objects: one of another type is not recorded (its fallback is used,
+# as when it is absent) with a ledger row, never silently.
+TEXT_FIELDS = ("task_name", "task_id", "rollout_name", "trial_name", "agent", "agent_name", "model", "task_digest",
+               "task_variant", "started_at", "finished_at", "error", "error_category", "verifier_error",
+               "verifier_error_category")
+CONFIG_TEXT_FIELDS = ("task_path", "agent", "model", "reasoning_effort", "environment", "task_digest", "task_variant",
+                      "started_at")
+OBJECT_FIELDS = ("agent_result", "timing", "scoring", "usage_tracking")
+
+
+def _note_wrong_types(reader: JobReader, folder: str, relpath: str, record: dict, text_fields, object_fields=()):
+    for field in text_fields:
+        if record.get(field) is not None and not isinstance(record[field], str):
+            reader.note(folder, relpath, f"{field} is {json_type_name(record[field])}, not a string: not recorded",
+                        VALUE_IGNORED)
+    for field in object_fields:
+        if record.get(field) is not None and not isinstance(record[field], dict):
+            reader.note(folder, relpath, f"{field} is {json_type_name(record[field])}, not an object: not recorded",
+                        VALUE_IGNORED)
+
+
 def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) -> dict | None:
     """One attempt row, or None after a ledger row when the attempt cannot be used; `identity`
     says which attempt it is, `cleaning` what clean_attempts needs to know of it."""
@@ -275,6 +296,9 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
     record_file = f"{folder}/" + ("result.json" if result is not None else "solver.json" if solver is not None else "config.json")
     if record.get("purpose") == "reviewer":
         return {"reviewer": True, "folder": folder}
+    _note_wrong_types(reader, folder, record_file, record, TEXT_FIELDS, OBJECT_FIELDS)
+    if config:
+        _note_wrong_types(reader, folder, f"{folder}/config.json", config, CONFIG_TEXT_FIELDS)
     match = TRIAL_NAME.match(folder)
     task = (
         _text(record.get("task_name"))
@@ -575,7 +599,10 @@ def read_attempts(reader: JobReader, folders: list[str], max_requests: int, nop_
 
 
 def _unlisted(job: JobFolder) -> str | None:
-    """Why the job folder cannot be listed, if it cannot."""
+    """Why the job folder cannot be listed, if it cannot (a link below the root is not listed)."""
+    linked = linked_away(job)
+    if linked:
+        return linked
     try:
         listing(job.path)
     except PermissionError:
@@ -583,6 +610,12 @@ def _unlisted(job: JobFolder) -> str | None:
     except OSError as exc:
         return f"the folder cannot be read ({exc.strerror})"
     return None
+
+
+def _linked_attempt(job: JobFolder, path: str) -> str:
+    target, root = os.path.realpath(path), os.path.realpath(job.root)
+    where = "inside" if target == root or target.startswith(root + os.sep) else "outside"
+    return f"a link to a folder {where} the job root, in place of an attempt folder; links are not followed"
 
 
 def unique_attempts(reader: JobReader, attempts: list[dict]) -> list[dict]:
@@ -642,6 +675,9 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=(), workers: i
             reader.note("", exc.path, exc.reason, SUMMARY_IGNORED)
             summary_status = "unusable"
     folders = [] if unlisted else attempt_folders(job.path)
+    for entry in [] if unlisted else listing(job.path):
+        if entry.is_symlink() and (TRIAL_NAME.match(entry.name) or entry.is_dir()):
+            reader.note(entry.name, entry.name, _linked_attempt(job, entry.path), FOLDER_NOT_READ)
     for part in [job.label, *([] if job.relpath == "." else job.relpath.split("/"))]:
         for kind in sorted(set(safe_part(part)[2])):
             reader.note("", ".", f"a secret ({kind}) in the folder's name was redacted", REDACTED)
