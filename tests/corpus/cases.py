@@ -56,19 +56,26 @@ def truncated_json(root):
     path.write_bytes(path.read_bytes()[:300])
 
 
-@case(f"{PASS}/result.json", "the file is empty")
-def empty_file(root):
-    (job_copy(root) / PASS / "result.json").write_bytes(b"")
+# result.json replaced by bytes that are no JSON object: case name -> (words of the reason, bytes)
+RESULT_BYTES = {
+    "empty_file": ("the file is empty", b""),
+    "whitespace_only_json": ("the file is empty", b"  \n\t \n"),
+    "json_list": ("holds a list, not a JSON object", b"[1, 2, 3]"),
+    "json_string": ("holds a string, not a JSON object", b'"spec-pass passed"'),
+    "json_null": ("holds null, not a JSON object", b"null"),
+    "json_number": ("holds a number, not a JSON object", b"1.0"),
+}
 
 
-@case(f"{PASS}/result.json", "holds a list, not a JSON object")
-def json_list(root):
-    (job_copy(root) / PASS / "result.json").write_text("[1, 2, 3]")
+def _result_bytes_case(name):
+    def build(root):
+        (job_copy(root) / PASS / "result.json").write_bytes(RESULT_BYTES[name][1])
+    build.__name__ = name
+    case(f"{PASS}/result.json", RESULT_BYTES[name][0])(build)
 
 
-@case(f"{PASS}/result.json", "holds a string, not a JSON object")
-def json_string(root):
-    (job_copy(root) / PASS / "result.json").write_text('"spec-pass passed"')
+for _name in RESULT_BYTES:
+    _result_bytes_case(_name)
 
 
 @case(f"{PASS}/result.json", "reward is '1'")
@@ -426,21 +433,6 @@ def timed_out_and_scored(root):
 # files that are not JSON objects
 
 
-@case(f"{PASS}/result.json", "the file is empty")
-def whitespace_only_json(root):
-    (job_copy(root) / PASS / "result.json").write_text("  \n\t \n")
-
-
-@case(f"{PASS}/result.json", "holds null, not a JSON object")
-def json_null(root):
-    (job_copy(root) / PASS / "result.json").write_text("null")
-
-
-@case(f"{PASS}/result.json", "holds a number, not a JSON object")
-def json_number(root):
-    (job_copy(root) / PASS / "result.json").write_text("1.0")
-
-
 @case(f"{PASS}/result.json", 'holds the key "rewards" twice')
 def duplicate_json_keys(root):
     """{"rewards": {"reward": 0.0}, ..., "rewards": {"reward": 1.0}}: Python keeps the last value,
@@ -651,11 +643,11 @@ def trial_folder_links_outside(root):
 
 @case(f"{PASS}/config.json", "a link loop")
 def symlink_loop_of_a_folder(root):
-    job = job_copy(root)
-    (job / PASS / "config.json").unlink()
-    os.symlink("loop", job / PASS / "loop-b")
-    os.symlink("loop-b", job / PASS / "loop")
-    os.symlink("loop/config.json", job / PASS / "config.json")
+    """config.json reached through two folder links that point at each other."""
+    trial = job_copy(root) / PASS
+    (trial / "config.json").unlink()
+    for link, target in (("loop-b", "loop"), ("loop", "loop-b"), ("config.json", "loop/config.json")):
+        os.symlink(target, trial / link)
 
 
 # secrets in more places: every one must be redacted before anything is written
