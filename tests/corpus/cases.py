@@ -710,3 +710,16 @@ def url_encoded_token(root):
 @case(f"{PASS}/result.json", "a secret (hugging face token) in task was redacted")
 def token_as_task_name(root):
     edit_result(root, lambda d: d.update(task_name=TASK_TOKEN))
+
+
+@case(f"{PASS}/timing.json", "a secret (anthropic api key) in timing was redacted")
+def key_as_a_timing_phase_name(root):
+    """timing.json's phase names are its own keys, and are written out as they are."""
+    path = job_copy(root) / PASS / "timing.json"
+    path.write_text(json.dumps(json.loads(path.read_text()) | {PHASE_KEY: 1.5}))
+
+
+@case(None)
+def token_in_an_attempt_folder_name(root):
+    job = job_copy(root)
+    os.rename(job / PASS, job / f"{FOLDER_TOKEN}__3d1c0484")

@@ -383,11 +383,13 @@ FROM_TRAJECTORY = ("served_models", "sampling")
 
 
 def _leaves(value) -> list:
-    """Every string and number in a row, dict keys aside."""
+    """Every string and number in a row, dict keys included (timing.json's phase names are the
+    file's own keys)."""
     found, pending = [], [value]
     while pending:
         item = pending.pop()
         if type(item) is dict:
+            found.extend(item)
             pending.extend(item.values())
         elif type(item) is list:
             pending.extend(item)
@@ -415,7 +417,7 @@ def _cleaned(value, known_values, found: list):
         found.append("a number beyond the largest finite one")
         return None
     if isinstance(value, dict):
-        return {key: _cleaned(item, known_values, found) for key, item in value.items()}
+        return {_cleaned(key, known_values, found): _cleaned(item, known_values, found) for key, item in value.items()}
     if isinstance(value, list):
         return [_cleaned(item, known_values, found) for item in value]
     return value
@@ -434,6 +436,9 @@ def _clean_row(reader: JobReader, row: dict, known_values: tuple) -> None:
         found = []
         row[field] = _cleaned(row[field], known_values, found)
         relpath = f"{folder}/{TRAJECTORY}" if field in FROM_TRAJECTORY else record_file
+        if field == "timing" and found and reader.source_path(f"{folder}/timing.json") in {
+                source["path"] for source in reader.sources}:
+            relpath = f"{folder}/timing.json"  # the phases came from timing.json, not the record
         for what in sorted(set(found)):
             reader.note(folder, relpath, f"{what} in {field} was {'redacted' if 'secret' in what else 'dropped'}",
                         REDACTED if "secret" in what else VALUE_IGNORED)
