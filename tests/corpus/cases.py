@@ -658,8 +658,11 @@ ESCAPED_KEY = "sk-ant-api03-" + "E" * 40
 URL_TOKEN = "ghp_" + "U" * 36
 QUOTED_KEY = "sk-ant-api03-" + "R" * 40
 TASK_TOKEN = "hf_" + "T" * 34
+PHASE_KEY = "sk-ant-api03-" + "P" * 40
+FOLDER_TOKEN = "ghp_" + "F" * 36
 # with the tails of the two written in another form (escaped, percent-encoded) in the raw bytes
-SECRETS += (OPENAI_KEY, AWS_SECRET, ESCAPED_KEY, ESCAPED_KEY[6:], URL_TOKEN, URL_TOKEN[4:], QUOTED_KEY, TASK_TOKEN)
+SECRETS += (OPENAI_KEY, AWS_SECRET, ESCAPED_KEY, ESCAPED_KEY[6:], URL_TOKEN, URL_TOKEN[4:], QUOTED_KEY, TASK_TOKEN,
+            PHASE_KEY, FOLDER_TOKEN)
 
 
 @case(None)
