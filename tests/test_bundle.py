@@ -32,8 +32,11 @@ def verify(path, cwd, *flags):
                           capture_output=True, text=True, env=env, timeout=900)
 
 
-def make_jobs(workflow, plant=False):
-    shutil.copytree(REPO / "resources/example/benchflow-real-jobs", workflow.path / "jobs" / "real")
+def make_jobs(workflow, plant=False, real=("",)):
+    """The real BenchFlow folders (the parts of them named in `real`) and a synthetic matrix of 3
+    tries; with `plant`, a key in a trajectory, an error and another trial's agent_env."""
+    for part in real:
+        shutil.copytree(REPO / "resources/example/benchflow-real-jobs" / part, workflow.path / "jobs" / "real" / part)
     tries = [[{"task": t, "attempts": [{"kind": k}]} for t, k in (("alpha", "passed"), ("beta", "failed"))]] * 3
     write_matrix(workflow.path / "jobs" / "agent", alias="sonnet", setting=SETTING, tries=tries, seed=9,
                  start="2026-11-30 10:00:00")
@@ -57,12 +60,24 @@ def make_jobs(workflow, plant=False):
 
 @pytest.fixture(scope="module")
 def bundled(tmp_path_factory):
-    """One workflow run with its bundle, shared by the tests that only read the bundle (or
-    re-make it to the same bytes)."""
+    """One workflow run with its bundle, over job folders with a planted key, shared by the tests
+    that only read the bundle or its outputs (those that re-make it work in a copy)."""
     workflow = copy_workflow(tmp_path_factory.mktemp("bundled") / "wf")
-    make_jobs(workflow)
+    make_jobs(workflow, plant=True, real=("script-run/oracle-x3", "script-run/nop-x3"))
     workflow.run("bundle", roots=["jobs"])
     return workflow
+
+
+@pytest.fixture(scope="module")
+def verified(bundled):
+    """`benchreport verify` of that bundle, as it stands (read by several tests)."""
+    return verify(bundled.results / "bundle" / "benchreport.tar.gz", bundled.path)
+
+
+def workflow_copy(workflow, tmp_path):
+    """A copy of a workflow folder and its results (mtimes kept, so nothing re-runs unasked)."""
+    shutil.copytree(workflow.path, tmp_path / "wf", symlinks=True)
+    return type(workflow)(tmp_path / "wf")
 
 
 def bundle_bytes(path) -> bytes:
@@ -71,7 +86,7 @@ def bundle_bytes(path) -> bytes:
 
 @pytest.mark.slow
 def test_bundle_then_verify_in_a_fresh_copy(bundled, tmp_path):
-    workflow = bundled
+    workflow = workflow_copy(bundled, tmp_path)
     archive = workflow.results / "bundle" / "benchreport.tar.gz"
     first = archive.read_bytes()
     workflow.run("--forcerun", "bundle", "bundle", roots=["jobs"])
@@ -149,34 +164,45 @@ def rebuild(archive, target, changes, manifest=True):
     return target
 
 
-def test_verify_runs_no_code_and_no_command_from_the_archive_unless_asked(bundled, tmp_path):
-    workflow = bundled
-    code_marker, command_marker = tmp_path / "snakefile-ran", tmp_path / "command-ran"
-
+def forge(archive, target, code_marker, command_marker):
+    """The bundle with a line appended to its Snakefile and a command enabled in its config,
+    its manifest recomputed: a consistent forgery."""
     def evil_config(data):
         config = yaml.safe_load(data)
         config["controls"]["run"].update(enabled=True, command=["sh", "-c", f"touch {command_marker}"])
         config["environment"]["docker"] = "/bin/false"
         return yaml.safe_dump(config).encode()
 
-    forged = rebuild(workflow.results / "bundle" / "benchreport.tar.gz", tmp_path / "forged.tar.gz", {
+    return rebuild(archive, target, {
         "workflow-code/Snakefile": lambda data: data + f"\nopen({str(code_marker)!r}, 'w').write('ran')\n".encode(),
         "config.yaml": evil_config,
     })
+
+
+def test_verify_runs_no_code_and_no_command_from_the_archive_unless_asked(bundled, tmp_path):
+    code_marker, command_marker = tmp_path / "snakefile-ran", tmp_path / "command-ran"
+    forged = forge(bundled.results / "bundle" / "benchreport.tar.gz", tmp_path / "forged.tar.gz", code_marker,
+                   command_marker)
     done = verify(forged, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr  # a consistent forgery verifies ...
     assert "not proved: origin" in done.stdout  # ... and verify says that is all it shows
     assert not code_marker.exists() and not command_marker.exists()
     assert "controls.run" in done.stdout and "switched off, nothing run" in done.stdout
     assert "differs from the bundled workflow-code/ in 1 of" in done.stdout and "Snakefile" in done.stdout
-
-    # the flag runs the archive's code (its help says so); its config commands stay off
     helped = subprocess.run([sys.executable, "-m", "benchreport", "verify", "--help"], capture_output=True, text=True,
                             env=dict(os.environ, PYTHONPATH=str(REPO / "workflow" / "scripts")))
     assert "--run-bundled-code" in helped.stdout and "EXECUTES code from the archive" in helped.stdout
+
+
+@pytest.mark.slow
+def test_the_flag_runs_the_archive_code_but_never_its_commands(bundled, tmp_path):
+    code_marker, command_marker = tmp_path / "snakefile-ran", tmp_path / "command-ran"
+    forged = forge(bundled.results / "bundle" / "benchreport.tar.gz", tmp_path / "forged.tar.gz", code_marker,
+                   command_marker)
     done = verify(forged, tmp_path, "--run-bundled-code")
     assert code_marker.exists(), done.stdout + done.stderr
     assert not command_marker.exists()
+    assert "code from the archive executes" in done.stdout
 
 
 def rewrite_member(archive, target, name, change):
@@ -200,28 +226,56 @@ def test_tampered_file_fails_verify_and_is_named(bundled, tmp_path):
     assert "changed (sha256 differs from the manifest): results/index.md" in done.stdout
 
 
-def test_planted_key_never_reaches_the_bundle(workflow):
-    make_jobs(workflow, plant=True)
-    workflow.run("bundle", roots=["jobs"])
-    archive = workflow.results / "bundle" / "benchreport.tar.gz"
+def test_planted_key_never_reaches_the_bundle(bundled):
+    archive = bundled.results / "bundle" / "benchreport.tar.gz"
     assert KEY.encode() not in bundle_bytes(archive)
-    hits = json.loads((workflow.results / "bundle" / "benchreport.redactions.json").read_text())
+    hits = json.loads((bundled.results / "bundle" / "benchreport.redactions.json").read_text())
     assert any(h["file"].endswith("/result.json") and h["kind"] == "anthropic api key" for h in hits)
     assert all(KEY not in json.dumps(h) for h in hits)
-    for path in workflow.results.rglob("*"):
+    for path in bundled.results.rglob("*"):
         if path.is_file() and not path.name.endswith(".tar.gz"):
             assert KEY not in path.read_text(errors="replace"), path
-    # one label for the key wherever it is, and the redacted bundle still verifies
+    # one label for the key wherever it is
     assert {h["kind"] for h in hits if h["file"].endswith(("/result.json", "/config.json"))} == {
         "anthropic api key", "secret"}
     assert b"hunter2-hunter2" not in bundle_bytes(archive)
-    done = verify(archive, workflow.path)
-    if done.returncode != 0:
-        # known, open (issue 21): ingest redacts secrets itself, so a re-run from the redacted bundle
-        # differs in the planted job's ledger rows and what follows from them
-        assert "differs: results/ingest/jobs/agent/" in done.stdout, done.stdout + done.stderr
 
-    # with whole trajectories in, the planted key is redacted there too
+
+def test_a_redacted_bundle_verifies_byte_for_byte(bundled, verified):
+    """Ingest redacted the key in the job folder, the bundle writer in the bundle's copy of it:
+    the re-run from the redacted copy writes every output to the same bytes, ledger included."""
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    (line,) = [line for line in verified.stdout.splitlines() if line.startswith("re-run: ") and "of" in line
+               and "byte-identical" in line]
+    same, total = line.removeprefix("re-run: ").split(" outputs")[0].split(" of ")
+    assert same == total and int(total) > 50, line
+    assert not [line for line in verified.stdout.splitlines() if line.startswith(("differs: ", "not made again: "))]
+    ledger = json.loads(next((bundled.results / "ingest" / "jobs" / "agent").rglob("ledger.json")).read_text())
+    assert ledger  # the planted job's rows are there in both runs, not absent from both
+    rows = [row for p in (bundled.results / "ingest").rglob("ledger.json") for row in json.loads(p.read_text())["ledger"]]
+    assert any(row["reason"] == "a secret (anthropic api key) in error was redacted" for row in rows), rows
+
+
+def test_whole_trajectories_are_redacted(bundled, tmp_path):
+    """bundle.trajectories: true plans the whole files, and the key in a message is redacted
+    there (in process, over the planted job folders; the slow test below runs the rule)."""
+    from benchreport import bundle, discover
+
+    plan = {}
+    for job in discover.find_job_folders([str(bundled.path / "jobs")]):
+        files = bundle.job_files({"relpath": job.relpath, "id": job.job_id}, job.root, trajectories=True,
+                                 max_requests=20)[0]
+        plan.update({f"jobs/{job.job_id}/{relpath}": source for relpath, source in files.items()})
+    assert {source[0] for name, source in plan.items() if name.endswith("llm_trajectory.jsonl")} == {"file"}
+    entries, _, hits = bundle.scan_and_spool(plan, set(), tmp_path)
+    assert not [name for name in entries if KEY.encode() in entries[name]]
+    assert any(h["file"].endswith("llm_trajectory.jsonl") and h["kind"] == "anthropic api key" for h in hits)
+
+
+@pytest.mark.slow
+def test_whole_trajectories_are_redacted_and_a_hit_can_fail_the_bundle(bundled, tmp_path):
+    workflow = workflow_copy(bundled, tmp_path)
+    archive = workflow.results / "bundle" / "benchreport.tar.gz"
     whole = workflow.path / "whole.yaml"
     whole.write_text(json.dumps({"bundle": {"trajectories": True}}))
     workflow.run("bundle", "--configfile", str(whole), roots=["jobs"])
@@ -238,46 +292,114 @@ def test_planted_key_never_reaches_the_bundle(workflow):
     assert "bundle refused: secrets found in" in log and "(anthropic api key)" in log and KEY not in log
 
 
-def hostile(tmp_path, kind):
-    path = tmp_path / f"{kind}.tar.gz"
+def tiny_archive(path, members, manifest=True):
+    """A .tar.gz of members (name, bytes, header fields) under b/, with a manifest of its regular
+    files unless `manifest` is False or bytes of its own."""
+    files = [(name, data) for name, data, fields in members if not fields]
+    if manifest is True:
+        manifest = "".join(f"{hashlib.sha256(d).hexdigest()}  {n}\n" for n, d in files).encode()
+    head = [("MANIFEST.sha256", manifest, {})] if manifest is not False else []
     with tarfile.open(path, "w:gz") as tar:
-        def add(name, data=b"x", **fields):
-            info = tarfile.TarInfo(name)
+        for name, data, fields in head + members:
+            info = tarfile.TarInfo(name if name.startswith("/") else f"b/{name}")
             for key, value in fields.items():
                 setattr(info, key, value)
-            info.size = 0 if fields.get("type") in (tarfile.SYMTYPE, tarfile.LNKTYPE) else len(data)
-            tar.addfile(info, io.BytesIO(data))
-        add("b/MANIFEST.sha256", b"")
-        if kind == "traversal":
-            add("b/../../escaped.txt")
-        elif kind == "absolute":
-            add("/tmp/absolute.txt")
-        elif kind == "symlink":
-            add("b/link", type=tarfile.SYMTYPE, linkname="../../../../etc/passwd")
-        elif kind == "hardlink":
-            add("b/hard", type=tarfile.LNKTYPE, linkname="/etc/passwd")
+            info.size = len(data) if info.isreg() else 0
+            tar.addfile(info, io.BytesIO(data) if info.isreg() else None)
     return path
 
 
-def manifest_traversal(tmp_path):
-    """A well-formed archive whose manifest names a file outside it."""
-    path = tmp_path / "manifest-traversal.tar.gz"
-    line = f"{hashlib.sha256(b'root:x:0:0').hexdigest()}  ../../etc/passwd\n".encode()
-    with tarfile.open(path, "w:gz") as tar:
-        for name, data in (("b/MANIFEST.sha256", line), ("b/config.yaml", b"job_roots: []\n")):
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return path
+CONFIG = b"job_roots: []\n"
+ALIAS_BOMB = CONFIG + b"a: &a [x, x, x, x, x, x, x, x, x, x]\n" + b"".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 10)}]\n".encode() for i in range(8))
+# kind -> (members, words of the one-line refusal)
+HOSTILE = {
+    "traversal": ([("../../escaped.txt", b"x", {})], "'..'"),
+    "absolute": ([("/tmp/absolute.txt", b"x", {})], "absolute"),
+    "symlink": ([("link", b"", {"type": tarfile.SYMTYPE, "linkname": "../../../../etc/passwd"})], "link refused"),
+    "hardlink": ([("hard", b"", {"type": tarfile.LNKTYPE, "linkname": "/etc/passwd"})], "link refused"),
+    "hardlink-inside": ([("a", b"x", {}), ("hard", b"", {"type": tarfile.LNKTYPE, "linkname": "b/a"})],
+                        "link refused"),
+    "fifo": ([("jobs/x/fifo", b"", {"type": tarfile.FIFOTYPE})], "special file refused"),
+    "char-device": ([("jobs/x/zero", b"", {"type": tarfile.CHRTYPE, "devmajor": 1, "devminor": 5})],
+                    "special file refused"),
+    "block-device": ([("jobs/x/sda", b"", {"type": tarfile.BLKTYPE, "devmajor": 8})], "special file refused"),
+    "member-twice": ([("config.yaml", CONFIG, {}), ("config.yaml", CONFIG, {})], "member twice"),
+    "control-characters": ([("jobs/x/a\nREFUSED: fake\u202e", b"", {"type": tarfile.SYMTYPE, "linkname": "/"})],
+                           "a\\nREFUSED: fake\\u202e"),
+    "undecodable-name": ([("jobs/x/\udcff", b"", {"type": tarfile.SYMTYPE, "linkname": "/"})], "\\udcff"),
+    "manifest-traversal": ([("config.yaml", CONFIG, {})], "MANIFEST.sha256 line 1"),
+    "manifest-twice": ([("config.yaml", CONFIG, {})], "lists config.yaml twice"),
+    "manifest-not-utf8": ([("config.yaml", CONFIG, {})], "not UTF-8"),
+    "no-config": ([("jobs/x/result.json", b"{}", {})], "no config.yaml"),
+    "config-not-yaml": ([("config.yaml", b"job_roots: [\n", {})], "does not parse"),
+    "config-a-list": ([("config.yaml", b"- 1\n", {})], "not a mapping"),
+    "config-controls-a-list": ([("config.yaml", CONFIG + b"controls: [run]\n", {})], "controls is list"),
+    "config-run-a-string": ([("config.yaml", CONFIG + b"controls: {run: 'sh -c id'}\n", {})],
+                            "controls.run is str"),
+    "config-environment-a-number": ([("config.yaml", CONFIG + b"environment: 7\n", {})], "environment is int"),
+    "config-roots-outside": ([("config.yaml", b"job_roots: [/etc]\n", {})], "job_roots must be folders"),
+    "config-alias-bomb": ([("config.yaml", ALIAS_BOMB, {})], "expands past"),
+    "config-cycle": ([("config.yaml", CONFIG + b"a: &a [*a]\n", {})], "expands past"),
+    "config-deep": ([("config.yaml", CONFIG + b"a: " + b"[" * 100_000 + b"]" * 100_000 + b"\n", {})],
+                    "config.yaml"),
+}
+MANIFESTS = {
+    "manifest-traversal": f"{hashlib.sha256(b'root:x:0:0').hexdigest()}  ../../etc/passwd\n".encode(),
+    "manifest-twice": f"{hashlib.sha256(CONFIG).hexdigest()}  config.yaml\n".encode() * 2,
+    "manifest-not-utf8": b"\xff\xfe\n",
+}
 
 
-@pytest.mark.parametrize("kind", ["traversal", "absolute", "symlink", "hardlink", "manifest-traversal"])
+def hostile(tmp_path, kind):
+    return tiny_archive(tmp_path / f"{kind}.tar.gz", HOSTILE[kind][0], MANIFESTS.get(kind, True))
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
 def test_hostile_archives_are_refused(tmp_path, kind):
-    done = verify(manifest_traversal(tmp_path) if kind == "manifest-traversal" else hostile(tmp_path, kind), tmp_path)
-    assert done.returncode == 2, done.stdout
-    assert done.stdout.startswith("REFUSED") and len(done.stdout.splitlines()) == 1, done.stdout
-    assert "Traceback" not in done.stderr
+    """Refused in one printable line naming the member and the reason, before anything is
+    re-run (so in process: no snakemake is started)."""
+    from benchreport import verify as verifier
+
+    out = io.StringIO()
+    assert verifier.verify(str(hostile(tmp_path, kind)), out=out, err=io.StringIO()) == 2, out.getvalue()
+    assert out.getvalue().startswith("REFUSED") and len(out.getvalue().splitlines()) == 1, out.getvalue()
+    assert out.getvalue()[:-1].isprintable(), out.getvalue()
+    assert HOSTILE[kind][1] in out.getvalue(), out.getvalue()
     assert not (tmp_path.parent / "escaped.txt").exists()
+
+
+def test_the_command_line_refuses_in_one_line(tmp_path):
+    done = verify(hostile(tmp_path, "symlink"), tmp_path)
+    assert done.returncode == 2 and done.stdout.startswith("REFUSED: link refused"), done.stdout
+    assert len(done.stdout.splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_verify_needs_no_tarfile_extraction_filter(tmp_path, monkeypatch, bundled):
+    """Debian's Python 3.11.2 has no tarfile.data_filter (nor extract's filter=): verify never
+    uses tarfile's extraction, only its member headers, and writes files itself after its own
+    checks. With the filters and the extraction gone it refuses the same members and reads a
+    real bundle to the same inputs."""
+    from benchreport import verify as verifier
+
+    for name in ("data_filter", "tar_filter", "fully_trusted_filter"):
+        monkeypatch.delattr(tarfile, name, raising=False)
+    for name in ("extract", "extractall", "_extract_member"):
+        monkeypatch.setattr(tarfile.TarFile, name, lambda *a, **k: pytest.fail("tarfile extraction used"))
+    for kind in ("traversal", "absolute", "symlink", "hardlink", "fifo", "char-device", "member-twice"):
+        out = io.StringIO()
+        assert verifier.verify(str(hostile(tmp_path, kind)), out=out, err=io.StringIO()) == 2
+        assert HOSTILE[kind][1] in out.getvalue()
+    archive = bundled.results / "bundle" / "benchreport.tar.gz"
+    target = tmp_path / "inputs"
+    _, hashes, small = verifier.read_archive(archive, target, keep_code=False, progress=lambda line: None,
+                                             limits=verifier.Limits(archive.stat().st_size, 1 << 40, 1000))
+    listed = verifier.parse_manifest(small["MANIFEST.sha256"])
+    assert verifier.check_manifest(listed, hashes) == []
+    written = {p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file()}
+    assert written == {n for n in listed if n.startswith(verifier.RERUN_INPUTS)}
+    for name in written:
+        assert hashlib.sha256((target / name).read_bytes()).hexdigest() == listed[name]
 
 
 def gzip_archive(path, header: tarfile.TarInfo, zeros: int = 0):

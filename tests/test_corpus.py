@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
 
 import pytest
 
@@ -36,7 +38,7 @@ def corpus_run(tmp_path_factory):
     roots += [f"corpus/{extra}" for spec in CASES.values() for extra in spec["roots"]]
     settings = workflow.path / "corpus.yaml"
     settings.write_text(json.dumps({"environment": {"inspect": False}}))
-    workflow.run("--configfile", str(settings), roots=roots)
+    workflow.run("bundle", "--configfile", str(settings), roots=roots)
     with open(workflow.results / "exclusions.tsv", newline="") as handle:
         ledger = list(csv.DictReader(handle, delimiter="\t"))
     return workflow, ledger
@@ -183,11 +185,13 @@ def test_names_that_cannot_be_file_names_get_safe_ids(corpus_run):
     assert long_model == "m" * 300
 
 
-def test_no_secret_reaches_results(corpus_run):
+def test_no_secret_reaches_results_or_the_bundle(corpus_run):
     workflow, _ = corpus_run
-    for path in workflow.results.rglob("*"):
-        name = path.relative_to(workflow.results).as_posix()
-        content = path.read_bytes() if path.is_file() else b""
+    with tarfile.open(workflow.results / "bundle" / "benchreport.tar.gz") as tar:
+        bundled = [(m.name, tar.extractfile(m).read() if m.isfile() else b"") for m in tar.getmembers()]
+    found = [(path.relative_to(workflow.results).as_posix(), path.read_bytes() if path.is_file() else b"")
+             for path in workflow.results.rglob("*") if not path.name.endswith(".tar.gz")]
+    for name, content in found + bundled:
         for secret in SECRETS:
             assert secret not in name and secret.encode() not in content, (name, secret[:6])
     assert "[REDACTED:" in workflow.read("index.md") + workflow.read("exclusions.tsv")
@@ -214,3 +218,50 @@ def test_an_unreadable_job_folder_does_not_stop_the_run(tmp_path):
     ledger = workflow.read("exclusions.tsv")
     assert "jobs/locked\t\t.\tthe folder cannot be read (permission denied)" in ledger
     assert "| jobs/oracle-run/2026-11-30__04-23-02 | 4 |" in workflow.read("index.md")
+
+
+def test_odd_names_are_kept_and_never_merged(corpus_run):
+    workflow, _ = corpus_run
+    # the names kept, each character that would act on a reader written out
+    tasks = {t["task"] for t in ingested_trials(workflow, "") if t["folder"] == PASS}
+    assert {"spec\\u0007pass\\u001b[31m", "spec-\\u202essap", "spec\\u200b-pass", "t" * 300, "CON"} <= tasks
+    # two job folders named café, one in NFC and one in NFD: two jobs, each with its trials
+    cafes = {t["job"] for t in ingested_trials(workflow, "folder_names_in_nfc_and_nfd/")}
+    assert len(cafes) == 2
+    # four models that differ by case or normalisation only: four settings, none merged
+    models = {}
+    for trial in ingested_trials(workflow, "models_differing_by_case_and_normalisation/"):
+        if trial["folder"] == PASS:
+            models.setdefault(trial["model"], set()).add(trial["setting"])
+    assert len(models) == 4 and len(set().union(*models.values())) == 4, models
+    reported = {path.parent.name for path in (workflow.results / "reports").glob("*/trials.json")
+                if any(t["job"].startswith("models_differing_by_case_and_normalisation/")
+                       for t in json.loads(path.read_text())["trials"])}
+    assert set().union(*models.values()) <= reported, reported
+    # a second name for a job folder, and day-first or zoned start times: read, counted once
+    assert len(trials_of(workflow, "job_folder_is_a_link")) == 4
+    assert len(trials_of(workflow, "started_at_odd_formats")) == 4
+
+
+WINDOWS_DEVICE = re.compile(r"^(?:CON|PRN|AUX|NUL|COM[0-9]|LPT[0-9])(?:\..*)?$|[. ]$", re.I)
+
+
+def test_output_names_are_safe_on_every_system(corpus_run):
+    """No output is named with a Windows device name or a trailing dot or space (a bundle may be
+    unpacked there), nor with a control or direction character."""
+    workflow, _ = corpus_run
+    for path in workflow.results.rglob("*"):
+        for part in path.relative_to(workflow.results).parts:
+            assert not WINDOWS_DEVICE.search(part), path
+            assert part.isprintable(), path
+
+
+def test_text_outputs_carry_no_control_or_direction_characters(corpus_run):
+    """A task name with BEL, an escape sequence, a right-to-left override or a zero-width space
+    reaches the reports written out, not as the raw character (which would reorder or hide text)."""
+    workflow, _ = corpus_run
+    raw = re.compile("[\x00-\x08\x0b-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+    for path in workflow.results.rglob("*"):
+        if path.suffix in (".md", ".tsv", ".csv", ".html", ".tex"):
+            found = raw.search(path.read_text(encoding="utf-8"))
+            assert not found, (path, found and repr(found.group()))

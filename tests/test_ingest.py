@@ -228,3 +228,88 @@ def test_stale_outputs_are_removed(tmp_path):
     assert (results / "ingest/root/old/new/trials.json").is_file() and (results / "reports/kept/report.md").is_file()
     assert not (results / "lineage/ingest/root").exists()
     assert discover.remove_stale_outputs(results, {"kept"}, {"root/old/new"}) == []
+
+
+def ingest_all(root) -> list[dict]:
+    """ingest_job of every job folder under root, without the lineage sources (file hashes)."""
+    return [{k: v for k, v in ingest.ingest_job(job).items() if k != "sources"}
+            for job in discover.find_job_folders([str(root)])]
+
+
+def test_ingest_of_redacted_files_equals_the_redacted_ingest(tmp_path):
+    """The bundle's inputs are redacted by the bundle writer, the original's values by ingest:
+    both must give the same rows and ledger, or a bundle with a secret in it fails its verify.
+    Planted: a key quoted in an error, the same key and a password as agent_env values of
+    another attempt, and that password quoted in a third attempt's error (one job folder: ingest
+    reads one at a time, so a value known in one is not known in another)."""
+    from benchflow_synth import write_matrix
+    from benchreport import bundle
+
+    key, password = "sk-ant-api03-PLANTEDplantedPLANTED0123456789abcdef", "hunter2-hunter2"
+    tries = [[{"task": t, "attempts": [{"kind": k}]} for t, k in (("alpha", "passed"), ("beta", "failed"),
+                                                                  ("gamma", "failed"))]]
+    write_matrix(tmp_path / "original" / "jobs", alias="a", setting={"agent": "claude-agent-acp", "model": "m"},
+                 tries=tries, seed=9, start="2026-11-30 10:00:00")
+    results = sorted((tmp_path / "original").rglob("result.json"))
+    configs = sorted((tmp_path / "original").rglob("config.json"))
+    for path, error in ((results[0], f"provider said: invalid x-api-key {key}"), (results[-1], f"login {password} failed")):
+        data = json.loads(path.read_text())
+        data["error"] = error
+        path.write_text(json.dumps(data, indent=2))
+    data = json.loads(configs[1].read_text())
+    data["agent_env"] = {"ANTHROPIC_API_KEY": key, "MY_DB_PASSWORD": password}
+    configs[1].write_text(json.dumps(data, indent=2))
+
+    original = ingest_all(tmp_path / "original" / "jobs")
+    plan = {}
+    for job in discover.find_job_folders([str(tmp_path / "original" / "jobs")]):
+        files = bundle.job_files({"relpath": job.relpath, "id": job.job_id}, job.root, trajectories=False,
+                                 max_requests=20)[0]
+        plan.update({f"{job.relpath}/{relpath}": source for relpath, source in files.items()})
+    entries = bundle.scan_and_spool(plan, set(), tmp_path)[0]
+    for name in entries:
+        (tmp_path / "redacted" / "jobs" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "redacted" / "jobs" / name).write_bytes(entries[name])
+    assert key.encode() not in b"".join(entries[name] for name in entries)
+    again = ingest_all(tmp_path / "redacted" / "jobs")
+    assert json.dumps(again, sort_keys=True) == json.dumps(original, sort_keys=True)
+    reasons = {row["reason"] for one in original for row in one["ledger"]}
+    assert {"a secret (anthropic api key) in error was redacted", "a secret (secret) in error was redacted"} <= reasons
+    assert key not in json.dumps(original) and password not in json.dumps(original)
+
+
+def test_a_job_folder_that_is_a_link_is_a_ledger_row_and_never_read(tmp_path):
+    """A link to a job folder outside the root (whose summary.json is a FIFO: reading it would
+    hang) and one to a job folder inside it: each a job with one ledger row and nothing read; the
+    real folder counted once, where it is."""
+    from benchreport import bundle
+
+    shutil.copytree(EXAMPLE / "benchflow-samples/v0.7.12-real/oracle-run", tmp_path / "root" / "oracle-run")
+    shutil.copytree(EXAMPLE / "benchflow-samples/v0.7.12-real/oracle-run", tmp_path / "outside" / "oracle-run")
+    outside_job = tmp_path / "outside" / "oracle-run" / "2026-11-30__04-23-02"
+    (outside_job / "summary.json").unlink()
+    os.mkfifo(outside_job / "summary.json")
+    os.symlink(outside_job, tmp_path / "root" / "elsewhere")
+    os.symlink("oracle-run", tmp_path / "root" / "latest")
+    jobs = {job.relpath: job for job in discover.find_job_folders([str(tmp_path / "root")])}
+    assert set(jobs) == {"elsewhere", "latest", "oracle-run/2026-11-30__04-23-02"}
+    assert discover.duplicates(list(jobs.values()), [str(tmp_path / "root")], {}) == {}
+    for relpath, words in (("elsewhere", "outside the job root"), ("latest", "a link to oracle-run in the same job root")):
+        assert discover.stat_state(jobs[relpath]) == ({}, {})
+        result = ingest.ingest_job(jobs[relpath])
+        assert result["trials"] == [] and result["sources"] == []
+        (row,) = result["ledger"]
+        assert row["file"] == "." and words in row["reason"] and row["effect"].startswith("folder not read")
+        assert bundle.job_files({"relpath": relpath, "id": relpath}, str(tmp_path / "root"), trajectories=False,
+                                max_requests=20) == ({}, [], [])
+    assert len(ingest.ingest_job(jobs["oracle-run/2026-11-30__04-23-02"])["trials"]) == 4
+
+
+def test_an_attempt_folder_that_is_a_link_is_a_ledger_row(tmp_path):
+    job = job_copy(tmp_path, "v0.7.12-real/oracle-run/2026-11-30__04-23-02")
+    shutil.move(job.path / "spec-pass__3d1c0484", tmp_path / "moved")
+    os.symlink(tmp_path / "moved", job.path / "spec-pass__3d1c0484")
+    result = ingest.ingest_job(job)
+    assert sorted(t["task"] for t in result["trials"]) == ["spec-fail", "spec-noreward", "spec-partial"]
+    (row,) = [row for row in result["ledger"] if row["folder"] == "spec-pass__3d1c0484"]
+    assert "a link to a folder outside the job root" in row["reason"]

@@ -44,6 +44,12 @@ PLANTED = [  # (text, the secret in it, its label)
      base64.b64encode(b'{"token": "hf_abcdefghijklmnopqrstuvwxyz123456"}').decode(), "base64 hugging face token"),
     ("api_key=supersecretvalue&page=2", "supersecretvalue", "secret"),
     ("MY_SERVICE_KEY='abc def ghi'", "abc def ghi", "secret"),
+    # split by JSON string escapes: the raw bytes hold no "sk-ant-"; ingest parses the JSON and
+    # sees the key itself, so the label is the key's
+    ('{"error": "bad key \\u0073k\\u002dant-api03-PLANTEDplantedPLANTED0123456789abcdef"}',
+     "\\u0073k\\u002dant-api03-PLANTEDplantedPLANTED0123456789abcdef", "anthropic api key"),
+    ("https://x.org/cb?key=ghp%5Fabcdefghijklmnopqrstuvwxyz0123456789&page=2",
+     "ghp%5Fabcdefghijklmnopqrstuvwxyz0123456789", "url-encoded github token"),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----",
      "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----", "private key"),
 ]
@@ -70,9 +76,20 @@ def test_each_planted_secret_is_found_and_labelled_by_its_value(text, secret, ki
     '"password": "${DB_PASSWORD}", "api_key": "<your key>", "token": null, "secret": "[REDACTED:secret]"',
     "data " + base64.b64encode(b"a perfectly ordinary sentence, base64 encoded for transport").decode(),
     "git+ssh://git@github.com/org/repo.git and https://example.org/a:b",
+    "caf\\u00e9 at 100% and a%20b and https://example.org/search?q=sk%20learn",
 ])
 def test_ordinary_content_is_left_alone(text):
     assert secrets.find(text) == []
+
+
+@pytest.mark.parametrize("text", [t for t, _, _ in PLANTED] + [
+    '{"key": "[REDACTED:anthropic api key]", "ANTHROPIC_API_KEY": "[REDACTED:secret]"}'])
+def test_redaction_is_idempotent(text):
+    """Text redacted once (a bundle's inputs) redacts to itself, even when its marks are handed
+    back as known values (an agent_env value that is a mark)."""
+    once = secrets.redact_text(text)[0]
+    marks = secrets.REDACTED_MARK.findall(once)
+    assert secrets.redact_text(once, [f"[REDACTED:{kind}]" for kind in marks])[0] == once
 
 
 def test_the_real_benchflow_folders_hold_no_secret_but_their_dummy_keys():

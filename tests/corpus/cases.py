@@ -30,12 +30,13 @@ def case(expect_file=None, *reason_words, count_in_reports=None, roots=()):
     return register
 
 
-def job_copy(root: Path, folder: str = "oracle-run") -> Path:
+def job_copy(root: Path, folder: str = "oracle-run", later: int = 0) -> Path:
     """The real oracle run copied under root, its start times moved by the case's number of
-    minutes: the same run's bytes in two cases would be one attempt counted once."""
+    minutes (and `later` hours): the same run's bytes in two cases would be one attempt counted
+    once."""
     shutil.copytree(ORACLE_RUN, root / folder)
     names = list(CASES)
-    number = names.index(root.name) if root.name in names else len(names) + len(root.name)
+    number = (names.index(root.name) if root.name in names else len(names) + len(root.name)) + 60 * later
     for path in sorted((root / folder).glob(f"{JOB}/*/*.json")):
         text = path.read_text()
         path.write_text(text.replace('"2026-11-30 04:23:', f'"2026-11-30 {4 + number // 60:02d}:{number % 60:02d}:'))
@@ -55,19 +56,26 @@ def truncated_json(root):
     path.write_bytes(path.read_bytes()[:300])
 
 
-@case(f"{PASS}/result.json", "the file is empty")
-def empty_file(root):
-    (job_copy(root) / PASS / "result.json").write_bytes(b"")
+# result.json replaced by bytes that are no JSON object: case name -> (words of the reason, bytes)
+RESULT_BYTES = {
+    "empty_file": ("the file is empty", b""),
+    "whitespace_only_json": ("the file is empty", b"  \n\t \n"),
+    "json_list": ("holds a list, not a JSON object", b"[1, 2, 3]"),
+    "json_string": ("holds a string, not a JSON object", b'"spec-pass passed"'),
+    "json_null": ("holds null, not a JSON object", b"null"),
+    "json_number": ("holds a number, not a JSON object", b"1.0"),
+}
 
 
-@case(f"{PASS}/result.json", "holds a list, not a JSON object")
-def json_list(root):
-    (job_copy(root) / PASS / "result.json").write_text("[1, 2, 3]")
+def _result_bytes_case(name):
+    def build(root):
+        (job_copy(root) / PASS / "result.json").write_bytes(RESULT_BYTES[name][1])
+    build.__name__ = name
+    case(f"{PASS}/result.json", RESULT_BYTES[name][0])(build)
 
 
-@case(f"{PASS}/result.json", "holds a string, not a JSON object")
-def json_string(root):
-    (job_copy(root) / PASS / "result.json").write_text('"spec-pass passed"')
+for _name in RESULT_BYTES:
+    _result_bytes_case(_name)
 
 
 @case(f"{PASS}/result.json", "reward is '1'")
@@ -418,3 +426,303 @@ def token_in_a_folder_name(root):
 def timed_out_and_scored(root):
     edit_result(root, lambda d: d.update(rewards={"reward": 0.0}, error="Agent prompt exceeded wall-clock budget",
                                          error_category="timeout"))
+
+
+
+# --- the hidden set: further classes, one case each ----------------------------------------
+# files that are not JSON objects
+
+
+@case(f"{PASS}/result.json", 'holds the key "rewards" twice')
+def duplicate_json_keys(root):
+    """{"rewards": {"reward": 0.0}, ..., "rewards": {"reward": 1.0}}: Python keeps the last value,
+    other parsers the first; the file says two things."""
+    path = job_copy(root) / PASS / "result.json"
+    path.write_text(path.read_text().replace('"rewards": {', '"rewards": {"reward": 0.0}, "rewards": {', 1))
+
+
+@case(f"{PASS}/result.json", "not valid JSON", "digits")
+def integer_of_5000_digits(root):
+    path = job_copy(root) / PASS / "result.json"
+    data = json.loads(path.read_text())
+    data["agent_result"]["n_input_tokens"] = 12345
+    path.write_text(json.dumps(data).replace("12345", "9" * 5000))
+
+
+@case(f"{PASS}/result.json", "is a folder, not a file")
+def result_is_a_folder(root):
+    job = job_copy(root)
+    (job / PASS / "result.json").unlink()
+    (job / PASS / "result.json").mkdir()
+
+
+@case(f"{PASS}/result.json", "is not a regular file")
+def result_is_a_fifo_inside_the_root(root):
+    """A FIFO inside the job folder itself: whoever opened it would hang."""
+    job = job_copy(root)
+    (job / PASS / "result.json").unlink()
+    os.mkfifo(job / PASS / "result.json")
+
+
+# values of the wrong type in every field ingest reads
+
+
+@case(f"{PASS}/result.json", "agent_result.cost_usd is a string, not a number")
+def huge_number_as_a_string(root):
+    edit_agent_result(root, cost_usd="1e400", n_output_tokens="99999999999999999999999999")
+
+
+@case(f"{PASS}/result.json", "agent_result is a list, not an object")
+def agent_result_a_list(root):
+    edit_result(root, lambda d: d.update(agent_result=[1, 2]))
+
+
+@case(f"{PASS}/result.json", "timing is a string, not an object")
+def timing_in_result_a_string(root):
+    job = job_copy(root)
+    (job / PASS / "timing.json").unlink()
+    path = job / PASS / "result.json"
+    data = json.loads(path.read_text())
+    data["timing"] = "28.4s"
+    path.write_text(json.dumps(data, indent=2))
+
+
+@case(f"{PASS}/timing.json", "timing.total is a string, not a number")
+def timing_value_a_string(root):
+    path = job_copy(root) / PASS / "timing.json"
+    path.write_text(json.dumps(json.loads(path.read_text()) | {"total": "28", "verifier": {"s": 1}}))
+
+
+@case(f"{PASS}/result.json", "model is a list, not a string")
+def model_a_list(root):
+    edit_result(root, lambda d: d.update(model=["claude", "gpt"], agent=7))
+
+
+@case(f"{PASS}/config.json", "agent is a JSON object, not a string")
+def config_agent_an_object(root):
+    path = job_copy(root) / PASS / "config.json"
+    path.write_text(json.dumps(json.loads(path.read_text()) | {"agent": {"name": "oracle"}, "task_path": 3}))
+
+
+@case(f"{PASS}/config.json", "holds a list, not a JSON object")
+def config_a_list(root):
+    (job_copy(root) / PASS / "config.json").write_text("[]")
+
+
+@case(f"{PASS}/result.json", "scoring is a list, not an object")
+def scoring_a_list(root):
+    edit_result(root, lambda d: d.update(scoring=[True]))
+
+
+@case(f"{PASS}/result.json", "verifier_error is a boolean, not a string")
+def verifier_error_a_boolean(root):
+    edit_result(root, lambda d: d.update(verifier_error=True))
+
+
+@case(f"{PASS}/result.json", "reward is a boolean")
+def reward_a_boolean(root):
+    edit_result(root, lambda d: d.update(rewards={"reward": True}))
+
+
+@case(f"{PASS}/result.json", "reward is '1.0'")
+def reward_a_decimal_string(root):
+    edit_result(root, lambda d: d.update(rewards={"reward": "1.0"}))
+
+
+@case(f"{PASS}/result.json", "scoring.passed is 1, not a boolean")
+def scoring_passed_one(root):
+    edit_result(root, lambda d: d.update(rewards={"reward": 0.0}, scoring={"status": "complete", "passed": 1}))
+
+
+@case(f"{PASS}/result.json", "scoring.passed is 'true', not a boolean")
+def scoring_passed_true_string(root):
+    edit_result(root, lambda d: d.update(rewards={"reward": 0.0}, scoring={"status": "complete", "passed": "true"}))
+
+
+@case(f"{PASS}/result.json", "started_at is a number, not a string")
+def started_at_a_number(root):
+    edit_result(root, lambda d: d.update(started_at=1764476582))
+
+
+@case(None)
+def started_at_odd_formats(root):
+    """Day-first, a time zone, missing: read as written (the tries come from the folders)."""
+    job = job_copy(root)
+    for folder, value in zip(sorted(p.name for p in job.iterdir() if p.is_dir()),
+                             ("30/11/2026 04:23:02", "2026-11-30T04:23:02+05:30", None, "yesterday")):
+        path = job / folder / "result.json"
+        data = json.loads(path.read_text())
+        data["started_at"] = value
+        path.write_text(json.dumps(data, indent=2))
+
+
+# names: control, direction and zero-width characters; case and Unicode normalisation; Windows
+
+
+TASK_NAMES = {"control_characters_in_task_name": "spec\x07pass\x1b[31m",
+              "direction_override_in_task_name": "spec-\u202essap",
+              "zero_width_in_task_name": "spec\u200b-pass",
+              "task_name_of_300_characters": "t" * 300,
+              "windows_reserved_task_name": "CON"}
+
+
+def _task_name_case(name):
+    def build(root):
+        edit_result(root, lambda d: d.update(task_name=TASK_NAMES[name]))
+    build.__name__ = name
+    case(None)(build)
+
+
+for _name in TASK_NAMES:
+    _task_name_case(_name)
+
+
+@case(None)
+def direction_override_in_folder_name(root):
+    job_copy(root, "oracle-\u202enur")
+
+
+@case(None)
+def windows_reserved_folder_names(root):
+    job_copy(root, "CON")
+    job_copy(root, "nul.txt", later=1)
+    job_copy(root, "run.", later=2)
+
+
+@case(None)
+def folder_names_in_nfc_and_nfd(root):
+    """café as one code point and as e + combining accent: two job folders (two runs), two ids."""
+    job_copy(root, "caf\u00e9-run")
+    job_copy(root, "cafe\u0301-run", later=1)
+
+
+@case(None)
+def models_differing_by_case_and_normalisation(root):
+    """Four job folders whose models differ only by case or normalisation: four settings."""
+    for number, model in enumerate(("Modèle-X", "modèle-x", "Mode\u0300le-X", "MODÈLE-X")):
+        path = job_copy(root, f"run-{number}", later=number) / PASS / "result.json"
+        data = json.loads(path.read_text())
+        data.update(model=model, agent="claude-agent-acp")  # a control's setting has no model
+        path.write_text(json.dumps(data, indent=2))
+
+
+# links
+
+
+@case(f"{PASS}/result.json", "the same attempt as")
+def hard_link_between_trials(root):
+    """spec-pass's result.json is a hard link to spec-fail's: it names spec-fail's rollout and
+    time, so it is that attempt a second time."""
+    job = job_copy(root)
+    (job / PASS / "result.json").unlink()
+    os.link(job / "spec-fail__67b8813a" / "result.json", job / PASS / "result.json")
+
+
+@case(None)
+def job_folder_is_a_link(root):
+    """A second name for a job folder inside the root: one job folder, counted once."""
+    job_copy(root)
+    os.symlink("oracle-run", root / "oracle-run-latest")
+
+
+@case(".", "outside the job root")
+def job_folder_links_outside(root):
+    outside = root.parent.parent / "outside" / root.name
+    job_copy(outside)
+    os.symlink(outside / "oracle-run", root / "elsewhere")
+
+
+@case(PASS, "outside the job root")
+def trial_folder_links_outside(root):
+    job = job_copy(root)
+    outside = root.parent.parent / "outside" / root.name
+    shutil.copytree(job / PASS, outside / PASS)
+    shutil.rmtree(job / PASS)
+    os.symlink(outside / PASS, job / PASS)
+
+
+@case(f"{PASS}/config.json", "a link loop")
+def symlink_loop_of_a_folder(root):
+    """config.json reached through two folder links that point at each other."""
+    trial = job_copy(root) / PASS
+    (trial / "config.json").unlink()
+    for link, target in (("loop-b", "loop"), ("loop", "loop-b"), ("config.json", "loop/config.json")):
+        os.symlink(target, trial / link)
+
+
+# secrets in more places: every one must be redacted before anything is written
+
+OPENAI_KEY = "sk-proj-" + "Z1" * 24
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+ESCAPED_KEY = "sk-ant-api03-" + "E" * 40
+URL_TOKEN = "ghp_" + "U" * 36
+QUOTED_KEY = "sk-ant-api03-" + "R" * 40
+TASK_TOKEN = "hf_" + "T" * 34
+PHASE_KEY = "sk-ant-api03-" + "P" * 40
+FOLDER_TOKEN = "ghp_" + "F" * 36
+# with the tails of the two written in another form (escaped, percent-encoded) in the raw bytes
+SECRETS += (OPENAI_KEY, AWS_SECRET, ESCAPED_KEY, ESCAPED_KEY[6:], URL_TOKEN, URL_TOKEN[4:], QUOTED_KEY, TASK_TOKEN,
+            PHASE_KEY, FOLDER_TOKEN)
+
+
+@case(None)
+def env_dump_in_config(root):
+    """An agent_env with keys, and an env dump as one string, in config.json."""
+    path = job_copy(root) / PASS / "config.json"
+    data = json.loads(path.read_text())
+    data["agent_env"] = {"OPENAI_API_KEY": OPENAI_KEY, "AWS_SECRET_ACCESS_KEY": AWS_SECRET}
+    data["environment_dump"] = f"PATH=/usr/bin\nOPENAI_API_KEY={OPENAI_KEY}\nAWS_SECRET_ACCESS_KEY={AWS_SECRET}\n"
+    path.write_text(json.dumps(data, indent=2))
+
+
+@case("spec-fail__67b8813a/result.json", "a secret (secret) in error was redacted")
+def env_secret_quoted_in_another_attempt(root):
+    """A secret known only as an agent_env value of one attempt, quoted in another's error."""
+    job = job_copy(root)
+    path = job / PASS / "config.json"
+    data = json.loads(path.read_text())
+    data["agent_env"] = {"AWS_SECRET_ACCESS_KEY": AWS_SECRET}
+    path.write_text(json.dumps(data, indent=2))
+    path = job / "spec-fail__67b8813a" / "result.json"
+    data = json.loads(path.read_text())
+    data["error"] = f"aws said: signature mismatch for {AWS_SECRET}"
+    path.write_text(json.dumps(data, indent=2))
+
+
+@case(f"{PASS}/result.json", "reward is '[REDACTED:anthropic api key]'")
+def secret_in_a_quoted_value(root):
+    """The ledger quotes a bad value: the quote is redacted."""
+    edit_result(root, lambda d: d.update(rewards={"reward": QUOTED_KEY}))
+
+
+@case(f"{PASS}/result.json", "a secret (anthropic api key) in error was redacted")
+def key_split_by_json_escapes(root):
+    path = job_copy(root) / PASS / "result.json"
+    data = json.loads(path.read_text())
+    data["error"] = "PLACEHOLDER"
+    escaped = "\\u0073k\\u002dant" + ESCAPED_KEY[len("sk-ant"):]
+    path.write_text(json.dumps(data, indent=2).replace("PLACEHOLDER", f"bad key {escaped}"))
+
+
+@case(f"{PASS}/result.json", "a secret (url-encoded github token) in error was redacted")
+def url_encoded_token(root):
+    encoded = URL_TOKEN.replace("_", "%5F")
+    edit_result(root, lambda d: d.update(error=f"GET https://api.example.org/x?token={encoded}&q=1 failed"))
+
+
+@case(f"{PASS}/result.json", "a secret (hugging face token) in task was redacted")
+def token_as_task_name(root):
+    edit_result(root, lambda d: d.update(task_name=TASK_TOKEN))
+
+
+@case(f"{PASS}/timing.json", "a secret (anthropic api key) in timing was redacted")
+def key_as_a_timing_phase_name(root):
+    """timing.json's phase names are its own keys, and are written out as they are."""
+    path = job_copy(root) / PASS / "timing.json"
+    path.write_text(json.dumps(json.loads(path.read_text()) | {PHASE_KEY: 1.5}))
+
+
+@case(None)
+def token_in_an_attempt_folder_name(root):
+    job = job_copy(root)
+    os.rename(job / PASS, job / f"{FOLDER_TOKEN}__3d1c0484")

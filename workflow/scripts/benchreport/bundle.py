@@ -70,6 +70,8 @@ def job_files(job: dict, root: str, *, trajectories: bool, max_requests: int) ->
     attempt folders; and what could not be bundled. Nothing outside the job root is read."""
     job_dir = Path(root) / job["relpath"]
     root_real = os.path.realpath(root)
+    if job["relpath"] != "." and os.path.islink(job_dir):  # a link below the root: never read (linked_away)
+        return {}, [], []
     wanted = ["summary.json"]
     folders = attempt_folders(job_dir)
     for folder in folders:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .files import BadFile, locate, printable, sha256_bytes, sha256_file
 from .forked import can_fork, forked_map
-from .secrets import find, replace_spans
+from .secrets import REDACTED_MARK, find, replace_spans
 
 TRIAL_MARKERS = ("result.json", "config.json", "solver.json")
 TRIAL_FILES = ("result.json", "config.json", "timing.json", "solver.json")
@@ -36,6 +36,9 @@ MAX_REQUEST_LINE = 4 << 20
 # A folder name used as it is in a job id (a Snakemake wildcard and a path under results/):
 # no braces, newlines, slashes or other characters a wildcard or a file name cannot carry.
 SAFE_NAME = re.compile(r"^[A-Za-z0-9_+,=@~-][A-Za-z0-9._ ()+,=@~-]{0,99}$")
+# names a bundle unpacked on Windows could not hold: its device names (with any extension) and a
+# trailing dot or space, which Windows drops (so "a." and "a" would be one file there)
+WINDOWS_UNSAFE = re.compile(r"^(?:CON|PRN|AUX|NUL|COM[0-9]|LPT[0-9])(?:\..*)?$|[. ]$", re.I)
 
 
 @dataclass(frozen=True)
@@ -51,11 +54,6 @@ class JobFolder:
     @property
     def path(self) -> Path:
         return Path(self.root) / self.relpath
-
-
-# a secret redacted before this read (a bundle's inputs): counted as found again, so that a re-run
-# from redacted inputs writes the same ledger rows as the run that redacted them
-REDACTED_MARK = re.compile(r"\[REDACTED:([^\]]+)\]")
 
 
 def redact_text(text: str, known_values=()) -> tuple[str, list[str]]:
@@ -74,11 +72,12 @@ def safe_part(part: str) -> tuple[str, str, list[str]]:
     id is the shown name when it can be a wildcard and a file name, else a slug of it with a hash
     of the real name (unique, under 60 characters)."""
     shown, kinds = redact_text(printable(part))
-    if SAFE_NAME.match(shown) and shown == part:
+    if SAFE_NAME.match(shown) and shown == part and not WINDOWS_UNSAFE.search(part):
         return part, shown, kinds
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", shown).strip("-.")[:40] or "folder"
     digest = sha256_bytes(os.fsencode(part))[:8]
-    return f"{slug}-{digest}", shown, kinds
+    safe = f"{slug}-{digest}"
+    return f"_{safe}" if WINDOWS_UNSAFE.search(safe) else safe, shown, kinds
 
 
 def try_folders(relpath: str) -> list[int]:
@@ -144,11 +143,24 @@ def _is_job_folder(path: Path, children: list[os.DirEntry]) -> bool:
     return not (isinstance(data, dict) and "runs" in data)
 
 
+def linked_away(job: JobFolder) -> str | None:
+    """Why a job folder is not read when it is a link below its root (links are never followed
+    into: the target may lie outside every root, or be counted where it is), else None."""
+    if job.relpath == "." or not os.path.islink(job.path):
+        return None
+    target = os.path.realpath(job.path)
+    root = os.path.realpath(job.root)
+    if target != root and not target.startswith(root + os.sep):
+        return "a link pointing outside the job root; links are not followed, nothing under it is read"
+    return (f"a link to {Path(os.path.relpath(target, root)).as_posix()} in the same job root; links are not "
+            "followed, the folder is counted where it is")
+
+
 def find_job_folders(roots: list[str]) -> list[JobFolder]:
     """Every job folder under the roots, sorted by job id. Symlinked folders are not followed.
 
-    A folder that cannot be listed is returned too: its ingest says why, in the ledger. A root
-    listed twice is searched once."""
+    A folder that cannot be listed, and a link to a folder, are returned too: their ingest says
+    why nothing under them is read, in the ledger. A root listed twice is searched once."""
     firsts = {}
     for root in roots:
         firsts.setdefault(os.path.normpath(root), root)
@@ -175,6 +187,8 @@ def find_job_folders(roots: list[str]) -> list[JobFolder]:
                 for entry in reversed(children)
                 if entry.is_dir(follow_symlinks=False)
             )
+            found.extend(_job_folder(labels[root], root, Path(entry.path).relative_to(base).as_posix())
+                         for entry in children if entry.is_symlink() and entry.is_dir())
     return sorted(found, key=lambda job: job.job_id)
 
 
@@ -193,7 +207,10 @@ def _job_folder(label: str, root: str, relpath: str) -> JobFolder:
 
 
 def attempt_folders(job_dir: Path) -> list[str]:
-    """Names of the attempt folders in a job folder (trial-looking name or a trial file)."""
+    """Names of the attempt folders in a job folder (trial-looking name or a trial file); none in
+    a link (see linked_away: the caller passes the job folder's own path)."""
+    if os.path.islink(job_dir):
+        return []
     return [
         entry.name
         for entry in _children(job_dir)
@@ -287,6 +304,8 @@ def stat_state(job: JobFolder, folders_before: dict | None = None) -> tuple[dict
             return
         state[relpath] = [info.st_size, info.st_mtime_ns]
 
+    if linked_away(job):
+        return state, folders
     checked("summary.json")
     names = attempt_folders(job.path)
     if not names:
@@ -497,7 +516,7 @@ def duplicates(jobs: list[JobFolder], roots: list[str], records: dict[str, dict]
     so the same rollout name, task and started_at. Only names found in two job folders are read.
     """
     found: dict[str, dict[str, str]] = {}
-    ordered = sorted(jobs, key=lambda job: _preference(job, roots))
+    ordered = sorted((job for job in jobs if not linked_away(job)), key=lambda job: _preference(job, roots))
     first_at: dict[str, JobFolder] = {}
     for job in ordered:
         real = os.path.realpath(job.path)

@@ -52,20 +52,37 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not valid JSON")
 
 
+class DuplicateKey(ValueError):
+    """An object with one key twice: parsers differ on which value is meant (Python's keeps the
+    last, others the first), so the file says two things."""
+
+
+def _unique_keys(pairs: list) -> dict:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise DuplicateKey(json.dumps(twice)[:80])
+    return value
+
+
 # One strict decoder for every job-folder file (json.loads with an option builds a new one per call).
-_STRICT = json.JSONDecoder(parse_constant=_reject_constant)
-# A lone surrogate, which no UTF-8 output can carry: parsed from a \uD800-\uDFFF escape (harnesses
-# write them when they cut a string in the middle of an emoji) or an undecodable file-name byte.
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_STRICT = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+# Written out as \uXXXX: a lone surrogate, which no UTF-8 output can carry (parsed from a
+# \uD800-\uDFFF escape: harnesses write them when they cut a string in the middle of an emoji; or
+# an undecodable file-name byte), and the characters that act on a reader instead of being read:
+# C0 and C1 controls but tab, newline and carriage return (a bell, a terminal escape sequence),
+# and the zero-width and direction characters (U+200B-U+200F, U+202A-U+202E, U+2066-U+2069,
+# U+FEFF), which hide text or reorder it (a task name shown backwards).
+_UNREADABLE = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
 def printable(text: str) -> str:
-    """The text with every lone surrogate written out as \\uXXXX, so that it can be written as
-    UTF-8: from a JSON escape, or from a file name's undecodable byte (os.fsdecode's
-    surrogateescape)."""
-    if not _SURROGATE.search(text):
+    """The text with every lone surrogate, control and zero-width or direction character written
+    out as \\uXXXX (see _UNREADABLE), so that it can be written as UTF-8 and read as it is."""
+    if not _UNREADABLE.search(text):
         return text
-    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    return _UNREADABLE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def parse_json_bytes(data: bytes, label: str):
@@ -83,6 +100,9 @@ def parse_json_bytes(data: bytes, label: str):
     except RecursionError:
         raise BadFile(label, "nested too deeply to be read (arrays or objects inside each other "
                              "thousands of levels down)") from None
+    except DuplicateKey as exc:
+        raise BadFile(label, f"holds the key {exc} twice in one object, so which value is meant is "
+                             "ambiguous") from None
     except ValueError as exc:
         reason = str(exc)
         if "is not valid JSON" in reason:

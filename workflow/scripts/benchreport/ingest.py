@@ -19,8 +19,8 @@ from pathlib import Path
 
 from . import classify, grader, provenance, settings, shapes
 from .classify import LEFT_OUT, REVIEWER_RUN, interrupted_row
-from .discover import (TRAJECTORY, TRIAL_NAME, JobFolder, attempt_folders, listing, redact_text, request_prefix,
-                       review_files, safe_part, try_folders)
+from .discover import (TRAJECTORY, TRIAL_NAME, JobFolder, attempt_folders, linked_away, listing, redact_text,
+                       request_prefix, review_files, safe_part, try_folders)
 from .forked import forked_map
 from .secrets import find, secret_env_values
 from .files import (MISSING, BadFile, finite_number, json_type_name, locate, parse_json_bytes, printable,
@@ -245,6 +245,27 @@ def _timing(reader: JobReader, folder: str, result: dict, relpath: str) -> dict:
     return {phase: value for phase, value in phases.items() if value is not None}
 
 
+# Fields read as text or as objects: one of another type is not recorded (its fallback is used,
+# as when it is absent) with a ledger row, never silently.
+TEXT_FIELDS = ("task_name", "task_id", "rollout_name", "trial_name", "agent", "agent_name", "model", "task_digest",
+               "task_variant", "started_at", "finished_at", "error", "error_category", "verifier_error",
+               "verifier_error_category")
+CONFIG_TEXT_FIELDS = ("task_path", "agent", "model", "reasoning_effort", "environment", "task_digest", "task_variant",
+                      "started_at")
+OBJECT_FIELDS = ("agent_result", "timing", "scoring", "usage_tracking")
+
+
+def _note_wrong_types(reader: JobReader, folder: str, relpath: str, record: dict, text_fields, object_fields=()):
+    for field in text_fields:
+        if record.get(field) is not None and not isinstance(record[field], str):
+            reader.note(folder, relpath, f"{field} is {json_type_name(record[field])}, not a string: not recorded",
+                        VALUE_IGNORED)
+    for field in object_fields:
+        if record.get(field) is not None and not isinstance(record[field], dict):
+            reader.note(folder, relpath, f"{field} is {json_type_name(record[field])}, not an object: not recorded",
+                        VALUE_IGNORED)
+
+
 def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) -> dict | None:
     """One attempt row, or None after a ledger row when the attempt cannot be used; `identity`
     says which attempt it is, `cleaning` what clean_attempts needs to know of it."""
@@ -275,6 +296,9 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
     record_file = f"{folder}/" + ("result.json" if result is not None else "solver.json" if solver is not None else "config.json")
     if record.get("purpose") == "reviewer":
         return {"reviewer": True, "folder": folder}
+    _note_wrong_types(reader, folder, record_file, record, TEXT_FIELDS, OBJECT_FIELDS)
+    if config:
+        _note_wrong_types(reader, folder, f"{folder}/config.json", config, CONFIG_TEXT_FIELDS)
     match = TRIAL_NAME.match(folder)
     task = (
         _text(record.get("task_name"))
@@ -359,11 +383,13 @@ FROM_TRAJECTORY = ("served_models", "sampling")
 
 
 def _leaves(value) -> list:
-    """Every string and number in a row, dict keys aside."""
+    """Every string and number in a row, dict keys included (timing.json's phase names are the
+    file's own keys)."""
     found, pending = [], [value]
     while pending:
         item = pending.pop()
         if type(item) is dict:
+            found.extend(item)
             pending.extend(item.values())
         elif type(item) is list:
             pending.extend(item)
@@ -391,7 +417,7 @@ def _cleaned(value, known_values, found: list):
         found.append("a number beyond the largest finite one")
         return None
     if isinstance(value, dict):
-        return {key: _cleaned(item, known_values, found) for key, item in value.items()}
+        return {_cleaned(key, known_values, found): _cleaned(item, known_values, found) for key, item in value.items()}
     if isinstance(value, list):
         return [_cleaned(item, known_values, found) for item in value]
     return value
@@ -401,15 +427,18 @@ def _cleaned(value, known_values, found: list):
 BOOKKEEPING = ("identity", "cleaning")
 
 
-def _clean_row(reader: JobReader, row: dict) -> None:
+def _clean_row(reader: JobReader, row: dict, known_values: tuple) -> None:
     """Make every string of an attempt row printable, redact the secrets in it and drop numbers
     beyond the largest finite one; one ledger row per field and kind, never the value."""
-    record_file, known_values = row["cleaning"]
+    record_file = row["cleaning"][0]
     folder = row["folder"]
     for field in [field for field in row if field not in BOOKKEEPING]:
         found = []
         row[field] = _cleaned(row[field], known_values, found)
         relpath = f"{folder}/{TRAJECTORY}" if field in FROM_TRAJECTORY else record_file
+        if field == "timing" and found and reader.source_path(f"{folder}/timing.json") in {
+                source["path"] for source in reader.sources}:
+            relpath = f"{folder}/timing.json"  # the phases came from timing.json, not the record
         for what in sorted(set(found)):
             reader.note(folder, relpath, f"{what} in {field} was {'redacted' if 'secret' in what else 'dropped'}",
                         REDACTED if "secret" in what else VALUE_IGNORED)
@@ -423,35 +452,35 @@ def clean_attempts(reader: JobReader, attempts: list[dict]) -> None:
     Which rows need it is decided by one secrets.find over the strings of all rows not seen clean
     before, joined: a row whose strings are all clean is left as it is. Most of a row repeats from
     attempt to attempt, and a search costs little more per string than per text."""
-    groups: dict[tuple, list[dict]] = {}
-    for attempt in attempts:
-        groups.setdefault(tuple(attempt["cleaning"][1]), []).append(attempt)
-    for known, rows in groups.items():
-        clean = _CLEAN.setdefault(known, set())
-        if len(clean) > CLEAN_MEMORY:
-            clean.clear()
-        seen = []  # per row: its strings, and whether a number in it is not finite
-        for row in rows:
-            found = []
-            for field, value in row.items():
-                if type(value) is dict or type(value) is list:
-                    found.extend(_leaves(value) if field not in BOOKKEEPING else ())
-                else:
-                    found.append(value)
-            seen.append(({leaf for leaf in found if type(leaf) is str},
-                         not all(map(math.isfinite, [leaf for leaf in found if type(leaf) is float]))))
-        fresh = sorted({text for strings, _ in seen for text in strings - clean if not _NUMERIC.match(text)})
-        starts, at = [], 0
-        for text in fresh:
-            starts.append(at)
-            at += len(text) + 1
-        flagged = {fresh[bisect.bisect_right(starts, start) - 1] for start, _, _ in find("\n".join(fresh), known)}
-        flagged.update(text for text in fresh if printable(text) is not text)
-        clean.update(fresh)
-        clean.difference_update(flagged)
-        for row, (strings, not_finite) in zip(rows, seen):
-            if not_finite or not flagged.isdisjoint(strings):
-                _clean_row(reader, row)
+    # a secret agent_env value of one attempt is redacted in every attempt of the job folder, as
+    # the bundle redacts it in every file
+    known = tuple(sorted({value for attempt in attempts for value in attempt["cleaning"][1]}))
+    clean = _CLEAN.setdefault(known, set())
+    if len(clean) > CLEAN_MEMORY:
+        clean.clear()
+    seen = []  # per row: its strings, and whether a number in it is not finite
+    for row in attempts:
+        found = []
+        for field, value in row.items():
+            if type(value) is dict or type(value) is list:
+                found.extend(_leaves(value) if field not in BOOKKEEPING else ())
+            else:
+                found.append(value)
+        seen.append(({leaf for leaf in found if type(leaf) is str},
+                     not all(map(math.isfinite, [leaf for leaf in found if type(leaf) is float]))))
+    fresh = sorted({text for strings, _ in seen for text in strings - clean if not _NUMERIC.match(text)})
+    starts, at = [], 0
+    for text in fresh:
+        starts.append(at)
+        at += len(text) + 1
+    flagged = {fresh[bisect.bisect_right(starts, start) - 1] for start, _, _ in find("\n".join(fresh), known)}
+    # a string redacted before this read (a bundle's inputs) gets the ledger row it got then
+    flagged.update(text for text in fresh if printable(text) is not text or "[REDACTED:" in text)
+    clean.update(fresh)
+    clean.difference_update(flagged)
+    for row, (strings, not_finite) in zip(attempts, seen):
+        if not_finite or not flagged.isdisjoint(strings):
+            _clean_row(reader, row, known)
     for attempt in attempts:
         del attempt["cleaning"]
 
@@ -571,7 +600,10 @@ def read_attempts(reader: JobReader, folders: list[str], max_requests: int, nop_
 
 
 def _unlisted(job: JobFolder) -> str | None:
-    """Why the job folder cannot be listed, if it cannot."""
+    """Why the job folder cannot be listed, if it cannot (a link below the root is not listed)."""
+    linked = linked_away(job)
+    if linked:
+        return linked
     try:
         listing(job.path)
     except PermissionError:
@@ -579,6 +611,12 @@ def _unlisted(job: JobFolder) -> str | None:
     except OSError as exc:
         return f"the folder cannot be read ({exc.strerror})"
     return None
+
+
+def _linked_attempt(job: JobFolder, path: str) -> str:
+    target, root = os.path.realpath(path), os.path.realpath(job.root)
+    where = "inside" if target == root or target.startswith(root + os.sep) else "outside"
+    return f"a link to a folder {where} the job root, in place of an attempt folder; links are not followed"
 
 
 def unique_attempts(reader: JobReader, attempts: list[dict]) -> list[dict]:
@@ -638,6 +676,9 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=(), workers: i
             reader.note("", exc.path, exc.reason, SUMMARY_IGNORED)
             summary_status = "unusable"
     folders = [] if unlisted else attempt_folders(job.path)
+    for entry in [] if unlisted else listing(job.path):
+        if entry.is_symlink() and (TRIAL_NAME.match(entry.name) or entry.is_dir()):
+            reader.note(entry.name, entry.name, _linked_attempt(job, entry.path), FOLDER_NOT_READ)
     for part in [job.label, *([] if job.relpath == "." else job.relpath.split("/"))]:
         for kind in sorted(set(safe_part(part)[2])):
             reader.note("", ".", f"a secret ({kind}) in the folder's name was redacted", REDACTED)

@@ -4,9 +4,12 @@ What counts as a secret: the shapes of the common providers' keys (OpenAI, Anthr
 GitLab, Hugging Face, Google, Slack, Stripe, xAI, Groq, ...), JWTs anywhere, Bearer and Basic
 authorization headers, private-key blocks, passwords in URLs, values assigned to a secret-named
 key in any case (`"password": ...`, `OPENAI_API_KEY=...`, `x-api-key: ...`), base64 that wraps
-any of these, and values the caller already knows are secret.
+any of these, any of these written with JSON escapes or percent-encoding, and values the caller
+already knows are secret.
 
-A hit is replaced by "[REDACTED:<label>]", which keeps JSON valid. The label depends only on the
+A hit is replaced by "[REDACTED:<label>]", which keeps JSON valid. Redaction is idempotent:
+nothing inside such a mark is ever found again, and a mark is no known secret value, so text
+redacted once (a bundle's inputs) redacts to itself. The label depends only on the
 secret's own value (`label`), never on where it was found, so the same value gets the same text in
 every file and every stage: an output computed from a redacted input equals the redacted output,
 which is what lets a redacted bundle verify. The caller learns the label, never the value.
@@ -18,6 +21,7 @@ import base64
 import binascii
 import functools
 import re
+import urllib.parse
 
 # (label, literal prefixes, pattern matched where a prefix stands): the whole match is the secret
 # and its shape names it. The prefixes are found with str.find (fast), the patterns only tried there.
@@ -70,6 +74,8 @@ HEX = re.compile(r"[0-9a-f]+")
 # a value this long, once found, is redacted wherever it appears (shorter ones only where found)
 PROPAGATE_MIN = 8
 SECRET_NAME = "(?:[A-Za-z0-9_.-]*[_.-])?(?:" + "|".join(map(re.escape, SECRET_WORDS)) + ")"
+# what redaction writes: found in text already redacted (a bundle's inputs), never redacted again
+REDACTED_MARK = re.compile(r"\[REDACTED:([^\]]+)\]")
 SECRET_ENV_NAME = re.compile(rf"^{SECRET_NAME}$|^[A-Z][A-Z0-9_]*(?:_KEY|_PASS|_PAT)$", re.I)
 
 
@@ -78,7 +84,8 @@ def secret_env_values(agent_env) -> list[str]:
     if not isinstance(agent_env, dict):
         return []
     return [str(value) for name, value in agent_env.items()
-            if SECRET_ENV_NAME.match(str(name)) and isinstance(value, str) and len(value) >= 4]
+            if SECRET_ENV_NAME.match(str(name)) and isinstance(value, str) and len(value) >= 4
+            and not NOT_A_SECRET.match(value)]
 
 
 def _occurrences(text: str, literal: str):
@@ -129,6 +136,42 @@ def _base64_wrapped(text: str) -> list[tuple[int, int, str]]:
         inner = _shapes(decoded.decode("latin-1"))
         if inner:
             found.append((match.start(), match.end(), f"base64 {min(inner)[2]}"))
+    return found
+
+
+# a run of a key's characters in which some are written as JSON escapes (\u0073k-ant-...) or
+# percent-encoded (sk%2Dant%2D...): the raw bytes of a file hold the key in that form. Each escape
+# is found first, then its run grown to the right by a regex and to the left over plain characters
+# (the leftmost escape of a run has only those before it): linear, where one regex for the whole
+# run backtracks quadratically over long words.
+KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.~-")
+ENCODINGS = (
+    ("", "\\u00", re.compile(r"\\u00[0-9A-Fa-f]{2}"), re.compile(r"(?:[A-Za-z0-9_.~-]|\\u00[0-9A-Fa-f]{2}|\\/)*"),
+     lambda run: re.sub(r"\\u00([0-9A-Fa-f]{2})|\\/", lambda m: chr(int(m.group(1), 16)) if m.group(1) else "/", run)),
+    ("url-encoded", "%", re.compile(r"%[0-9A-Fa-f]{2}"), re.compile(r"(?:[A-Za-z0-9_.~-]|%[0-9A-Fa-f]{2})*"),
+     urllib.parse.unquote),
+)
+
+
+def _encoded(text: str) -> list[tuple[int, int, str]]:
+    """Runs holding a secret shape once their JSON escapes or percent-encoding are undone: a key
+    split by escapes is not found in the raw bytes otherwise. A JSON-escaped key gets the label of
+    the key itself, which is what ingest sees once the JSON is parsed."""
+    found = []
+    for how, marker, escape, run, decode in ENCODINGS:
+        if marker not in text:
+            continue
+        covered = 0
+        for match in escape.finditer(text):
+            if match.start() < covered:
+                continue
+            start = match.start()
+            while start > covered and text[start - 1] in KEY_CHARS:
+                start -= 1
+            covered = run.match(text, match.start()).end()
+            inner = _shapes(decode(text[start:covered]))
+            if inner:
+                found.append((start, covered, f"{how} {min(inner)[2]}".lstrip()))
     return found
 
 
@@ -183,7 +226,7 @@ def _basic_auth(value: str) -> bool:
 @functools.lru_cache(maxsize=4096)
 def label(value: str) -> str:
     """The label of a secret value, from the value alone: its shape, else "secret"."""
-    for start, end, kind in _shapes(value) + _base64_wrapped(value):  # SHAPES order: the most specific first
+    for start, end, kind in _shapes(value) + _base64_wrapped(value) + _encoded(value):  # most specific first
         if start == 0 and end == len(value):
             return kind
     return "secret"
@@ -191,7 +234,7 @@ def label(value: str) -> str:
 
 @functools.lru_cache(maxsize=8)
 def _known_pattern(values: tuple[str, ...]) -> tuple[re.Pattern | None, dict[str, str]]:
-    wanted = sorted({v for v in values if v}, key=lambda v: (-len(v), v))
+    wanted = sorted({v for v in values if v and not REDACTED_MARK.search(v)}, key=lambda v: (-len(v), v))
     if not wanted:
         return None, {}
     return re.compile("|".join(map(re.escape, wanted)), re.I), {v.lower(): v for v in reversed(wanted)}
@@ -203,7 +246,11 @@ def find(text: str, known_values=()) -> list[tuple[int, int, str]]:
     the label of the value as it was found."""
     known, canonical = _known_pattern(tuple(known_values))
     spans = [(m.start(), m.end(), canonical.get(m.group().lower())) for m in known.finditer(text)] if known else []
-    spans += [(start, end, None) for start, end, _ in _shapes(text) + _base64_wrapped(text) + _contexts(text)]
+    spans += [(start, end, None) for start, end, _ in
+              _shapes(text) + _base64_wrapped(text) + _encoded(text) + _contexts(text)]
+    marks = [match.span() for match in REDACTED_MARK.finditer(text)] if "[REDACTED:" in text else []
+    if marks:  # idempotent: what lies inside a mark was redacted before
+        spans = [span for span in spans if not any(start <= span[0] and span[1] <= end for start, end in marks)]
     spans.sort(key=lambda span: (span[0], -span[1]))
     merged: list[list] = []
     for start, end, value in spans:

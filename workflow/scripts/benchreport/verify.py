@@ -34,6 +34,7 @@ import zlib
 from pathlib import Path, PurePosixPath
 
 
+from .files import printable
 from .lineage import WORKFLOW_DIR
 
 NOT_RERUN = ("results/lineage/", "results/bundle/", "results/controls/")
@@ -45,11 +46,18 @@ MAX_BYTES = 64 << 30  # all members' contents together
 MAX_RATIO = 200  # contents / archive bytes; gzip'd JSON and text are 5-30
 RATIO_FLOOR = 256 << 20  # small archives may expand to this whatever their ratio
 MAX_MEMBERS = 20_000_000
+MAX_CONFIG_NODES = 1_000_000  # a real config.yaml has a few hundred
 MANIFEST_LINE = re.compile(r"([0-9a-f]{64})  (.+)")
 PROOF = ("proved: every file matches MANIFEST.sha256, and the outputs follow byte for byte from the bundled "
          "job-folder files and config under the code that re-ran them.\n"
          "not proved: origin. Nothing in a bundle is signed; inputs, outputs and manifest made up together "
          "verify as well.")
+
+
+def shown(text: str) -> str:
+    """Text as one printable line: a name from the archive may hold a newline, a control or
+    direction-override character, or an undecodable byte (a lone surrogate), each written out."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in printable(text))
 
 
 class Refused(Exception):
@@ -183,6 +191,23 @@ def check_manifest(listed: dict[str, str], hashes: dict[str, str]) -> list[str]:
     return problems
 
 
+def within_nodes(value, limit: int) -> bool:
+    """Whether a parsed YAML value has at most `limit` values counted as written out: YAML aliases
+    share one object, so a few kilobytes can stand for billions of values, or for a cycle."""
+    pending, count = [value], 0
+    while pending:
+        item = pending.pop()
+        count += 1
+        if count > limit:
+            return False
+        if isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return True
+
+
 def rerun_config(data: bytes, labels: list[str]) -> tuple[dict, list[str]]:
     """The bundled config with every key that runs a command switched off, and what was refused.
     Job roots must be the bundled ones (jobs/<label>)."""
@@ -192,17 +217,26 @@ def rerun_config(data: bytes, labels: list[str]) -> tuple[dict, list[str]]:
         config = yaml.safe_load(data)
     except yaml.YAMLError as exc:
         raise Refused(f"config.yaml does not parse: {str(exc).splitlines()[0]}") from None
+    except RecursionError:
+        raise Refused("config.yaml is nested too deeply") from None
     if not isinstance(config, dict):
         raise Refused("config.yaml is not a mapping")
+    if not within_nodes(config, MAX_CONFIG_NODES):
+        raise Refused(f"config.yaml expands past {MAX_CONFIG_NODES:,} values (aliases of aliases, or a cycle)")
     refused = []
     roots = config.get("job_roots")
     if not isinstance(roots, list) or any(root not in [f"jobs/{label}" for label in labels] for root in roots):
-        raise Refused(f"config.yaml job_roots must be folders of the bundle's jobs/ ({roots!r})")
-    run = (config.get("controls") or {}).get("run") or {}
-    if run.get("enabled"):
-        refused.append(f"controls.run (command {run.get('command')!r}) was enabled: switched off, nothing run")
-    config.setdefault("controls", {}).setdefault("run", {})["enabled"] = False
+        raise Refused(f"config.yaml job_roots must be folders of the bundle's jobs/ ({repr(roots)[:200]})")
+    controls = config.setdefault("controls", {})
+    run = controls.setdefault("run", {}) if isinstance(controls, dict) else None
     environment = config.setdefault("environment", {})
+    for key, value in (("controls", controls), ("controls.run", run), ("environment", environment)):
+        if not isinstance(value, dict):
+            raise Refused(f"config.yaml {key} is {type(value).__name__}, not a mapping")
+    if run.get("enabled"):
+        command = repr(run.get('command'))[:200]
+        refused.append(f"controls.run (command {command}) was enabled: switched off, nothing run")
+    run["enabled"] = False
     if environment.get("build_missing"):
         refused.append("environment.build_missing was on: switched off, no image built")
     if environment.get("records_from") != "replay/environment/images" or environment.get("docker", "docker") != "docker":
@@ -287,16 +321,17 @@ def verify(bundle: str, cores: int = 2, out=sys.stdout, *, run_bundled_code: boo
             labels = sorted(p.name for p in (work / "jobs").iterdir()) if (work / "jobs").is_dir() else []
             config, refused = rerun_config(small["config.yaml"], labels)
         except Refused as exc:
-            print(f"REFUSED: {exc}", file=out)
+            print(f"REFUSED: {shown(str(exc))}", file=out)
             return 2
         except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            print(f"REFUSED: the archive cannot be read to its end (truncated or not a .tar.gz): {reason}", file=out)
+            print(f"REFUSED: the archive cannot be read to its end (truncated or not a .tar.gz): {shown(reason)}",
+                  file=out)
             return 2
         problems = check_manifest(listed, hashes)
         del hashes  # the re-run needs only the outputs' hashes: free the rest before it starts
         for problem in problems:
-            print(f"MANIFEST: {problem}", file=out)
+            print(f"MANIFEST: {shown(problem)}", file=out)
         if problems:
             return 1
         print(f"manifest: {len(listed)} files match", file=out)
@@ -321,7 +356,7 @@ def verify(bundle: str, cores: int = 2, out=sys.stdout, *, run_bundled_code: boo
             return 1
         differences, compared = compare(listed, work)
         for difference in differences:
-            print(difference, file=out)
+            print(shown(difference), file=out)
         print(f"re-run: {compared - len(differences)} of {compared} outputs byte-identical", file=out)
         print(PROOF, file=out)
         progress("removing the temporary folder")
