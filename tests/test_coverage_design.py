@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from benchreport import coverage, intervals, shapes
+from benchreport import coverage_design, intervals, shapes
 from benchreport.stats import headline_interval, interval_methods
 from scipy import stats as scipy_stats
 
@@ -20,25 +20,25 @@ EXAMPLE_SHAPES = ["10x3", "10x5", "12x3", "1x3+9x4", "1x3", "1x4", "2x1+14x3+1x4
 
 
 def design(shape, **arguments):
-    return coverage.coverage_design(shapes.parse_shape(shape), **({"seed": 1} | arguments))
+    return coverage_design.coverage_design(shapes.parse_shape(shape), **({"seed": 1} | arguments))
 
 
 def test_design_means_are_fine_cover_the_edges_and_are_no_simple_fraction():
-    means = coverage.design_means(coverage.MEANS)
+    means = coverage_design.design_means(coverage_design.MEANS)
     assert means.min() < 0.005 and means.max() > 0.995 and np.all(np.diff(means) > 0)
     assert np.diff(means).max() < 0.03  # fine in the middle too
     # 0.1, 0.3, …, 0.9 were lattice points of a bootstrap bound at 10, 20, 50, 100 tasks: no design
     # mean is a fraction k/n up to n = 1,000 (a bound on such a lattice cannot sit on the truth)
     for n in range(1, 1001):
         assert np.abs(means * n - np.round(means * n)).min() / n > 1e-9, n
-    assert set(means[:: coverage.MC_STEP]) <= set(means) and means[-1] in means[:: coverage.MC_STEP]
+    assert set(means[:: coverage_design.MC_STEP]) <= set(means) and means[-1] in means[:: coverage_design.MC_STEP]
 
 
-@pytest.mark.parametrize("family, parameter", coverage.FAMILIES)
+@pytest.mark.parametrize("family, parameter", coverage_design.FAMILIES)
 @pytest.mark.parametrize("tries", [1, 3, 7])
 def test_each_family_has_the_mean_it_is_asked_for(family, parameter, tries):
-    means = coverage.design_means(coverage.MEANS)
-    pmf = coverage.task_mean_pmf(family, parameter, means, tries)
+    means = coverage_design.design_means(coverage_design.MEANS)
+    pmf = coverage_design.task_mean_pmf(family, parameter, means, tries)
     valid = np.isfinite(pmf).all(axis=1)
     assert valid.sum() >= 15 and (valid.all() or family.endswith("mixture"))
     np.testing.assert_allclose(pmf[valid].sum(axis=1), 1, atol=1e-12)
@@ -49,8 +49,8 @@ def test_each_family_has_the_mean_it_is_asked_for(family, parameter, tries):
                                                ("near-impossible mixture", 0.6), ("beta-binomial", 0.0)])
 def test_the_simulated_tasks_follow_the_same_distribution(family, parameter):
     mean, tries = 0.2, 4
-    drawn = coverage.draw_passes(np.random.default_rng(5), family, parameter, mean, np.full(50, tries), 400).ravel()
-    expected = coverage.task_mean_pmf(family, parameter, np.array([mean]), tries)[0]
+    drawn = coverage_design.draw_passes(np.random.default_rng(5), family, parameter, mean, np.full(50, tries), 400).ravel()
+    expected = coverage_design.task_mean_pmf(family, parameter, np.array([mean]), tries)[0]
     share = np.bincount(drawn, minlength=tries + 1) / drawn.size
     assert np.all(np.abs(share - expected) <= 5 * np.sqrt(expected * (1 - expected) / drawn.size) + 1e-12)
 
@@ -59,7 +59,7 @@ def test_one_try_runs_are_exact_and_the_same_under_every_family():
     """At one try a task passes with probability μ whatever its family: the sum is Binomial(n, μ),
     and the design's coverage is the binomial sum over every run, computed here independently."""
     found = design("20x1")
-    means = coverage.design_means(coverage.MEANS)
+    means = coverage_design.design_means(coverage_design.MEANS)
     s = np.arange(21)
     low, high = intervals.clopper_pearson_bounds(s, 20, 0.95)
     direct = [scipy_stats.binom.pmf(s, 20, mu)[(low <= mu) & (mu <= high)].sum() for mu in means]
@@ -77,10 +77,10 @@ def test_one_try_runs_are_exact_and_the_same_under_every_family():
 @pytest.mark.parametrize("shape", ["10x3", "4x3+6x4", "6x2"])
 def test_the_sum_of_task_means_convolved_gives_the_enumerated_coverage(monkeypatch, shape):
     profile = shapes.parse_shape(shape)
-    means = coverage.design_means(coverage.MEANS)
-    enumerated = coverage._enumerated(profile, coverage.FAMILIES, means, 0.95, "auto")
-    convolved = coverage._convolved(profile, coverage.FAMILIES, means, 0.95, workers=2)
-    for name in coverage.SUM_METHODS:
+    means = coverage_design.design_means(coverage_design.MEANS)
+    enumerated = coverage_design._enumerated(profile, coverage_design.FAMILIES, means, 0.95, "auto")
+    convolved = coverage_design._convolved(profile, coverage_design.FAMILIES, means, 0.95, workers=2)
+    for name in coverage_design.SUM_METHODS:
         for a, b in zip(enumerated[name], convolved[name]):
             np.testing.assert_allclose(a, b, atol=1e-9, equal_nan=True, err_msg=name)
 
@@ -90,10 +90,10 @@ def test_the_sum_of_task_means_convolved_gives_the_enumerated_coverage(monkeypat
 def test_simulated_runs_give_the_enumerated_coverage_of_every_method(family, parameter, mean):
     """The Monte-Carlo path (draw_passes, batch_intervals) against the exact enumeration, 8 tasks x 3 tries."""
     profile = ((3, 8),)
-    exact = coverage._enumerated(profile, ((family, parameter),), np.array([mean]), 0.95, "auto")
+    exact = coverage_design._enumerated(profile, ((family, parameter),), np.array([mean]), 0.95, "auto")
     runs = 20_000
-    passes = coverage.draw_passes(np.random.default_rng(11), family, parameter, mean, np.full(8, 3), runs)
-    bounds = coverage.batch_intervals(passes, 3)
+    passes = coverage_design.draw_passes(np.random.default_rng(11), family, parameter, mean, np.full(8, 3), runs)
+    bounds = coverage_design.batch_intervals(passes, 3)
     for name, (low, high) in bounds.items():
         simulated = np.mean((low <= mean) & (mean <= high))
         truth = exact[name][0][0, 0]
@@ -101,19 +101,19 @@ def test_simulated_runs_give_the_enumerated_coverage_of_every_method(family, par
 
 
 def test_the_chooser_qualifies_a_method_only_on_its_lower_bound():
-    rows = {name: {"worst_coverage": None} for name in coverage.HEADLINE_METHODS}
+    rows = {name: {"worst_coverage": None} for name in coverage_design.HEADLINE_METHODS}
     rows["t over task means"] = {"worst_coverage": 0.956, "lower_bound": 0.947, "mean_width": 0.1}
     rows["clopper-pearson over task means"] = {"worst_coverage": 0.962, "lower_bound": 0.962, "mean_width": 0.2}
     found = {"tries_profile": [[3, 40]], "methods": rows}
-    choice = coverage.choose_headline(found)
+    choice = coverage_design.choose_headline(found)
     assert choice["method"] == "clopper-pearson over task means"  # t's estimate holds, its bound does not
     rows["t over task means"]["lower_bound"] = 0.951
-    assert coverage.choose_headline(found)["method"] == "t over task means"
+    assert coverage_design.choose_headline(found)["method"] == "t over task means"
     for row in rows.values():
         if row["worst_coverage"] is not None:
             row |= {"worst_coverage": 0.93, "lower_bound": 0.92}
     rows["t over task means"]["worst_coverage"] = 0.934
-    choice = coverage.choose_headline(found)
+    choice = coverage_design.choose_headline(found)
     assert choice["method"] is None and choice["best"] == "t over task means"
     assert choice["text"] == ("no method reaches 95% coverage at 40 tasks × 3 tries; the best, t over task means, "
                               "covers 93.4% in its worst case")
@@ -125,7 +125,7 @@ def test_monte_carlo_rows_carry_their_error_and_a_bound_below_the_estimate():
     assert simulated
     for row in simulated:
         assert row["standard_error"] > 0 and row["lower_bound"] < row["worst_coverage"]
-        assert row["worst_cell"]["simulations"] >= coverage.MC_BATCH
+        assert row["worst_cell"]["simulations"] >= coverage_design.MC_BATCH
     exact = found["methods"]["clopper-pearson over task means"]
     assert exact["evaluation"].startswith("exact") and exact["standard_error"] == 0
 
@@ -141,7 +141,7 @@ def test_the_same_method_is_chosen_under_five_seeds(shape):
         return
     chosen = set()
     for found in [first] + [design(shape, seed=seed) for seed in range(2, 6)]:
-        choice = coverage.choose_headline(found)
+        choice = coverage_design.choose_headline(found)
         chosen.add((choice["method"], choice.get("best")))
     assert len(chosen) == 1, chosen
 
@@ -152,7 +152,7 @@ def test_the_design_is_deterministic_and_complete():
     assert json.loads(json.dumps(first)) == first
     assert set(first["methods"]) == set(intervals.METHODS)
     assert first["tries_profile"] == [[3, 60]] and (first["n_tasks"], first["tries_per_task"]) == (60, 3)
-    assert first["design_version"] == coverage.DESIGN_VERSION and len(first["families"]) == len(coverage.FAMILIES)
+    assert first["design_version"] == coverage_design.DESIGN_VERSION and len(first["families"]) == len(coverage_design.FAMILIES)
     for row in first["methods"].values():
         assert {"worst_coverage", "standard_error", "lower_bound", "worst_cell", "mean_width", "evaluation"} <= set(row)
         assert {"pass_rate", "family", "parameter"} <= set(row["worst_cell"])
@@ -164,12 +164,12 @@ def test_the_lattice_no_longer_flatters_the_bootstrap_at_one_try():
     for shape, at_most in (("50x1", 0.90), ("20x1", 0.93)):
         found = design(shape)
         assert found["methods"]["bootstrap-percentile over tasks"]["worst_coverage"] <= at_most, shape
-        assert coverage.choose_headline(found)["method"] == "clopper-pearson over task means"
+        assert coverage_design.choose_headline(found)["method"] == "clopper-pearson over task means"
 
 
 @pytest.mark.parametrize("shape", ["3x1", "10x3", "4x3+6x4", "1x4", "50x1", "100x3"])
 def test_all_pass_and_all_fail_runs_get_a_real_interval_with_exact_edges(shape):
-    tries = coverage._profile_tries(shapes.parse_shape(shape))
+    tries = coverage_design._profile_tries(shapes.parse_shape(shape))
     for passes in (np.zeros_like(tries), tries.copy()):
         tasks = [{"trials": int(k), "passed": int(c)} for k, c in zip(tries, passes)]
         methods = interval_methods(tasks, PARAMS)
@@ -180,7 +180,7 @@ def test_all_pass_and_all_fail_runs_get_a_real_interval_with_exact_edges(shape):
             assert headline["low"] == 0.0 and headline["estimate"] == 0.0
         else:
             assert headline["high"] == 1.0 and headline["estimate"] == 1.0
-        for name in coverage.HEADLINE_METHODS:
+        for name in coverage_design.HEADLINE_METHODS:
             assert methods[name]["low"] < methods[name]["high"], name
 
 
@@ -194,17 +194,17 @@ def test_the_headline_is_built_around_the_mean_over_tasks_whatever_the_tries(see
     tasks = [{"trials": int(k), "passed": int(c)} for k, c in zip(tries, passes)]
     methods = interval_methods(tasks, PARAMS)
     rate = float(np.mean(passes / tries))
-    for name in coverage.HEADLINE_METHODS:
+    for name in coverage_design.HEADLINE_METHODS:
         assert methods[name]["estimate"] == pytest.approx(rate)
         if methods[name]["low"] is None:  # a bootstrap with no small common lattice: not computed
-            assert name in coverage.BOOTSTRAP_METHODS and methods[name]["note"] == coverage.NOT_EVALUATED
+            assert name in coverage_design.BOOTSTRAP_METHODS and methods[name]["note"] == coverage_design.NOT_EVALUATED
             continue
         assert methods[name]["low"] <= rate <= methods[name]["high"], name
     headline = headline_interval(tasks, methods, PARAMS)
-    assert headline["method"] in coverage.HEADLINE_METHODS and headline["low"] <= rate <= headline["high"]
+    assert headline["method"] in coverage_design.HEADLINE_METHODS and headline["low"] <= rate <= headline["high"]
 
 
 @pytest.mark.parametrize("profile", [(), ((0, 3),), ((3, 0),)])
 def test_bad_profiles_are_refused(profile):
     with pytest.raises(ValueError):
-        coverage.coverage_design(profile, seed=1)
+        coverage_design.coverage_design(profile, seed=1)

@@ -39,7 +39,7 @@ SHAPES = {
     "23 mixed 1-5": [1, 2, 3, 4, 5] * 4 + [2, 3, 4],
 }
 # Larger shapes, where the design simulates every method but the two on the sum of task means and
-# the bootstrap is read over a window (from coverage.WINDOWED_MIN_TASKS tasks): run with -m slow.
+# the bootstrap is read over a window (from coverage_design.WINDOWED_MIN_TASKS tasks): run with -m slow.
 SLOW_SHAPES = {
     "150 x 10": [10] * 150,
     "64 mixed 1-8": list(range(1, 9)) * 8,

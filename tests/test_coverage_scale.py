@@ -12,7 +12,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from benchreport import coverage, intervals, shapes
+from benchreport import coverage_design, intervals, shapes
 from benchreport.discover import find_job_folders
 from benchreport.ingest import ingest_job, settings_index
 from benchreport.stats import headline_interval, setting_stats
@@ -24,7 +24,7 @@ CELLS = [(rate, rho) for rate in (0.1, 0.3, 0.5, 0.7, 0.9) for rho in (0.1, 0.5,
 def simulated(tasks, tries, simulations, seed=7):
     """Runs of every grid cell, stacked: the shapes the grid meets, lattice-like ones included."""
     rng = np.random.default_rng(seed)
-    return np.vstack([coverage.simulate_passes(rng, tasks, tries, rate, rho, simulations) for rate, rho in CELLS])
+    return np.vstack([coverage_design.simulate_passes(rng, tasks, tries, rate, rho, simulations) for rate, rho in CELLS])
 
 
 def assert_same_bounds(first, second):
@@ -50,8 +50,8 @@ def test_windowed_bounds_equal_the_full_length_ones_run_by_run(tasks, tries, sim
     """Both compute the exact bootstrap distribution; they differ by ~1e-13 in the cdf, well
     inside the 1e-12 tolerance, so every run's bounds (lattice points) come out equal."""
     passes = simulated(tasks, tries, simulations)
-    full = coverage.batch_intervals(passes, tries, bootstrap="full")
-    windowed = coverage.batch_intervals(passes, tries, bootstrap="windowed")
+    full = coverage_design.batch_intervals(passes, tries, bootstrap="full")
+    windowed = coverage_design.batch_intervals(passes, tries, bootstrap="windowed")
     assert_same_bounds(full, windowed)
     # the comparison means something: the bootstrap bounds are defined for most runs
     assert np.isfinite(windowed["bootstrap-BCa over tasks"][0]).mean() > 0.5
@@ -63,17 +63,17 @@ def test_the_full_distribution_over_the_totals_a_run_can_reach_gives_the_full_le
     highest task outcome); read back at their offset, the bounds are those of the full-length FFT
     over 0 … n·K, run by run (every block size, edge means where runs show few outcomes)."""
     rng = np.random.default_rng(tasks + tries)
-    passes = np.vstack([coverage.draw_passes(rng, "beta-binomial", rho, rate, np.full(tasks, tries), 40)
+    passes = np.vstack([coverage_design.draw_passes(rng, "beta-binomial", rho, rate, np.full(tasks, tries), 40)
                         for rho in (0.0, 0.2, 0.9)])
-    counts = coverage._outcome_counts(passes, tries)
+    counts = coverage_design._outcome_counts(passes, tries)
     totals = passes.sum(axis=1)
     acceleration = intervals.bootstrap_acceleration(passes / tries)
-    full = coverage._read_full(coverage._full_pmf(counts, tasks, tries), totals, acceleration, 0.95)
+    full = coverage_design._read_full(coverage_design._full_pmf(counts, tasks, tries), totals, acceleration, 0.95)
     found = {name: (np.full(len(passes), np.nan), np.full(len(passes), np.nan)) for name in full}
     spans = set()
-    for runs, pmf, offset in coverage._full_blocks(counts, tasks, tries):
+    for runs, pmf, offset in coverage_design._full_blocks(counts, tasks, tries):
         spans.add(pmf.shape[1])
-        for name, sides in coverage._read_full(pmf, totals[runs] - offset, acceleration[runs], 0.95).items():
+        for name, sides in coverage_design._read_full(pmf, totals[runs] - offset, acceleration[runs], 0.95).items():
             for column, side in zip(found[name], sides):
                 column[runs] = side + offset
     assert_same_bounds(full, found)
@@ -84,9 +84,9 @@ def test_levels_near_0_or_1_are_read_off_the_full_distribution(monkeypatch):
     """With a margin above 2.5%, every percentile level counts as extreme: all runs are redone
     full-length, and the bounds are the same."""
     passes = simulated(300, 5, 8)
-    expected = coverage.batch_intervals(passes, 5, bootstrap="full")
+    expected = coverage_design.batch_intervals(passes, 5, bootstrap="full")
     redone = []
-    full_blocks = coverage._full_blocks
+    full_blocks = coverage_design._full_blocks
 
     def spy(counts, tasks, tries):
         redone.append(len(counts))
@@ -94,16 +94,16 @@ def test_levels_near_0_or_1_are_read_off_the_full_distribution(monkeypatch):
 
     monkeypatch.setattr(coverage, "LEVEL_MARGIN", 0.03)
     monkeypatch.setattr(coverage, "_full_blocks", spy)
-    assert_same_bounds(expected, coverage.batch_intervals(passes, 5, bootstrap="windowed"))
+    assert_same_bounds(expected, coverage_design.batch_intervals(passes, 5, bootstrap="windowed"))
     assert sum(redone) == len(passes)
 
 
 @pytest.mark.parametrize("tasks, tries, bootstrap", [(12, 3, "full"), (60, 10, "full"), (300, 5, "windowed")])
 def test_blocks_of_runs_change_no_number(monkeypatch, tasks, tries, bootstrap):
     passes = simulated(tasks, tries, 30)
-    whole = coverage.batch_intervals(passes, tries, bootstrap=bootstrap)
+    whole = coverage_design.batch_intervals(passes, tries, bootstrap=bootstrap)
     monkeypatch.setattr(coverage, "BLOCK_ELEMENTS", 1 << 11)
-    assert_same_bounds(whole, coverage.batch_intervals(passes, tries, bootstrap=bootstrap))
+    assert_same_bounds(whole, coverage_design.batch_intervals(passes, tries, bootstrap=bootstrap))
 
 
 @pytest.mark.parametrize("bootstrap", ["full", "windowed"])
@@ -111,10 +111,10 @@ def test_memory_stays_bounded_at_a_thousand_tasks_by_25_tries(bootstrap):
     """1,000 runs at 1,000 x 25: computed all at once, the full-length spectra alone are
     1,000 x 16,385 complex numbers (262 MB), with the pmf and cdf another 500 MB; in blocks the
     whole call stays under 150 MB (numpy reports its allocations to tracemalloc)."""
-    passes = coverage.simulate_passes(np.random.default_rng(3), 1000, 25, 0.5, 0.5, 1000)
+    passes = coverage_design.simulate_passes(np.random.default_rng(3), 1000, 25, 0.5, 0.5, 1000)
     tracemalloc.start()
     try:
-        coverage.batch_intervals(passes, 25, bootstrap=bootstrap)
+        coverage_design.batch_intervals(passes, 25, bootstrap=bootstrap)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -122,31 +122,31 @@ def test_memory_stays_bounded_at_a_thousand_tasks_by_25_tries(bootstrap):
 
 
 def test_the_design_says_which_bootstrap_ran_and_both_give_the_same_design():
-    small = coverage.coverage_design(((3, 12),), seed=1, simulations=200)
-    assert small["bootstrap"] == coverage.EXACT  # unchanged below WINDOWED_MIN_TASKS
-    assert coverage.coverage_design(((3, 12),), seed=1, simulations=200, bootstrap="full") == small
-    windowed = coverage.coverage_design(((5, 300),), seed=5, simulations=500)
-    assert windowed["bootstrap"].startswith(coverage.EXACT) and "window" in windowed["bootstrap"]
-    full = coverage.coverage_design(((5, 300),), seed=5, simulations=500, bootstrap="full")
-    assert full["bootstrap"] == coverage.EXACT
+    small = coverage_design.coverage_design(((3, 12),), seed=1, simulations=200)
+    assert small["bootstrap"] == coverage_design.EXACT  # unchanged below WINDOWED_MIN_TASKS
+    assert coverage_design.coverage_design(((3, 12),), seed=1, simulations=200, bootstrap="full") == small
+    windowed = coverage_design.coverage_design(((5, 300),), seed=5, simulations=500)
+    assert windowed["bootstrap"].startswith(coverage_design.EXACT) and "window" in windowed["bootstrap"]
+    full = coverage_design.coverage_design(((5, 300),), seed=5, simulations=500, bootstrap="full")
+    assert full["bootstrap"] == coverage_design.EXACT
     assert {**windowed, "bootstrap": None} == {**full, "bootstrap": None}
     assert windowed["methods"]["bootstrap-percentile over tasks"]["evaluation"].startswith("simulated")
 
 
 def test_threads_change_no_number():
     arguments = {"seed": 3, "simulations": 1000}
-    one = coverage.coverage_design(((3, 60),), **arguments)  # 39,711 distinct runs: simulated
-    assert coverage.coverage_design(((3, 60),), workers=3, **arguments) == one
+    one = coverage_design.coverage_design(((3, 60),), **arguments)  # 39,711 distinct runs: simulated
+    assert coverage_design.coverage_design(((3, 60),), workers=3, **arguments) == one
     passes = simulated(60, 3, 20)
-    assert_same_bounds(coverage.batch_intervals(passes, 3), coverage.batch_intervals(passes, 3, workers=3))
+    assert_same_bounds(coverage_design.batch_intervals(passes, 3), coverage_design.batch_intervals(passes, 3, workers=3))
 
 
 def test_the_auto_choice_follows_the_documented_thresholds():
-    assert not coverage._windowed("auto", coverage.WINDOWED_MIN_TASKS - 1, 25)
-    assert not coverage._windowed("auto", 1000, 1)  # 1,001 totals: the full FFT is cheap
-    assert coverage._windowed("auto", coverage.WINDOWED_MIN_TASKS, 5)
+    assert not coverage_design._windowed("auto", coverage_design.WINDOWED_MIN_TASKS - 1, 25)
+    assert not coverage_design._windowed("auto", 1000, 1)  # 1,001 totals: the full FFT is cheap
+    assert coverage_design._windowed("auto", coverage_design.WINDOWED_MIN_TASKS, 5)
     with pytest.raises(ValueError):
-        coverage.batch_intervals(np.zeros((2, 3), dtype=int), 2, bootstrap="fast")
+        coverage_design.batch_intervals(np.zeros((2, 3), dtype=int), 2, bootstrap="fast")
 
 
 # --- which grid a setting needs ---
@@ -212,12 +212,12 @@ def test_the_planned_shape_is_the_one_setting_stats_needs(example_trials, seed):
 def test_a_design_of_another_shape_or_seed_is_refused():
     tasks = [{"trials": 3, "passed": 1}, {"trials": 3, "passed": 2}]
     params = {"seed": 1, "coverage_simulations": 200, "confidence": 0.95}
-    good = coverage.coverage_design(((3, 2),), seed=1, simulations=200)
+    good = coverage_design.coverage_design(((3, 2),), seed=1, simulations=200)
     methods = {name: {"low": 0.1, "high": 0.9} for name in intervals.METHODS}
     headline = headline_interval(tasks, methods, params, lambda profile: good)
     assert headline["coverage"]["n_tasks"] == 2 and headline["coverage"]["tries_profile"] == [[3, 2]]
-    for wrong in (coverage.coverage_design(((4, 2),), seed=1, simulations=200),
-                  coverage.coverage_design(((2, 1), (3, 1)), seed=1, simulations=200),
+    for wrong in (coverage_design.coverage_design(((4, 2),), seed=1, simulations=200),
+                  coverage_design.coverage_design(((2, 1), (3, 1)), seed=1, simulations=200),
                   good | {"seed": 2}, good | {"design_version": 1}):
         with pytest.raises(ValueError, match="coverage design"):
             headline_interval(tasks, {}, params, lambda profile, wrong=wrong: wrong)
@@ -260,7 +260,7 @@ def test_one_grid_per_shape_which_an_edited_reward_does_not_recompute(workflow):
     data["rewards"] = {"reward": 0.0 if (data.get("rewards") or {}).get("reward") == 1.0 else 1.0}
     result.write_text(json.dumps(data, indent=2))
     run = workflow.run(roots=roots)
-    assert "coverage_grid:" not in run.stdout + run.stderr
+    assert "coverage_design:" not in run.stdout + run.stderr
     assert {path.name: path.stat().st_mtime_ns for path in (workflow.results / "coverage").glob("*.json")} == grids
     edited = json.loads((workflow.results / "settings" / codex / "stats.json").read_text())
     assert edited["counts"]["passed"] != stats[codex]["counts"]["passed"]

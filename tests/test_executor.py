@@ -6,7 +6,7 @@ a scheduler would, with an id handed back) and followed with tests/cluster/statu
 reads the job's exit code. Meanwhile a second copy runs with `--cores 2`. Both use real BenchFlow job
 folders (a few of the real 0.7.12 ones) plus two synthetic agent settings on the same tasks,
 so that stats, reports, comparisons, the paper stage and the HTML page all run, and the
-local rules that need the machine's Docker daemon or BenchFlow (inspect_image, run_controls)
+local rules that need the machine's Docker daemon or BenchFlow (inspect_image, controls)
 run too, in snakemake's own process. The outputs under results/
 (lineage records aside: they carry times) must be byte-identical, and the lineage records
 equal once their times are dropped.
@@ -36,7 +36,7 @@ from conftest import REPO, Workflow, copy_workflow
 CLUSTER = REPO / "tests" / "cluster"
 RULE_FILES = [REPO / "workflow" / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
 # rules that must never be submitted: they need the local Docker daemon / BenchFlow, or do nothing
-MUST_STAY_LOCAL = {"inspect_image", "run_controls", "bundle", "all"}
+MUST_STAY_LOCAL = {"inspect_image", "controls", "bundle", "all"}
 TASKS = ["tiny-hello", "tiny-hello-net"]  # the tasks of the real oracle and nop folders used below
 AGENTS = [  # alias, model, served model, seed, outcomes per try (one per task in TASKS); one try keeps it quick
     ("sonnet", "anthropic/claude-sonnet-4-5", "claude-sonnet-4-5-20250929", 11, [("passed", "passed")]),
@@ -199,15 +199,15 @@ def test_cluster_generic_run_matches_local_run(workflow, real_jobs, tmp_path):
             if (rule[key] or "").isdigit():
                 assert request[key] == rule[key], (job.name, request, rule)
         ran_remote[request["rule"]] = ran_remote.get(request["rule"], 0) + 1
-    assert ran_remote == {"ingest": 4, "coverage_grid": 2, "stats": 4, "trial_rows": 4, "report": 4, "comparisons": 1,
+    assert ran_remote == {"ingest": 4, "coverage_design": 2, "stats": 4, "trial_rows": 4, "report": 4, "comparisons": 1,
                           "overview": 1,
                           "paper": 1, "figures": 1, "html_report": 1, "trials_table": 1}
     assert not MUST_STAY_LOCAL & set(ran_remote)
     # ... and the local rules ran in snakemake's own process: printed as local, never submitted
     assert len(re.findall(r"^localrule inspect_image:", log, re.MULTILINE)) == 2  # bf__tiny-hello, bf__tiny-hello-net
-    assert len(re.findall(r"^localcheckpoint run_controls:", log, re.MULTILINE)) == 2  # oracle, nop
+    assert len(re.findall(r"^localcheckpoint controls:", log, re.MULTILINE)) == 2  # oracle, nop
     assert re.search(r"^localrule all:", log, re.MULTILINE)
-    assert not re.search(r"^(rule|checkpoint) (inspect_image|run_controls|all):", log, re.MULTILINE)
+    assert not re.search(r"^(rule|checkpoint) (inspect_image|controls|all):", log, re.MULTILINE)
     for name in ran_remote:
         assert not re.search(rf"^local(rule|checkpoint) {name}:", log, re.MULTILINE), name
 

@@ -18,7 +18,7 @@ Which property holds for which method, and why:
   - for the percentile and BCa bootstraps, only up to the discreteness of the bootstrap
     distribution, even with infinitely many resamples: quantiles of a distribution on the lattice
     of possible means jump, so each endpoint may round by one lattice step 1/(n·K). We check the
-    infinite-resample (exact) bootstrap from `coverage.batch_intervals` with that tolerance of two
+    infinite-resample (exact) bootstrap from `coverage_design.batch_intervals` with that tolerance of two
     steps; a fixed-seed finite-resample run adds Monte-Carlo noise on top, which
     test_coverage_paired.py bounds separately by comparing the two.
 """
@@ -30,7 +30,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchreport import coverage, intervals
+from benchreport import coverage_design, intervals
 
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, derandomize=True, database=None)
 RESAMPLES = 2000
@@ -138,8 +138,8 @@ def runs_with_a_whole_mean(draw):
 def test_removing_a_task_equal_to_the_mean_narrows_the_exact_bootstrap_by_at_most_lattice_rounding(run):
     tries, passes = run
     lattice_step = 1 / (len(passes) * tries)
-    smaller = coverage.batch_intervals(np.array([passes]), tries)
-    larger = coverage.batch_intervals(np.array([[*passes, sum(passes) // len(passes)]]), tries)
+    smaller = coverage_design.batch_intervals(np.array([passes]), tries)
+    larger = coverage_design.batch_intervals(np.array([[*passes, sum(passes) // len(passes)]]), tries)
     for name in BOOTSTRAPS:
         (low_small,), (high_small,) = smaller[name]
         (low_large,), (high_large,) = larger[name]

@@ -6,12 +6,13 @@ after a comment is appended to one file of a copy of the workflow."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
 import pytest
 from benchreport import lineage
-from conftest import EXAMPLE, REAL_ROOTS, copy_workflow
+from conftest import EXAMPLE, REAL_ROOTS, REPO, copy_workflow
 
 SUMMARIES_READERS = {"overview": 1, "paper": 1, "html_report": 1, "trials_table": 1, "all": 1}
 
@@ -82,7 +83,7 @@ def test_every_stage_hashes_its_script_and_each_module_it_imports():
     """The graph read off the imports, checked from the other side: each module a stage lists is
     imported by its script or by a module it lists (or is a template or schema it reads)."""
     for stage, files in lineage.STAGE_CODE.items():
-        script = lineage.STAGE_SCRIPTS[stage]
+        script = f"{stage}.py"
         code = [name for name in files if name.endswith(".py")]
         assert script in code, stage
         reached = {script} | {module for name in code if name != "benchreport/__init__.py"
@@ -92,3 +93,15 @@ def test_every_stage_hashes_its_script_and_each_module_it_imports():
     assert "benchreport/paper.py" not in lineage.STAGE_CODE["html_report"]
     assert "benchreport/report.py" not in lineage.STAGE_CODE["html_report"]
     assert "benchreport/runcard.py" not in lineage.STAGE_CODE["figures"] + lineage.STAGE_CODE["comparisons"]
+
+
+def test_each_stage_has_one_name_across_rule_rule_file_script_and_code_hash():
+    """Stage X: rule (or checkpoint) X in workflow/rules/X.smk, script workflow/scripts/X.py, code
+    hash key X; every rule file but the helpers and targets is a stage's."""
+    rules_dir = REPO / "workflow" / "rules"
+    for stage in lineage.STAGES:
+        text = (rules_dir / f"{stage}.smk").read_text()
+        assert re.search(rf"^(rule|checkpoint) {stage}:", text, re.MULTILINE), stage
+        assert (REPO / "workflow" / "scripts" / f"{stage}.py").is_file(), stage
+        assert f'CODE["{stage}"]' in text, stage
+    assert {path.stem for path in rules_dir.glob("*.smk")} - set(lineage.STAGES) == {"common", "targets"}

@@ -93,7 +93,7 @@ def all_jobs():
     if not RUN_CONTROLS["enabled"]:
         return JOBS
     for kind in controls.KINDS:
-        checkpoints.run_controls.get(kind=kind)
+        checkpoints.controls.get(kind=kind)
     roots = [*config["job_roots"], RUN_CONTROLS["jobs_dir"]]
     found = [
         job

@@ -1,4 +1,4 @@
-checkpoint run_controls:
+checkpoint controls:
     input:
         unpack(user_job_indexes),
     output:
@@ -17,4 +17,4 @@ checkpoint run_controls:
         run=config["controls"]["run"],
         code=CODE["controls"],
     script:
-        "../scripts/run_controls.py"
+        "../scripts/controls.py"

@@ -15,4 +15,4 @@ result = comparisons(stats, snakemake.params.pairs, snakemake.params.statistics,
 write_text(snakemake.output.json, dump_json(result))
 write_text(snakemake.output.markdown, render_markdown(result))
 write_text(snakemake.output.csv, render_csv(result))
-write_for_rule(snakemake, "comparisons")
+write_for_rule(snakemake)

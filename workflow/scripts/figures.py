@@ -14,4 +14,4 @@ for name, formats in figures.render_all(data).items():
     for fmt, content in formats.items():
         with open(snakemake.output[f"{name}_{fmt}"], "wb") as handle:
             handle.write(content)
-write_for_rule(snakemake, "figures")
+write_for_rule(snakemake)

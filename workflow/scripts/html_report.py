@@ -19,4 +19,4 @@ for name in ("forest", "heatmap", "cost"):
         svgs[name] = handle.read()
 page = render_page(summaries, pages, comparisons, ledger, svgs, load_json(snakemake.input.figures))
 write_text(snakemake.output.html, page)
-write_for_rule(snakemake, "html_report")
+write_for_rule(snakemake)

@@ -25,4 +25,4 @@ write_text(snakemake.output.trials, dump_json({key: value for key, value in resu
 write_text(snakemake.output.index, dump_json({key: result[key] for key in ("job", "settings")}))
 write_text(snakemake.output.tasks, dump_json({"job": result["job"]["id"], "tasks": result["tasks"]}))
 write_text(snakemake.output.ledger, dump_json(job_ledger(result)))
-write_for_rule(snakemake, "ingest", sources=result["sources"])
+write_for_rule(snakemake, sources=result["sources"])

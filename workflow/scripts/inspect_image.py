@@ -39,4 +39,4 @@ if params.retry:
     record["retried"] = json.loads(params.retry)
 print(f"{params.reference}: {record['status']} {record.get('reason') or ''}", file=sys.stderr)
 write_text(snakemake.output.record, dump_json(record))
-write_for_rule(snakemake, "inspect_image", extra=when)
+write_for_rule(snakemake, extra=when)

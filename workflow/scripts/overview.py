@@ -13,4 +13,4 @@ summaries = [load_json(path) for path in snakemake.input.summaries]
 ledger = combined_ledger(job_ledgers, summaries)
 write_text(snakemake.output.index, render_index(summaries, job_ledgers, ledger))
 write_text(snakemake.output.exclusions, render_ledger_tsv(ledger))
-write_for_rule(snakemake, "overview")
+write_for_rule(snakemake)

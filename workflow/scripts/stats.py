@@ -11,7 +11,7 @@ rulejob.start(snakemake)
 
 
 def grid_for(profile):
-    """The coverage design rule coverage_grid computed at the shape the workflow planned for this
+    """The coverage design rule coverage_design computed at the shape the workflow planned for this
     setting (`shapes.planned_profile`); setting_stats checks it is the one its headline needs."""
     grid = snakemake.input.get("coverage")
     if grid is None:
@@ -24,4 +24,4 @@ trials = number_tries([trial for path in snakemake.input.trials for trial in loa
 params = snakemake.params.stats | {"controls": snakemake.params.controls}
 stats = setting_stats(snakemake.wildcards.setting, trials, params, grid_for)
 write_text(snakemake.output.stats, dump_json(stats))
-write_for_rule(snakemake, "stats")
+write_for_rule(snakemake)

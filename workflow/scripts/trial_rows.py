@@ -19,4 +19,4 @@ card = card_parts(
 )
 write_text(snakemake.output.trials, dump_json(rows))
 write_text(snakemake.output.card, dump_json(card))
-write_for_rule(snakemake, "trial_rows")
+write_for_rule(snakemake)

@@ -11,4 +11,4 @@ rulejob.start(snakemake)
 settings = [(load_json(summary), load_json(trials))
             for summary, trials in zip(snakemake.input.summaries, snakemake.input.trials, strict=True)]
 write_text(snakemake.output.table, render_csv(rows(settings)))
-write_for_rule(snakemake, "trials_table")
+write_for_rule(snakemake)

@@ -3,8 +3,8 @@
 Each input line is one run, as JSON: {"tasks": [[passed, tries], …]} or {"rewards": [[reward, …],
 …]} (per task, its trials' rewards; a trial passes at a reward of exactly 1.0, BenchFlow's rule),
 optionally with an "id" that is copied to the output. Each output line is that run's headline,
-computed as the workflow computes it (`coverage.runs_intervals`, `coverage.coverage_design` at the
-run's tries profile, `coverage.headline`): runs are grouped by their tries per task, so a batch
+computed as the workflow computes it (`coverage_design.runs_intervals`, `coverage_design.coverage_design` at the
+run's tries profile, `coverage_design.headline`): runs are grouped by their tries per task, so a batch
 of runs of one shape costs one coverage design and one batch of intervals.
 """
 
@@ -16,7 +16,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from . import coverage, shapes
+from . import coverage_design, shapes
 
 # The workflow's defaults (config/config.yaml `statistics:`; tests/test_interval_command.py holds
 # them equal).
@@ -74,8 +74,8 @@ def _output(record_id, shape, tries, passed, methods, name, fields, confidence) 
 
 def headlines(lines, params: dict = DEFAULTS, workers: int | None = None):
     """One output dict per input line, in input order ({"error": …} for a line that is not a run).
-    Each run's headline is `coverage.headline` of its intervals: the method and fields of
-    `coverage.headline_fields`, computed once per tries profile. `workers` threads (default: one
+    Each run's headline is `coverage_design.headline` of its intervals: the method and fields of
+    `coverage_design.headline_fields`, computed once per tries profile. `workers` threads (default: one
     per core) share each design and batch, which changes no number."""
     workers = workers or os.cpu_count() or 1
     confidence = params["confidence"]
@@ -97,12 +97,12 @@ def headlines(lines, params: dict = DEFAULTS, workers: int | None = None):
     for key, runs in groups.items():
         profile = shapes.tries_profile(key)
         if profile not in designs:
-            design = coverage.coverage_design(profile, seed=params["seed"], simulations=params["coverage_simulations"],
+            design = coverage_design.coverage_design(profile, seed=params["seed"], simulations=params["coverage_simulations"],
                                               confidence=confidence, workers=workers)
-            designs[profile] = coverage.headline_fields(design, confidence)
+            designs[profile] = coverage_design.headline_fields(design, confidence)
         name, fields = designs[profile]
         shape = shapes.shape_name(profile)
         passes = np.stack([run[2] for run in runs])
-        for (position, record_id, passed), methods in zip(runs, coverage.runs_intervals(passes, key, confidence, workers)):
+        for (position, record_id, passed), methods in zip(runs, coverage_design.runs_intervals(passes, key, confidence, workers)):
             results[position] = _output(record_id, shape, key, passed, methods, name, fields, confidence)
     return results

@@ -29,24 +29,10 @@ WORKFLOW_DIR = SCRIPTS_DIR.parent.parent
 SOFTWARE = ("snakemake", "numpy", "scipy", "jinja2", "pyyaml", "matplotlib", "pillow")
 # Every rule script imports these (the package, its file helpers, lineage and the job setup).
 COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineage.py", "benchreport/rulejob.py"]
-# The rule script of each stage (workflow/scripts/), and the files a stage reads that no import
-# names: its templates and schemas.
-STAGE_SCRIPTS = {
-    "ingest": "ingest.py",
-    "coverage": "coverage_grid.py",
-    "stats": "stats.py",
-    "trial_rows": "trial_rows.py",
-    "report": "report.py",
-    "overview": "overview.py",
-    "inspect_image": "inspect_image.py",
-    "controls": "run_controls.py",
-    "paper": "paper.py",
-    "figures": "figures.py",
-    "html_report": "html_report.py",
-    "bundle": "bundle.py",
-    "comparisons": "comparisons.py",
-    "trials_table": "trials_table.py",
-}
+# The stages. Stage X runs the rule script workflow/scripts/X.py; STAGE_DATA names the files a
+# stage reads that no import names: its templates and schemas.
+STAGES = ("ingest", "coverage_design", "stats", "trial_rows", "report", "overview", "inspect_image", "controls",
+          "paper", "figures", "html_report", "bundle", "comparisons", "trials_table")
 STAGE_DATA = {
     "report": ["benchreport/templates/report.md.j2", "benchreport/schemas/setting-result.schema.json",
                "benchreport/schemas/run-card.schema.json", "benchreport/schemas/benchflow-run-summary.v1.schema.json"],
@@ -88,7 +74,7 @@ def code_closure(script: str) -> list[str]:
 @functools.lru_cache(maxsize=None)
 def stage_files(stage: str) -> tuple[str, ...]:
     """The code a stage runs (code_closure of its script) and the templates and schemas it reads."""
-    return (*code_closure(STAGE_SCRIPTS[stage]), *STAGE_DATA.get(stage, []))
+    return (*code_closure(f"{stage}.py"), *STAGE_DATA.get(stage, []))
 
 
 class _StageCode(Mapping):
@@ -99,10 +85,10 @@ class _StageCode(Mapping):
         return stage_files(stage)
 
     def __iter__(self):
-        return iter(STAGE_SCRIPTS)
+        return iter(STAGES)
 
     def __len__(self) -> int:
-        return len(STAGE_SCRIPTS)
+        return len(STAGES)
 
 
 # The code each stage runs, read off the import graph of its rule script (so it cannot drift
@@ -194,11 +180,12 @@ def build_record(output: str, *, rule: str, wildcards: dict, params: dict, input
     return record
 
 
-def write_for_rule(smk, stage: str, sources: list[dict] | None = None, extra: dict | None = None) -> None:
+def write_for_rule(smk, sources: list[dict] | None = None, extra: dict | None = None) -> None:
     """Write the record of every non-lineage output of a Snakemake job (called from rule scripts).
+    The rule's name is its stage's (one name per stage), so its code is the stage's.
 
     `extra` holds facts about this run that must not enter the outputs (a time of inspection)."""
-    code = stage_code(stage)
+    code = stage_code(smk.rule)
     params = dict(smk.params.items())
     input_hashes = {}
     first = None  # the output whose record lists the sources; the others point to it

@@ -53,7 +53,7 @@ def parse_shape(name: str) -> tuple[tuple[int, int], ...]:
 
 
 def coverage_file(profile) -> str:
-    """Where rule coverage_grid writes the design at a profile."""
+    """Where rule coverage_design writes the design at a profile."""
     return f"results/coverage/{shape_name(profile)}.json"
 
 
@@ -138,8 +138,8 @@ def planned_profile(setting: str, indexes: list[dict], policy: dict) -> tuple[tu
 
 
 def memory_mb(shape: str, threads: int = 1) -> int:
-    """Rule coverage_grid's mem_mb at a shape (its file name): ~300 MB of interpreter and numpy,
-    work blocks of bounded size (coverage.BLOCK_ELEMENTS, CONVOLUTION_ELEMENTS) per thread, and
-    one Monte-Carlo batch (about six float64 arrays of coverage.MC_BATCH runs x tasks)."""
+    """Rule coverage_design's mem_mb at a shape (its file name): ~300 MB of interpreter and numpy,
+    work blocks of bounded size (coverage_design.BLOCK_ELEMENTS, CONVOLUTION_ELEMENTS) per thread, and
+    one Monte-Carlo batch (about six float64 arrays of coverage_design.MC_BATCH runs x tasks)."""
     tasks = sum(count for _, count in parse_shape(shape))
     return 300 + threads * (200 + 6 * 500 * tasks * 8 // 2**20)

@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
-from . import coverage, intervals, passk, shapes
+from . import coverage_design, intervals, passk, shapes
 from .record import CostMeasure, Interval, TaskRow, as_json
 from .settings import describe
 from .verdicts import SCORED, version_verdict
@@ -274,7 +274,7 @@ def interval_methods(tasks: list[dict], params: dict) -> dict:
     """Every interval method on this setting's (trials, passes) per task, computed as the coverage
     design computes them (the bootstrap ones from the exact bootstrap distribution), so that the
     headline is the interval whose coverage was measured."""
-    return coverage.run_intervals([row["trials"] for row in tasks], [row["passed"] for row in tasks],
+    return coverage_design.run_intervals([row["trials"] for row in tasks], [row["passed"] for row in tasks],
                                   params["confidence"])
 
 
@@ -289,7 +289,7 @@ def check_grid(grid: dict, shape, params: dict) -> dict:
     that made these task rows, so a difference is a bug, reported as such."""
     found = ([tuple(group) for group in grid["tries_profile"]], grid.get("design_version"), grid["seed"],
              grid["simulations"], grid["confidence"])
-    wanted = (list(shape), coverage.DESIGN_VERSION, params["seed"], params["coverage_simulations"],
+    wanted = (list(shape), coverage_design.DESIGN_VERSION, params["seed"], params["coverage_simulations"],
               params["confidence"])
     if found != wanted:
         raise ValueError(
@@ -302,22 +302,22 @@ def check_grid(grid: dict, shape, params: dict) -> dict:
 
 def headline_interval(tasks: list[dict], methods: dict, params: dict, grid_for=None) -> dict:
     """The narrowest method whose worst-case coverage at this run's own tries profile reaches the
-    confidence level (`coverage.choose_headline`); when none does, the best one, and a sentence
+    confidence level (`coverage_design.choose_headline`); when none does, the best one, and a sentence
     saying so.
 
     grid_for(profile) returns the coverage design at that profile (in the workflow, the file rule
-    coverage_grid wrote at the shape it planned); it is checked to be the one this profile needs.
+    coverage_design wrote at the shape it planned); it is checked to be the one this profile needs.
     Without it (library use) the design is computed here.
     """
     if not tasks:
         return {"method": None, "low": None, "high": None, "text": "no task was scored", "coverage": None}
     shape = coverage_shape(tasks)
     if grid_for is None:
-        grid = coverage.coverage_design(shape, seed=params["seed"], simulations=params["coverage_simulations"],
+        grid = coverage_design.coverage_design(shape, seed=params["seed"], simulations=params["coverage_simulations"],
                                         confidence=params["confidence"])
     else:
         grid = check_grid(grid_for(shape), shape, params)
-    return coverage.headline(methods, grid, params["confidence"]) | {
+    return coverage_design.headline(methods, grid, params["confidence"]) | {
         "covers": COVERS["tasks"],
     }
 

@@ -1,4 +1,4 @@
-"""Rule coverage_grid: how often each interval method covers the true pass rate at one shape (the
+"""Rule coverage_design: how often each interval method covers the true pass rate at one shape (the
 tries profile: how many tasks were tried how often), measured once per shape and shared by every
 setting of that shape. Which shapes a run needs is planned by `benchreport.shapes`."""
 
@@ -7,7 +7,7 @@ import sys
 import time
 
 from benchreport import rulejob, shapes
-from benchreport.coverage import coverage_design
+from benchreport.coverage_design import coverage_design
 from benchreport.files import dump_json, write_text
 from benchreport.lineage import write_for_rule
 
@@ -22,4 +22,4 @@ print(f"coverage design at {snakemake.wildcards.shape} (tasks x tries), at most 
       f"per Monte-Carlo cell, {snakemake.threads} threads: {time.perf_counter() - start:.1f} s, peak RSS {peak} MiB",
       file=sys.stderr)
 write_text(snakemake.output.grid, dump_json(design))
-write_for_rule(snakemake, "coverage")
+write_for_rule(snakemake)

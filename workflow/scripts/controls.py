@@ -1,4 +1,4 @@
-"""Rule run_controls: run BenchFlow's oracle or nop on the tasks that have no such control."""
+"""Rule controls: run BenchFlow's oracle or nop on the tasks that have no such control."""
 
 import json
 from pathlib import Path
@@ -13,4 +13,4 @@ log = rulejob.start(snakemake)
 tasks = json.loads(snakemake.params.tasks)
 manifest = run_controls(snakemake.wildcards.kind, tasks, snakemake.params.run, Path(snakemake.params.run["jobs_dir"]), log)
 write_text(snakemake.output.manifest, dump_json(manifest))
-write_for_rule(snakemake, "controls")
+write_for_rule(snakemake)

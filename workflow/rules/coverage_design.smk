@@ -1,0 +1,22 @@
+rule coverage_design:
+    output:
+        grid="results/coverage/{shape}.json",
+        lineage=lineage_of("results/coverage/{shape}.json"),
+    log:
+        "logs/coverage_design/{shape}.log",
+    wildcard_constraints:
+        # tasks x tries groups, e.g. 10x3 or 4x3+6x4 (benchreport.shapes)
+        shape=r"[1-9][0-9]*x[1-9][0-9]*(\+[1-9][0-9]*x[1-9][0-9]*)*",
+    conda:
+        "../envs/benchreport.yaml"
+    # the design's families and blocks share the threads; stats jobs wait for it, so it may take them all
+    threads: 8
+    resources:
+        mem_mb=lambda wildcards, threads: shapes.memory_mb(wildcards.shape, threads),
+    params:
+        seed=config["statistics"]["seed"],
+        simulations=config["statistics"]["coverage_simulations"],
+        confidence=config["statistics"]["confidence"],
+        code=CODE["coverage_design"],
+    script:
+        "../scripts/coverage_design.py"
