@@ -76,8 +76,8 @@ def test_lines_that_are_not_runs_get_an_error_line_and_a_failing_exit():
 
 def test_a_batch_of_one_shape_costs_one_design(monkeypatch):
     designs = []
-    original = interval.coverage.coverage_design
-    monkeypatch.setattr(interval.coverage, "coverage_design", lambda *a, **k: designs.append(a) or original(*a, **k))
+    original = interval.coverage_design.coverage_design
+    monkeypatch.setattr(interval.coverage_design, "coverage_design", lambda *a, **k: designs.append(a) or original(*a, **k))
     rng = np.random.default_rng(0)
     lines = [json.dumps({"tasks": [[int(p), 2] for p in rng.binomial(2, 0.4, size=30)]}) for _ in range(300)]
     found = interval.headlines(lines)
