@@ -1,7 +1,16 @@
-"""Shared fixtures: a throw-away copy of the workflow and real BenchFlow job folders to run it on."""
+"""Shared fixtures: a throw-away copy of the workflow and real BenchFlow job folders to run it on.
+
+A `snakemake` run is most of what the suite's time goes to, so the run on the real BenchFlow
+folders is made once per session (`real_run`) and shared: a test that only reads its outputs
+takes it as it is; a test that changes anything (a job folder, a config, a re-run) takes
+`real_run_copy`, a private copy of the folder, outputs and Snakemake's records included, in which
+Snakemake finds nothing to do until the test changes something. `agent_run` is the same run with
+an agent's job folder added, gated by the controls the real folders hold.
+"""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -12,6 +21,11 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "resources" / "example"
 REAL_ROOTS = ("benchflow-real-jobs", "benchflow-samples")
+REAL_JOB_ROOTS = [f"jobs/{name}" for name in REAL_ROOTS]  # where copy_real_jobs puts them
+# The shared real run's Docker socket: one that is never there, so its image records are the same
+# ("daemon unavailable") whether or not this machine runs a daemon, and whether one starts or
+# stops while the tests run. Tests of the environment stage point their own config at a daemon.
+NO_DAEMON = "unix:///nonexistent/benchreport-tests.sock"
 
 
 class Workflow:
@@ -42,6 +56,11 @@ class Workflow:
     def read(self, relpath: str) -> str:
         return (self.results / relpath).read_text(encoding="utf-8")
 
+    def copy(self, destination: Path) -> Workflow:
+        """The whole folder (jobs, outputs, Snakemake's records) with its file times, elsewhere."""
+        shutil.copytree(self.path, destination, symlinks=True)
+        return Workflow(destination)
+
 
 def copy_workflow(destination: Path) -> Workflow:
     destination.mkdir(parents=True, exist_ok=True)
@@ -49,6 +68,24 @@ def copy_workflow(destination: Path) -> Workflow:
     shutil.copytree(REPO / "config", destination / "config")
     shutil.copytree(REPO / "workflow", destination / "workflow", ignore=shutil.ignore_patterns("__pycache__"))
     return Workflow(destination)
+
+
+def copy_real_jobs(workflow: Workflow) -> list[str]:
+    """A private copy of the real BenchFlow 0.7.12 folders inside the workflow copy; their roots."""
+    for name in REAL_ROOTS:
+        shutil.copytree(EXAMPLE / name, workflow.path / "jobs" / name)
+    return list(REAL_JOB_ROOTS)
+
+
+def real_workflow(destination: Path) -> Workflow:
+    """A workflow copy holding the real folders, its config's Docker socket set to NO_DAEMON."""
+    workflow = copy_workflow(destination)
+    copy_real_jobs(workflow)
+    config = workflow.path / "config" / "config.yaml"
+    text = config.read_text(encoding="utf-8")
+    assert '  docker_host: ""\n' in text, "config/config.yaml no longer sets environment.docker_host"
+    config.write_text(text.replace('  docker_host: ""\n', f'  docker_host: "{NO_DAEMON}"\n'), encoding="utf-8")
+    return workflow
 
 
 @pytest.fixture
@@ -59,8 +96,62 @@ def workflow(tmp_path) -> Workflow:
 @pytest.fixture
 def real_jobs(workflow) -> list[str]:
     """A private copy of the real BenchFlow 0.7.12 folders inside the workflow copy."""
-    roots = []
-    for name in REAL_ROOTS:
-        shutil.copytree(EXAMPLE / name, workflow.path / "jobs" / name)
-        roots.append(f"jobs/{name}")
-    return roots
+    return copy_real_jobs(workflow)
+
+
+@pytest.fixture(scope="session")
+def real_run(tmp_path_factory) -> Workflow:
+    """The workflow run once on the real folders (roots REAL_JOB_ROOTS): read it, never change it."""
+    workflow = real_workflow(tmp_path_factory.mktemp("real-run") / "wf")
+    workflow.run(roots=REAL_JOB_ROOTS)
+    return workflow
+
+
+@pytest.fixture
+def real_run_copy(real_run, tmp_path) -> Workflow:
+    """A private copy of `real_run` to change and run again."""
+    return real_run.copy(tmp_path / "wf")
+
+
+AGENT = {
+    "agent": "claude-agent-acp",
+    "model": "anthropic/claude-sonnet-4-5",
+    "served_model": "claude-sonnet-4-5-20250929",
+    "usage_source": "provider_response",
+    "price_source": "litellm",
+}
+# agent_run's agent: three tries of two tasks the real controls ran on and one they did not
+AGENT_TRIES = [[("tiny-hello", "passed"), ("tiny-hello-net", "failed"), ("no-control-task", "passed")]] * 3
+
+
+def real_digests(root: Path) -> dict[str, str]:
+    """task -> the task digest its real control trials ran on (so the agent runs the same version)."""
+    found = {}
+    for path in root.rglob("result.json"):
+        data = json.loads(path.read_text())
+        if data.get("task_digest"):
+            found[data["task_name"]] = data["task_digest"]
+    return found
+
+
+def agent_on(tasks_by_try, root: Path, digests=None) -> None:
+    """An agent's --matrix run; each task on the digest `digests` gives (the controls' version)."""
+    from benchflow_synth import write_matrix
+
+    digests = digests or {}
+    tries = [[{"task": task, "attempts": [{"kind": kind}]} | ({"task_digest": digests[task]} if task in digests else {})
+              for task, kind in row] for row in tasks_by_try]
+    write_matrix(root, alias="sonnet", setting=AGENT, tries=tries, seed=3, start="2026-11-30 10:00:00")
+
+
+AGENT_JOB_ROOTS = [*REAL_JOB_ROOTS, "jobs/agent"]
+
+
+@pytest.fixture(scope="session")
+def agent_run(real_run, tmp_path_factory) -> Workflow:
+    """`real_run` with AGENT_TRIES added under jobs/agent (roots AGENT_JOB_ROOTS), on the task
+    versions of the real control folders: read it, never change it."""
+    workflow = real_run.copy(tmp_path_factory.mktemp("agent-run") / "wf")
+    agent_on(AGENT_TRIES, workflow.path / "jobs" / "agent", real_digests(workflow.path / "jobs" / REAL_ROOTS[0]))
+    workflow.run(roots=AGENT_JOB_ROOTS)
+    return workflow

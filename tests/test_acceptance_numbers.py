@@ -1,8 +1,11 @@
-"""The numbers the report must print, on BenchFlow-format folders, through a real snakemake run."""
+"""The numbers the report must print, on BenchFlow-format folders, through a real snakemake run
+(one run, two settings: a model with three tasks, another with one trial)."""
 
 from __future__ import annotations
 
 import json
+
+import pytest
 
 from benchflow_synth import write_matrix
 
@@ -15,16 +18,34 @@ SETTING = {
 }
 
 
+ONE_TRIAL = SETTING | {"model": "anthropic/claude-haiku-4-5", "served_model": "claude-haiku-4-5-20251001"}
+
+
 def outcomes(*kinds):
     return [{"task": f"task-{index}", "attempts": [{"kind": kind}]} for index, kind in enumerate(kinds)]
 
 
-def test_three_tasks_3_of_3_3_of_3_0_of_3(workflow):
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory) -> dict[str, object]:
+    """model -> the report folder of its setting, from one workflow run over both job folders."""
+    from conftest import copy_workflow
+
+    workflow = copy_workflow(tmp_path_factory.mktemp("acceptance") / "wf")
     tries = [outcomes("passed", "passed", "failed") for _ in range(3)]
     write_matrix(workflow.path / "jobs" / "claude", alias="sonnet", setting=SETTING, tries=tries, seed=1,
                  start="2026-11-30 10:00:00")
+    write_matrix(workflow.path / "jobs" / "one", alias="haiku", setting=ONE_TRIAL, tries=[outcomes("passed")],
+                 seed=2, start="2026-11-30 10:00:00")
     workflow.run(roots=["jobs"])
-    (report_dir,) = (workflow.results / "reports").iterdir()
+    found = {}
+    for folder in (workflow.results / "reports").iterdir():
+        found[json.loads((folder / "summary.json").read_text())["settings"]["model"]] = folder
+    assert set(found) == {SETTING["model"], ONE_TRIAL["model"]}
+    return found
+
+
+def test_three_tasks_3_of_3_3_of_3_0_of_3(reports):
+    report_dir = reports[SETTING["model"]]
     report = (report_dir / "report.md").read_text()
     summary = json.loads((report_dir / "summary.json").read_text())
     assert "9 trials of 3 tasks" in report
@@ -50,11 +71,8 @@ def test_three_tasks_3_of_3_3_of_3_0_of_3(workflow):
     assert "\nPer task: task-0 3/3, task-1 3/3, task-2 0/3.\n" in writeup
 
 
-def test_one_passing_trial(workflow):
-    write_matrix(workflow.path / "jobs" / "one", alias="sonnet", setting=SETTING, tries=[outcomes("passed")],
-                 seed=2, start="2026-11-30 10:00:00")
-    workflow.run(roots=["jobs"])
-    (report_dir,) = (workflow.results / "reports").iterdir()
+def test_one_passing_trial(reports):
+    report_dir = reports[ONE_TRIAL["model"]]
     report = (report_dir / "report.md").read_text()
     assert "1 trial of 1 task," in report
     assert "Wilson over trials: 21% to 100% from a single trial" in report

@@ -16,16 +16,17 @@ from benchreport import agreement
 from conftest import EXAMPLE, REPO
 
 ROOTS = ["benchflow-real-jobs", "benchflow-samples", "generated"]
+# At 0.9, fewer folders: two agent settings on the same tasks and their controls, which is every
+# kind of file the check reads (the comparison included) in a third of the jobs.
+AT_90 = ["generated/claude-sonnet-low-x3", "generated/codex-gpt-5.1-x3", "generated/oracle-x3", "generated/nop-x3"]
 
 
-def run_example(workflow, confidence: float):
-    roots = []
-    for name in ROOTS:
+def run_example(workflow, folders: list[str], confidence: float):
+    for name in folders:
         shutil.copytree(EXAMPLE / name, workflow.path / "jobs" / name)
-        roots.append(f"jobs/{name}")
     settings = workflow.path / "settings.json"
     settings.write_text(json.dumps({"statistics": {"confidence": confidence}, "environment": {"inspect": False}}))
-    workflow.run("--configfile", str(settings), roots=roots)
+    workflow.run("--configfile", str(settings), roots=sorted({f"jobs/{name.split('/')[0]}" for name in folders}))
     return workflow.results
 
 
@@ -33,21 +34,21 @@ def run_example(workflow, confidence: float):
 def results_95(tmp_path_factory):
     from conftest import copy_workflow
 
-    return run_example(copy_workflow(tmp_path_factory.mktemp("agree95") / "wf"), 0.95)
+    return run_example(copy_workflow(tmp_path_factory.mktemp("agree95") / "wf"), ROOTS, 0.95)
 
 
 @pytest.fixture(scope="module")
 def results_90(tmp_path_factory):
     from conftest import copy_workflow
 
-    return run_example(copy_workflow(tmp_path_factory.mktemp("agree90") / "wf"), 0.9)
+    return run_example(copy_workflow(tmp_path_factory.mktemp("agree90") / "wf"), AT_90, 0.9)
 
 
-@pytest.mark.parametrize("which", ["results_95", "results_90"])
-def test_every_output_prints_the_same_numbers(which, request):
+@pytest.mark.parametrize(("which", "settings"), [("results_95", 8), ("results_90", 4)])
+def test_every_output_prints_the_same_numbers(which, settings, request):
     results = request.getfixturevalue(which)
     records = sorted((results / "reports").glob("*/summary.json"))
-    assert len(records) >= 8  # the generated agent settings, their controls, the real folders' controls
+    assert len(records) >= settings  # the generated agent settings, their controls (and the real folders' controls)
     checked, findings = agreement.check(results)
     assert findings == []
     # every setting is read in each file that prints it: at least 40 comparisons a setting

@@ -10,33 +10,7 @@ import pytest
 
 from benchflow_synth import write_matrix
 from benchreport import controls
-from conftest import EXAMPLE
-
-AGENT = {
-    "agent": "claude-agent-acp",
-    "model": "anthropic/claude-sonnet-4-5",
-    "served_model": "claude-sonnet-4-5-20250929",
-    "usage_source": "provider_response",
-    "price_source": "litellm",
-}
-
-
-def real_digests(root: Path) -> dict[str, str]:
-    """task -> the task digest its real control trials ran on (so the agent runs the same version)."""
-    found = {}
-    for path in root.rglob("result.json"):
-        data = json.loads(path.read_text())
-        if data.get("task_digest"):
-            found[data["task_name"]] = data["task_digest"]
-    return found
-
-
-def agent_on(tasks_by_try, root, digests=None):
-    """An agent's --matrix run; each task on the digest `digests` gives (the controls' version)."""
-    digests = digests or {}
-    tries = [[{"task": task, "attempts": [{"kind": kind}]} | ({"task_digest": digests[task]} if task in digests else {})
-              for task, kind in row] for row in tasks_by_try]
-    write_matrix(root, alias="sonnet", setting=AGENT, tries=tries, seed=3, start="2026-11-30 10:00:00")
+from conftest import AGENT, AGENT_JOB_ROOTS, EXAMPLE, agent_on, real_digests
 
 
 def summary_of(workflow, agent):
@@ -52,11 +26,10 @@ def cell(summary, task, kind):
     return found and {key: found[key] for key in ("trials", "passed", "scored", "errored")}
 
 
-def test_real_control_folders_gate_an_agent_run(workflow):
-    shutil.copytree(EXAMPLE / "benchflow-real-jobs", workflow.path / "jobs" / "real")
-    agent_on([[("tiny-hello", "passed"), ("tiny-hello-net", "failed"), ("no-control-task", "passed")]] * 3,
-             workflow.path / "jobs" / "agent", real_digests(workflow.path / "jobs" / "real"))
-    workflow.run(roots=["jobs"])
+def test_real_control_folders_gate_an_agent_run(agent_run):
+    """The agent of agent_run (conftest.AGENT_TRIES) on two tasks the real controls ran on and one
+    they did not."""
+    workflow = agent_run
     summary = summary_of(workflow, "claude-agent-acp")
     verdicts = summary["controls"]["per_task"]
     # oracle-x3 (matrix, model "none") and oracle-single-plain (model null) on tiny-hello
@@ -78,9 +51,12 @@ def test_real_control_folders_gate_an_agent_run(workflow):
     card = json.loads(workflow.read(f"reports/{summary['setting']}/run-card.json"))
     assert card["controls"]["verdicts"]["tiny-hello-net"]["verdict"] == "not verified"
 
+
+def test_unverified_controls_leave_tasks_out_when_config_says_so(agent_run, tmp_path):
+    workflow = agent_run.copy(tmp_path / "wf")
     exclude = workflow.path / "exclude.yaml"
     exclude.write_text(json.dumps({"controls": {"on_unverified": "exclude"}}))
-    workflow.run("--configfile", str(exclude), roots=["jobs"])
+    workflow.run("--configfile", str(exclude), roots=AGENT_JOB_ROOTS)
     summary = summary_of(workflow, "claude-agent-acp")
     left = {row["task"]: row for row in summary["excluded_by_controls"]}
     # tiny-hello too: its oracle passed every try, but no nop ran on it

@@ -11,6 +11,7 @@ import uuid
 import pytest
 
 from benchreport import environment
+from conftest import REAL_JOB_ROOTS
 
 BUSYBOX = shutil.which("busybox")
 
@@ -107,13 +108,16 @@ def test_resolution_order(tmp_path):
     assert environment.sanitise_image_name("bf__Fix JSON") == "bf__fix-json"
 
 
-def test_workflow_reports_the_environment_as_built(workflow, real_jobs, image, tmp_path):
+def test_workflow_reports_the_environment_as_built(real_run_copy, image, tmp_path):
+    workflow, real_jobs = real_run_copy, REAL_JOB_ROOTS
     tasks = tmp_path / "tasks"
     write_task(tasks, "tiny-hello", f'[environment]\ndocker_image = "{image}"\n')
     write_task(tasks, "tiny-hello-net", "[environment]\nallow_internet = true\n",
                'FROM scratch\nCOPY busybox /bin/busybox\n')
     settings = tmp_path / "environment.yaml"
-    settings.write_text(json.dumps({"environment": {"tasks_dirs": [str(tasks)], "build_missing": True}}))
+    # docker_host "": the CLI's default daemon (the shared run's config points at none)
+    settings.write_text(json.dumps({"environment": {"tasks_dirs": [str(tasks)], "build_missing": True,
+                                                    "docker_host": ""}}))
     extra = ("--configfile", str(settings))
     workflow.run(*extra, roots=real_jobs)
     summaries = {json.loads(p.read_text())["settings"]["agent"]: json.loads(p.read_text())

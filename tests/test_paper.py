@@ -12,9 +12,6 @@ import csv
 import io
 import json
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,7 +19,7 @@ from benchflow_synth import write_matrix
 from benchreport import figure_data, figures, paper, tables
 from benchreport.page import LISTED_ROWS, PAGE_TRIALS, page_trials
 from benchreport.present import interval_text, pct
-from conftest import REPO, copy_workflow
+from conftest import copy_workflow
 
 # ---------------------------------------------------------------------------------------------
 # hand-made summaries
@@ -521,15 +518,3 @@ def test_snakemake_report_has_the_paper_category(built):
     text = target.read_text(encoding="utf-8", errors="replace")
     assert target.stat().st_size > 10_000
     assert '"Paper"' in text and "settings compared" in text
-
-
-def test_lint_and_format_are_clean_with_the_paper_rules(tmp_path):
-    workflow = copy_workflow(tmp_path / "wf")
-    roots = f'job_roots=["{REPO / "resources" / "example" / "generated"}"]'
-    lint = subprocess.run([sys.executable, "-m", "snakemake", "--lint", "--config", roots], cwd=workflow.path,
-                          capture_output=True, text=True)
-    assert lint.returncode == 0, lint.stdout + lint.stderr
-    snakefmt = shutil.which("snakefmt") or "snakefmt"
-    fmt = subprocess.run([snakefmt, "--check", str(REPO / "workflow" / "rules" / "paper.smk")], capture_output=True,
-                         text=True)
-    assert fmt.returncode == 0, fmt.stdout + fmt.stderr

@@ -10,23 +10,21 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 
 import benchflow_synth as synth
 import jsonschema
 import pytest
-from conftest import EXAMPLE, REPO, copy_workflow
+from conftest import REAL_JOB_ROOTS, REPO
 
 SCHEMAS = REPO / "workflow" / "scripts" / "benchreport" / "schemas"
 
 
 @pytest.fixture(scope="module")
-def ran(tmp_path_factory):
-    workflow = copy_workflow(tmp_path_factory.mktemp("parts") / "wf")
-    jobs = workflow.path / "jobs"
-    synth.build_review_jobs(jobs / "generated")
-    shutil.copytree(EXAMPLE / "benchflow-real-jobs", jobs / "benchflow-real-jobs")
-    workflow.run(roots=["jobs/generated", "jobs/benchflow-real-jobs"])
+def ran(real_run, tmp_path_factory):
+    """The shared real run with the generated review folders added."""
+    workflow = real_run.copy(tmp_path_factory.mktemp("parts") / "wf")
+    synth.build_review_jobs(workflow.path / "jobs" / "generated")
+    workflow.run(roots=[*REAL_JOB_ROOTS, "jobs/generated"])
     reports = {}
     for folder in sorted((workflow.results / "reports").iterdir()):
         card = json.loads((folder / "run-card.json").read_text())

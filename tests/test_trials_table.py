@@ -7,13 +7,12 @@ import csv
 import io
 import json
 
-import benchreport
-from benchflow_synth import write_matrix
-from benchreport.trials_table import render_csv, rows
+import pytest
 
-SETTING = {"agent": "claude-agent-acp", "model": "anthropic/claude-sonnet-4-5",
-           "served_model": "claude-sonnet-4-5-20250929", "usage_source": "provider_response",
-           "price_source": "litellm"}
+import benchreport
+from benchreport.trials_table import render_csv, rows
+from conftest import AGENT_TRIES
+
 HOSTILE = ["=HYPERLINK(\"http://x\")", "+1", "-2+3", "@SUM(A1)", "\tx", "\rx"]
 
 
@@ -28,12 +27,9 @@ def test_formula_like_text_is_escaped_and_numbers_are_not():
         ("-0.5", "3", "a;b", "")}
 
 
-def test_every_trial_once_with_its_setting_and_load_gives_the_same(workflow, real_jobs):
-    write_matrix(workflow.path / "jobs" / "agent", alias="sonnet", setting=SETTING, seed=4,
-                 start="2026-11-30 10:00:00",
-                 tries=[[{"task": task, "attempts": [{"kind": kind}]} for task, kind in
-                         (("alpha", "passed"), ("beta", "failed"))]] * 2)
-    workflow.run(roots=[*real_jobs, "jobs/agent"])
+def test_every_trial_once_with_its_setting_and_load_gives_the_same(agent_run):
+    """The real folders and one agent (conftest.AGENT_TRIES: 3 tries of 3 tasks, 6 passed)."""
+    workflow = agent_run
     reports = sorted((workflow.results / "reports").iterdir())
     expected = [(report.name, trial["job"], trial["folder"]) for report in reports
                 for trial in json.loads((report / "trials.json").read_text())["trials"]]
@@ -42,7 +38,8 @@ def test_every_trial_once_with_its_setting_and_load_gives_the_same(workflow, rea
     assert [(row["setting"], row["job"], row["folder"]) for row in table] == expected
     assert len({(row["job"], row["folder"]) for row in table}) == len(table)  # no trial in two settings
     sonnet = [row for row in table if row["model"] == "anthropic/claude-sonnet-4-5"]
-    assert sorted((row["task"], row["outcome"]) for row in sonnet) == [("alpha", "passed")] * 2 + [("beta", "failed")] * 2
+    assert sorted((row["task"], row["outcome"]) for row in sonnet) == sorted(
+        (task, outcome) for row in AGENT_TRIES for task, outcome in row)
     assert (workflow.results / "lineage" / "trials.csv.json").is_file()
 
     loaded = benchreport.load(workflow.results)
@@ -50,6 +47,6 @@ def test_every_trial_once_with_its_setting_and_load_gives_the_same(workflow, rea
     assert loaded.trials["reward"].dtype.kind == "f" and list(loaded.trials.columns) == list(table[0])
     assert sorted(loaded.settings["setting"]) == [report.name for report in reports]
     agent = loaded.settings.set_index("setting").loc[sonnet[0]["setting"]]
-    assert (agent["trials"], agent["passed"], agent["pass_rate"]) == (4, 2, 0.5)
+    assert (agent["trials"], agent["passed"]) == (9, 6) and agent["pass_rate"] == pytest.approx(2 / 3)
     ledger = (workflow.results / "exclusions.tsv").read_text().splitlines()
     assert list(loaded.exclusions.columns) == ledger[0].split("\t") and len(loaded.exclusions) == len(ledger) - 1

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import functools
 import json
 import shutil
 import subprocess
@@ -11,7 +10,7 @@ import sys
 from pathlib import Path
 
 from benchreport import lineage
-from conftest import REPO
+from conftest import REAL_JOB_ROOTS, REPO, real_workflow
 
 SCRIPTS = REPO / "workflow" / "scripts"
 
@@ -24,8 +23,8 @@ def summaries(workflow) -> dict[str, dict]:
     return found
 
 
-def test_counts_match_benchflow_summary_on_real_folders(workflow, real_jobs):
-    workflow.run(roots=real_jobs)
+def test_counts_match_benchflow_summary_on_real_folders(real_run):
+    workflow = real_run
     seen_jobs = 0
     for summary in summaries(workflow).values():
         for job in summary["job_folders"]:
@@ -52,9 +51,9 @@ def run_summaries(workflow) -> dict[str, dict]:
             for path in sorted((workflow.results / "reports").glob("*/run-summary.json"))}
 
 
-def test_run_summary_gate_comes_from_config(workflow, real_jobs):
+def test_run_summary_gate_comes_from_config(real_run_copy):
     """BenchFlow's run gate (fail_under, fail_on) set in config reaches every run-summary.json."""
-    workflow.run(roots=real_jobs)
+    workflow, real_jobs = real_run_copy, REAL_JOB_ROOTS
     assert {s["exit_code"] for s in run_summaries(workflow).values()} == {0}  # no gate by default
     gate = workflow.path / "gate.yaml"
     gate.write_text("run_summary_gate:\n  fail_under: 0.5\n  fail_on: [errored]\n")
@@ -72,22 +71,20 @@ def test_run_summary_gate_comes_from_config(workflow, real_jobs):
     assert refused.returncode != 0 and "crashed" in refused.stdout + refused.stderr
 
 
-def test_nop_errored_trials_count_as_not_passed(workflow, real_jobs):
-    workflow.run(roots=real_jobs)
-    nop = next(s for s in summaries(workflow).values() if s["settings"]["agent"] == "nop-acp")
+def test_nop_errored_trials_count_as_not_passed(real_run):
+    nop = next(s for s in summaries(real_run).values() if s["settings"]["agent"] == "nop-acp")
     assert nop["settings"]["control"] == "nop"
     assert nop["counts"]["trials"] == 4  # three plain runs and the aborted matrix's one trial
     assert nop["counts"]["passed"] == 0
     assert nop["counts"]["errored"] == 4
 
 
-def test_reruns_only_what_changed(workflow, real_jobs):
-    # no daemon, ever: a daemon that comes or goes mid-test would rightly re-inspect the images
-    settings = workflow.path / "no-daemon.json"
-    settings.write_text(json.dumps({"environment": {"docker_host": "unix:///nonexistent/benchreport-rerun-test.sock"}}))
-    workflow.run = functools.partial(workflow.run, "--configfile", str(settings))
-    workflow.run(roots=real_jobs)
+def test_reruns_only_what_changed(real_run_copy):
+    # the shared run's config points at no Docker daemon, ever: a daemon that came or went
+    # mid-test would rightly re-inspect the images
+    workflow, real_jobs = real_run_copy, REAL_JOB_ROOTS
     first = workflow.snapshot()
+    assert "Nothing to be done" in workflow.run("-n", roots=real_jobs).stdout  # the copy is up to date
 
     # touching a file without changing it re-runs nothing
     touched = workflow.path / real_jobs[1] / "v0.7.12-real/oracle-run/2026-11-30__04-23-02/spec-pass__3d1c0484/result.json"
@@ -141,18 +138,19 @@ def test_reruns_only_what_changed(workflow, real_jobs):
     assert all(second[p][0] == third[p][0] for p in unchanged_ingests)
 
 
-def test_two_runs_give_identical_bytes(workflow, real_jobs, tmp_path):
-    workflow.run(roots=real_jobs)
-    first = {path: data for path, (_, data) in workflow.snapshot().items()}
-    shutil.rmtree(workflow.results)
-    shutil.rmtree(workflow.path / ".snakemake")
-    workflow.run(roots=real_jobs)
-    second = {path: data for path, (_, data) in workflow.snapshot().items()}
+def test_two_runs_give_identical_bytes(real_run, tmp_path):
+    """A second run from nothing, in another folder, writes the bytes of the shared run."""
+    first = {path: data for path, (_, data) in real_run.snapshot().items()}
+    again = real_workflow(tmp_path / "again")
+    again.run(roots=REAL_JOB_ROOTS)
+    second = {path: data for path, (_, data) in again.snapshot().items()}
     assert first.keys() == second.keys()
     assert [path for path in first if first[path] != second[path]] == []
 
 
-def test_broken_files_reach_the_ledger_and_the_rest_reports(workflow, real_jobs):
+def test_broken_files_reach_the_ledger_and_the_rest_reports(real_run_copy):
+    """Files broken after a first run: the re-run ingests that folder again, as a first run would."""
+    workflow, real_jobs = real_run_copy, REAL_JOB_ROOTS
     base = workflow.path / "jobs" / "benchflow-samples/v0.7.12-real/oracle-run/2026-11-30__04-23-02"
     truncated = base / "spec-pass__3d1c0484/result.json"
     truncated.write_bytes(truncated.read_bytes()[:200])
@@ -183,8 +181,8 @@ def test_no_job_folder_is_a_clear_error(workflow):
     assert "No BenchFlow job folder found under job_roots (empty)" in process.stdout + process.stderr
 
 
-def test_lineage_command_checks_every_hash(workflow, real_jobs):
-    workflow.run(roots=real_jobs)
+def test_lineage_command_checks_every_hash(real_run_copy):
+    workflow, real_jobs = real_run_copy, REAL_JOB_ROOTS
     report = next((workflow.results / "reports").glob("oracle*/report.md"))
     command = [sys.executable, "-m", "benchreport", "lineage", str(report.relative_to(workflow.path))]
     env = {"PYTHONPATH": str(workflow.path / "workflow" / "scripts")}
