@@ -48,5 +48,6 @@ def main():
     median = statistics.median([best_of(1, bootstrap_tasks, rates, RESAMPLES, 1) for _ in range(5)])
     print(f"median of 5 bootstrap_tasks runs: {median:.3f} s")
 
+
 if __name__ == "__main__":
     main()

@@ -52,8 +52,11 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--tmp", type=Path, default=Path("/tmp/benchreport-scale"))
     parser.add_argument("--regenerate", action="store_true")
-    parser.add_argument("--reuse", action="store_true",
-                        help="keep the workflow copy and cold run of an earlier call (its time is saved there)")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="keep the workflow copy and cold run of an earlier call (its time is saved there)",
+    )
     args = parser.parse_args(argv)
 
     name = f"{args.jobs}x{args.trials}-r{args.requests}-k{args.request_kb:g}-s{args.seed}"
@@ -80,14 +83,22 @@ def main(argv=None) -> int:
     command.insert(command.index("snakemake") + 1, "bundle")  # after --configfile/--config it would be read as one
     packed = timed(command, workdir, workdir / "bench-bundle.log", env)
     archive = workdir / "results" / "bundle" / "benchreport.tar.gz"
-    print(f"(b) bundle: {packed['wall']:.1f} s ({packed['wall'] / cold['wall']:.2f}x cold), peak tree RSS "
-          f"{scale.fmt_bytes(packed['tree_rss'])}; {scale.fmt_bytes(archive.stat().st_size)} archive")
+    print(
+        f"(b) bundle: {packed['wall']:.1f} s ({packed['wall'] / cold['wall']:.2f}x cold), peak tree RSS "
+        f"{scale.fmt_bytes(packed['tree_rss'])}; {scale.fmt_bytes(archive.stat().st_size)} archive"
+    )
     env["PYTHONPATH"] = str(scale.REPO / "workflow" / "scripts")
     with tempfile.TemporaryDirectory(dir=args.tmp) as empty:
-        checked = timed([sys.executable, "-m", "benchreport", "verify", str(archive), "--cores", "2"], Path(empty),
-                        workdir / "bench-verify.log", env)
-    print(f"(c) verify: {checked['wall']:.1f} s ({checked['wall'] / cold['wall']:.2f}x cold), peak tree RSS "
-          f"{scale.fmt_bytes(checked['tree_rss'])}")
+        checked = timed(
+            [sys.executable, "-m", "benchreport", "verify", str(archive), "--cores", "2"],
+            Path(empty),
+            workdir / "bench-verify.log",
+            env,
+        )
+    print(
+        f"(c) verify: {checked['wall']:.1f} s ({checked['wall'] / cold['wall']:.2f}x cold), peak tree RSS "
+        f"{scale.fmt_bytes(checked['tree_rss'])}"
+    )
     for line in (workdir / "bench-verify.log").read_text(errors="replace").splitlines():
         if line.startswith(("manifest:", "re-run: ", "REFUSED", "MANIFEST")) and "steps (" not in line:
             print("    " + line)

@@ -59,8 +59,9 @@ def timed(code: str, scripts: Path, *args) -> tuple[float, float, str]:
     environment = os.environ | {"PYTHONPATH": str(scripts)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", code, *args], env=environment, capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], env=environment, capture_output=True, text=True, check=True
+    )
     seconds = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return seconds, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, done.stdout.strip()
@@ -81,22 +82,32 @@ def main():
     versions = [("now", SCRIPTS)] + ([("before", args.before.resolve())] if args.before else [])
     unit = min(calibration() for _ in range(3))
     start, start_cpu, _ = best(START, SCRIPTS, args.repeats)
-    print(f"load average {' '.join(f'{value:.1f}' for value in os.getloadavg())} on {os.cpu_count()} cores; "
-          f"{args.workers} workers; best of {args.repeats}")
-    print(f"  baselines: unit (fixed numpy FFT workload) {unit:.3f} s; start (python + numpy, scipy.special, "
-          f"benchreport.coverage_design imported) {start:.2f} s ({start_cpu:.2f} s CPU)")
+    print(
+        f"load average {' '.join(f'{value:.1f}' for value in os.getloadavg())} on {os.cpu_count()} cores; "
+        f"{args.workers} workers; best of {args.repeats}"
+    )
+    print(
+        f"  baselines: unit (fixed numpy FFT workload) {unit:.3f} s; start (python + numpy, scipy.special, "
+        f"benchreport.coverage_design imported) {start:.2f} s ({start_cpu:.2f} s CPU)"
+    )
     with tempfile.TemporaryDirectory() as folder:
         for name in args.shapes:
             cells = []
             for label, scripts in versions:
-                seconds, cpu, headline = best(JOB, scripts, args.repeats, name, str(args.workers),
-                                              f"{folder}/{label}.json")
-                cells.append(f"{label} {seconds:.2f} s ({cpu:.2f} s CPU) = {seconds / start:.1f} starts = "
-                             f"{seconds / unit:.0f} units ({headline})")
+                seconds, cpu, headline = best(
+                    JOB, scripts, args.repeats, name, str(args.workers), f"{folder}/{label}.json"
+                )
+                cells.append(
+                    f"{label} {seconds:.2f} s ({cpu:.2f} s CPU) = {seconds / start:.1f} starts = "
+                    f"{seconds / unit:.0f} units ({headline})"
+                )
             same = ""
             if len(versions) > 1:
-                same = "; same bytes" if Path(folder, "now.json").read_bytes() == Path(folder, "before.json").read_bytes() \
+                same = (
+                    "; same bytes"
+                    if Path(folder, "now.json").read_bytes() == Path(folder, "before.json").read_bytes()
                     else "; bytes differ"
+                )
             print(f"  {name}: " + "; ".join(cells) + same)
     print(f"load average at the end {' '.join(f'{value:.1f}' for value in os.getloadavg())}")
 

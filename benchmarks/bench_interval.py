@@ -61,13 +61,18 @@ def main():
                 handle.write(json.dumps({"tasks": tasks}) + "\n")
         floor = best_of([sys.executable, "-c", FLOOR, str(path)])
         command = best_of([sys.executable, "-m", "benchreport", "interval", str(path)])
-        before = args.before and best_of([sys.executable, "-m", "benchreport", "interval", str(path)],
-                                         args.before.resolve())
-    print(f"{args.runs} runs of {args.tasks} tasks x {args.tries} tries, best of {REPEATS}, "
-          f"load average {' '.join(f'{value:.1f}' for value in os.getloadavg())} on {os.cpu_count()} cores")
+        before = args.before and best_of(
+            [sys.executable, "-m", "benchreport", "interval", str(path)], args.before.resolve()
+        )
+    print(
+        f"{args.runs} runs of {args.tasks} tasks x {args.tries} tries, best of {REPEATS}, "
+        f"load average {' '.join(f'{value:.1f}' for value in os.getloadavg())} on {os.cpu_count()} cores"
+    )
     print(f"  floor (parse + pass rate + one Wilson interval, plain Python): {floor:.2f} s")
-    print(f"  python -m benchreport interval (coverage design + every method): {command:.2f} s "
-          f"= {command / floor:.1f}x the floor")
+    print(
+        f"  python -m benchreport interval (coverage design + every method): {command:.2f} s "
+        f"= {command / floor:.1f}x the floor"
+    )
     if before:
         print(f"  the same with --before's code: {before:.2f} s = {before / floor:.1f}x the floor")
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-
 from benchreport import paired
 
 CONFIDENCE, POWER, SEED = 0.95, 0.8, 20261201
@@ -35,9 +34,16 @@ def run(rates_a, rates_b, seed, tries=None):
     """One comparison; with `tries`, its minimum detectable difference too (the costly part)."""
     tasks = [f"t{i}" for i in range(len(rates_a))]
     counts = None if tries is None else (dict.fromkeys(tasks, tries),) * 2
-    return paired.paired_comparison(dict(zip(tasks, rates_a)), dict(zip(tasks, rates_b)), seed=seed,
-                                    resamples=2000, permutations=2000, confidence=CONFIDENCE, power=POWER,
-                                    tries=counts)
+    return paired.paired_comparison(
+        dict(zip(tasks, rates_a)),
+        dict(zip(tasks, rates_b)),
+        seed=seed,
+        resamples=2000,
+        permutations=2000,
+        confidence=CONFIDENCE,
+        power=POWER,
+        tries=counts,
+    )
 
 
 def type_one(family, n, tries, replications, rng):
@@ -73,7 +79,8 @@ def power_at_reported(family, n, tries, replications, rng, reports=REPORTS):
     for replication in range(reports):
         p = family(rng, n)
         value = run(rng.binomial(tries, p) / tries, rng.binomial(tries, p) / tries, replication, tries)[
-            "minimum_detectable_difference"]["value"]
+            "minimum_detectable_difference"
+        ]["value"]
         if value is not None:
             reported.append(value)
     if not reported:
@@ -92,15 +99,20 @@ def main():
     replications = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
     rng = np.random.default_rng(SEED)
     print(f"replications={replications} confidence={CONFIDENCE} power={POWER} seed={SEED}")
-    print("type-I error (interval excludes 0 under no difference), then power at the reported "
-          "minimum detectable difference")
+    print(
+        "type-I error (interval excludes 0 under no difference), then power at the reported "
+        "minimum detectable difference"
+    )
     for name, family in FAMILIES.items():
         for n, tries in SHAPES:
             error = type_one(family, n, tries, replications, rng)
             found = power_at_reported(family, n, tries, replications // 2, rng)
             power = "none reported" if found is None else f"reported {found[0]:.3f}: power {found[1]:.3f}"
-            print(f"{name:20s} {n:3d} tasks x {tries} tries: sign-flip {error['permutation']:.3f}  "
-                  f"bootstrap {error['bootstrap']:.3f}  t {error['t']:.3f} | {power}", flush=True)
+            print(
+                f"{name:20s} {n:3d} tasks x {tries} tries: sign-flip {error['permutation']:.3f}  "
+                f"bootstrap {error['bootstrap']:.3f}  t {error['t']:.3f} | {power}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -61,7 +61,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "resources"))
 sys.path.insert(0, str(REPO / "workflow" / "scripts"))
 
-import benchflow_synth as synth
+import benchflow_synth as synth  # noqa: E402 (from resources/, put on the path above)
 
 MAX_REQUESTS = 20
 
@@ -105,13 +105,20 @@ def machine() -> list[str]:
         f"memory: {memory.total / 2**30:.1f} GiB total, {memory.available / 2**30:.1f} GiB available",
         f"/tmp: {disk.free / 2**30:.0f} GiB free of {disk.total / 2**30:.0f} GiB",
         f"os: {platform.platform()}",
-        f"python {platform.python_version()}, "
-        + ", ".join(f"{name} {version}" for name, version in versions.items()),
+        f"python {platform.python_version()}, " + ", ".join(f"{name} {version}" for name, version in versions.items()),
         f"interpreter: {sys.executable} ({'a venv' if sys.prefix != sys.base_prefix else 'not a venv'}, "
         f"{len({dist.metadata['Name'] for dist in importlib.metadata.distributions()})} distributions installed)",
         "snakemake executor plugins installed (each is imported at every snakemake start): "
-        + (", ".join(sorted(module.name.removeprefix("snakemake_executor_plugin_") for module in pkgutil.iter_modules()
-                            if module.name.startswith("snakemake_executor_plugin_"))) or "none"),
+        + (
+            ", ".join(
+                sorted(
+                    module.name.removeprefix("snakemake_executor_plugin_")
+                    for module in pkgutil.iter_modules()
+                    if module.name.startswith("snakemake_executor_plugin_")
+                )
+            )
+            or "none"
+        ),
         f"load average at start: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}",
     ]
 
@@ -140,9 +147,14 @@ def estimate_bytes(jobs: int, trials: int, requests: int, request_kb: float) -> 
 
 def generate(data: Path, args) -> float:
     stamp = data / ".bench-scale.json"
-    wanted = {"jobs": args.jobs, "trials": args.trials, "seed": args.seed,
-              "requests": args.requests, "request_kb": args.request_kb,
-              "synth_sha": synth_digest()}
+    wanted = {
+        "jobs": args.jobs,
+        "trials": args.trials,
+        "seed": args.seed,
+        "requests": args.requests,
+        "request_kb": args.request_kb,
+        "synth_sha": synth_digest(),
+    }
     if not args.regenerate and stamp.is_file() and json.loads(stamp.read_text()) == wanted:
         print(f"reusing {data} (same arguments, same generator)")
         return 0.0
@@ -152,12 +164,20 @@ def generate(data: Path, args) -> float:
     free = shutil.disk_usage(data.parent if data.parent.exists() else "/tmp").free
     print(f"generating about {need / 2**30:.1f} GiB into {data} ({free / 2**30:.0f} GiB free)")
     if need > 0.8 * free:
-        sys.exit(f"not enough disk: ~{need / 2**30:.1f} GiB needed, {free / 2**30:.0f} GiB "
-                 "free; lower --requests or --request-kb")
+        sys.exit(
+            f"not enough disk: ~{need / 2**30:.1f} GiB needed, {free / 2**30:.0f} GiB "
+            "free; lower --requests or --request-kb"
+        )
     start = time.perf_counter()
-    synth.build_scale(data / "jobs", jobs=args.jobs, trials=args.trials, seed=args.seed,
-                      request_kb=args.request_kb, requests=args.requests,
-                      workers=args.workers)
+    synth.build_scale(
+        data / "jobs",
+        jobs=args.jobs,
+        trials=args.trials,
+        seed=args.seed,
+        request_kb=args.request_kb,
+        requests=args.requests,
+        workers=args.workers,
+    )
     elapsed = time.perf_counter() - start
     stamp.write_text(json.dumps(wanted))
     return elapsed
@@ -186,7 +206,7 @@ def data_size(root: Path) -> tuple[int, int, int]:
 # (a) the floor
 
 
-FLOOR = r'''
+FLOOR = r"""
 import json, os, re, sys, time
 MAX = int(sys.argv[2])
 ATTEMPT = re.compile(r"^.+__[0-9a-f]{8}$")
@@ -232,13 +252,14 @@ while pending:
 print(json.dumps({"seconds": time.perf_counter() - start, "cpu": time.process_time(),
                   "trajectory_seconds": in_trajectories, "files": files,
                   "bytes": parsed_bytes, "lines": lines_parsed}))
-'''
+"""
 
 
 def run_floor(jobs_root: Path) -> dict:
     start = time.perf_counter()
-    process = subprocess.run([sys.executable, "-c", FLOOR, str(jobs_root), str(MAX_REQUESTS)],
-                             capture_output=True, text=True, check=True)
+    process = subprocess.run(
+        [sys.executable, "-c", FLOOR, str(jobs_root), str(MAX_REQUESTS)], capture_output=True, text=True, check=True
+    )
     result = json.loads(process.stdout)
     result["wall"] = time.perf_counter() - start
     return result
@@ -250,8 +271,12 @@ def run_floor(jobs_root: Path) -> dict:
 
 def install_peer(tmp: Path) -> str:
     """BenchFlow in a Python 3.12 venv of the benchmark's own; the path of its `bench`."""
-    out = subprocess.run(["bash", str(REPO / "benchmarks" / "install_peer.sh"), str(tmp / "peer")],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["bash", str(REPO / "benchmarks" / "install_peer.sh"), str(tmp / "peer")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return out.strip().splitlines()[-1]
 
 
@@ -259,12 +284,10 @@ def run_peer(bench: str, jobs_root: Path) -> dict:
     """One timed `bench eval metrics --json` over the whole jobs folder."""
     cpu0 = children_cpu()
     start = time.perf_counter()
-    process = subprocess.run([bench, "eval", "metrics", str(jobs_root), "--json"],
-                             capture_output=True, text=True)
+    process = subprocess.run([bench, "eval", "metrics", str(jobs_root), "--json"], capture_output=True, text=True)
     wall = time.perf_counter() - start
     if process.returncode != 0:
-        raise SystemExit(f"bench eval metrics failed with {process.returncode}:\n"
-                         + process.stderr[-2000:])
+        raise SystemExit(f"bench eval metrics failed with {process.returncode}:\n" + process.stderr[-2000:])
     total = json.loads(process.stdout).get("total")
     return {"wall": wall, "cpu": children_cpu() - cpu0, "trials": total}
 
@@ -275,8 +298,7 @@ def copy_workflow(destination: Path, coverage_simulations: int | None = None) ->
     destination.mkdir(parents=True)
     shutil.copy(REPO / "Snakefile", destination / "Snakefile")
     shutil.copytree(REPO / "config", destination / "config")
-    shutil.copytree(REPO / "workflow", destination / "workflow",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "workflow", destination / "workflow", ignore=shutil.ignore_patterns("__pycache__"))
     text = "# bench_scale.py: no Docker\nenvironment:\n  inspect: false\n"
     if coverage_simulations:
         text += f"statistics:\n  coverage_simulations: {coverage_simulations}\n"
@@ -286,12 +308,14 @@ def copy_workflow(destination: Path, coverage_simulations: int | None = None) ->
 
 def git_state() -> str:
     def git(*args):
-        return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True,
-                              check=False).stdout
+        return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False).stdout
 
     commit = git("rev-parse", "--short", "HEAD").strip() or "?"
-    dirty = [line[3:] for line in git("status", "--porcelain").splitlines()
-             if line[3:].startswith(("workflow/", "config/", "Snakefile"))]
+    dirty = [
+        line[3:]
+        for line in git("status", "--porcelain").splitlines()
+        if line[3:].startswith(("workflow/", "config/", "Snakefile"))
+    ]
     return commit + (f" + uncommitted changes to {len(dirty)} workflow files" if dirty else "")
 
 
@@ -300,8 +324,18 @@ SNAKEMAKE_ENV = dict(os.environ)
 
 
 def snakemake_command(jobs_root: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "bench.yaml",
-            "--config", f'job_roots=["{jobs_root}"]', *extra]
+    return [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--cores",
+        "2",
+        "--configfile",
+        "bench.yaml",
+        "--config",
+        f'job_roots=["{jobs_root}"]',
+        *extra,
+    ]
 
 
 class TreeMemory(threading.Thread):
@@ -336,8 +370,7 @@ class TreeMemory(threading.Thread):
             self.stop.wait(self.interval)
 
 
-def run_snakemake(workdir: Path, jobs_root: Path, label: str, *extra: str,
-                  spy: Path | None = None) -> dict:
+def run_snakemake(workdir: Path, jobs_root: Path, label: str, *extra: str, spy: Path | None = None) -> dict:
     """One timed snakemake run; with `spy`, py-spy samples its main process into that file."""
     command = snakemake_command(jobs_root, *extra)
     log = workdir / f"bench-{label}.log"
@@ -346,13 +379,25 @@ def run_snakemake(workdir: Path, jobs_root: Path, label: str, *extra: str,
     start = time.perf_counter()
     sampler = None
     with open(log, "w") as handle:
-        process = subprocess.Popen(command, cwd=workdir, stdout=handle, stderr=subprocess.STDOUT,
-                                   env=SNAKEMAKE_ENV)
+        process = subprocess.Popen(command, cwd=workdir, stdout=handle, stderr=subprocess.STDOUT, env=SNAKEMAKE_ENV)
         if spy is not None:
             sampler = subprocess.Popen(
-                ["py-spy", "record", "--nonblocking", "--rate", "50", "--format", "raw",
-                 "--output", str(spy), "--pid", str(process.pid)],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                [
+                    "py-spy",
+                    "record",
+                    "--nonblocking",
+                    "--rate",
+                    "50",
+                    "--format",
+                    "raw",
+                    "--output",
+                    str(spy),
+                    "--pid",
+                    str(process.pid),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
         monitor = TreeMemory(process.pid)
         monitor.start()
         returncode = process.wait()
@@ -444,14 +489,17 @@ def edit_one_trial(jobs_root: Path) -> tuple[str, Path, bytes, os.stat_result]:
             continue
         result = json.loads(path.read_text())
         rewards = result.get("rewards")
-        if isinstance(rewards, dict) and rewards.get("reward") in (0.0, 1.0) and not result.get(
-                "error") and not result.get("verifier_error"):
+        if (
+            isinstance(rewards, dict)
+            and rewards.get("reward") in (0.0, 1.0)
+            and not result.get("error")
+            and not result.get("verifier_error")
+        ):
             original, stat = path.read_bytes(), path.stat()
             before = rewards["reward"]
             rewards["reward"] = 1.0 - before
             path.write_text(json.dumps(result, indent=2) + "\n")
-            return (f"{path.relative_to(jobs_root)} (reward {before} -> {1.0 - before})", path,
-                    original, stat)
+            return (f"{path.relative_to(jobs_root)} (reward {before} -> {1.0 - before})", path, original, stat)
     raise SystemExit("no scored trial to edit")
 
 
@@ -461,8 +509,14 @@ def edit_one_trial(jobs_root: Path) -> tuple[str, Path, bytes, os.stat_result]:
 
 def profile_dry_run(workdir: Path, jobs_root: Path, label: str) -> dict:
     start = time.perf_counter()
-    process = subprocess.run(snakemake_command(jobs_root, "-n", "--quiet", "rules"),
-                             cwd=workdir, capture_output=True, text=True, check=False, env=SNAKEMAKE_ENV)
+    process = subprocess.run(
+        snakemake_command(jobs_root, "-n", "--quiet", "rules"),
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=SNAKEMAKE_ENV,
+    )
     wall = time.perf_counter() - start
     text = process.stdout + process.stderr
     counts = {}
@@ -505,7 +559,7 @@ def top_functions(profile: cProfile.Profile, sort: str, limit: int) -> str:
     stats.strip_dirs().sort_stats(sort).print_stats(limit)
     lines = stream.getvalue().splitlines()
     keep = [line for line in lines if line.strip() and not line.startswith(("   Ordered", "   List"))]
-    return "\n".join(keep[-(limit + 1):])
+    return "\n".join(keep[-(limit + 1) :])
 
 
 def profile_ingest(jobs_root: Path) -> dict:
@@ -521,9 +575,12 @@ def profile_ingest(jobs_root: Path) -> dict:
     profile.enable()
     ingest_job(job, MAX_REQUESTS)
     profile.disable()
-    return {"job": job.job_id, "seconds": plain,
-            "tottime": top_functions(profile, "tottime", 14),
-            "cumulative": top_functions(profile, "cumulative", 22)}
+    return {
+        "job": job.job_id,
+        "seconds": plain,
+        "tottime": top_functions(profile, "tottime", 14),
+        "cumulative": top_functions(profile, "cumulative", 22),
+    }
 
 
 def profile_stats(workdir: Path) -> dict:
@@ -532,8 +589,7 @@ def profile_stats(workdir: Path) -> dict:
 
     config = yaml.safe_load((workdir / "config" / "config.yaml").read_text())
     bench = yaml.safe_load((workdir / "bench.yaml").read_text()) or {}
-    params = config["statistics"] | bench.get("statistics", {}) | {
-        "failed_control": config["controls"]["on_failure"]}
+    params = config["statistics"] | bench.get("statistics", {}) | {"failed_control": config["controls"]["on_failure"]}
     trials = []
     for path in sorted((workdir / "results" / "ingest").rglob("trials.json")):
         trials.extend(json.loads(path.read_text())["trials"])
@@ -580,34 +636,55 @@ def fmt_bytes(n: float) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--shape", choices=sorted(SHAPES),
-                        help="one of the target shapes (sets --jobs, --trials, --requests, --request-kb)")
-    parser.add_argument("--peer", default=os.environ.get("BENCHREPORT_BENCH"),
-                        help="BenchFlow's `bench` to time as the peer (default: $BENCHREPORT_BENCH)")
-    parser.add_argument("--install-peer", action="store_true",
-                        help="install BenchFlow 0.7.12 in a Python 3.12 venv under --tmp for the peer")
+    parser.add_argument(
+        "--shape",
+        choices=sorted(SHAPES),
+        help="one of the target shapes (sets --jobs, --trials, --requests, --request-kb)",
+    )
+    parser.add_argument(
+        "--peer",
+        default=os.environ.get("BENCHREPORT_BENCH"),
+        help="BenchFlow's `bench` to time as the peer (default: $BENCHREPORT_BENCH)",
+    )
+    parser.add_argument(
+        "--install-peer",
+        action="store_true",
+        help="install BenchFlow 0.7.12 in a Python 3.12 venv under --tmp for the peer",
+    )
     parser.add_argument("--jobs", type=int, default=10, help="job folders (N)")
     parser.add_argument("--trials", type=int, default=100, help="trials per job folder (M)")
-    parser.add_argument("--requests", type=int, default=synth.SCALE_REQUESTS,
-                        help="request lines per trial's llm_trajectory.jsonl")
-    parser.add_argument("--request-kb", type=float, default=synth.SCALE_REQUEST_KB,
-                        help="KiB per request line")
+    parser.add_argument(
+        "--requests", type=int, default=synth.SCALE_REQUESTS, help="request lines per trial's llm_trajectory.jsonl"
+    )
+    parser.add_argument("--request-kb", type=float, default=synth.SCALE_REQUEST_KB, help="KiB per request line")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                        help="processes generating the folders")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes generating the folders")
     parser.add_argument("--tmp", type=Path, default=Path("/tmp/benchreport-scale"))
     parser.add_argument("--regenerate", action="store_true")
-    parser.add_argument("--profile", action="store_true",
-                        help="also: dry runs, discovery/stamp files, one ingest, stats")
-    parser.add_argument("--py-spy", action="store_true",
-                        help="sample the main snakemake process of the cold run with py-spy")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="edited-trial and nothing-changed runs, each; (c) and (d) are their medians")
+    parser.add_argument(
+        "--profile", action="store_true", help="also: dry runs, discovery/stamp files, one ingest, stats"
+    )
+    parser.add_argument(
+        "--py-spy", action="store_true", help="sample the main snakemake process of the cold run with py-spy"
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="edited-trial and nothing-changed runs, each; (c) and (d) are their medians",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the workflow copy")
-    parser.add_argument("--dont-write-bytecode", action="store_true",
-                        help="keep PYTHONDONTWRITEBYTECODE in the snakemake runs' environment if it is set")
-    parser.add_argument("--coverage-simulations", type=int, default=None,
-                        help="override statistics.coverage_simulations (default: the config's)")
+    parser.add_argument(
+        "--dont-write-bytecode",
+        action="store_true",
+        help="keep PYTHONDONTWRITEBYTECODE in the snakemake runs' environment if it is set",
+    )
+    parser.add_argument(
+        "--coverage-simulations",
+        type=int,
+        default=None,
+        help="override statistics.coverage_simulations (default: the config's)",
+    )
     args = parser.parse_args(argv)
     if args.shape:
         for key, value in SHAPES[args.shape].items():
@@ -621,32 +698,43 @@ def main(argv=None) -> int:
     if "PYTHONDONTWRITEBYTECODE" in os.environ:
         if not args.dont_write_bytecode:
             del SNAKEMAKE_ENV["PYTHONDONTWRITEBYTECODE"]
-        print("  PYTHONDONTWRITEBYTECODE is set here; the snakemake runs "
-              + ("keep it (--dont-write-bytecode)" if args.dont_write_bytecode else
-                 "run without it (Python's default: compiled modules are cached)"))
+        print(
+            "  PYTHONDONTWRITEBYTECODE is set here; the snakemake runs "
+            + (
+                "keep it (--dont-write-bytecode)"
+                if args.dont_write_bytecode
+                else "run without it (Python's default: compiled modules are cached)"
+            )
+        )
     name = f"{args.jobs}x{args.trials}-r{args.requests}-k{args.request_kb:g}-s{args.seed}"
     data = args.tmp / f"data-{name}"
     data.mkdir(parents=True, exist_ok=True)
     jobs_root = data / "jobs"
     generated = generate(data, args)
     files, size, trajectory = data_size(jobs_root)
-    print(f"data: {args.jobs} job folders x {args.trials} trials, {args.requests} requests x "
-          f"{args.request_kb:g} KiB; {files:,} files, {fmt_bytes(size)} "
-          f"({fmt_bytes(trajectory)} in llm_trajectory.jsonl)"
-          + (f"; generated in {generated:.1f} s with {args.workers} workers" if generated else ""))
+    print(
+        f"data: {args.jobs} job folders x {args.trials} trials, {args.requests} requests x "
+        f"{args.request_kb:g} KiB; {files:,} files, {fmt_bytes(size)} "
+        f"({fmt_bytes(trajectory)} in llm_trajectory.jsonl)"
+        + (f"; generated in {generated:.1f} s with {args.workers} workers" if generated else "")
+    )
 
     floors = [run_floor(jobs_root) for _ in range(2)]
     floor = min(floors, key=lambda f: f["seconds"])
-    print(f"(a) floor: {floor['seconds']:.2f} s, cpu {floor['cpu']:.2f} s (runs: "
-          + ", ".join(f"{f['seconds']:.2f}" for f in floors)
-          + f"; {floor['files']:,} files, {floor['lines']:,} request lines, "
-          f"{fmt_bytes(floor['bytes'])} parsed; {floor['trajectory_seconds']:.2f} s of it in "
-          "the llm_trajectory.jsonl lines)")
+    print(
+        f"(a) floor: {floor['seconds']:.2f} s, cpu {floor['cpu']:.2f} s (runs: "
+        + ", ".join(f"{f['seconds']:.2f}" for f in floors)
+        + f"; {floor['files']:,} files, {floor['lines']:,} request lines, "
+        f"{fmt_bytes(floor['bytes'])} parsed; {floor['trajectory_seconds']:.2f} s of it in "
+        "the llm_trajectory.jsonl lines)"
+    )
 
-    print(f"workflow: commit {git_state()} (copied now)"
-          + (f"; statistics.coverage_simulations = {args.coverage_simulations}"
-             if args.coverage_simulations else ""))
+    print(
+        f"workflow: commit {git_state()} (copied now)"
+        + (f"; statistics.coverage_simulations = {args.coverage_simulations}" if args.coverage_simulations else "")
+    )
     workdir = copy_workflow(args.tmp / f"wf-{name}", args.coverage_simulations)
+
     def spy(label):
         if not (args.py_spy and shutil.which("py-spy")):
             return None
@@ -684,76 +772,107 @@ def main(argv=None) -> int:
     a, b = floor["seconds"], runs["cold"]["wall"]
     c, d = statistics.median(edited_runs), statistics.median(nochange_runs)
     print(f"(b) cold run:      {b:8.2f} s")
-    print(f"(c) edited trial:  {c:8.2f} s   median of {len(edited_runs)} runs, each after flipping "
-          f"the reward of {edited.split(' (')[0]} ({', '.join(f'{w:.2f}' for w in edited_runs)} s)")
-    print(f"(d) nothing new:   {d:8.2f} s   median of {len(nochange_runs)} runs "
-          f"({', '.join(f'{w:.2f}' for w in nochange_runs)} s)")
+    print(
+        f"(c) edited trial:  {c:8.2f} s   median of {len(edited_runs)} runs, each after flipping "
+        f"the reward of {edited.split(' (')[0]} ({', '.join(f'{w:.2f}' for w in edited_runs)} s)"
+    )
+    print(
+        f"(d) nothing new:   {d:8.2f} s   median of {len(nochange_runs)} runs "
+        f"({', '.join(f'{w:.2f}' for w in nochange_runs)} s)"
+    )
     peak = max(run["tree_rss"] for run in runs.values())
     single = max(run["max_process_rss"] for run in runs.values())
-    print(f"(e) peak memory:   {fmt_bytes(peak)} summed over the process tree, "
-          f"{fmt_bytes(single)} largest single process")
+    print(
+        f"(e) peak memory:   {fmt_bytes(peak)} summed over the process tree, {fmt_bytes(single)} largest single process"
+    )
     if peers:
         p = statistics.median(peer["wall"] for peer in peers)
         rounds = ", ".join(f"{peer['wall']:.2f}" for peer in peers)
-        print(f"(p) BenchFlow metrics: {p:8.2f} s   median of {len(peers)} rounds "
-              f"({rounds} s; {peers[0]['trials']} trials)")
-    print(f"ratios: b/a = {b / a:.2f}, c/b = {c / b:.3f}, d/b = {d / b:.3f}"
-          + (f", b/p = {b / p:.2f}" if peers else ""))
+        print(
+            f"(p) BenchFlow metrics: {p:8.2f} s   median of {len(peers)} rounds "
+            f"({rounds} s; {peers[0]['trials']} trials)"
+        )
+    print(
+        f"ratios: b/a = {b / a:.2f}, c/b = {c / b:.3f}, d/b = {d / b:.3f}" + (f", b/p = {b / p:.2f}" if peers else "")
+    )
     ca, cb = floor["cpu"], runs["cold"]["cpu"]
     cc = statistics.median(runs[f"edited-{k}"]["cpu"] for k in range(1, args.repeats + 1))
     cd = statistics.median(runs[f"nochange-{k}"]["cpu"] for k in range(1, args.repeats + 1))
     cp = statistics.median(peer["cpu"] for peer in peers) if peers else None
-    print(f"same on CPU seconds (less sensitive to other load): a {ca:.2f}, b {cb:.2f}, "
-          f"c {cc:.2f}, d {cd:.2f}" + (f", p {cp:.2f}" if peers else "")
-          + f"; b/a = {cb / ca:.2f}, c/b = {cc / cb:.3f}, d/b = {cd / cb:.3f}"
-          + (f", b/p = {cb / cp:.2f}" if peers else ""))
+    print(
+        f"same on CPU seconds (less sensitive to other load): a {ca:.2f}, b {cb:.2f}, "
+        f"c {cc:.2f}, d {cd:.2f}"
+        + (f", p {cp:.2f}" if peers else "")
+        + f"; b/a = {cb / ca:.2f}, c/b = {cc / cb:.3f}, d/b = {cd / cb:.3f}"
+        + (f", b/p = {cb / cp:.2f}" if peers else "")
+    )
     print(f"load average when done: {os.getloadavg()[0]:.2f}")
-    print("targets (2 cores): b/p <= 1.0 at 10,000 and 100,000 trials (2.0 at 1,000); c/b <= 0.05; "
-          "d < 1 s at 1,000 trials, < 2 s at 100,000; peak tree RSS <= 1 GiB")
+    print(
+        "targets (2 cores): b/p <= 1.0 at 10,000 and 100,000 trials (2.0 at 1,000); c/b <= 0.05; "
+        "d < 1 s at 1,000 trials, < 2 s at 100,000; peak tree RSS <= 1 GiB"
+    )
     print("\nper run: wall, CPU of the tree, other load, peak tree RSS, jobs run")
     for run in runs.values():
-        print(f"  {run['label']:9s} {run['wall']:8.2f} s  cpu {run['cpu']:8.2f} s  "
-              f"other {run['other_cores']:.2f} cores  rss {fmt_bytes(run['tree_rss'])} "
-              f"({run['tree_processes']} procs)  jobs {run['jobs']}")
+        print(
+            f"  {run['label']:9s} {run['wall']:8.2f} s  cpu {run['cpu']:8.2f} s  "
+            f"other {run['other_cores']:.2f} cores  rss {fmt_bytes(run['tree_rss'])} "
+            f"({run['tree_processes']} procs)  jobs {run['jobs']}"
+        )
     print("\nper rule (from .snakemake/metadata): jobs, summed s, max s")
     for run in runs.values():
         print(f"  {run['label']}:")
         for rule, entry in run["rules"].items():
             print(f"    {rule:14s} {entry['jobs']:5d} {entry['seconds']:9.2f} {entry['max']:8.2f}")
-        print(f"    parse + DAG before the first job: {run['before_first_job']:.2f} s; "
-              f"no job running for {run['no_job_running']:.2f} s of {run['wall']:.2f} s")
+        print(
+            f"    parse + DAG before the first job: {run['before_first_job']:.2f} s; "
+            f"no job running for {run['no_job_running']:.2f} s of {run['wall']:.2f} s"
+        )
 
-    report = {"args": vars(args) | {"tmp": str(args.tmp)}, "floor": floors, "runs": runs, "peer": peers,
-              "edited": edited, "generated_seconds": generated, "files": files, "bytes": size}
+    report = {
+        "args": vars(args) | {"tmp": str(args.tmp)},
+        "floor": floors,
+        "runs": runs,
+        "peer": peers,
+        "edited": edited,
+        "generated_seconds": generated,
+        "files": files,
+        "bytes": size,
+    }
     for label in runs:
         raw = workdir / f"py-spy-{label}.txt"
         if args.py_spy and raw.exists():
             text = py_spy_summary(raw)
-            print(f"\npy-spy (50 Hz, CPU samples only), main snakemake process, {label} run:\n"
-                  + text)
+            print(f"\npy-spy (50 Hz, CPU samples only), main snakemake process, {label} run:\n" + text)
             report.setdefault("py_spy", {})[label] = text
     if args.profile:
         print("\nprofile")
         print(f"  snakemake -n (after the runs): {dry['wall']:.2f} s, jobs {dry['jobs']}")
         fresh = copy_workflow(args.tmp / f"wf-dry-{name}", args.coverage_simulations)
         dry_cold = profile_dry_run(fresh, jobs_root, "dry run, fresh copy")
-        print(f"  snakemake -n (fresh copy, no stamp state): {dry_cold['wall']:.2f} s, "
-              f"jobs {dry_cold['jobs']}")
+        print(f"  snakemake -n (fresh copy, no stamp state): {dry_cold['wall']:.2f} s, jobs {dry_cold['jobs']}")
         shutil.rmtree(fresh, ignore_errors=True)
         discovery = profile_discovery(jobs_root, args.tmp / f"scratch-{name}")
-        print("  discovery: " + ", ".join(
-            f"{key} {value:.2f} s" if isinstance(value, float) else f"{key} {value}"
-            for key, value in discovery.items()))
+        print(
+            "  discovery: "
+            + ", ".join(
+                f"{key} {value:.2f} s" if isinstance(value, float) else f"{key} {value}"
+                for key, value in discovery.items()
+            )
+        )
         ingest = profile_ingest(jobs_root)
         print(f"  ingest_job({ingest['job']}): {ingest['seconds']:.2f} s")
         print("  by own time:\n" + ingest["tottime"])
         print("  by cumulative time:\n" + ingest["cumulative"])
         stats = profile_stats(workdir)
-        print("  setting_stats (under cProfile): "
-              + ", ".join(f"{k} {v:.2f} s" for k, v in stats["settings"].items()))
+        print("  setting_stats (under cProfile): " + ", ".join(f"{k} {v:.2f} s" for k, v in stats["settings"].items()))
         print(stats["cumulative"])
-        report["profile"] = {"dry_warm": dry, "dry_fresh": dry_cold, "discovery": discovery,
-                             "ingest": ingest, "stats": stats}
+        report["profile"] = {
+            "dry_warm": dry,
+            "dry_fresh": dry_cold,
+            "discovery": discovery,
+            "ingest": ingest,
+            "stats": stats,
+        }
     out = args.tmp / f"report-{name}.json"
     out.write_text(json.dumps(report, indent=1, default=str))
     print(f"\nreport: {out}")

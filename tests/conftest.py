@@ -139,8 +139,13 @@ def agent_on(tasks_by_try, root: Path, digests=None) -> None:
     from benchflow_synth import write_matrix
 
     digests = digests or {}
-    tries = [[{"task": task, "attempts": [{"kind": kind}]} | ({"task_digest": digests[task]} if task in digests else {})
-              for task, kind in row] for row in tasks_by_try]
+    tries = [
+        [
+            {"task": task, "attempts": [{"kind": kind}]} | ({"task_digest": digests[task]} if task in digests else {})
+            for task, kind in row
+        ]
+        for row in tasks_by_try
+    ]
     write_matrix(root, alias="sonnet", setting=AGENT, tries=tries, seed=3, start="2026-11-30 10:00:00")
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from benchflow_synth import write_matrix
 
 SETTING = {
@@ -32,10 +31,22 @@ def reports(tmp_path_factory) -> dict[str, object]:
 
     workflow = copy_workflow(tmp_path_factory.mktemp("acceptance") / "wf")
     tries = [outcomes("passed", "passed", "failed") for _ in range(3)]
-    write_matrix(workflow.path / "jobs" / "claude", alias="sonnet", setting=SETTING, tries=tries, seed=1,
-                 start="2026-11-30 10:00:00")
-    write_matrix(workflow.path / "jobs" / "one", alias="haiku", setting=ONE_TRIAL, tries=[outcomes("passed")],
-                 seed=2, start="2026-11-30 10:00:00")
+    write_matrix(
+        workflow.path / "jobs" / "claude",
+        alias="sonnet",
+        setting=SETTING,
+        tries=tries,
+        seed=1,
+        start="2026-11-30 10:00:00",
+    )
+    write_matrix(
+        workflow.path / "jobs" / "one",
+        alias="haiku",
+        setting=ONE_TRIAL,
+        tries=[outcomes("passed")],
+        seed=2,
+        start="2026-11-30 10:00:00",
+    )
     workflow.run(roots=["jobs"])
     found = {}
     for folder in (workflow.results / "reports").iterdir():
@@ -65,9 +76,14 @@ def test_three_tasks_3_of_3_3_of_3_0_of_3(reports):
     writeup = (report_dir / "writeup.md").read_text()
     # BenchFlow's write-up shape: the number and its uncertainty, then the resampled and Wilson intervals
     assert writeup.startswith("claude-agent-acp (harness version not recorded) on anthropic/claude-sonnet-4-5")
-    assert "\n6 of 9 trials passed; pass rate 67% (mean over the 3 tasks). 95% interval: 0% to 100% (t over task means" in writeup
-    assert ("\nresampled over tasks: 0% to 100%; Wilson if the 9 trials were independent: 35% to 88%, which tries "
-            "of one task aren't.\n") in writeup
+    assert (
+        "\n6 of 9 trials passed; pass rate 67% (mean over the 3 tasks). 95% interval: 0% to 100% (t over task means"
+        in writeup
+    )
+    assert (
+        "\nresampled over tasks: 0% to 100%; Wilson if the 9 trials were independent: 35% to 88%, which tries "
+        "of one task aren't.\n"
+    ) in writeup
     assert "\nPer task: task-0 3/3, task-1 3/3, task-2 0/3.\n" in writeup
 
 

@@ -11,7 +11,6 @@ import subprocess
 import sys
 
 import pytest
-
 from benchreport import agreement
 from conftest import EXAMPLE, REPO
 
@@ -64,29 +63,47 @@ def test_no_output_states_another_confidence_level(results_90):
 
 
 def test_the_command_reports_agreement_and_exits_zero(results_95):
-    process = subprocess.run([sys.executable, "-m", "benchreport", "check", str(results_95)], capture_output=True,
-                             text=True, cwd=REPO / "workflow" / "scripts")
+    process = subprocess.run(
+        [sys.executable, "-m", "benchreport", "check", str(results_95)],
+        capture_output=True,
+        text=True,
+        cwd=REPO / "workflow" / "scripts",
+    )
     assert process.returncode == 0, process.stdout + process.stderr
     assert re.search(r"[\d,]+ comparisons, 0 disagreements", process.stdout)
 
 
 MUTATIONS = {
     # index.md showing the percentile bootstrap instead of the headline (main before the record)
-    "index interval": ("index.md", lambda text, r: text.replace(
-        f"| {agreement.interval_text(r['headline']['low'], r['headline']['high'])} (",
-        f"| {agreement.interval_text(r['intervals']['over_tasks']['low'], r['intervals']['over_tasks']['high'])} (", 1)),
+    "index interval": (
+        "index.md",
+        lambda text, r: text.replace(
+            f"| {agreement.interval_text(r['headline']['low'], r['headline']['high'])} (",
+            f"| {agreement.interval_text(r['intervals']['over_tasks']['low'], r['intervals']['over_tasks']['high'])} (",
+            1,
+        ),
+    ),
     # a hard-coded level in the write-up
     "writeup level": ("reports/{setting}/writeup.md", lambda text, r: text.replace("95% interval", "90% interval", 1)),
     # a second cost per solved task
-    "paper cost": ("paper/settings.csv", lambda text, r: text.replace(
-        str(r["usage"]["cost_measures"]["per_solved_task"]["value_usd"]),
-        str(r["usage"]["cost_measures"]["per_passed_trial"]["value_usd"]), 1)),
+    "paper cost": (
+        "paper/settings.csv",
+        lambda text, r: text.replace(
+            str(r["usage"]["cost_measures"]["per_solved_task"]["value_usd"]),
+            str(r["usage"]["cost_measures"]["per_passed_trial"]["value_usd"]),
+            1,
+        ),
+    ),
     # a task the controls removed, missing from the ledger
-    "ledger task": ("exclusions.tsv", lambda text, r: "\n".join(
-        line for line in text.splitlines() if not line.startswith("task\t")) + "\n"),
+    "ledger task": (
+        "exclusions.tsv",
+        lambda text, r: "\n".join(line for line in text.splitlines() if not line.startswith("task\t")) + "\n",
+    ),
     # the run card's verdict disagreeing with the report's
-    "card verdict": ("reports/{setting}/run-card.json", lambda text, r: text.replace('"verdict": "fails"',
-                                                                                   '"verdict": "holds"', 1)),
+    "card verdict": (
+        "reports/{setting}/run-card.json",
+        lambda text, r: text.replace('"verdict": "fails"', '"verdict": "holds"', 1),
+    ),
 }
 
 
@@ -146,9 +163,18 @@ def test_a_job_folder_that_mixed_settings_is_said_so(workflow):
     jobs = workflow.path / "jobs"
     folders = []
     for seed, setting, tasks in ((1, sonnet, ["a-task", "b-task", "c-task"]), (2, haiku, ["a-task", "d-task"])):
-        trials = [{"task": task, "attempts": [{"kind": "passed" if i % 2 == 0 else "failed"}]} for i, task in enumerate(tasks)]
-        folders.append(write_job(workflow.path / f"part-{seed}", job_name="2026-11-30__10-00-00", setting=setting,
-                                 trials=trials, seed=seed))
+        trials = [
+            {"task": task, "attempts": [{"kind": "passed" if i % 2 == 0 else "failed"}]} for i, task in enumerate(tasks)
+        ]
+        folders.append(
+            write_job(
+                workflow.path / f"part-{seed}",
+                job_name="2026-11-30__10-00-00",
+                setting=setting,
+                trials=trials,
+                seed=seed,
+            )
+        )
     # the second model's trial folders moved into the first job folder: one folder, two settings
     for trial in folders[1].iterdir():
         if trial.is_dir():
@@ -156,8 +182,10 @@ def test_a_job_folder_that_mixed_settings_is_said_so(workflow):
     jobs.mkdir()
     folders[0].rename(jobs / folders[0].name)
     workflow.run(roots=["jobs"])
-    records = {json.loads(p.read_text())["settings"]["model"]: json.loads(p.read_text())
-               for p in (workflow.results / "reports").glob("*/summary.json")}
+    records = {
+        json.loads(p.read_text())["settings"]["model"]: json.loads(p.read_text())
+        for p in (workflow.results / "reports").glob("*/summary.json")
+    }
     assert set(records) == {sonnet["model"], haiku["model"]}
     for record in records.values():
         [mixed] = record["mixed_settings"]
@@ -170,10 +198,26 @@ def test_a_job_folder_that_mixed_settings_is_said_so(workflow):
 
 
 def planned_rules(workdir) -> set[str]:
-    process = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "2", "--quiet", "rules",
-                              "--configfile", "settings.json", "--config",
-                              'job_roots=["jobs/benchflow-real-jobs","jobs/benchflow-samples","jobs/generated"]'],
-                             cwd=workdir, capture_output=True, text=True, timeout=600)
+    process = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "-n",
+            "--cores",
+            "2",
+            "--quiet",
+            "rules",
+            "--configfile",
+            "settings.json",
+            "--config",
+            'job_roots=["jobs/benchflow-real-jobs","jobs/benchflow-samples","jobs/generated"]',
+        ],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert process.returncode == 0, process.stdout + process.stderr
     rules = set()
     for line in process.stdout.splitlines():
@@ -190,7 +234,10 @@ def test_a_change_to_one_renderer_re_runs_only_what_it_writes(results_95):
     workdir = results_95.parent
     assert planned_rules(workdir) == set()
     package = workdir / "workflow" / "scripts" / "benchreport"
-    for module, expected in (("html_report.py", {"html_report", "all"}), ("overview.py", {"overview", "html_report", "all"})):
+    for module, expected in (
+        ("html_report.py", {"html_report", "all"}),
+        ("overview.py", {"overview", "html_report", "all"}),
+    ):
         original = (package / module).read_text()
         try:
             (package / module).write_text(original + "\n# an edit\n")

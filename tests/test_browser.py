@@ -19,10 +19,20 @@ from test_paper import XSS_TASK, built_workflow
 CHROMIUM = os.environ.get("BENCHREPORT_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("BENCHREPORT_CHROMEDRIVER", "/usr/bin/chromedriver")
 # Quiet on a machine without network: no sync, component updates, background requests or QUIC.
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--hide-scrollbars", "--force-device-scale-factor=1",
-         "--window-size=1400,3000"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--hide-scrollbars",
+    "--force-device-scale-factor=1",
+    "--window-size=1400,3000",
+]
 ALERT_HOOK = """
 window.__alerts = [];
 for (const name of ["alert", "confirm", "prompt"]) {
@@ -102,7 +112,8 @@ def test_report_html_renders_in_chromium(tmp_path_factory, browser, tmp_path):
     assert variance(picture) > 200, "the screenshot looks blank"
     for image in images:
         box = browser.execute_script(
-            "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom];", image)
+            "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom];", image
+        )
         left, top, right, bottom = (int(v) for v in box)
         if top >= picture.height:
             continue  # below the fold: checked through the DOM above
@@ -141,8 +152,12 @@ def test_report_html_renders_in_chromium(tmp_path_factory, browser, tmp_path):
     per_task = trials_note.find_element(By.XPATH, "following-sibling::table[1]")
     assert "per-task" in per_task.get_attribute("class").split()
     # every trial of the setting in its task's <details>, and each once (the small example lists them all)
-    folders = [cell.get_attribute("textContent") for cell in
-               per_task.find_elements(By.CSS_SELECTOR, ":scope > tbody > tr > td > details > table > tbody > tr > td.mono")]
+    folders = [
+        cell.get_attribute("textContent")
+        for cell in per_task.find_elements(
+            By.CSS_SELECTOR, ":scope > tbody > tr > td > details > table > tbody > tr > td.mono"
+        )
+    ]
     assert len(folders) == len(set(folders)) == int(trials_link.text)
     page = browser.page_source
     assert all(page.count(folder) == 1 for folder in folders)

@@ -16,20 +16,29 @@ import zlib
 
 import pytest
 import yaml
-
 from benchflow_synth import write_matrix
 from conftest import REPO, copy_workflow
 
 KEY = "sk-ant-api03-PLANTEDplantedPLANTED0123456789abcdef"
-SETTING = {"agent": "claude-agent-acp", "model": "anthropic/claude-sonnet-4-5",
-           "served_model": "claude-sonnet-4-5-20250929", "usage_source": "provider_response",
-           "price_source": "litellm"}
+SETTING = {
+    "agent": "claude-agent-acp",
+    "model": "anthropic/claude-sonnet-4-5",
+    "served_model": "claude-sonnet-4-5-20250929",
+    "usage_source": "provider_response",
+    "price_source": "litellm",
+}
 
 
 def verify(path, cwd, *flags):
     env = dict(os.environ, PYTHONPATH=str(REPO / "workflow" / "scripts"))
-    return subprocess.run([sys.executable, "-m", "benchreport", "verify", str(path), *flags], cwd=cwd,
-                          capture_output=True, text=True, env=env, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "benchreport", "verify", str(path), *flags],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
 
 
 def make_jobs(workflow, plant=False, real=("",)):
@@ -38,8 +47,14 @@ def make_jobs(workflow, plant=False, real=("",)):
     for part in real:
         shutil.copytree(REPO / "resources/example/benchflow-real-jobs" / part, workflow.path / "jobs" / "real" / part)
     tries = [[{"task": t, "attempts": [{"kind": k}]} for t, k in (("alpha", "passed"), ("beta", "failed"))]] * 3
-    write_matrix(workflow.path / "jobs" / "agent", alias="sonnet", setting=SETTING, tries=tries, seed=9,
-                 start="2026-11-30 10:00:00")
+    write_matrix(
+        workflow.path / "jobs" / "agent",
+        alias="sonnet",
+        setting=SETTING,
+        tries=tries,
+        seed=9,
+        start="2026-11-30 10:00:00",
+    )
     if plant:
         trajectory = next((workflow.path / "jobs" / "agent").rglob("llm_trajectory.jsonl"))
         lines = trajectory.read_text().splitlines()
@@ -101,9 +116,15 @@ def test_bundle_then_verify_in_a_fresh_copy(bundled, tmp_path):
         names = tar.getnames()
         info = json.loads(tar.extractfile("benchreport/BUNDLE.json").read())
         assert all(m.mtime == 0 and m.uid == 0 for m in tar.getmembers())
-    for expected in ("benchreport/MANIFEST.sha256", "benchreport/ro-crate-metadata.json", "benchreport/config.yaml",
-                     "benchreport/environment/requirements.lock", "benchreport/workflow-code/Snakefile",
-                     "benchreport/results/index.md", "benchreport/results/lineage/index.md.json"):
+    for expected in (
+        "benchreport/MANIFEST.sha256",
+        "benchreport/ro-crate-metadata.json",
+        "benchreport/config.yaml",
+        "benchreport/environment/requirements.lock",
+        "benchreport/workflow-code/Snakefile",
+        "benchreport/results/index.md",
+        "benchreport/results/lineage/index.md.json",
+    ):
         assert expected in names
     assert any(n.endswith("/verifier/reward.txt") for n in names)
     # bundled under jobs/<root label>/<path in the root>: here the root is "jobs"
@@ -124,8 +145,13 @@ def test_bundle_holds_every_output_and_the_whole_environment(bundled):
         lock = tar.extractfile("benchreport/environment/requirements.lock").read().decode()
     assert written - names == set()
     assert {n for n in names if n.startswith("results/")} == written
-    for expected in ("results/paper/settings.tex", "results/paper/settings.md", "results/paper/comparisons.csv",
-                     "results/comparisons/comparisons.csv", "results/paper/forest.png"):
+    for expected in (
+        "results/paper/settings.tex",
+        "results/paper/settings.md",
+        "results/paper/comparisons.csv",
+        "results/comparisons/comparisons.csv",
+        "results/paper/forest.png",
+    ):
         assert expected in names, expected
     assert any(n.startswith("results/ingest/") and n.endswith("/index.json") for n in names)
     assert any(n.startswith("results/ingest/") and n.endswith("/tasks.json") for n in names)
@@ -151,8 +177,10 @@ def rebuild(archive, target, changes, manifest=True):
     files = {n: d for n, d in files.items() if d is not None}
     if manifest:
         files[f"{prefix}/MANIFEST.sha256"] = "".join(
-            f"{hashlib.sha256(d).hexdigest()}  {n[len(prefix) + 1:]}\n" for n, d in sorted(files.items())
-            if n != f"{prefix}/MANIFEST.sha256").encode()
+            f"{hashlib.sha256(d).hexdigest()}  {n[len(prefix) + 1 :]}\n"
+            for n, d in sorted(files.items())
+            if n != f"{prefix}/MANIFEST.sha256"
+        ).encode()
     with tarfile.open(target, "w:gz") as out:
         for member in members:
             if member.isdir():
@@ -167,38 +195,49 @@ def rebuild(archive, target, changes, manifest=True):
 def forge(archive, target, code_marker, command_marker):
     """The bundle with a line appended to its Snakefile and a command enabled in its config,
     its manifest recomputed: a consistent forgery."""
+
     def evil_config(data):
         config = yaml.safe_load(data)
         config["controls"]["run"].update(enabled=True, command=["sh", "-c", f"touch {command_marker}"])
         config["environment"]["docker"] = "/bin/false"
         return yaml.safe_dump(config).encode()
 
-    return rebuild(archive, target, {
-        "workflow-code/Snakefile": lambda data: data + f"\nopen({str(code_marker)!r}, 'w').write('ran')\n".encode(),
-        "config.yaml": evil_config,
-    })
+    return rebuild(
+        archive,
+        target,
+        {
+            "workflow-code/Snakefile": lambda data: data + f"\nopen({str(code_marker)!r}, 'w').write('ran')\n".encode(),
+            "config.yaml": evil_config,
+        },
+    )
 
 
 def test_verify_runs_no_code_and_no_command_from_the_archive_unless_asked(bundled, tmp_path):
     code_marker, command_marker = tmp_path / "snakefile-ran", tmp_path / "command-ran"
-    forged = forge(bundled.results / "bundle" / "benchreport.tar.gz", tmp_path / "forged.tar.gz", code_marker,
-                   command_marker)
+    forged = forge(
+        bundled.results / "bundle" / "benchreport.tar.gz", tmp_path / "forged.tar.gz", code_marker, command_marker
+    )
     done = verify(forged, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr  # a consistent forgery verifies ...
     assert "not proved: origin" in done.stdout  # ... and verify says that is all it shows
     assert not code_marker.exists() and not command_marker.exists()
     assert "controls.run" in done.stdout and "switched off, nothing run" in done.stdout
     assert "differs from the bundled workflow-code/ in 1 of" in done.stdout and "Snakefile" in done.stdout
-    helped = subprocess.run([sys.executable, "-m", "benchreport", "verify", "--help"], capture_output=True, text=True,
-                            env=dict(os.environ, PYTHONPATH=str(REPO / "workflow" / "scripts")))
+    helped = subprocess.run(
+        [sys.executable, "-m", "benchreport", "verify", "--help"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO / "workflow" / "scripts")),
+    )
     assert "--run-bundled-code" in helped.stdout and "EXECUTES code from the archive" in helped.stdout
 
 
 @pytest.mark.slow
 def test_the_flag_runs_the_archive_code_but_never_its_commands(bundled, tmp_path):
     code_marker, command_marker = tmp_path / "snakefile-ran", tmp_path / "command-ran"
-    forged = forge(bundled.results / "bundle" / "benchreport.tar.gz", tmp_path / "forged.tar.gz", code_marker,
-                   command_marker)
+    forged = forge(
+        bundled.results / "bundle" / "benchreport.tar.gz", tmp_path / "forged.tar.gz", code_marker, command_marker
+    )
     done = verify(forged, tmp_path, "--run-bundled-code")
     assert code_marker.exists(), done.stdout + done.stderr
     assert not command_marker.exists()
@@ -237,7 +276,9 @@ def test_planted_key_never_reaches_the_bundle(bundled):
             assert KEY not in path.read_text(errors="replace"), path
     # one label for the key wherever it is
     assert {h["kind"] for h in hits if h["file"].endswith(("/result.json", "/config.json"))} == {
-        "anthropic api key", "secret"}
+        "anthropic api key",
+        "secret",
+    }
     assert b"hunter2-hunter2" not in bundle_bytes(archive)
 
 
@@ -245,14 +286,19 @@ def test_a_redacted_bundle_verifies_byte_for_byte(bundled, verified):
     """Ingest redacted the key in the job folder, the bundle writer in the bundle's copy of it:
     the re-run from the redacted copy writes every output to the same bytes, ledger included."""
     assert verified.returncode == 0, verified.stdout + verified.stderr
-    (line,) = [line for line in verified.stdout.splitlines() if line.startswith("re-run: ") and "of" in line
-               and "byte-identical" in line]
+    (line,) = [
+        line
+        for line in verified.stdout.splitlines()
+        if line.startswith("re-run: ") and "of" in line and "byte-identical" in line
+    ]
     same, total = line.removeprefix("re-run: ").split(" outputs")[0].split(" of ")
     assert same == total and int(total) > 50, line
     assert not [line for line in verified.stdout.splitlines() if line.startswith(("differs: ", "not made again: "))]
     ledger = json.loads(next((bundled.results / "ingest" / "jobs" / "agent").rglob("ledger.json")).read_text())
     assert ledger  # the planted job's rows are there in both runs, not absent from both
-    rows = [row for p in (bundled.results / "ingest").rglob("ledger.json") for row in json.loads(p.read_text())["ledger"]]
+    rows = [
+        row for p in (bundled.results / "ingest").rglob("ledger.json") for row in json.loads(p.read_text())["ledger"]
+    ]
     assert any(row["reason"] == "a secret (anthropic api key) in error was redacted" for row in rows), rows
 
 
@@ -263,8 +309,9 @@ def test_whole_trajectories_are_redacted(bundled, tmp_path):
 
     plan = {}
     for job in discover.find_job_folders([str(bundled.path / "jobs")]):
-        files = bundle.job_files({"relpath": job.relpath, "id": job.job_id}, job.root, trajectories=True,
-                                 max_requests=20)[0]
+        files = bundle.job_files(
+            {"relpath": job.relpath, "id": job.job_id}, job.root, trajectories=True, max_requests=20
+        )[0]
         plan.update({f"jobs/{job.job_id}/{relpath}": source for relpath, source in files.items()})
     assert {source[0] for name, source in plan.items() if name.endswith("llm_trajectory.jsonl")} == {"file"}
     entries, _, hits = bundle.scan_and_spool(plan, set(), tmp_path)
@@ -310,23 +357,29 @@ def tiny_archive(path, members, manifest=True):
 
 
 CONFIG = b"job_roots: []\n"
-ALIAS_BOMB = CONFIG + b"a: &a [x, x, x, x, x, x, x, x, x, x]\n" + b"".join(
-    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 10)}]\n".encode() for i in range(8))
+ALIAS_BOMB = (
+    CONFIG
+    + b"a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+    + b"".join(f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 10)}]\n".encode() for i in range(8))
+)
 # kind -> (members, words of the one-line refusal)
 HOSTILE = {
     "traversal": ([("../../escaped.txt", b"x", {})], "'..'"),
     "absolute": ([("/tmp/absolute.txt", b"x", {})], "absolute"),
     "symlink": ([("link", b"", {"type": tarfile.SYMTYPE, "linkname": "../../../../etc/passwd"})], "link refused"),
     "hardlink": ([("hard", b"", {"type": tarfile.LNKTYPE, "linkname": "/etc/passwd"})], "link refused"),
-    "hardlink-inside": ([("a", b"x", {}), ("hard", b"", {"type": tarfile.LNKTYPE, "linkname": "b/a"})],
-                        "link refused"),
+    "hardlink-inside": ([("a", b"x", {}), ("hard", b"", {"type": tarfile.LNKTYPE, "linkname": "b/a"})], "link refused"),
     "fifo": ([("jobs/x/fifo", b"", {"type": tarfile.FIFOTYPE})], "special file refused"),
-    "char-device": ([("jobs/x/zero", b"", {"type": tarfile.CHRTYPE, "devmajor": 1, "devminor": 5})],
-                    "special file refused"),
+    "char-device": (
+        [("jobs/x/zero", b"", {"type": tarfile.CHRTYPE, "devmajor": 1, "devminor": 5})],
+        "special file refused",
+    ),
     "block-device": ([("jobs/x/sda", b"", {"type": tarfile.BLKTYPE, "devmajor": 8})], "special file refused"),
     "member-twice": ([("config.yaml", CONFIG, {}), ("config.yaml", CONFIG, {})], "member twice"),
-    "control-characters": ([("jobs/x/a\nREFUSED: fake\u202e", b"", {"type": tarfile.SYMTYPE, "linkname": "/"})],
-                           "a\\nREFUSED: fake\\u202e"),
+    "control-characters": (
+        [("jobs/x/a\nREFUSED: fake\u202e", b"", {"type": tarfile.SYMTYPE, "linkname": "/"})],
+        "a\\nREFUSED: fake\\u202e",
+    ),
     "undecodable-name": ([("jobs/x/\udcff", b"", {"type": tarfile.SYMTYPE, "linkname": "/"})], "\\udcff"),
     "manifest-traversal": ([("config.yaml", CONFIG, {})], "MANIFEST.sha256 line 1"),
     "manifest-twice": ([("config.yaml", CONFIG, {})], "lists config.yaml twice"),
@@ -335,14 +388,12 @@ HOSTILE = {
     "config-not-yaml": ([("config.yaml", b"job_roots: [\n", {})], "does not parse"),
     "config-a-list": ([("config.yaml", b"- 1\n", {})], "not a mapping"),
     "config-controls-a-list": ([("config.yaml", CONFIG + b"controls: [run]\n", {})], "controls is list"),
-    "config-run-a-string": ([("config.yaml", CONFIG + b"controls: {run: 'sh -c id'}\n", {})],
-                            "controls.run is str"),
+    "config-run-a-string": ([("config.yaml", CONFIG + b"controls: {run: 'sh -c id'}\n", {})], "controls.run is str"),
     "config-environment-a-number": ([("config.yaml", CONFIG + b"environment: 7\n", {})], "environment is int"),
     "config-roots-outside": ([("config.yaml", b"job_roots: [/etc]\n", {})], "job_roots must be folders"),
     "config-alias-bomb": ([("config.yaml", ALIAS_BOMB, {})], "expands past"),
     "config-cycle": ([("config.yaml", CONFIG + b"a: &a [*a]\n", {})], "expands past"),
-    "config-deep": ([("config.yaml", CONFIG + b"a: " + b"[" * 100_000 + b"]" * 100_000 + b"\n", {})],
-                    "config.yaml"),
+    "config-deep": ([("config.yaml", CONFIG + b"a: " + b"[" * 100_000 + b"]" * 100_000 + b"\n", {})], "config.yaml"),
 }
 MANIFESTS = {
     "manifest-traversal": f"{hashlib.sha256(b'root:x:0:0').hexdigest()}  ../../etc/passwd\n".encode(),
@@ -392,8 +443,13 @@ def test_verify_needs_no_tarfile_extraction_filter(tmp_path, monkeypatch, bundle
         assert HOSTILE[kind][1] in out.getvalue()
     archive = bundled.results / "bundle" / "benchreport.tar.gz"
     target = tmp_path / "inputs"
-    _, hashes, small = verifier.read_archive(archive, target, keep_code=False, progress=lambda line: None,
-                                             limits=verifier.Limits(archive.stat().st_size, 1 << 40, 1000))
+    _, hashes, small = verifier.read_archive(
+        archive,
+        target,
+        keep_code=False,
+        progress=lambda line: None,
+        limits=verifier.Limits(archive.stat().st_size, 1 << 40, 1000),
+    )
     listed = verifier.parse_manifest(small["MANIFEST.sha256"])
     assert verifier.check_manifest(listed, hashes) == []
     written = {p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file()}
@@ -442,14 +498,21 @@ def test_sparse_truncated_and_incomplete_archives_get_one_line(bundled, tmp_path
     archive = (workflow.results / "bundle" / "benchreport.tar.gz").read_bytes()
     (tmp_path / "truncated.tar.gz").write_bytes(archive[: len(archive) // 2])
     (tmp_path / "not-gzip.tar.gz").write_bytes(b"this is not an archive\n" * 10)
-    rebuild(workflow.results / "bundle" / "benchreport.tar.gz", tmp_path / "no-manifest.tar.gz",
-            {"MANIFEST.sha256": None}, manifest=False)
-    expected = {"sparse": "sparse member refused", "truncated": "truncated", "not-gzip": "cannot be read",
-                "no-manifest": "no MANIFEST.sha256"}
+    rebuild(
+        workflow.results / "bundle" / "benchreport.tar.gz",
+        tmp_path / "no-manifest.tar.gz",
+        {"MANIFEST.sha256": None},
+        manifest=False,
+    )
+    expected = {
+        "sparse": "sparse member refused",
+        "truncated": "truncated",
+        "not-gzip": "cannot be read",
+        "no-manifest": "no MANIFEST.sha256",
+    }
     for kind, words in expected.items():
         done = verify(tmp_path / f"{kind}.tar.gz", tmp_path)
         assert done.returncode == 2, (kind, done.stdout, done.stderr)
         assert done.stdout.startswith("REFUSED") and len(done.stdout.splitlines()) == 1, (kind, done.stdout)
         assert words in done.stdout, (kind, done.stdout)
         assert "Traceback" not in done.stderr, (kind, done.stderr)
-

@@ -4,7 +4,6 @@ own message for a schema error quotes the whole schema, hundreds of lines)."""
 from __future__ import annotations
 
 import yaml
-
 from benchreport.configcheck import problems
 from conftest import REPO
 
@@ -17,15 +16,20 @@ def test_the_shipped_config_is_valid():
 
 
 def test_each_kind_of_mistake_names_the_key_and_what_is_allowed():
-    assert problems({**CONFIG, "statistcs": {}}, SCHEMA)[0] == "config: unknown key 'statistcs' (did you mean 'statistics'?)"
+    assert (
+        problems({**CONFIG, "statistcs": {}}, SCHEMA)[0]
+        == "config: unknown key 'statistcs' (did you mean 'statistics'?)"
+    )
     nested = problems({**CONFIG, "statistics": {"sed": 1}}, SCHEMA)
     assert nested[0] == "config: unknown key 'statistics.sed' (did you mean 'seed'?)"
     assert nested[1].startswith("  keys allowed under statistics: confidence, coverage_simulations,")
     wrong = problems({**CONFIG, "controls": {**CONFIG["controls"], "on_failure": "kep"}}, SCHEMA)
     assert wrong[:2] == ["config: controls.on_failure: 'kep' is not allowed", "  allowed values: 'exclude', 'keep'"]
     typed = problems({**CONFIG, "statistics": {"resamples": "many"}}, SCHEMA)
-    assert typed == ["config: statistics.resamples: 'many' is not of type integer",
-                     "  (statistics.resamples: Bootstrap resamples for the interval over tasks.)"]
+    assert typed == [
+        "config: statistics.resamples: 'many' is not of type integer",
+        "  (statistics.resamples: Bootstrap resamples for the interval over tasks.)",
+    ]
     small = problems({**CONFIG, "statistics": {"resamples": 10}}, SCHEMA)
     assert small[0] == "config: statistics.resamples: 10 is less than the minimum of 100"
 

@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from benchflow_synth import write_matrix
 from benchreport import controls
 from conftest import AGENT, AGENT_JOB_ROOTS, EXAMPLE, agent_on, real_digests
@@ -44,7 +43,9 @@ def test_real_control_folders_gate_an_agent_run(agent_run):
     assert verdicts["no-control-task"]["reasons"] == ["no nop ran", "no oracle ran"]
     assert summary["controls"]["tasks_without_control"] == ["no-control-task"]
     report = workflow.read(f"reports/{summary['setting']}/report.md")
-    assert "no oracle, nop 0/7 (4 errored): not verified (no oracle ran; nop errored 4 of 7)" in report.replace("\\", "")
+    assert "no oracle, nop 0/7 (4 errored): not verified (no oracle ran; nop errored 4 of 7)" in report.replace(
+        "\\", ""
+    )
     assert "kept in the headline (controls.on_unverified: keep)" in report.replace("\\", "")
     # control trials never count in the agent's numbers
     assert summary["counts"]["trials"] == 9 and summary["counts"]["tasks"] == 3
@@ -75,11 +76,26 @@ def test_a_control_covers_only_the_task_version_it_ran_on(workflow):
     nop = {"agent": "nop", "model": None}
     for alias, setting, kind in (("oracle", control, "passed"), ("nop", nop, "failed")):
         tries = [[{"task": "two-versions", "attempts": [{"kind": kind}], "task_digest": old}]] * 2
-        write_matrix(workflow.path / "jobs" / alias, alias=alias, setting=setting, tries=tries, seed=5,
-                     start="2026-11-30 09:00:00")
-    tries = [[{"task": "two-versions", "attempts": [{"kind": "passed"}], "task_digest": digest}] for digest in (old, old, new)]
-    write_matrix(workflow.path / "jobs" / "agent", alias="sonnet", setting=AGENT, tries=tries, seed=3,
-                 start="2026-11-30 10:00:00")
+        write_matrix(
+            workflow.path / "jobs" / alias,
+            alias=alias,
+            setting=setting,
+            tries=tries,
+            seed=5,
+            start="2026-11-30 09:00:00",
+        )
+    tries = [
+        [{"task": "two-versions", "attempts": [{"kind": "passed"}], "task_digest": digest}]
+        for digest in (old, old, new)
+    ]
+    write_matrix(
+        workflow.path / "jobs" / "agent",
+        alias="sonnet",
+        setting=AGENT,
+        tries=tries,
+        seed=3,
+        start="2026-11-30 10:00:00",
+    )
     workflow.run(roots=["jobs"])
     summary = summary_of(workflow, "claude-agent-acp")
     entry = summary["controls"]["per_task"]["two-versions"]
@@ -97,14 +113,19 @@ def test_a_control_covers_only_the_task_version_it_ran_on(workflow):
 def test_failed_controls_leave_the_task_out_or_warn(workflow):
     shutil.copytree(EXAMPLE / "benchflow-samples", workflow.path / "jobs" / "samples")
     # the real oracle-matrix: spec-pass passes 2/2, spec-partial scores 0.5 (oracle fails) 2/2
-    agent_on([[("spec-pass", "passed"), ("spec-partial", "passed")]] * 3, workflow.path / "jobs" / "agent",
-             real_digests(workflow.path / "jobs" / "samples"))
+    agent_on(
+        [[("spec-pass", "passed"), ("spec-partial", "passed")]] * 3,
+        workflow.path / "jobs" / "agent",
+        real_digests(workflow.path / "jobs" / "samples"),
+    )
     workflow.run(roots=["jobs"])
     summary = summary_of(workflow, "claude-agent-acp")
     assert summary["counts"]["tasks"] == 1 and summary["counts"]["left_out_by_controls"] == 3
     report = workflow.read(f"reports/{summary['setting']}/report.md").replace("\\", "")
     assert "spec-partial (oracle passed 0 of 2)" in report
-    assert "| task | — | task spec-partial | controls fail: oracle passed 0 of 2 | 3 trials (3 passed) left out" in report
+    assert (
+        "| task | — | task spec-partial | controls fail: oracle passed 0 of 2 | 3 trials (3 passed) left out" in report
+    )
 
     keep = workflow.path / "keep.yaml"
     keep.write_text(json.dumps({"controls": {"on_failure": "keep"}}))
@@ -125,8 +146,15 @@ def test_tasks_lacking_a_control_kind():
 
 
 def test_bench_commands_keep_secret_values_out():
-    run = {"command": ["bench"], "tasks_dir": "tasks", "tries": 2, "oracle_agent": "oracle", "nop_agent": "nop-acp",
-           "nop_args": ["--agent-idle-timeout", "0"], "pass_env": ["OPENAI_API_KEY"]}
+    run = {
+        "command": ["bench"],
+        "tasks_dir": "tasks",
+        "tries": 2,
+        "oracle_agent": "oracle",
+        "nop_agent": "nop-acp",
+        "nop_args": ["--agent-idle-timeout", "0"],
+        "pass_env": ["OPENAI_API_KEY"],
+    }
     commands = controls.bench_commands("nop", ["t1"], run, Path("/j"))
     assert len(commands) == 2
     assert commands[1][commands[1].index("--jobs-dir") + 1] == "/j/nop/trial-02"

@@ -13,7 +13,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from benchflow_synth import write_matrix
 from conftest import REPO
 
@@ -46,15 +45,38 @@ def test_workflow_runs_missing_controls_with_benchflow(workflow):
     shutil.copytree(TINY / "tasks-net", workflow.path / "tasks")
     # the agent's trials record no task digest, so its controls are matched by task name (the
     # digest BenchFlow gives these task folders is its own to compute)
-    tries = [[{"task": task, "attempts": [{"kind": kind}], "task_digest": None}
-              for task in ("tiny-hello-net", "tiny-oracle-fails")] for kind in ("passed", "failed")]
-    setting = {"agent": "claude-agent-acp", "model": "anthropic/claude-sonnet-4-5",
-               "served_model": "claude-sonnet-4-5-20250929", "usage_source": "provider_response",
-               "price_source": "litellm"}
-    write_matrix(workflow.path / "jobs" / "agent", alias="sonnet", setting=setting, tries=tries, seed=5,
-                 start="2026-11-30 10:00:00")
-    run = {"enabled": True, "command": [BENCH], "tasks_dir": "tasks", "agents_dir": str(TINY / "agents"),
-           "jobs_dir": "control-jobs", "tries": TRIES, "nop_agent": "nop-acp", "pass_env": ["OPENAI_API_KEY"]}
+    tries = [
+        [
+            {"task": task, "attempts": [{"kind": kind}], "task_digest": None}
+            for task in ("tiny-hello-net", "tiny-oracle-fails")
+        ]
+        for kind in ("passed", "failed")
+    ]
+    setting = {
+        "agent": "claude-agent-acp",
+        "model": "anthropic/claude-sonnet-4-5",
+        "served_model": "claude-sonnet-4-5-20250929",
+        "usage_source": "provider_response",
+        "price_source": "litellm",
+    }
+    write_matrix(
+        workflow.path / "jobs" / "agent",
+        alias="sonnet",
+        setting=setting,
+        tries=tries,
+        seed=5,
+        start="2026-11-30 10:00:00",
+    )
+    run = {
+        "enabled": True,
+        "command": [BENCH],
+        "tasks_dir": "tasks",
+        "agents_dir": str(TINY / "agents"),
+        "jobs_dir": "control-jobs",
+        "tries": TRIES,
+        "nop_agent": "nop-acp",
+        "pass_env": ["OPENAI_API_KEY"],
+    }
     settings = workflow.path / "controls.yaml"
     settings.write_text(json.dumps({"controls": {"run": run}}))
     env = dict(os.environ, OPENAI_API_KEY="unused-dummy-0xC0FFEE")
@@ -66,7 +88,8 @@ def test_workflow_runs_missing_controls_with_benchflow(workflow):
     assert [r["exit"] for r in oracle["runs"]] == [0] * TRIES
     assert len(nop["runs"]) == TRIES  # a nop trial is errored (suspected_api_error): bench exits 1
     agent = next(
-        json.loads(p.read_text()) for p in (workflow.results / "reports").glob("*/summary.json")
+        json.loads(p.read_text())
+        for p in (workflow.results / "reports").glob("*/summary.json")
         if json.loads(p.read_text())["settings"]["agent"] == "claude-agent-acp"
     )
     report = workflow.read(f"reports/{agent['setting']}/report.md").replace("\\", "")
@@ -82,11 +105,17 @@ def test_workflow_runs_missing_controls_with_benchflow(workflow):
     assert verdicts["tiny-oracle-fails"]["reasons"] == [f"oracle passed 0 of {TRIES}"]
     assert [row["task"] for row in agent["excluded_by_controls"]] == ["tiny-oracle-fails"]
     assert agent["counts"]["tasks"] == 1
-    assert f"oracle {TRIES}/{TRIES}, nop 0/{TRIES} ({TRIES} errored): not verified (nop errored {TRIES} of {TRIES})" in report
+    assert (
+        f"oracle {TRIES}/{TRIES}, nop 0/{TRIES} ({TRIES} errored): not verified (nop errored {TRIES} of {TRIES})"
+        in report
+    )
     assert "Controls fail (the oracle did not pass every try or the nop passed one) on 1 task" in report
     # the control runs were ingested as job folders with their try index
-    tries_seen = sorted(t["try"] for s in (workflow.results / "reports").glob("oracle*/trials.json")
-                        for t in json.loads(s.read_text())["trials"])
+    tries_seen = sorted(
+        t["try"]
+        for s in (workflow.results / "reports").glob("oracle*/trials.json")
+        for t in json.loads(s.read_text())["trials"]
+    )
     assert tries_seen == sorted([*range(1, TRIES + 1)] * 2)
     # the key handed to the agent is nowhere in the results
     for path in workflow.results.rglob("*"):

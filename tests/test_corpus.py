@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tarfile
 
 import pytest
-
 from conftest import REPO
 from corpus.cases import CASES, JOB, PASS, SECRETS
 
@@ -71,7 +70,9 @@ def test_every_job_folder_adds_up(corpus_run):
 
 def setting_trials(workflow):
     """Every setting's trial rows (reports/<setting>/trials.json)."""
-    return [t for p in (workflow.results / "reports").glob("*/trials.json") for t in json.loads(p.read_text())["trials"]]
+    return [
+        t for p in (workflow.results / "reports").glob("*/trials.json") for t in json.loads(p.read_text())["trials"]
+    ]
 
 
 def trials_of(workflow, name):
@@ -120,8 +121,12 @@ def test_unreadable_file_without_roots_override(tmp_path):
         "print(json.dumps({'ledger': r['ledger'], 'trials': len(r['trials'])}))"
     )
     drop = "-dac_override,-dac_read_search"
-    done = subprocess.run(["setpriv", f"--bounding-set={drop}", f"--inh-caps={drop}", sys.executable, "-c", code],
-                          capture_output=True, text=True, env={"PYTHONPATH": str(REPO / "workflow" / "scripts")})
+    done = subprocess.run(
+        ["setpriv", f"--bounding-set={drop}", f"--inh-caps={drop}", sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO / "workflow" / "scripts")},
+    )
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     assert any(r["file"] == f"{PASS}/result.json" and "permission denied" in r["reason"] for r in found["ledger"])
@@ -130,15 +135,22 @@ def test_unreadable_file_without_roots_override(tmp_path):
 
 def ingested_trials(workflow, prefix):
     """The trial rows ingest wrote for the job folders whose shown name starts with prefix."""
-    return [t for p in sorted((workflow.results / "ingest").rglob("trials.json"))
-            for t in json.loads(p.read_text())["trials"] if t["job"].startswith(prefix)]
+    return [
+        t
+        for p in sorted((workflow.results / "ingest").rglob("trials.json"))
+        for t in json.loads(p.read_text())["trials"]
+        if t["job"].startswith(prefix)
+    ]
 
 
-@pytest.mark.parametrize("name,second,reason", [
-    ("nested_roots", "nested-A/", "the same folder as nested_roots/nested-A/"),
-    ("root_symlink", "root_symlink.link/", "the same folder as root_symlink/oracle-run/"),
-    ("backup_copy", "backup_copy/oracle-run (copy)/", "the same attempt as backup_copy/oracle-run/"),
-])
+@pytest.mark.parametrize(
+    "name,second,reason",
+    [
+        ("nested_roots", "nested-A/", "the same folder as nested_roots/nested-A/"),
+        ("root_symlink", "root_symlink.link/", "the same folder as root_symlink/oracle-run/"),
+        ("backup_copy", "backup_copy/oracle-run (copy)/", "the same attempt as backup_copy/oracle-run/"),
+    ],
+)
 def test_an_attempt_found_in_two_places_is_counted_once(corpus_run, name, second, reason):
     workflow, ledger = corpus_run
     first = f"{name}/oracle-run/" if name != "nested_roots" else f"{name}/nested-A/"
@@ -176,8 +188,12 @@ def test_names_that_cannot_be_file_names_get_safe_ids(corpus_run):
         assert not set(relative) & set("{}\n"), relative
         assert all(len(part) <= 100 for part in path.relative_to(workflow.results).parts), relative
         relative.encode("utf-8")  # no undecodable byte in a name
-    shown = {t["job"].split("/")[1] for p in ("braces", "newline", "folder_name_of", "undecodable")
-             for t in ingested_trials(workflow, "") if t["job"].startswith(p)}
+    shown = {
+        t["job"].split("/")[1]
+        for p in ("braces", "newline", "folder_name_of", "undecodable")
+        for t in ingested_trials(workflow, "")
+        if t["job"].startswith(p)
+    }
     assert shown == {"oracle {run}", "oracle\nrun", "o" * 250, "oracle-\\udcff-run"}  # the real names kept
     tasks = {t["task"] for t in ingested_trials(workflow, "lone_surrogate_in_task_name/")}
     assert "spec-pass-\\ud83d" in tasks
@@ -189,8 +205,11 @@ def test_no_secret_reaches_results_or_the_bundle(corpus_run):
     workflow, _ = corpus_run
     with tarfile.open(workflow.results / "bundle" / "benchreport.tar.gz") as tar:
         bundled = [(m.name, tar.extractfile(m).read() if m.isfile() else b"") for m in tar.getmembers()]
-    found = [(path.relative_to(workflow.results).as_posix(), path.read_bytes() if path.is_file() else b"")
-             for path in workflow.results.rglob("*") if not path.name.endswith(".tar.gz")]
+    found = [
+        (path.relative_to(workflow.results).as_posix(), path.read_bytes() if path.is_file() else b"")
+        for path in workflow.results.rglob("*")
+        if not path.name.endswith(".tar.gz")
+    ]
     for name, content in found + bundled:
         for secret in SECRETS:
             assert secret not in name and secret.encode() not in content, (name, secret[:6])
@@ -210,9 +229,24 @@ def test_an_unreadable_job_folder_does_not_stop_the_run(tmp_path):
     (workflow.path / "jobs" / "locked").chmod(0)
     (workflow.path / "settings.yaml").write_text(json.dumps({"environment": {"inspect": False}, "job_roots": ["jobs"]}))
     drop = "-dac_override,-dac_read_search"
-    done = subprocess.run(["setpriv", f"--bounding-set={drop}", f"--inh-caps={drop}", sys.executable, "-m", "snakemake",
-                           "--cores", "2", "--configfile", "settings.yaml"],
-                          cwd=workflow.path, capture_output=True, text=True, timeout=1200)
+    done = subprocess.run(
+        [
+            "setpriv",
+            f"--bounding-set={drop}",
+            f"--inh-caps={drop}",
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--cores",
+            "2",
+            "--configfile",
+            "settings.yaml",
+        ],
+        cwd=workflow.path,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     (workflow.path / "jobs" / "locked").chmod(0o755)
     assert done.returncode == 0, done.stderr[-3000:]
     ledger = workflow.read("exclusions.tsv")
@@ -234,9 +268,14 @@ def test_odd_names_are_kept_and_never_merged(corpus_run):
         if trial["folder"] == PASS:
             models.setdefault(trial["model"], set()).add(trial["setting"])
     assert len(models) == 4 and len(set().union(*models.values())) == 4, models
-    reported = {path.parent.name for path in (workflow.results / "reports").glob("*/trials.json")
-                if any(t["job"].startswith("models_differing_by_case_and_normalisation/")
-                       for t in json.loads(path.read_text())["trials"])}
+    reported = {
+        path.parent.name
+        for path in (workflow.results / "reports").glob("*/trials.json")
+        if any(
+            t["job"].startswith("models_differing_by_case_and_normalisation/")
+            for t in json.loads(path.read_text())["trials"]
+        )
+    }
     assert set().union(*models.values()) <= reported, reported
     # a second name for a job folder, and day-first or zoned start times: read, counted once
     assert len(trials_of(workflow, "job_folder_is_a_link")) == 4

@@ -15,8 +15,20 @@ from scipy import stats as scipy_stats
 
 PARAMS = {"seed": 20261130, "coverage_simulations": 10000, "confidence": 0.95}
 # Every shape of the embedded example (results/coverage/*.json) and of the workflow tests.
-EXAMPLE_SHAPES = ["10x3", "10x5", "12x3", "1x3+9x4", "1x3", "1x4", "2x1+14x3+1x4", "4x3+6x4", "3x3", "1x1",
-                  "2x3", "3x1"]
+EXAMPLE_SHAPES = [
+    "10x3",
+    "10x5",
+    "12x3",
+    "1x3+9x4",
+    "1x3",
+    "1x4",
+    "2x1+14x3+1x4",
+    "4x3+6x4",
+    "3x3",
+    "1x1",
+    "2x3",
+    "3x1",
+]
 
 
 def design(shape, **arguments):
@@ -45,11 +57,15 @@ def test_each_family_has_the_mean_it_is_asked_for(family, parameter, tries):
     np.testing.assert_allclose(pmf[valid] @ np.arange(tries + 1) / tries, means[valid], atol=1e-9)
 
 
-@pytest.mark.parametrize("family, parameter", [("beta-binomial", 0.5), ("logit-normal", 3.0),
-                                               ("near-impossible mixture", 0.6), ("beta-binomial", 0.0)])
+@pytest.mark.parametrize(
+    "family, parameter",
+    [("beta-binomial", 0.5), ("logit-normal", 3.0), ("near-impossible mixture", 0.6), ("beta-binomial", 0.0)],
+)
 def test_the_simulated_tasks_follow_the_same_distribution(family, parameter):
     mean, tries = 0.2, 4
-    drawn = coverage_design.draw_passes(np.random.default_rng(5), family, parameter, mean, np.full(50, tries), 400).ravel()
+    drawn = coverage_design.draw_passes(
+        np.random.default_rng(5), family, parameter, mean, np.full(50, tries), 400
+    ).ravel()
     expected = coverage_design.task_mean_pmf(family, parameter, np.array([mean]), tries)[0]
     share = np.bincount(drawn, minlength=tries + 1) / drawn.size
     assert np.all(np.abs(share - expected) <= 5 * np.sqrt(expected * (1 - expected) / drawn.size) + 1e-12)
@@ -85,8 +101,10 @@ def test_the_sum_of_task_means_convolved_gives_the_enumerated_coverage(monkeypat
             np.testing.assert_allclose(a, b, atol=1e-9, equal_nan=True, err_msg=name)
 
 
-@pytest.mark.parametrize("family, parameter, mean", [("logit-normal", 1.5, 0.3), ("near-certain mixture", 0.6, 0.8),
-                                                     ("beta-binomial", 0.9, 0.05)])
+@pytest.mark.parametrize(
+    "family, parameter, mean",
+    [("logit-normal", 1.5, 0.3), ("near-certain mixture", 0.6, 0.8), ("beta-binomial", 0.9, 0.05)],
+)
 def test_simulated_runs_give_the_enumerated_coverage_of_every_method(family, parameter, mean):
     """The Monte-Carlo path (draw_passes, batch_intervals) against the exact enumeration, 8 tasks x 3 tries."""
     profile = ((3, 8),)
@@ -115,8 +133,10 @@ def test_the_chooser_qualifies_a_method_only_on_its_lower_bound():
     rows["t over task means"]["worst_coverage"] = 0.934
     choice = coverage_design.choose_headline(found)
     assert choice["method"] is None and choice["best"] == "t over task means"
-    assert choice["text"] == ("no method reaches 95% coverage at 40 tasks × 3 tries; the best, t over task means, "
-                              "covers 93.4% in its worst case")
+    assert choice["text"] == (
+        "no method reaches 95% coverage at 40 tasks × 3 tries; the best, t over task means, "
+        "covers 93.4% in its worst case"
+    )
 
 
 def test_monte_carlo_rows_carry_their_error_and_a_bound_below_the_estimate():
@@ -130,8 +150,10 @@ def test_monte_carlo_rows_carry_their_error_and_a_bound_below_the_estimate():
     assert exact["evaluation"].startswith("exact") and exact["standard_error"] == 0
 
 
-@pytest.mark.parametrize("shape", EXAMPLE_SHAPES + ["60x3", *(pytest.param(shape, marks=pytest.mark.slow)
-                                                             for shape in ("100x3", "3x40+2x20"))])
+@pytest.mark.parametrize(
+    "shape",
+    EXAMPLE_SHAPES + ["60x3", *(pytest.param(shape, marks=pytest.mark.slow) for shape in ("100x3", "3x40+2x20"))],
+)
 def test_the_same_method_is_chosen_under_five_seeds(shape):
     """Where some method is simulated, five seeds choose the same; where every method is exact,
     the seed cannot matter, and a second seed gives the same design but for its seed field."""
@@ -152,7 +174,9 @@ def test_the_design_is_deterministic_and_complete():
     assert json.loads(json.dumps(first)) == first
     assert set(first["methods"]) == set(intervals.METHODS)
     assert first["tries_profile"] == [[3, 60]] and (first["n_tasks"], first["tries_per_task"]) == (60, 3)
-    assert first["design_version"] == coverage_design.DESIGN_VERSION and len(first["families"]) == len(coverage_design.FAMILIES)
+    assert first["design_version"] == coverage_design.DESIGN_VERSION and len(first["families"]) == len(
+        coverage_design.FAMILIES
+    )
     for row in first["methods"].values():
         assert {"worst_coverage", "standard_error", "lower_bound", "worst_cell", "mean_width", "evaluation"} <= set(row)
         assert {"pass_rate", "family", "parameter"} <= set(row["worst_cell"])

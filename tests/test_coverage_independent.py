@@ -68,7 +68,7 @@ def test_wherever_the_target_is_said_to_be_reached_it_is(shape):
     first = found[0]
     assert first["reaches_target"]  # the headline reaches the target at 10+ tasks
     for number, (family, mean) in enumerate(cells):
-        mine = found[number * RUNS:(number + 1) * RUNS]
+        mine = found[number * RUNS : (number + 1) * RUNS]
         covered = np.mean([line["low"] <= mean <= line["high"] for line in mine])
         error = math.sqrt(max(covered * (1 - covered), 0.05 * 0.95) / RUNS)
         assert covered >= 0.945 - 3 * error, (shape, family, mean, first["method"], covered)

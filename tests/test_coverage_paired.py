@@ -10,6 +10,7 @@ from benchreport import paired, passk
 
 # --- paired comparison ---
 
+
 def test_shared_and_unshared_tasks_are_counted_and_only_shared_ones_used():
     a = {"x": 0.0, "y": 1.0, "z": 0.5}
     b = {"y": 1.0, "z": 1.0, "w": 0.0, "v": 1.0}
@@ -78,8 +79,9 @@ def null_runs(tasks, tries, replications, seed):
     for replication in range(replications):
         p = rng.uniform(0.2, 0.8, size=tasks)
         a, b = rng.binomial(tries, p) / tries, rng.binomial(tries, p) / tries
-        yield paired.paired_comparison(dict(zip(names, a)), dict(zip(names, b)), seed=replication,
-                                       resamples=1000, permutations=1000)
+        yield paired.paired_comparison(
+            dict(zip(names, a)), dict(zip(names, b)), seed=replication, resamples=1000, permutations=1000
+        )
 
 
 def excludes_zero(interval):
@@ -130,8 +132,9 @@ def test_few_tasks_say_what_they_cannot_show():
     six = paired.paired_comparison(a, b, seed=1)
     assert six["smallest_p_value"] == six["p_value"] == 2 / 64
     assert six["intervals"]["permutation"]["low"] > 0
-    many = paired.paired_comparison({f"t{i}": 0.0 for i in range(17)}, {f"t{i}": 1.0 for i in range(17)},
-                                    seed=1, permutations=999)
+    many = paired.paired_comparison(
+        {f"t{i}": 0.0 for i in range(17)}, {f"t{i}": 1.0 for i in range(17)}, seed=1, permutations=999
+    )
     assert many["smallest_p_value"] == 1 / 1000
 
 
@@ -150,12 +153,13 @@ def test_minimum_detectable_difference_has_the_power_it_claims():
         rng = np.random.default_rng(tasks)
         passed_a, passed_b = rng.integers(0, 4, tasks), rng.integers(0, 4, tasks)
         tries = np.full(tasks, 3)
-        found = paired.minimum_detectable_difference(passed_a, tries, passed_b, tries, confidence=0.95, power=0.8,
-                                                     smallest_p=0.001, seed=1)
+        found = paired.minimum_detectable_difference(
+            passed_a, tries, passed_b, tries, confidence=0.95, power=0.8, smallest_p=0.001, seed=1
+        )
         pooled = (passed_a + passed_b + 0.5) / 7
         logit = np.log(pooled / (1 - pooled))
 
-        def power_at(difference):
+        def power_at(difference, logit=logit, tasks=tasks, tries=tries):  # this iteration's run
             low, high = 0.0, 40.0
             for _ in range(60):
                 theta = (low + high) / 2
@@ -184,9 +188,14 @@ def test_comparisons_adjust_across_pairs_and_print_the_configured_level():
     rng = np.random.default_rng(8)
     stats = {}
     for name, shift in (("a", 0), ("b", 1), ("c", 2)):
-        stats[name] = {"setting": name, "description": f"agent {name}",
-                       "per_task": [{"task": f"t{i}", "trials": 3,
-                                     "rate": min(1.0, float(rng.integers(0, 2) + shift) / 3)} for i in range(20)]}
+        stats[name] = {
+            "setting": name,
+            "description": f"agent {name}",
+            "per_task": [
+                {"task": f"t{i}", "trials": 3, "rate": min(1.0, float(rng.integers(0, 2) + shift) / 3)}
+                for i in range(20)
+            ],
+        }
     params = {"seed": 1, "resamples": 1000, "permutations": 1000, "confidence": 0.9}
     data = compare.comparisons(stats, "all", params, power=0.8)
     raw = [pair["p_value"] for pair in data["pairs"]]
@@ -203,6 +212,7 @@ def test_comparisons_adjust_across_pairs_and_print_the_configured_level():
 
 
 # --- pass@k and pass^k ---
+
 
 def brute_force(n, c, k):
     """Average over every k-subset of the n trials: any passes (pass@k), all pass (pass^k)."""
@@ -258,10 +268,20 @@ def benchflow_solve_rates(rows):
 def test_pass_at_k_leaves_errored_trials_out_as_benchflow_does():
     from benchreport import stats
 
-    trials = [("a", "passed"), ("a", "errored"), ("a", "failed"),
-              ("b", "passed"), ("b", "verifier_errored"), ("b", "unscored"),
-              ("c", "failed"), ("c", "failed"), ("c", "passed"),
-              ("d", "errored"), ("d", "errored"), ("d", "errored")]
+    trials = [
+        ("a", "passed"),
+        ("a", "errored"),
+        ("a", "failed"),
+        ("b", "passed"),
+        ("b", "verifier_errored"),
+        ("b", "unscored"),
+        ("c", "failed"),
+        ("c", "failed"),
+        ("c", "passed"),
+        ("d", "errored"),
+        ("d", "errored"),
+        ("d", "errored"),
+    ]
     rows = []
     for task in "abcd":
         outcomes = [outcome for name, outcome in trials if name == task]

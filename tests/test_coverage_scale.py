@@ -24,7 +24,9 @@ CELLS = [(rate, rho) for rate in (0.1, 0.3, 0.5, 0.7, 0.9) for rho in (0.1, 0.5,
 def simulated(tasks, tries, simulations, seed=7):
     """Runs of every grid cell, stacked: the shapes the grid meets, lattice-like ones included."""
     rng = np.random.default_rng(seed)
-    return np.vstack([coverage_design.simulate_passes(rng, tasks, tries, rate, rho, simulations) for rate, rho in CELLS])
+    return np.vstack(
+        [coverage_design.simulate_passes(rng, tasks, tries, rate, rho, simulations) for rate, rho in CELLS]
+    )
 
 
 def assert_same_bounds(first, second):
@@ -36,16 +38,20 @@ def assert_same_bounds(first, second):
 
 # --- the windowed bootstrap ---
 
-@pytest.mark.parametrize("tasks, tries, simulations", [
-    (1000, 25, 12),  # the 100 x 1,000 benchmark's shape: window ~1/4 of the totals
-    (1000, 5, 20),
-    (400, 10, 20),
-    (300, 3, 40),
-    # small shapes, where the window covers every total and few frequencies can be dropped
-    (40, 25, 20),
-    (12, 5, 60),
-    (3, 3, 60),
-])
+
+@pytest.mark.parametrize(
+    "tasks, tries, simulations",
+    [
+        (1000, 25, 12),  # the 100 x 1,000 benchmark's shape: window ~1/4 of the totals
+        (1000, 5, 20),
+        (400, 10, 20),
+        (300, 3, 40),
+        # small shapes, where the window covers every total and few frequencies can be dropped
+        (40, 25, 20),
+        (12, 5, 60),
+        (3, 3, 60),
+    ],
+)
 def test_windowed_bounds_equal_the_full_length_ones_run_by_run(tasks, tries, simulations):
     """Both compute the exact bootstrap distribution; they differ by ~1e-13 in the cdf, well
     inside the 1e-12 tolerance, so every run's bounds (lattice points) come out equal."""
@@ -57,14 +63,20 @@ def test_windowed_bounds_equal_the_full_length_ones_run_by_run(tasks, tries, sim
     assert np.isfinite(windowed["bootstrap-BCa over tasks"][0]).mean() > 0.5
 
 
-@pytest.mark.parametrize("tasks, tries, rate", [(200, 50, 0.004), (200, 50, 0.5), (40, 7, 0.97), (12, 3, 0.3), (1, 4, 0.5)])
+@pytest.mark.parametrize(
+    "tasks, tries, rate", [(200, 50, 0.004), (200, 50, 0.5), (40, 7, 0.97), (12, 3, 0.3), (1, 4, 0.5)]
+)
 def test_the_full_distribution_over_the_totals_a_run_can_reach_gives_the_full_length_bounds(tasks, tries, rate):
     """`_full_blocks` convolves each run's outcomes over n·lo … n·hi only (lo, hi: its lowest and
     highest task outcome); read back at their offset, the bounds are those of the full-length FFT
     over 0 … n·K, run by run (every block size, edge means where runs show few outcomes)."""
     rng = np.random.default_rng(tasks + tries)
-    passes = np.vstack([coverage_design.draw_passes(rng, "beta-binomial", rho, rate, np.full(tasks, tries), 40)
-                        for rho in (0.0, 0.2, 0.9)])
+    passes = np.vstack(
+        [
+            coverage_design.draw_passes(rng, "beta-binomial", rho, rate, np.full(tasks, tries), 40)
+            for rho in (0.0, 0.2, 0.9)
+        ]
+    )
     counts = coverage_design._outcome_counts(passes, tries)
     totals = passes.sum(axis=1)
     acceleration = intervals.bootstrap_acceleration(passes / tries)
@@ -92,8 +104,8 @@ def test_levels_near_0_or_1_are_read_off_the_full_distribution(monkeypatch):
         redone.append(len(counts))
         return full_blocks(counts, tasks, tries)
 
-    monkeypatch.setattr(coverage, "LEVEL_MARGIN", 0.03)
-    monkeypatch.setattr(coverage, "_full_blocks", spy)
+    monkeypatch.setattr(coverage_design, "LEVEL_MARGIN", 0.03)
+    monkeypatch.setattr(coverage_design, "_full_blocks", spy)
     assert_same_bounds(expected, coverage_design.batch_intervals(passes, 5, bootstrap="windowed"))
     assert sum(redone) == len(passes)
 
@@ -102,7 +114,7 @@ def test_levels_near_0_or_1_are_read_off_the_full_distribution(monkeypatch):
 def test_blocks_of_runs_change_no_number(monkeypatch, tasks, tries, bootstrap):
     passes = simulated(tasks, tries, 30)
     whole = coverage_design.batch_intervals(passes, tries, bootstrap=bootstrap)
-    monkeypatch.setattr(coverage, "BLOCK_ELEMENTS", 1 << 11)
+    monkeypatch.setattr(coverage_design, "BLOCK_ELEMENTS", 1 << 11)
     assert_same_bounds(whole, coverage_design.batch_intervals(passes, tries, bootstrap=bootstrap))
 
 
@@ -138,7 +150,9 @@ def test_threads_change_no_number():
     one = coverage_design.coverage_design(((3, 60),), **arguments)  # 39,711 distinct runs: simulated
     assert coverage_design.coverage_design(((3, 60),), workers=3, **arguments) == one
     passes = simulated(60, 3, 20)
-    assert_same_bounds(coverage_design.batch_intervals(passes, 3), coverage_design.batch_intervals(passes, 3, workers=3))
+    assert_same_bounds(
+        coverage_design.batch_intervals(passes, 3), coverage_design.batch_intervals(passes, 3, workers=3)
+    )
 
 
 def test_the_auto_choice_follows_the_documented_thresholds():
@@ -150,6 +164,7 @@ def test_the_auto_choice_follows_the_documented_thresholds():
 
 
 # --- which grid a setting needs ---
+
 
 @pytest.fixture(scope="module")
 def example_trials():
@@ -164,11 +179,18 @@ class AskedFor(Exception):
 
 def stats_shape(setting, trials, policy):
     """The shape setting_stats asks its grid for (None when no task was scored)."""
+
     def grid_for(profile):
         raise AskedFor(profile)
 
-    params = {"seed": 1, "resamples": 200, "confidence": 0.95, "min_trials_per_task": 3,
-              "coverage_simulations": 200, "controls": policy}
+    params = {
+        "seed": 1,
+        "resamples": 200,
+        "confidence": 0.95,
+        "min_trials_per_task": 3,
+        "coverage_simulations": 200,
+        "controls": policy,
+    }
     try:
         setting_stats(setting, trials, params, grid_for)
     except AskedFor as asked:
@@ -176,8 +198,11 @@ def stats_shape(setting, trials, policy):
     return None
 
 
-POLICIES = [{"on_failure": failure, "on_unverified": unverified}
-            for failure in ("exclude", "keep") for unverified in ("exclude", "keep")]
+POLICIES = [
+    {"on_failure": failure, "on_unverified": unverified}
+    for failure in ("exclude", "keep")
+    for unverified in ("exclude", "keep")
+]
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -189,8 +214,9 @@ def test_the_planned_shape_is_the_one_setting_stats_needs(example_trials, seed):
     rng = random.Random(seed)
     trials = [dict(trial) for trial in example_trials]
     for trial in trials:
-        trial["outcome"] = rng.choice(["passed", "passed", "failed", "errored", "unscored",
-                                       "interrupted" if seed % 2 else "failed"])
+        trial["outcome"] = rng.choice(
+            ["passed", "passed", "failed", "errored", "unscored", "interrupted" if seed % 2 else "failed"]
+        )
         if rng.random() < 0.15:
             trial["task_digest"] = rng.choice([None, "sha256:other", trial["task_digest"]])
     if seed == 5:  # every trial of one setting interrupted: no task scored, no grid
@@ -198,8 +224,10 @@ def test_the_planned_shape_is_the_one_setting_stats_needs(example_trials, seed):
         for trial in trials:
             if trial["setting"] == first:
                 trial["outcome"] = "interrupted"
-    indexes = [{"settings": settings_index([trial for trial in trials if trial["job"] == job])}
-               for job in sorted({trial["job"] for trial in trials})]
+    indexes = [
+        {"settings": settings_index([trial for trial in trials if trial["job"] == job])}
+        for job in sorted({trial["job"] for trial in trials})
+    ]
     found = set()
     for setting in sorted({trial["setting"] for trial in trials}):
         for policy in POLICIES:
@@ -216,26 +244,42 @@ def test_a_design_of_another_shape_or_seed_is_refused():
     methods = {name: {"low": 0.1, "high": 0.9} for name in intervals.METHODS}
     headline = headline_interval(tasks, methods, params, lambda profile: good)
     assert headline["coverage"]["n_tasks"] == 2 and headline["coverage"]["tries_profile"] == [[3, 2]]
-    for wrong in (coverage_design.coverage_design(((4, 2),), seed=1, simulations=200),
-                  coverage_design.coverage_design(((2, 1), (3, 1)), seed=1, simulations=200),
-                  good | {"seed": 2}, good | {"design_version": 1}):
+    for wrong in (
+        coverage_design.coverage_design(((4, 2),), seed=1, simulations=200),
+        coverage_design.coverage_design(((2, 1), (3, 1)), seed=1, simulations=200),
+        good | {"seed": 2},
+        good | {"design_version": 1},
+    ):
         with pytest.raises(ValueError, match="coverage design"):
             headline_interval(tasks, {}, params, lambda profile, wrong=wrong: wrong)
 
 
 def test_settings_with_the_same_tries_profile_share_one_design_file():
     def trials(setting, tries_per_task):
-        return [{"setting": setting, "setting_key": {"control": None}, "task": f"t{task}", "task_digest": None,
-                 "outcome": "failed"} for task, tries in enumerate(tries_per_task) for _ in range(tries)]
+        return [
+            {
+                "setting": setting,
+                "setting_key": {"control": None},
+                "task": f"t{task}",
+                "task_digest": None,
+                "outcome": "failed",
+            }
+            for task, tries in enumerate(tries_per_task)
+            for _ in range(tries)
+        ]
 
     index = {"settings": settings_index(trials("a", [3, 4, 3]) + trials("b", [4, 3, 3]) + trials("c", [3, 3, 3]))}
     policy = {"on_failure": "exclude", "on_unverified": "keep"}
     files = {name: shapes.coverage_file(shapes.planned_profile(name, [index], policy)) for name in "abc"}
-    assert files == {"a": "results/coverage/2x3+1x4.json", "b": "results/coverage/2x3+1x4.json",
-                     "c": "results/coverage/3x3.json"}
+    assert files == {
+        "a": "results/coverage/2x3+1x4.json",
+        "b": "results/coverage/2x3+1x4.json",
+        "c": "results/coverage/3x3.json",
+    }
 
 
 # --- the workflow ---
+
 
 @pytest.mark.slow
 def test_one_grid_per_shape_which_an_edited_reward_does_not_recompute(workflow):
@@ -244,9 +288,13 @@ def test_one_grid_per_shape_which_an_edited_reward_does_not_recompute(workflow):
         shutil.copytree(EXAMPLE / name, workflow.path / "jobs" / name)
         roots.append(f"jobs/{name}")
     workflow.run(roots=roots)
-    stats = {path.parent.name: json.loads(path.read_text()) for path in (workflow.results / "settings").glob("*/stats.json")}
-    wanted = {setting: shapes.shape_name([tuple(group) for group in data["headline"]["coverage"]["tries_profile"]]) + ".json"
-              for setting, data in stats.items()}
+    stats = {
+        path.parent.name: json.loads(path.read_text()) for path in (workflow.results / "settings").glob("*/stats.json")
+    }
+    wanted = {
+        setting: shapes.shape_name([tuple(group) for group in data["headline"]["coverage"]["tries_profile"]]) + ".json"
+        for setting, data in stats.items()
+    }
     grids = {path.name: path.stat().st_mtime_ns for path in (workflow.results / "coverage").glob("*.json")}
     assert set(grids) == set(wanted.values())
     assert "4x3+6x4.json" in grids  # unequal tries: measured at the run's own profile

@@ -9,7 +9,6 @@ import subprocess
 import uuid
 
 import pytest
-
 from benchreport import environment
 from conftest import REAL_JOB_ROOTS
 
@@ -98,7 +97,10 @@ def test_resolution_order(tmp_path):
     write_task(tasks, "prebuilt", '[environment]\ndocker_image = "example/prebuilt:2"\n')
     write_task(tasks, "built", "[environment]\ncpus = 1\n", "FROM scratch\n")
     common = {"tasks_dirs": [str(tasks)], "build": False, "digest": "sha256:abc"}
-    assert environment.resolve_image("prebuilt", ["prebuilt"], images={"prebuilt": "cfg:1"}, **common)["source"] == "config"
+    assert (
+        environment.resolve_image("prebuilt", ["prebuilt"], images={"prebuilt": "cfg:1"}, **common)["source"]
+        == "config"
+    )
     resolved = environment.resolve_image("prebuilt", ["prebuilt"], images={}, **common)
     assert resolved["reference"] == "example/prebuilt:2" and resolved["source"].startswith("task definition")
     fallback = environment.resolve_image("built", ["built"], images={}, **common)
@@ -112,16 +114,20 @@ def test_workflow_reports_the_environment_as_built(real_run_copy, image, tmp_pat
     workflow, real_jobs = real_run_copy, REAL_JOB_ROOTS
     tasks = tmp_path / "tasks"
     write_task(tasks, "tiny-hello", f'[environment]\ndocker_image = "{image}"\n')
-    write_task(tasks, "tiny-hello-net", "[environment]\nallow_internet = true\n",
-               'FROM scratch\nCOPY busybox /bin/busybox\n')
+    write_task(
+        tasks, "tiny-hello-net", "[environment]\nallow_internet = true\n", "FROM scratch\nCOPY busybox /bin/busybox\n"
+    )
     settings = tmp_path / "environment.yaml"
     # docker_host "": the CLI's default daemon (the shared run's config points at none)
-    settings.write_text(json.dumps({"environment": {"tasks_dirs": [str(tasks)], "build_missing": True,
-                                                    "docker_host": ""}}))
+    settings.write_text(
+        json.dumps({"environment": {"tasks_dirs": [str(tasks)], "build_missing": True, "docker_host": ""}})
+    )
     extra = ("--configfile", str(settings))
     workflow.run(*extra, roots=real_jobs)
-    summaries = {json.loads(p.read_text())["settings"]["agent"]: json.loads(p.read_text())
-                 for p in (workflow.results / "reports").glob("*/summary.json")}
+    summaries = {
+        json.loads(p.read_text())["settings"]["agent"]: json.loads(p.read_text())
+        for p in (workflow.results / "reports").glob("*/summary.json")
+    }
     oracle_env = {row["task"]: row for row in summaries["oracle"]["environment"]}
     assert oracle_env["tiny-hello"]["id"] == docker_id(image)
     assert oracle_env["tiny-hello"]["repo_digest"] == "none: built locally, never pushed"
@@ -160,10 +166,14 @@ def test_workflow_reports_the_environment_as_built(real_run_copy, image, tmp_pat
 
 def test_probe_answers_for_every_reference_in_one_call(image, tmp_path):
     env = dict(os.environ)
-    probed = environment.probe_images([image, "benchreport-test/never-built:1", "bf__never-built"],
-                                      docker="docker", env=env, timeout=60)
-    assert probed == {image: "image present", "benchreport-test/never-built:1": "image missing",
-                      "bf__never-built": "image missing"}
+    probed = environment.probe_images(
+        [image, "benchreport-test/never-built:1", "bf__never-built"], docker="docker", env=env, timeout=60
+    )
+    assert probed == {
+        image: "image present",
+        "benchreport-test/never-built:1": "image missing",
+        "bf__never-built": "image missing",
+    }
     away = dict(env, DOCKER_HOST=f"unix://{tmp_path}/no-daemon.sock")
     assert environment.probe_images([image], docker="docker", env=away, timeout=60) == {image: "daemon unavailable"}
     assert environment.probe_images([image], docker="/nonexistent/docker", env=env, timeout=5) == {image: None}
@@ -176,8 +186,10 @@ def test_retry_param_changes_only_when_a_failed_record_meets_another_answer():
     assert environment.retry_param(unavailable, "daemon unavailable") == ""
     assert environment.retry_param(unavailable, None) == ""  # nothing could be told: keep it
     first = environment.retry_param(unavailable, "image missing")
-    assert json.loads(first) == {"count": 1, "because": "daemon unavailable when last inspected, "
-                                                         "image missing when this run started"}
+    assert json.loads(first) == {
+        "count": 1,
+        "because": "daemon unavailable when last inspected, image missing when this run started",
+    }
     # the record the retry made keeps the value it was made with, whatever it found
     missing = {"reference": "x", "status": "image missing", "retried": json.loads(first)}
     assert environment.retry_param(missing, "image missing") == first
@@ -189,8 +201,9 @@ def test_retry_param_changes_only_when_a_failed_record_meets_another_answer():
 
 
 def test_inspection_facts_say_when_and_how_to_refresh():
-    facts = environment.inspection_facts([{"inspected_at": "2026-12-01T10:00:00+00:00"},
-                                          {"inspected_at": "2026-11-30T09:00:00+00:00"}, {}])
+    facts = environment.inspection_facts(
+        [{"inspected_at": "2026-12-01T10:00:00+00:00"}, {"inspected_at": "2026-11-30T09:00:00+00:00"}, {}]
+    )
     assert facts["inspected_first"] == "2026-11-30T09:00:00+00:00"
     assert facts["inspected_last"] == "2026-12-01T10:00:00+00:00"
     assert facts["images"] == 3 and facts["refresh"] == "snakemake --cores 4 --forcerun inspect_image"
@@ -198,7 +211,9 @@ def test_inspection_facts_say_when_and_how_to_refresh():
 
 
 def records(workflow) -> dict[str, dict]:
-    return {path.name: json.loads(path.read_text()) for path in (workflow.results / "environment/images").glob("*.json")}
+    return {
+        path.name: json.loads(path.read_text()) for path in (workflow.results / "environment/images").glob("*.json")
+    }
 
 
 def test_failed_records_are_taken_again_when_the_daemon_answers(workflow, real_jobs, tmp_path):
@@ -211,8 +226,10 @@ def test_failed_records_are_taken_again_when_the_daemon_answers(workflow, real_j
     # every task named in config, under a name of this test's own: other tests build and remove
     # BenchFlow's bf__<task> images on the same daemon meanwhile
     unique = uuid.uuid4().hex[:12]
-    images = {task: f"benchreport-test/{unique}-{task}:1"
-              for task in ("spec-fail", "spec-noreward", "spec-partial", "spec-pass", "tiny-hello", "tiny-hello-net")}
+    images = {
+        task: f"benchreport-test/{unique}-{task}:1"
+        for task in ("spec-fail", "spec-noreward", "spec-partial", "spec-pass", "tiny-hello", "tiny-hello-net")
+    }
     tag = images["tiny-hello"]
     settings = tmp_path / "environment.yaml"
     settings.write_text(json.dumps({"environment": {"images": images}}))
@@ -231,8 +248,9 @@ def test_failed_records_are_taken_again_when_the_daemon_answers(workflow, real_j
             for trial in trials:
                 recorded.setdefault(trial["task"], set()).update([trial["task_digest"]] if trial["task_digest"] else [])
             resolved = json.loads(lineage.read_text())["params"]["task_images"]
-            assert {entry["task"]: entry["task_digests"] for entry in resolved} == \
-                {task: sorted(digests) for task, digests in recorded.items()}
+            assert {entry["task"]: entry["task_digests"] for entry in resolved} == {
+                task: sorted(digests) for task, digests in recorded.items()
+            }
         assert {r["status"] for r in first.values()} == {"daemon unavailable"}
         assert all(r["refresh"] == "snakemake --cores 4 --forcerun inspect_image" for r in first.values())
         # the daemon is still away: nothing is taken again
@@ -241,8 +259,10 @@ def test_failed_records_are_taken_again_when_the_daemon_answers(workflow, real_j
         workflow.run(*extra, roots=real_jobs, env=here)
         second = records(workflow)
         assert {r["status"] for r in second.values()} == {"image missing"}
-        assert all(r["retried"]["count"] == 1 and r["retried"]["because"].startswith("daemon unavailable")
-                   for r in second.values())
+        assert all(
+            r["retried"]["count"] == 1 and r["retried"]["because"].startswith("daemon unavailable")
+            for r in second.values()
+        )
         assert "Nothing to be done" in workflow.run("-n", *extra, roots=real_jobs, env=here).stdout
         # the missing image appears: that record alone is taken again
         subprocess.run(["docker", "build", "-q", "-t", tag, str(context)], check=True, capture_output=True)

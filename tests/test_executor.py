@@ -29,7 +29,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from benchflow_synth import write_matrix
 from conftest import REPO, Workflow, copy_workflow
 
@@ -45,8 +44,15 @@ AGENTS = [  # alias, model, served model, seed, outcomes per try (one per task i
 
 
 def snakemake(cwd: Path, *args: str, env=None, timeout=600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "snakemake", *args], check=False, cwd=cwd, capture_output=True,
-                          text=True, env=env, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", *args],
+        check=False,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
 
 
 def declared_rules() -> dict[str, dict]:
@@ -58,8 +64,13 @@ def declared_rules() -> dict[str, dict]:
         for line in path.read_text(encoding="utf-8").splitlines():
             start = re.match(r"(rule|checkpoint)\s+(\w+)\s*:", line)
             if start:
-                current = rules[start.group(2)] = {"file": path.name, "threads": None, "mem_mb": None,
-                                                   "local": False, "action": None}
+                current = rules[start.group(2)] = {
+                    "file": path.name,
+                    "threads": None,
+                    "mem_mb": None,
+                    "local": False,
+                    "action": None,
+                }
                 directive = None
                 continue
             if line.strip() and not line[0].isspace() and not line.startswith("#"):
@@ -84,12 +95,20 @@ def declared_rules() -> dict[str, dict]:
 
 def write_agents(jobs: Path) -> None:
     for alias, model, served, seed, tries in AGENTS:
-        setting = {"agent": "claude-agent-acp", "model": model, "served_model": served,
-                   "usage_source": "provider_response", "price_source": "litellm"}
-        trials = [[{"task": task, "attempts": [{"kind": kind}]} for task, kind in zip(TASKS, kinds, strict=True)]
-                  for kinds in tries]
-        write_matrix(jobs / "agents" / alias, alias=alias, setting=setting, tries=trials, seed=seed,
-                     start="2026-11-30 10:00:00")
+        setting = {
+            "agent": "claude-agent-acp",
+            "model": model,
+            "served_model": served,
+            "usage_source": "provider_response",
+            "price_source": "litellm",
+        }
+        trials = [
+            [{"task": task, "attempts": [{"kind": kind}]} for task, kind in zip(TASKS, kinds, strict=True)]
+            for kinds in tries
+        ]
+        write_matrix(
+            jobs / "agents" / alias, alias=alias, setting=setting, tries=trials, seed=seed, start="2026-11-30 10:00:00"
+        )
 
 
 def prepare(workflow: Workflow, real_jobs: list[str]) -> str:
@@ -99,8 +118,11 @@ def prepare(workflow: Workflow, real_jobs: list[str]) -> str:
     config = {
         # real 0.7.12 folders: an oracle on tiny-hello (plain layout) and an aborted nop matrix on
         # tiny-hello-net; the synthetic agents ran both tasks
-        "job_roots": [f"{real_jobs[0]}/extra/oracle-single-plain", f"{real_jobs[0]}/extra/nop-matrix-aborted",
-                      "jobs/agents"],
+        "job_roots": [
+            f"{real_jobs[0]}/extra/oracle-single-plain",
+            f"{real_jobs[0]}/extra/nop-matrix-aborted",
+            "jobs/agents",
+        ],
         # fewer simulations: the point is the executor, not the numbers (both runs use the same)
         "statistics": {"resamples": 1000, "coverage_simulations": 200, "permutations": 1000},
         # the control run is planned (each agent task lacks one control) but the tasks dir is empty,
@@ -109,8 +131,11 @@ def prepare(workflow: Workflow, real_jobs: list[str]) -> str:
         # inspect_image runs the Docker CLI, pointed at a socket that is never there: other tests
         # build and remove task images on this machine's daemon meanwhile, and both runs must see
         # the same answer ("daemon unavailable")
-        "environment": {"inspect": True, "docker_host": "unix:///nonexistent/benchreport-executor-test.sock",
-                        "timeout_seconds": 20},
+        "environment": {
+            "inspect": True,
+            "docker_host": "unix:///nonexistent/benchreport-executor-test.sock",
+            "timeout_seconds": 20,
+        },
     }
     (workflow.path / "executor-test.yaml").write_text(json.dumps(config, indent=2), encoding="utf-8")
     return "executor-test.yaml"
@@ -156,11 +181,27 @@ def test_cluster_generic_run_matches_local_run(workflow, real_jobs, tmp_path):
     spool = tmp_path / "spool"
     submit = shlex.quote(str(scripts / "submit.sh")) + " --rule {rule} --threads {threads} --mem-mb {resources.mem_mb}"
     env = {**os.environ, "BENCHREPORT_SPOOL": str(spool)}
-    command = [sys.executable, "-m", "snakemake", "--executor", "cluster-generic", "--jobs", "4",
-               "--cluster-generic-submit-cmd", submit,
-               "--cluster-generic-status-cmd", shlex.quote(str(scripts / "status.sh")),
-               "--cluster-generic-cancel-cmd", str(scripts / "cancel.sh"),
-               "--seconds-between-status-checks", "1", "--scheduler", "greedy", "--configfile", configfile]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--executor",
+        "cluster-generic",
+        "--jobs",
+        "4",
+        "--cluster-generic-submit-cmd",
+        submit,
+        "--cluster-generic-status-cmd",
+        shlex.quote(str(scripts / "status.sh")),
+        "--cluster-generic-cancel-cmd",
+        str(scripts / "cancel.sh"),
+        "--seconds-between-status-checks",
+        "1",
+        "--scheduler",
+        "greedy",
+        "--configfile",
+        configfile,
+    ]
     log_path = tmp_path / "cluster.log"
     with log_path.open("w") as log_file:
         cluster = subprocess.Popen(command, cwd=workflow.path, stdout=log_file, stderr=subprocess.STDOUT, env=env)
@@ -177,9 +218,11 @@ def test_cluster_generic_run_matches_local_run(workflow, real_jobs, tmp_path):
             if ids:
                 subprocess.run([str(scripts / "cancel.sh"), *ids], env=env, check=False)
     log = log_path.read_text(errors="replace")
-    job_logs = "\n".join(f"--- {job.name}\n{(job / 'out').read_text(errors='replace')[-3000:]}"
-                         for job in sorted(spool.glob("job.*")) if (job / "exit").exists()
-                         and (job / "exit").read_text().strip() != "0")
+    job_logs = "\n".join(
+        f"--- {job.name}\n{(job / 'out').read_text(errors='replace')[-3000:]}"
+        for job in sorted(spool.glob("job.*"))
+        if (job / "exit").exists() and (job / "exit").read_text().strip() != "0"
+    )
     assert cluster.returncode == 0, f"{log[-8000:]}\n{job_logs}"
 
     # every non-local job was submitted through submit.sh, ran in the background and succeeded
@@ -199,9 +242,19 @@ def test_cluster_generic_run_matches_local_run(workflow, real_jobs, tmp_path):
             if (rule[key] or "").isdigit():
                 assert request[key] == rule[key], (job.name, request, rule)
         ran_remote[request["rule"]] = ran_remote.get(request["rule"], 0) + 1
-    assert ran_remote == {"ingest": 4, "coverage_design": 2, "stats": 4, "trial_rows": 4, "report": 4, "comparisons": 1,
-                          "overview": 1,
-                          "paper": 1, "figures": 1, "html_report": 1, "trials_table": 1}
+    assert ran_remote == {
+        "ingest": 4,
+        "coverage_design": 2,
+        "stats": 4,
+        "trial_rows": 4,
+        "report": 4,
+        "comparisons": 1,
+        "overview": 1,
+        "paper": 1,
+        "figures": 1,
+        "html_report": 1,
+        "trials_table": 1,
+    }
     assert not MUST_STAY_LOCAL & set(ran_remote)
     # ... and the local rules ran in snakemake's own process: printed as local, never submitted
     assert len(re.findall(r"^localrule inspect_image:", log, re.MULTILINE)) == 2  # bf__tiny-hello, bf__tiny-hello-net
@@ -225,10 +278,19 @@ def test_cluster_generic_run_matches_local_run(workflow, real_jobs, tmp_path):
     reports = {name.split("/")[1] for name in remote_files if name.startswith("reports/")}
     assert len(reports) == 4 and sum(name.startswith("claude-agent-acp--") for name in reports) == 2
     comparisons = remote_files["comparisons/comparisons.md"].decode()
-    assert "| claude-agent-acp on anthropic/claude-opus-4-1 | claude-agent-acp on anthropic/claude-sonnet-4-5 | 2 |" \
+    assert (
+        "| claude-agent-acp on anthropic/claude-opus-4-1 | claude-agent-acp on anthropic/claude-sonnet-4-5 | 2 |"
         in comparisons
-    for name in ("paper/forest.png", "paper/settings.csv", "report.html", "index.md", "exclusions.tsv",
-                 "controls/run-oracle.json", "controls/run-nop.json"):
+    )
+    for name in (
+        "paper/forest.png",
+        "paper/settings.csv",
+        "report.html",
+        "index.md",
+        "exclusions.tsv",
+        "controls/run-oracle.json",
+        "controls/run-nop.json",
+    ):
         assert remote_files[name], name
     images = [json.loads(data) for name, data in remote_files.items() if name.startswith("environment/images/")]
     assert sorted(image["reference"] for image in images) == ["bf__tiny-hello", "bf__tiny-hello-net"]
@@ -245,8 +307,11 @@ def test_every_rule_declares_threads_and_mem_mb(workflow, real_jobs):
     assert names == set(declared)  # the parser saw every rule snakemake knows
     # `all` only names the targets (no script, shell or run): nothing to give threads or memory to
     assert declared["all"]["action"] is None and declared["all"]["local"]
-    missing = {name: [key for key in ("threads", "mem_mb") if rule[key] is None]
-               for name, rule in declared.items() if rule["action"]}
+    missing = {
+        name: [key for key in ("threads", "mem_mb") if rule[key] is None]
+        for name, rule in declared.items()
+        if rule["action"]
+    }
     missing = {name: keys for name, keys in missing.items() if keys}
     assert missing == {}, f"rules lacking a declaration (a scheduler would get defaults): {missing}"
     assert len([rule for rule in declared.values() if rule["action"]]) == len(declared) - 1
@@ -257,8 +322,9 @@ def test_slurm_executor_dry_run_needs_no_slurm(workflow, real_jobs):
     # requirements-slurm.txt (.ci/run installs it); requirements.txt leaves it out
     pytest.importorskip("snakemake_executor_plugin_slurm", reason="pip install -r requirements-slurm.txt")
     roots = ",".join(f'"{root}"' for root in real_jobs)
-    dry = snakemake(workflow.path, "--workflow-profile", str(CLUSTER / "slurm-profile"), "-n",
-                    "--config", f"job_roots=[{roots}]")
+    dry = snakemake(
+        workflow.path, "--workflow-profile", str(CLUSTER / "slurm-profile"), "-n", "--config", f"job_roots=[{roots}]"
+    )
     log = dry.stdout + dry.stderr
     assert dry.returncode == 0, log
     assert "This was a dry-run" in log

@@ -44,7 +44,10 @@ def review_listing(trial: Path) -> list[dict]:
 
 def trial_row(job: Path, trial: Path) -> dict:
     """A trial row as the report has it, graded by the functions under test."""
-    read = {name: load(trial / name) if (trial / name).is_file() else None for name in ("result.json", "config.json", "solver.json")}
+    read = {
+        name: load(trial / name) if (trial / name).is_file() else None
+        for name in ("result.json", "config.json", "solver.json")
+    }
     result = read["result.json"] or {}
     rewards = result.get("rewards") if isinstance(result.get("rewards"), dict) else {}
     return {
@@ -54,7 +57,9 @@ def trial_row(job: Path, trial: Path) -> dict:
         "try_index": None,
         "reward": rewards.get("reward"),
         "outcome": None,
-        "grading": grader.trial_grading(read["result.json"], read["config.json"], read["solver.json"], review_listing(trial)),
+        "grading": grader.trial_grading(
+            read["result.json"], read["config.json"], read["solver.json"], review_listing(trial)
+        ),
     }
 
 
@@ -97,7 +102,11 @@ def test_reviewer_config_of_the_real_oracle_run_reads_every_field():
     summary = load(REAL_ROOTS[1] / "oracle-run" / "2026-11-30__04-23-02" / "summary.json")
     block = summary["reviewer"]
     config = grader.reviewer_config(summary)
-    assert (config["agent"], config["model"], config["reasoning_effort"]) == (block["agent"], block["model"], block["reasoning_effort"])
+    assert (config["agent"], config["model"], config["reasoning_effort"]) == (
+        block["agent"],
+        block["model"],
+        block["reasoning_effort"],
+    )
     assert config["timeout_sec"] == block["timeout_sec"] and config["open_network"] is block["open_network"]
     assert grader.reviewer_config({"job_name": "x"}) is None and grader.reviewer_config(None) is None
 
@@ -168,7 +177,9 @@ def test_each_trials_model_verdict_stands_beside_its_verifier_reward(review_jobs
             gate = solver["rewards"]["reward"] == 1.0 and not blockers_failed
             assert per_trial[task]["gate_passed"] is gate
             assert per_trial[task]["model_verdict"].startswith("passed" if gate else "failed")
-    assert per_trial["config-migration"]["model_verdict"] == "failed the rubric gate (blockers failed: no-secrets-in-logs)"
+    assert (
+        per_trial["config-migration"]["model_verdict"] == "failed the rubric gate (blockers failed: no-secrets-in-logs)"
+    )
     assert per_trial["flaky-retry"]["model_verdict"] == "failed the rubric gate (tests failed)"
     assert per_trial["schema-diff"]["status"] == "error" and "timed out" in per_trial["schema-diff"]["model_verdict"]
     assert per_trial["cache-invalidation"]["status"] == "pending"
@@ -199,8 +210,13 @@ def test_rubric_sources_in_order_of_preference():
     digest = "ab" * 32
     source = {"path": "tasks/t", "file_hashes": {"rubric.md": f"sha256:{'cd' * 32}", "tests/x": f"sha256:{'ef' * 32}"}}
     listing = [{"path": "reviews/r1/rubric.md", "sha256": "12" * 32}]
-    explicit = {"scoring": {"status": "complete", "rubric_path": "rubrics/t.md", "rubric_sha256": digest}, "source": source}
-    assert grader.rubric_files(explicit) == [{"path": "rubrics/t.md", "sha256": f"sha256:{digest}", "from": "result.json scoring"}]
+    explicit = {
+        "scoring": {"status": "complete", "rubric_path": "rubrics/t.md", "rubric_sha256": digest},
+        "source": source,
+    }
+    assert grader.rubric_files(explicit) == [
+        {"path": "rubrics/t.md", "sha256": f"sha256:{digest}", "from": "result.json scoring"}
+    ]
     assert grader.rubric_files({"source": source}, {"review": {"rubric": "r.toml"}})[0]["from"] == "config.json review"
     assert grader.rubric_files({"source": source}) == [
         {"path": "tasks/t/rubric.md", "sha256": f"sha256:{'cd' * 32}", "from": "result.json source.file_hashes"}
@@ -211,21 +227,37 @@ def test_rubric_sources_in_order_of_preference():
     assert grader.rubric_files({}, {}, []) == []
 
 
-@pytest.mark.parametrize("value,expected", [
-    ("AB" * 32, "sha256:" + "ab" * 32),
-    ("sha256:" + "0f" * 32, "sha256:" + "0f" * 32),
-    ("sha256:abc", None),
-    (42, None),
-])
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        ("AB" * 32, "sha256:" + "ab" * 32),
+        ("sha256:" + "0f" * 32, "sha256:" + "0f" * 32),
+        ("sha256:abc", None),
+        (42, None),
+    ],
+)
 def test_digests_are_normalised_or_refused(value, expected):
     assert grader.sha256_text(value) == expected
 
 
 def test_an_unrecorded_reviewer_model_effort_and_rubric_are_named():
-    scoring = {"status": "complete", "passed": True, "tests_pass": True, "all_blockers_pass": True,
-               "verifier_reward": 1.0, "rubric_reward": 0.75, "policy": "tests-blockers-quality-v1"}
-    row = {"task": "t", "job": "j", "folder": "t__00000000", "reward": 0.75, "outcome": "passed",
-           "grading": grader.trial_grading({"scoring": scoring, "rewards": {"reward": 0.75}})}
+    scoring = {
+        "status": "complete",
+        "passed": True,
+        "tests_pass": True,
+        "all_blockers_pass": True,
+        "verifier_reward": 1.0,
+        "rubric_reward": 0.75,
+        "policy": "tests-blockers-quality-v1",
+    }
+    row = {
+        "task": "t",
+        "job": "j",
+        "folder": "t__00000000",
+        "reward": 0.75,
+        "outcome": "passed",
+        "grading": grader.trial_grading({"scoring": scoring, "rewards": {"reward": 0.75}}),
+    }
     reviewer = {"agent": "opencode", "model": None, "reasoning_effort": None}
     description = grader.describe_grader([row], [reviewer])
     assert description["kind"] == "model"
@@ -251,11 +283,27 @@ def test_a_secret_in_a_review_error_is_redacted():
 
 def test_a_task_graded_against_two_rubric_versions_is_named():
     def row(folder, digest):
-        scoring = {"status": "complete", "passed": False, "tests_pass": False, "rubric_sha256": digest, "rubric_path": "rubric.md"}
-        return {"task": "t", "job": "j", "folder": folder, "reward": 0.0, "outcome": "failed",
-                "grading": grader.trial_grading({"scoring": scoring})}
+        scoring = {
+            "status": "complete",
+            "passed": False,
+            "tests_pass": False,
+            "rubric_sha256": digest,
+            "rubric_path": "rubric.md",
+        }
+        return {
+            "task": "t",
+            "job": "j",
+            "folder": folder,
+            "reward": 0.0,
+            "outcome": "failed",
+            "grading": grader.trial_grading({"scoring": scoring}),
+        }
 
-    same = grader.describe_grader([row("t__1", "aa" * 32), row("t__2", "aa" * 32)], [{"agent": "a", "model": "m", "reasoning_effort": "low"}])
+    same = grader.describe_grader(
+        [row("t__1", "aa" * 32), row("t__2", "aa" * 32)], [{"agent": "a", "model": "m", "reasoning_effort": "low"}]
+    )
     assert same["missing"] == [] and same["rubrics"][0]["trials"] == 2
-    drift = grader.describe_grader([row("t__1", "aa" * 32), row("t__2", "bb" * 32)], [{"agent": "a", "model": "m", "reasoning_effort": "low"}])
+    drift = grader.describe_grader(
+        [row("t__1", "aa" * 32), row("t__2", "bb" * 32)], [{"agent": "a", "model": "m", "reasoning_effort": "low"}]
+    )
     assert drift["missing"] == ["one rubric per task: t were graded against different rubric versions"]

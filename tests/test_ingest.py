@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import pytest
-
 from benchreport import classify, discover, forked, ingest
 from conftest import EXAMPLE, REPO
 
@@ -76,8 +75,13 @@ def test_retries_collapse_scored_first_then_newest(tmp_path):
     retry = job.path / "spec-pass__aaaaaaaa"
     shutil.copytree(job.path / "spec-pass__3d1c0484", retry)
     data = json.loads((retry / "result.json").read_text())
-    data.update(rewards=None, error="agent idle for 600s", error_category="idle_timeout",
-                started_at="2026-11-30 05:00:00.000000", finished_at="2026-11-30 05:01:00.000000")
+    data.update(
+        rewards=None,
+        error="agent idle for 600s",
+        error_category="idle_timeout",
+        started_at="2026-11-30 05:00:00.000000",
+        finished_at="2026-11-30 05:01:00.000000",
+    )
     (retry / "result.json").write_text(json.dumps(data))
     result = ingest.ingest_job(job)
     trial = next(t for t in result["trials"] if t["task"] == "spec-pass")
@@ -117,7 +121,10 @@ def test_interrupted_attempt_and_bad_files(tmp_path):
     assert by_task["spec-fail"]["outcome"] == "interrupted"
     reasons = {(row["file"], row["reason"]) for row in result["ledger"]}
     assert ("spec-pass__3d1c0484/timing.json", "holds a list, not a JSON object") in reasons
-    assert ("spec-noreward__0b4011b0/config.json", "is a link pointing outside the job root; it was not read") in reasons
+    assert (
+        "spec-noreward__0b4011b0/config.json",
+        "is a link pointing outside the job root; it was not read",
+    ) in reasons
     assert all(not source["path"].startswith("/etc") for source in result["sources"])
     assert by_task["spec-noreward"]["outcome"] == "verifier_errored"  # result.json still read
 
@@ -159,12 +166,22 @@ def test_an_attempt_reached_in_several_places_is_counted_once(tmp_path):
     by_id = {job.job_id: job for job in found}
     kept = by_id["jobs/A/2026-11-30__04-23-02"]
     assert kept.job_id not in duplicates
-    assert duplicates["A/2026-11-30__04-23-02"] == duplicates["jobs-link/A/2026-11-30__04-23-02"] == {
-        "": f"the same folder as {kept.name} (one real folder reached twice, through overlapping job_roots or a "
-            "link); counted once, there"}
+    assert (
+        duplicates["A/2026-11-30__04-23-02"]
+        == duplicates["jobs-link/A/2026-11-30__04-23-02"]
+        == {
+            "": f"the same folder as {kept.name} (one real folder reached twice, through overlapping job_roots or a "
+            "link); counted once, there"
+        }
+    )
     assert duplicates["jobs-link/A (copy)/2026-11-30__04-23-02"][""].startswith("the same folder as jobs/A (copy)/")
     copy = duplicates["jobs/A (copy)/2026-11-30__04-23-02"]
-    assert sorted(copy) == ["spec-fail__67b8813a", "spec-noreward__0b4011b0", "spec-partial__0702bc7f", "spec-pass__3d1c0484"]
+    assert sorted(copy) == [
+        "spec-fail__67b8813a",
+        "spec-noreward__0b4011b0",
+        "spec-partial__0702bc7f",
+        "spec-pass__3d1c0484",
+    ]
     assert copy["spec-pass__3d1c0484"].startswith(f"the same attempt as {kept.name}/spec-pass__3d1c0484")
     ingests = [ingest.ingest_job(job, duplicates=duplicates.get(job.job_id)) for job in found]
     assert sum(len(result["trials"]) for result in ingests) == 4
@@ -192,15 +209,25 @@ def test_an_unreadable_job_folder_is_a_ledger_row(tmp_path):
         f"print(json.dumps({{j.job_id: ingest_job(j) for j in find_job_folders([{str(tmp_path)!r}])}}))"
     )
     drop = "-dac_override,-dac_read_search"
-    done = subprocess.run(["setpriv", f"--bounding-set={drop}", f"--inh-caps={drop}", sys.executable, "-c", code],
-                          capture_output=True, text=True, env={"PYTHONPATH": str(REPO / "workflow" / "scripts")})
+    done = subprocess.run(
+        ["setpriv", f"--bounding-set={drop}", f"--inh-caps={drop}", sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO / "workflow" / "scripts")},
+    )
     (tmp_path / "locked").chmod(0o755)
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     locked = found[f"{tmp_path.name}/locked"]
     assert locked["trials"] == [] and locked["ledger"] == [
-        {"job": f"{tmp_path.name}/locked", "folder": "", "file": ".", "reason": "the folder cannot be read (permission denied)",
-         "effect": ingest.FOLDER_NOT_READ}]
+        {
+            "job": f"{tmp_path.name}/locked",
+            "folder": "",
+            "file": ".",
+            "reason": "the folder cannot be read (permission denied)",
+            "effect": ingest.FOLDER_NOT_READ,
+        }
+    ]
     assert ingest.job_ledger(locked)["counts"]["adds_up"]
     assert len(found[f"{tmp_path.name}/readable/2026-11-30__04-23-02"]["trials"]) == 4
 
@@ -215,16 +242,31 @@ def test_a_review_verdict_must_be_a_boolean(passed, gate):
 
 def test_stale_outputs_are_removed(tmp_path):
     results = tmp_path / "results"
-    for path in ("reports/kept/report.md", "reports/gone/report.md", "settings/gone/stats.json",
-                 "lineage/reports/gone/report.md.json", "lineage/settings/kept/stats.json.json",
-                 "ingest/root/old/trials.json", "ingest/root/old/ledger.json", "lineage/ingest/root/old/trials.json.json",
-                 "ingest/root/old/new/trials.json"):
+    for path in (
+        "reports/kept/report.md",
+        "reports/gone/report.md",
+        "settings/gone/stats.json",
+        "lineage/reports/gone/report.md.json",
+        "lineage/settings/kept/stats.json.json",
+        "ingest/root/old/trials.json",
+        "ingest/root/old/ledger.json",
+        "lineage/ingest/root/old/trials.json.json",
+        "ingest/root/old/new/trials.json",
+    ):
         (results / path).parent.mkdir(parents=True, exist_ok=True)
         (results / path).write_text("{}")
     removed = discover.remove_stale_outputs(results, {"kept"}, {"root/old/new"})
-    assert removed == sorted(f"{results}/{path}" for path in (
-        "reports/gone", "settings/gone", "lineage/reports/gone", "ingest/root/old/trials.json",
-        "ingest/root/old/ledger.json", "lineage/ingest/root/old/trials.json.json"))
+    assert removed == sorted(
+        f"{results}/{path}"
+        for path in (
+            "reports/gone",
+            "settings/gone",
+            "lineage/reports/gone",
+            "ingest/root/old/trials.json",
+            "ingest/root/old/ledger.json",
+            "lineage/ingest/root/old/trials.json.json",
+        )
+    )
     assert (results / "ingest/root/old/new/trials.json").is_file() and (results / "reports/kept/report.md").is_file()
     assert not (results / "lineage/ingest/root").exists()
     assert discover.remove_stale_outputs(results, {"kept"}, {"root/old/new"}) == []
@@ -232,8 +274,10 @@ def test_stale_outputs_are_removed(tmp_path):
 
 def ingest_all(root) -> list[dict]:
     """ingest_job of every job folder under root, without the lineage sources (file hashes)."""
-    return [{k: v for k, v in ingest.ingest_job(job).items() if k != "sources"}
-            for job in discover.find_job_folders([str(root)])]
+    return [
+        {k: v for k, v in ingest.ingest_job(job).items() if k != "sources"}
+        for job in discover.find_job_folders([str(root)])
+    ]
 
 
 def test_ingest_of_redacted_files_equals_the_redacted_ingest(tmp_path):
@@ -246,13 +290,26 @@ def test_ingest_of_redacted_files_equals_the_redacted_ingest(tmp_path):
     from benchreport import bundle
 
     key, password = "sk-ant-api03-PLANTEDplantedPLANTED0123456789abcdef", "hunter2-hunter2"
-    tries = [[{"task": t, "attempts": [{"kind": k}]} for t, k in (("alpha", "passed"), ("beta", "failed"),
-                                                                  ("gamma", "failed"))]]
-    write_matrix(tmp_path / "original" / "jobs", alias="a", setting={"agent": "claude-agent-acp", "model": "m"},
-                 tries=tries, seed=9, start="2026-11-30 10:00:00")
+    tries = [
+        [
+            {"task": t, "attempts": [{"kind": k}]}
+            for t, k in (("alpha", "passed"), ("beta", "failed"), ("gamma", "failed"))
+        ]
+    ]
+    write_matrix(
+        tmp_path / "original" / "jobs",
+        alias="a",
+        setting={"agent": "claude-agent-acp", "model": "m"},
+        tries=tries,
+        seed=9,
+        start="2026-11-30 10:00:00",
+    )
     results = sorted((tmp_path / "original").rglob("result.json"))
     configs = sorted((tmp_path / "original").rglob("config.json"))
-    for path, error in ((results[0], f"provider said: invalid x-api-key {key}"), (results[-1], f"login {password} failed")):
+    for path, error in (
+        (results[0], f"provider said: invalid x-api-key {key}"),
+        (results[-1], f"login {password} failed"),
+    ):
         data = json.loads(path.read_text())
         data["error"] = error
         path.write_text(json.dumps(data, indent=2))
@@ -263,8 +320,9 @@ def test_ingest_of_redacted_files_equals_the_redacted_ingest(tmp_path):
     original = ingest_all(tmp_path / "original" / "jobs")
     plan = {}
     for job in discover.find_job_folders([str(tmp_path / "original" / "jobs")]):
-        files = bundle.job_files({"relpath": job.relpath, "id": job.job_id}, job.root, trajectories=False,
-                                 max_requests=20)[0]
+        files = bundle.job_files(
+            {"relpath": job.relpath, "id": job.job_id}, job.root, trajectories=False, max_requests=20
+        )[0]
         plan.update({f"{job.relpath}/{relpath}": source for relpath, source in files.items()})
     entries = bundle.scan_and_spool(plan, set(), tmp_path)[0]
     for name in entries:
@@ -294,14 +352,18 @@ def test_a_job_folder_that_is_a_link_is_a_ledger_row_and_never_read(tmp_path):
     jobs = {job.relpath: job for job in discover.find_job_folders([str(tmp_path / "root")])}
     assert set(jobs) == {"elsewhere", "latest", "oracle-run/2026-11-30__04-23-02"}
     assert discover.duplicates(list(jobs.values()), [str(tmp_path / "root")], {}) == {}
-    for relpath, words in (("elsewhere", "outside the job root"), ("latest", "a link to oracle-run in the same job root")):
+    for relpath, words in (
+        ("elsewhere", "outside the job root"),
+        ("latest", "a link to oracle-run in the same job root"),
+    ):
         assert discover.stat_state(jobs[relpath]) == ({}, {})
         result = ingest.ingest_job(jobs[relpath])
         assert result["trials"] == [] and result["sources"] == []
         (row,) = result["ledger"]
         assert row["file"] == "." and words in row["reason"] and row["effect"].startswith("folder not read")
-        assert bundle.job_files({"relpath": relpath, "id": relpath}, str(tmp_path / "root"), trajectories=False,
-                                max_requests=20) == ({}, [], [])
+        assert bundle.job_files(
+            {"relpath": relpath, "id": relpath}, str(tmp_path / "root"), trajectories=False, max_requests=20
+        ) == ({}, [], [])
     assert len(ingest.ingest_job(jobs["oracle-run/2026-11-30__04-23-02"])["trials"]) == 4
 
 

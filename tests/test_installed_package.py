@@ -29,18 +29,32 @@ print(len(cards))
 def test_an_installed_copy_reads_its_schemas_and_checks_a_run(tmp_path):
     source = tmp_path / "source"  # a copy: setuptools writes build/ beside pyproject.toml
     source.mkdir()
-    for name in ("pyproject.toml", "README.md", "LICENSE", "requirements.txt", "requirements-test.txt",
-                 "requirements-slurm.txt"):
+    for name in (
+        "pyproject.toml",
+        "README.md",
+        "LICENSE",
+        "requirements.txt",
+        "requirements-test.txt",
+        "requirements-slurm.txt",
+    ):
         shutil.copy(REPO / name, source / name)
-    shutil.copytree(REPO / "workflow" / "scripts" / "benchreport", source / "workflow" / "scripts" / "benchreport",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        REPO / "workflow" / "scripts" / "benchreport",
+        source / "workflow" / "scripts" / "benchreport",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     target = tmp_path / "installed"
-    built = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target),
-                            str(source)], capture_output=True, text=True, timeout=600)
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert built.returncode == 0, built.stderr
     shutil.rmtree(source)
     assert sorted(p.name for p in (target / "benchreport" / "schemas").iterdir()) == sorted(
-        p.name for p in (REPO / "workflow" / "scripts" / "benchreport" / "schemas").iterdir())
+        p.name for p in (REPO / "workflow" / "scripts" / "benchreport" / "schemas").iterdir()
+    )
 
     workflow = copy_workflow(tmp_path / "wf")
     shutil.copytree(EXAMPLE / "benchflow-samples", workflow.path / "jobs" / "samples")
@@ -48,13 +62,30 @@ def test_an_installed_copy_reads_its_schemas_and_checks_a_run(tmp_path):
     workflow.run("--configfile", "settings.json", roots=["jobs/samples"])
 
     env = {"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"}
-    validated = subprocess.run([sys.executable, "-c", CHECK, str(target), str(workflow.results)], cwd=tmp_path,
-                               capture_output=True, text=True, env=env, timeout=600)
+    validated = subprocess.run(
+        [sys.executable, "-c", CHECK, str(target), str(workflow.results)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert validated.returncode == 0, validated.stderr
     assert int(validated.stdout) >= 1
-    checked = subprocess.run([sys.executable, "-m", "benchreport", "check", str(workflow.results)], cwd=tmp_path,
-                             capture_output=True, text=True, env=env, timeout=600)
+    checked = subprocess.run(
+        [sys.executable, "-m", "benchreport", "check", str(workflow.results)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    where = subprocess.run([sys.executable, "-c", "import benchreport; print(benchreport.__file__)"], cwd=tmp_path,
-                           capture_output=True, text=True, env=env)
+    where = subprocess.run(
+        [sys.executable, "-c", "import benchreport; print(benchreport.__file__)"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert where.stdout.strip().startswith(str(target)), where.stdout

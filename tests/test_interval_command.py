@@ -23,8 +23,14 @@ RUNS = [
 
 
 def run_command(*args, stdin=""):
-    return subprocess.run([sys.executable, "-m", "benchreport", "interval", *args], input=stdin, capture_output=True,
-                          text=True, cwd=REPO / "workflow" / "scripts", check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "benchreport", "interval", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=REPO / "workflow" / "scripts",
+        check=False,
+    )
 
 
 def test_the_defaults_are_the_workflows():
@@ -56,16 +62,26 @@ def test_stdin_and_a_file_give_one_line_per_run_as_the_stats_stage_computes_it(t
     # the numbers BenchFlow's page quotes as Wilson intervals
     trials_interval = benchflow["methods"]["wilson over trials"]
     assert (round(trials_interval["low"] * 100), round(trials_interval["high"] * 100)) == (35, 88)
-    assert (round(one["methods"]["wilson over trials"]["low"] * 100), one["methods"]["wilson over trials"]["high"]) \
-        == (21, 1.0)
-    assert rewards["tasks"] == 3 and rewards["trials"] == 6 and rewards["pass_rate"] == pytest.approx((2 / 3 + 0 + 1) / 3)
+    assert (round(one["methods"]["wilson over trials"]["low"] * 100), one["methods"]["wilson over trials"]["high"]) == (
+        21,
+        1.0,
+    )
+    assert (
+        rewards["tasks"] == 3 and rewards["trials"] == 6 and rewards["pass_rate"] == pytest.approx((2 / 3 + 0 + 1) / 3)
+    )
     assert zero["low"] == 0.0 and 0 < zero["high"] < 1 and zero["shape"] == "12x2"
     assert unequal["shape"] == "4x3+6x4"
 
 
 def test_lines_that_are_not_runs_get_an_error_line_and_a_failing_exit():
-    bad = ["not json", json.dumps({"tasks": [[4, 3]]}), json.dumps({"tasks": []}), json.dumps({"rewards": [[2.0]]}),
-           json.dumps({"tasks": [[1, 2]], "rewards": [[1.0]]}), json.dumps({"tasks": [[1.5, 2]]})]
+    bad = [
+        "not json",
+        json.dumps({"tasks": [[4, 3]]}),
+        json.dumps({"tasks": []}),
+        json.dumps({"rewards": [[2.0]]}),
+        json.dumps({"tasks": [[1, 2]], "rewards": [[1.0]]}),
+        json.dumps({"tasks": [[1.5, 2]]}),
+    ]
     done = run_command(stdin="\n".join([json.dumps(RUNS[0]), *bad]) + "\n")
     assert done.returncode == 1
     lines = [json.loads(line) for line in done.stdout.splitlines()]
@@ -77,7 +93,9 @@ def test_lines_that_are_not_runs_get_an_error_line_and_a_failing_exit():
 def test_a_batch_of_one_shape_costs_one_design(monkeypatch):
     designs = []
     original = interval.coverage_design.coverage_design
-    monkeypatch.setattr(interval.coverage_design, "coverage_design", lambda *a, **k: designs.append(a) or original(*a, **k))
+    monkeypatch.setattr(
+        interval.coverage_design, "coverage_design", lambda *a, **k: designs.append(a) or original(*a, **k)
+    )
     rng = np.random.default_rng(0)
     lines = [json.dumps({"tasks": [[int(p), 2] for p in rng.binomial(2, 0.4, size=30)]}) for _ in range(300)]
     found = interval.headlines(lines)

@@ -7,11 +7,10 @@ import time
 
 import numpy as np
 import pytest
+from benchreport import intervals
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
-
-from benchreport import intervals
 
 
 @pytest.mark.parametrize("successes,n", [(0, 1), (1, 1), (6, 9), (0, 9), (9, 9), (37, 120), (500, 1000)])
@@ -109,9 +108,16 @@ def test_bca_and_percentile_share_their_resamples():
     assert means.min() <= bca["low"] <= bca["high"] <= means.max()
 
 
-@pytest.mark.parametrize("rates,reason", [([], "at least 2"), ([0.5], "at least 2"), ([1, 1, 1], "same pass rate"),
-                                          ([0, 0], "same pass rate"),
-                                          ([1 / 3] * 10, "same pass rate")])  # their float mean is not 1/3
+@pytest.mark.parametrize(
+    "rates,reason",
+    [
+        ([], "at least 2"),
+        ([0.5], "at least 2"),
+        ([1, 1, 1], "same pass rate"),
+        ([0, 0], "same pass rate"),
+        ([1 / 3] * 10, "same pass rate"),
+    ],
+)  # their float mean is not 1/3
 def test_bca_is_undefined_without_spread_or_with_one_task(rates, reason):
     interval = intervals.bootstrap_bca_tasks(rates, 1000, seed=1)
     assert interval["low"] is None and interval["high"] is None
@@ -127,8 +133,34 @@ def test_t_interval_matches_scipy(rates):
     assert ours["estimate"] == pytest.approx(np.mean(rates))
 
 
-DEGREES = [1, 2, 3, 4, 5, 7, 9, 10, 19, 20, 21, 29, 39, 40, 41, 99, 100, 199, 499, 999, 1_000, 4_999, 24_999,
-           100_000, 2.5, 0.5]
+DEGREES = [
+    1,
+    2,
+    3,
+    4,
+    5,
+    7,
+    9,
+    10,
+    19,
+    20,
+    21,
+    29,
+    39,
+    40,
+    41,
+    99,
+    100,
+    199,
+    499,
+    999,
+    1_000,
+    4_999,
+    24_999,
+    100_000,
+    2.5,
+    0.5,
+]
 LEVELS = [0.5 + c / 2 for c in (0.01, 0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.999)] + [0.6, 0.75, 0.7500001, 1 - 1e-9]
 
 
@@ -241,8 +273,12 @@ def test_wilson_clustered_special_cases_follow_benchflow():
 
 def test_methods_registry_covers_seven_methods_with_the_contract_shape():
     assert set(intervals.METHODS) == {
-        "wilson over trials", "t over task means", "bootstrap-percentile over tasks",
-        "bootstrap-BCa over tasks", "wilson over task means", "wilson-clustered",
+        "wilson over trials",
+        "t over task means",
+        "bootstrap-percentile over tasks",
+        "bootstrap-BCa over tasks",
+        "wilson over task means",
+        "wilson-clustered",
         "clopper-pearson over task means",
     }
     trials, passes = np.array([3, 3, 3]), np.array([3, 3, 0])
@@ -254,12 +290,14 @@ def test_methods_registry_covers_seven_methods_with_the_contract_shape():
     over_trials = intervals.METHODS["wilson over trials"](trials, passes, seed=1, resamples=10, confidence=0.95)
     assert (round(over_trials["low"] * 100), round(over_trials["high"] * 100)) == (35, 88)
     bootstrap = intervals.METHODS["bootstrap-percentile over tasks"](
-        trials, passes, seed=20261130, resamples=10_000, confidence=0.95)
+        trials, passes, seed=20261130, resamples=10_000, confidence=0.95
+    )
     assert (bootstrap["low"], bootstrap["high"]) == (0.0, 1.0)
 
 
-@pytest.mark.parametrize("trials,passes", [([3, 3], [4, 1]), ([3, 0], [1, 0]), ([3, 3], [-1, 0]),
-                                           ([3, 3], [1]), ([2.5, 3], [1, 1])])
+@pytest.mark.parametrize(
+    "trials,passes", [([3, 3], [4, 1]), ([3, 0], [1, 0]), ([3, 3], [-1, 0]), ([3, 3], [1]), ([2.5, 3], [1, 1])]
+)
 def test_methods_reject_impossible_counts(trials, passes):
     for method in intervals.METHODS.values():
         with pytest.raises(ValueError):

@@ -10,7 +10,6 @@ import subprocess
 import sys
 
 import yaml
-
 from conftest import EXAMPLE, copy_workflow
 
 DEPLOYED = """\
@@ -36,8 +35,13 @@ def test_deployed_as_a_module_in_another_folder_dry_runs(tmp_path):
     config["job_roots"] = [str(EXAMPLE / "benchflow-real-jobs")]
     (deployment / "config" / "config.yaml").write_text(yaml.safe_dump(config))
     (deployment / "Snakefile").write_text(DEPLOYED.format(snakefile=module.path / "workflow" / "Snakefile"))
-    done = subprocess.run([sys.executable, "-m", "snakemake", "--dry-run", "--cores", "1"], cwd=deployment,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--dry-run", "--cores", "1"],
+        cwd=deployment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     planned = dict(re.findall(r"^(\w+)\s+(\d+)$", done.stdout, flags=re.M))
     assert int(planned["ingest"]) >= 2 and planned["all"] == "1", done.stdout

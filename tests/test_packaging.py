@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "workflow" / "envs"))
@@ -28,7 +27,8 @@ REQUIREMENTS = (REPO / "requirements.txt").read_text()
 
 def test_the_conda_env_is_written_from_the_runtime_pins():
     assert (REPO / "workflow" / "envs" / "benchreport.yaml").read_text() == make_env.conda_env(REQUIREMENTS), (
-        "run python3 workflow/envs/make_env.py")
+        "run python3 workflow/envs/make_env.py"
+    )
     env = yaml.safe_load((REPO / "workflow" / "envs" / "benchreport.yaml").read_text())
     assert "jsonschema =4.26.0" in env["dependencies"]  # rule report validates each run card with it
 
@@ -70,14 +70,17 @@ def test_the_workflow_imports_only_its_runtime_requirements():
                 allowed.add(re.split(r"[ ;<>=!~\[(]", requirement, maxsplit=1)[0].lower().replace("_", "-"))
     code = [*(REPO / "workflow" / "scripts").rglob("*.py")]
     providers = importlib.metadata.packages_distributions()
-    found = {path.relative_to(REPO).as_posix(): imported_distributions(path, providers) - allowed - {"benchreport"}
-             for path in code}
+    found = {
+        path.relative_to(REPO).as_posix(): imported_distributions(path, providers) - allowed - {"benchreport"}
+        for path in code
+    }
     assert not {path: dists for path, dists in found.items() if dists}
 
 
 def test_citation_license_and_config_readme_keep_up_with_the_package():
     citation = yaml.safe_load((REPO / "CITATION.cff").read_text())
     from benchreport import __version__
+
     assert citation["version"] == PYPROJECT["project"]["version"] == __version__
     assert citation["license"] == PYPROJECT["project"]["license"] == "MIT"
     assert (REPO / "LICENSE").read_text().startswith("MIT License")
@@ -92,29 +95,52 @@ def test_the_wheel_installs_the_command_in_a_fresh_venv(tmp_path):
     holds the package with its templates and the pins, and pip installs a `benchreport` command
     that runs from another folder."""
     source = tmp_path / "source"  # a copy: setuptools writes build/ beside pyproject.toml
-    for name in ("pyproject.toml", "README.md", "LICENSE", "requirements.txt", "requirements-test.txt",
-                 "requirements-slurm.txt"):
+    for name in (
+        "pyproject.toml",
+        "README.md",
+        "LICENSE",
+        "requirements.txt",
+        "requirements-test.txt",
+        "requirements-slurm.txt",
+    ):
         (source / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / name, source / name)
-    shutil.copytree(REPO / "workflow" / "scripts" / "benchreport", source / "workflow" / "scripts" / "benchreport",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path), str(source)],
-                           capture_output=True, text=True, timeout=600)
+    shutil.copytree(
+        REPO / "workflow" / "scripts" / "benchreport",
+        source / "workflow" / "scripts" / "benchreport",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert built.returncode == 0, built.stderr
     wheel = next(tmp_path.glob("benchreport-*.whl"))
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
-    modules = {p.relative_to(REPO / "workflow" / "scripts").as_posix()
-               for p in (REPO / "workflow" / "scripts" / "benchreport").rglob("*") if p.suffix in (".py", ".j2")}
+    modules = {
+        p.relative_to(REPO / "workflow" / "scripts").as_posix()
+        for p in (REPO / "workflow" / "scripts" / "benchreport").rglob("*")
+        if p.suffix in (".py", ".j2")
+    }
     assert modules <= names
-    required = {line.split(": ", 1)[1] for line in metadata.splitlines() if line.startswith("Requires-Dist: ")
-                and "extra ==" not in line}
+    required = {
+        line.split(": ", 1)[1]
+        for line in metadata.splitlines()
+        if line.startswith("Requires-Dist: ") and "extra ==" not in line
+    }
     assert required == {f"{name}=={version}" for name, version in make_env.pins(REQUIREMENTS)}
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    installed = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", str(wheel)],
-                               capture_output=True, text=True, timeout=600)
+    installed = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert installed.returncode == 0, installed.stderr
     # the command pip wrote; --help needs none of the dependencies left out here
     done = subprocess.run([str(venv / "bin" / "benchreport"), "--help"], cwd=tmp_path, capture_output=True, text=True)

@@ -29,43 +29,122 @@ TOKENS = ("input", "output", "cache_read", "cache_creation", "total")
 
 
 def measure(key, value, n=0, interval=None):
-    return {"key": key, "label": key.replace("_", " "), "numerator": "n", "denominator": "d" if n else "",
-            "denominator_count": n, "numerator_usd": value, "value_usd": value, "interval": interval, "trials": "counted"}
+    return {
+        "key": key,
+        "label": key.replace("_", " "),
+        "numerator": "n",
+        "denominator": "d" if n else "",
+        "denominator_count": n,
+        "numerator_usd": value,
+        "value_usd": value,
+        "interval": interval,
+        "trials": "counted",
+    }
 
 
-def summary(setting, *, control=None, rate=0.5, low=0.25, high=0.75, method="bootstrap-percentile over tasks",
-            tasks=None, cost=None, per_solved=None, tokens=1000, oracle=(3, 3), nop=(0, 3), failing=(),
-            description=None):
+def summary(
+    setting,
+    *,
+    control=None,
+    rate=0.5,
+    low=0.25,
+    high=0.75,
+    method="bootstrap-percentile over tasks",
+    tasks=None,
+    cost=None,
+    per_solved=None,
+    tokens=1000,
+    oracle=(3, 3),
+    nop=(0, 3),
+    failing=(),
+    description=None,
+):
     """A result record (summary.json) made by hand, with the fields the paper and page read."""
     tasks = tasks or {"t1": [1.0, 0.0], "t2": [1.0, 1.0]}
     trials, per_task = [], []
     for task, rewards in tasks.items():
         ids = []
         for index, value in enumerate(rewards, start=1):
-            trials.append({"task": task, "try": index, "job": f"jobs/{setting}", "folder": f"{task}__{index:08x}",
-                           "attempts": 1, "agent_execution": "completed", "verifier": None, "reward": value,
-                           "outcome": "passed" if value == 1.0 else "failed", "tokens": tokens,
-                           "cost_usd": None if cost is None else cost / 4, "seconds": 10.0, "left_out": None})
+            trials.append(
+                {
+                    "task": task,
+                    "try": index,
+                    "job": f"jobs/{setting}",
+                    "folder": f"{task}__{index:08x}",
+                    "attempts": 1,
+                    "agent_execution": "completed",
+                    "verifier": None,
+                    "reward": value,
+                    "outcome": "passed" if value == 1.0 else "failed",
+                    "tokens": tokens,
+                    "cost_usd": None if cost is None else cost / 4,
+                    "seconds": 10.0,
+                    "left_out": None,
+                }
+            )
             ids.append(f"jobs/{setting}/{task}__{index:08x}")
         passed = sum(value == 1.0 for value in rewards)
-        per_task.append({"task": task, "trials": len(rewards), "passed": passed, "rate": passed / len(rewards),
-                         "interval": {"method": "wilson", "low": 0.0, "high": 1.0, "level": 0.95},
-                         "rewards": rewards, "mean_reward": passed / len(rewards), "outcomes": [], "timed_out": 0,
-                         "task_digests": [], "trial_ids": ids, "controls": None,
-                         "mean_cost_usd": None if cost is None else cost / 4})
+        per_task.append(
+            {
+                "task": task,
+                "trials": len(rewards),
+                "passed": passed,
+                "rate": passed / len(rewards),
+                "interval": {"method": "wilson", "low": 0.0, "high": 1.0, "level": 0.95},
+                "rewards": rewards,
+                "mean_reward": passed / len(rewards),
+                "outcomes": [],
+                "timed_out": 0,
+                "task_digests": [],
+                "trial_ids": ids,
+                "controls": None,
+                "mean_cost_usd": None if cost is None else cost / 4,
+            }
+        )
     n_trials = sum(len(rewards) for rewards in tasks.values())
     controls = None
     if not control:
-        controls = {"oracle": {"trials": oracle[1], "passed": oracle[0]}, "nop": {"trials": nop[1], "passed": nop[0]},
-                    "per_task": {}, "tasks_without_control": [], "tasks_failing_controls": list(failing),
-                    "tasks_unverified": [], "tasks_holding": [row["task"] for row in per_task], "uncovered": [],
-                    "policy": {"on_failure": "exclude", "on_unverified": "keep"}}
+        controls = {
+            "oracle": {"trials": oracle[1], "passed": oracle[0]},
+            "nop": {"trials": nop[1], "passed": nop[0]},
+            "per_task": {},
+            "tasks_without_control": [],
+            "tasks_failing_controls": list(failing),
+            "tasks_unverified": [],
+            "tasks_holding": [row["task"] for row in per_task],
+            "uncovered": [],
+            "policy": {"on_failure": "exclude", "on_unverified": "keep"},
+        }
     total = 0 if control else tokens * n_trials
-    one_run = None if cost is None else {"low": cost / 2 * 0.8, "high": cost / 2 * 1.2, "method": "percentile bootstrap",
-                                         "level": 0.95, "seed": 5, "resamples": 100, "tasks_unpriced": []}
-    counts = {"tasks": len(tasks), "trials": n_trials, "passed": sum(r["passed"] for r in per_task), "failed": 0,
-              "errored": 0, "verifier_errored": 0, "unscored": 0, "with_error": 0, "timed_out": 0, "retried": 0,
-              "attempts": n_trials, "interrupted_left_out": 0, "left_out_by_controls": 0, "tasks_left_out_by_controls": 0}
+    one_run = (
+        None
+        if cost is None
+        else {
+            "low": cost / 2 * 0.8,
+            "high": cost / 2 * 1.2,
+            "method": "percentile bootstrap",
+            "level": 0.95,
+            "seed": 5,
+            "resamples": 100,
+            "tasks_unpriced": [],
+        }
+    )
+    counts = {
+        "tasks": len(tasks),
+        "trials": n_trials,
+        "passed": sum(r["passed"] for r in per_task),
+        "failed": 0,
+        "errored": 0,
+        "verifier_errored": 0,
+        "unscored": 0,
+        "with_error": 0,
+        "timed_out": 0,
+        "retried": 0,
+        "attempts": n_trials,
+        "interrupted_left_out": 0,
+        "left_out_by_controls": 0,
+        "tasks_left_out_by_controls": 0,
+    }
     return {
         "setting": setting,
         "description": description or f"{setting} description",
@@ -75,21 +154,35 @@ def summary(setting, *, control=None, rate=0.5, low=0.25, high=0.75, method="boo
         "mean_reward": {"value": rate, "rule": "mean over tasks", "trials": "per_task"},
         "confidence": 0.95,
         "headline": {"method": method, "low": low, "high": high, "over": "tasks", "level": 0.95},
-        "intervals": {"over_tasks": {"low": low, "high": high, "resamples": 100, "seed": 5},
-                      "over_trials": {"low": low, "high": high}},
+        "intervals": {
+            "over_tasks": {"low": low, "high": high, "resamples": 100, "seed": 5},
+            "over_trials": {"low": low, "high": high},
+        },
         "methods": {},
         "solve_rates": None,
         "per_task": per_task,
-        "usage": {"tokens_all_attempts": dict.fromkeys(TOKENS, total), "tokens_counted": dict.fromkeys(TOKENS, total),
-                  "attempts": n_trials, "trials": n_trials, "trials_priced": n_trials if cost else 0,
-                  "counted_trials": n_trials, "counted_trials_priced": n_trials if cost else 0,
-                  "cost_complete": True, "cost_is_lower_bound": False,
-                  "cost_measures": {"spent": measure("spent", cost), "counted": measure("counted", cost),
-                                    "per_solved_task": measure("per_solved_task", per_solved, 2),
-                                    "per_passed_trial": measure("per_passed_trial", per_solved, 3),
-                                    "one_run": measure("one_run", None if cost is None else cost / 2, len(tasks), one_run)},
-                  "trial_seconds_min": 10.0, "trial_seconds_max": 10.0, "trial_minutes_all_attempts": 1.0,
-                  "usage_sources": {"unavailable": n_trials} if control else {"provider_response": n_trials}},
+        "usage": {
+            "tokens_all_attempts": dict.fromkeys(TOKENS, total),
+            "tokens_counted": dict.fromkeys(TOKENS, total),
+            "attempts": n_trials,
+            "trials": n_trials,
+            "trials_priced": n_trials if cost else 0,
+            "counted_trials": n_trials,
+            "counted_trials_priced": n_trials if cost else 0,
+            "cost_complete": True,
+            "cost_is_lower_bound": False,
+            "cost_measures": {
+                "spent": measure("spent", cost),
+                "counted": measure("counted", cost),
+                "per_solved_task": measure("per_solved_task", per_solved, 2),
+                "per_passed_trial": measure("per_passed_trial", per_solved, 3),
+                "one_run": measure("one_run", None if cost is None else cost / 2, len(tasks), one_run),
+            },
+            "trial_seconds_min": 10.0,
+            "trial_seconds_max": 10.0,
+            "trial_minutes_all_attempts": 1.0,
+            "usage_sources": {"unavailable": n_trials} if control else {"provider_response": n_trials},
+        },
         "unpriced_reasons": [],
         "sampling": {},
         "trials_recording_requests": 0,
@@ -148,7 +241,7 @@ def test_latex_table_is_booktabs_with_a_rule_before_the_controls():
     lines = tex.splitlines()
     assert lines.count("\\toprule") == 1 and lines.count("\\bottomrule") == 1
     assert lines.count("\\midrule") == 2  # under the header, and between agents and controls
-    body = lines[lines.index("\\midrule") + 1:lines.index("\\bottomrule")]
+    body = lines[lines.index("\\midrule") + 1 : lines.index("\\bottomrule")]
     assert body.index("\\midrule") == 3  # after the three agent settings
     assert all(line.count(" & ") == 7 for line in body if line != "\\midrule")
     assert "95\\% intervals: bootstrap-percentile over tasks." in tex
@@ -164,8 +257,10 @@ def test_latex_marks_differing_interval_methods():
 
 
 def test_csv_quoting_round_trips():
-    rows = [{"setting": "s1", "description": 'agent "x", model y', "pass_rate": 0.5},
-            {"setting": "s2", "description": "line\nbreak", "pass_rate": None}]
+    rows = [
+        {"setting": "s1", "description": 'agent "x", model y', "pass_rate": 0.5},
+        {"setting": "s2", "description": "line\nbreak", "pass_rate": None},
+    ]
     text = paper.to_csv(["setting", "description", "pass_rate"], rows)
     assert text.splitlines()[1] == 's1,"agent ""x"", model y",0.5'
     parsed = list(csv.DictReader(io.StringIO(text)))
@@ -226,11 +321,21 @@ def many_tasks(n_tasks, tries):
 
 def test_heatmap_at_many_tasks_is_one_image_and_deterministic():
     tasks = many_tasks(250, 3)
-    summaries = [summary("a-agent", tasks=tasks), summary("b-agent", tasks=dict(list(tasks.items())[:200])),
-                 summary("oracle-x", control="oracle", tasks=tasks)]
+    summaries = [
+        summary("a-agent", tasks=tasks),
+        summary("b-agent", tasks=dict(list(tasks.items())[:200])),
+        summary("oracle-x", control="oracle", tasks=tasks),
+    ]
     first = summaries[0]["per_task"][0]  # a hatched cell
-    summaries[0]["excluded_by_controls"] = [{"task": first["task"], "reason": "controls failed",
-                                             "trials": first["trials"], "passed": first["passed"], "rate": first["rate"]}]
+    summaries[0]["excluded_by_controls"] = [
+        {
+            "task": first["task"],
+            "reason": "controls failed",
+            "trials": first["trials"],
+            "passed": first["passed"],
+            "rate": first["rate"],
+        }
+    ]
     summaries[0]["per_task"] = summaries[0]["per_task"][1:]
     data = figure_data.figures_data(summaries)
     assert len(data["heatmap"]["tasks"]) == 250 > tables.HEATMAP_NAMED_TASKS
@@ -247,8 +352,7 @@ def page_of(summaries, pairs=()):
     data = figure_data.figures_data(summaries)
     svgs = {name: b"<svg xmlns='http://www.w3.org/2000/svg'/>" for name in ("forest", "heatmap", "cost")}
     pages = {s["setting"]: page_trials(s["per_task"], s["trials"]) for s in summaries}
-    return html.render_page(summaries, pages, {"pairs": list(pairs)}, "job\tfolder\tfile\treason\teffect\n", svgs,
-                            data)
+    return html.render_page(summaries, pages, {"pairs": list(pairs)}, "job\tfolder\tfile\treason\teffect\n", svgs, data)
 
 
 def check_links(page):
@@ -274,24 +378,39 @@ def test_report_page_is_bounded_at_many_tries():
     tasks = many_tasks(250, 25)  # 6,250 trials per setting
     summaries = [summary("a-agent", tasks=tasks, cost=10.0), summary("b-agent", tasks=tasks)]
     none = {"oracle": None, "nop": None}
-    summaries[0]["controls"]["per_task"] = {task: {"verdict": "not verified", "reasons": ["no oracle ran"]} | none
-                                            for task in tasks}
+    summaries[0]["controls"]["per_task"] = {
+        task: {"verdict": "not verified", "reasons": ["no oracle ran"]} | none for task in tasks
+    }
     summaries[0]["controls"]["per_task"]["task-0249"] = {"verdict": "fails", "reasons": ["oracle passed 0 of 3"]} | none
-    per_task = [{"task": task, "rate_a": 0.5, "rate_b": 0.5 + (i % 7) / 20, "difference": (i % 7) / 20}
-                for i, task in enumerate(tasks)]
-    pair = {"a": "a-agent", "b": "b-agent", "a_description": "a", "b_description": "b", "shared": 250,
-            "mean_difference": 0.1, "intervals": {}, "p_value": 0.5, "per_task": per_task}
+    per_task = [
+        {"task": task, "rate_a": 0.5, "rate_b": 0.5 + (i % 7) / 20, "difference": (i % 7) / 20}
+        for i, task in enumerate(tasks)
+    ]
+    pair = {
+        "a": "a-agent",
+        "b": "b-agent",
+        "a_description": "a",
+        "b_description": "b",
+        "shared": 250,
+        "mean_difference": 0.1,
+        "intervals": {},
+        "p_value": 0.5,
+        "per_task": per_task,
+    }
     page = page_of(summaries, [pair])
     check_links(page)
     assert len(page) < 1_500_000
     for s in summaries:
         listed = [t for t in s["trials"] if f"{t['job']}/{t['folder']}" in page]
         assert 0 < len(listed) <= PAGE_TRIALS
-        assert listed == s["trials"][:len(listed)]  # the first tasks, whole
+        assert listed == s["trials"][: len(listed)]  # the first tasks, whole
         assert f"results/reports/{s['setting']}/trials.json" in page
         for task in tasks:  # every task keeps its row, the target of its numbers' links
             assert f'id="{html.task_anchor(s["setting"], task)}"' in page
-    assert "The trials of the first 20 of 250 tasks are listed once" in page and "The other 5,750 are not in this page" in page
+    assert (
+        "The trials of the first 20 of 250 tasks are listed once" in page
+        and "The other 5,750 are not in this page" in page
+    )
     assert 'class="heatmap-table"' not in page  # the per-task tables hold those numbers
     assert f"The {LISTED_ROWS} tasks of 250 where A and B differ most" in page
     assert "50 more tasks not listed here (not verified 50)" in page
@@ -303,19 +422,45 @@ def test_report_page_is_bounded_at_many_tries():
 
 XSS_TASK = "<script>alert(1)</script>"
 AGENTS = {
-    "claude": {"agent": "claude-agent-acp", "model": "anthropic/claude-sonnet-4-5",
-               "served_model": "claude-sonnet-4-5-20250929", "usage_source": "provider_response",
-               "price_source": "litellm"},
-    "codex": {"agent": "codex_acp", "model": "openai/gpt-5.1", "served_model": "gpt-5.1-2025-11-13",
-              "usage_source": "provider_response", "price_source": "litellm"},
-    "gemini": {"agent": "gemini-cli", "model": "gemini/gemini-2.5-pro", "served_model": None,
-               "usage_source": "agent_native_acp", "price_source": None},
+    "claude": {
+        "agent": "claude-agent-acp",
+        "model": "anthropic/claude-sonnet-4-5",
+        "served_model": "claude-sonnet-4-5-20250929",
+        "usage_source": "provider_response",
+        "price_source": "litellm",
+    },
+    "codex": {
+        "agent": "codex_acp",
+        "model": "openai/gpt-5.1",
+        "served_model": "gpt-5.1-2025-11-13",
+        "usage_source": "provider_response",
+        "price_source": "litellm",
+    },
+    "gemini": {
+        "agent": "gemini-cli",
+        "model": "gemini/gemini-2.5-pro",
+        "served_model": None,
+        "usage_source": "agent_native_acp",
+        "price_source": None,
+    },
 }
 CONTROLS = {
-    "oracle": {"agent": "oracle", "agent_name": "oracle", "model": "none", "served_model": None,
-               "usage_source": "unavailable", "price_source": None},
-    "nop": {"agent": "nop", "agent_name": "nop", "model": None, "served_model": None,
-            "usage_source": "unavailable", "price_source": None},
+    "oracle": {
+        "agent": "oracle",
+        "agent_name": "oracle",
+        "model": "none",
+        "served_model": None,
+        "usage_source": "unavailable",
+        "price_source": None,
+    },
+    "nop": {
+        "agent": "nop",
+        "agent_name": "nop",
+        "model": None,
+        "served_model": None,
+        "usage_source": "unavailable",
+        "price_source": None,
+    },
 }
 # per agent, per task: the outcome of each of two tries
 GRID = {
@@ -326,9 +471,24 @@ GRID = {
     "nop": {"alpha": "EE", "beta": "EE", "gamma": "EE", "xss": "EE"},
 }
 KINDS = {"P": "passed", "F": "failed", "E": "suspected_api_error"}
-PAPER_FILES = [f"paper/{name}" for name in (
-    "settings.md", "settings.csv", "settings.tex", "comparisons.md", "comparisons.csv", "comparisons.tex",
-    "figures.json", "forest.svg", "forest.png", "heatmap.svg", "heatmap.png", "cost.svg", "cost.png")]
+PAPER_FILES = [
+    f"paper/{name}"
+    for name in (
+        "settings.md",
+        "settings.csv",
+        "settings.tex",
+        "comparisons.md",
+        "comparisons.csv",
+        "comparisons.tex",
+        "figures.json",
+        "forest.svg",
+        "forest.png",
+        "heatmap.svg",
+        "heatmap.png",
+        "cost.svg",
+        "cost.png",
+    )
+]
 
 
 def rename_task(jobs: Path, old: str, new: str) -> None:
@@ -342,10 +502,18 @@ def rename_task(jobs: Path, old: str, new: str) -> None:
 def write_synth(jobs: Path) -> None:
     for index, (alias, grid) in enumerate(GRID.items()):
         setting = {**AGENTS.get(alias, {}), **CONTROLS.get(alias, {})}
-        tries = [[{"task": task, "attempts": [{"kind": KINDS[outcomes[k]]}]} for task, outcomes in grid.items()]
-                 for k in range(2)]
-        write_matrix(jobs / alias, alias=alias, setting=setting, tries=tries, seed=100 + index,
-                     start=f"2026-11-2{index} 10:00:00")
+        tries = [
+            [{"task": task, "attempts": [{"kind": KINDS[outcomes[k]]}]} for task, outcomes in grid.items()]
+            for k in range(2)
+        ]
+        write_matrix(
+            jobs / alias,
+            alias=alias,
+            setting=setting,
+            tries=tries,
+            seed=100 + index,
+            start=f"2026-11-2{index} 10:00:00",
+        )
     rename_task(jobs, "xss", XSS_TASK)
 
 
@@ -440,10 +608,13 @@ def test_paper_files_agree_with_summaries(built):
             assert row["controls"].startswith(
                 f"oracle {controls['oracle']['passed']}/{controls['oracle']['trials']}, "
                 f"nop {controls['nop']['passed']}/{controls['nop']['trials']}; hold {len(controls['tasks_holding'])}, "
-                f"fail {left_out} (left out)")
+                f"fail {left_out} (left out)"
+            )
             assert left_out == 1  # gamma: the oracle failed one of its tries
         line = next(line for line in markdown.splitlines() if line.startswith(f"| {s['description']} |"))
-        assert f"| {pct(s['pass_rate']['value'])} | {interval_text(s['headline']['low'], s['headline']['high'])} |" in line
+        assert (
+            f"| {pct(s['pass_rate']['value'])} | {interval_text(s['headline']['low'], s['headline']['high'])} |" in line
+        )
     tex = built.read("paper/settings.tex")
     assert "\\toprule" in tex and "\\bottomrule" in tex and "codex\\_acp on openai/gpt-5.1" in tex
 
@@ -492,14 +663,24 @@ def test_the_numbers_are_written_apart_from_the_rows_and_the_stages_after_them_r
         assert {"ledger", "job_folders", "tokens_and_cost", "left_out_accounting"} <= set(card)
         # the numbers name their trials by id only: no trial row is in stats.json
         assert "agent_execution" not in json.dumps(numbers) and "benchflow_bucket" not in json.dumps(numbers)
-        records = [json.loads((lineage / f"{name}.json").read_text()) for name in
-                   (f"settings/{setting}/stats.json", f"settings/{setting}/card-parts.json", f"reports/{setting}/trials.json")]
+        records = [
+            json.loads((lineage / f"{name}.json").read_text())
+            for name in (
+                f"settings/{setting}/stats.json",
+                f"settings/{setting}/card-parts.json",
+                f"reports/{setting}/trials.json",
+            )
+        ]
         assert records[0]["rule"] == "stats" and records[1]["rule"] == records[2]["rule"] == "trial_rows"
-        assert {e["path"] for e in records[0]["inputs"] if "/ingest/" in e["path"]} == \
-            {e["path"] for e in records[2]["inputs"]}  # the same ingests
+        assert {e["path"] for e in records[0]["inputs"] if "/ingest/" in e["path"]} == {
+            e["path"] for e in records[2]["inputs"]
+        }  # the same ingests
         report = json.loads((lineage / f"reports/{setting}/summary.json.json").read_text())
-        assert {f"results/settings/{setting}/stats.json", f"results/settings/{setting}/card-parts.json",
-                f"results/reports/{setting}/trials.json"} <= {e["path"] for e in report["inputs"]}
+        assert {
+            f"results/settings/{setting}/stats.json",
+            f"results/settings/{setting}/card-parts.json",
+            f"results/reports/{setting}/trials.json",
+        } <= {e["path"] for e in report["inputs"]}
     for output in ("paper/figures.json", "comparisons/comparisons.json"):
         inputs = {e["path"] for e in json.loads((lineage / f"{output}.json").read_text())["inputs"]}
         assert inputs and all(path.endswith("/stats.json") for path in inputs), output

@@ -27,10 +27,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from benchreport import coverage_design, intervals
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from benchreport import coverage_design, intervals
 
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, derandomize=True, database=None)
 RESAMPLES = 2000

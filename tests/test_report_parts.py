@@ -51,7 +51,9 @@ def test_every_report_ends_with_the_ten_part_checklist(ran):
     assert len(reports) >= 4
     for entry in reports.values():
         section = entry["report"].split("## Completeness", 1)[1]
-        rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith(("| Part", "| ---"))]
+        rows = [
+            line for line in section.splitlines() if line.startswith("| ") and not line.startswith(("| Part", "| ---"))
+        ]
         assert len(rows) == 10
         statuses = [row.split(" | ")[1] for row in rows]
         assert set(statuses) <= {"present", "partial", "missing"}
@@ -59,7 +61,9 @@ def test_every_report_ends_with_the_ten_part_checklist(ran):
             missing = row.rstrip(" |").rsplit(" | ", 1)[1]
             assert (missing == "—") == (status == "present"), row  # a partial or missing part says what
         tally = re.search(r"(\d+) of 10 parts present, (\d+) partial, (\d+) missing", section)
-        assert tally and [int(x) for x in tally.groups()] == [statuses.count(s) for s in ("present", "partial", "missing")]
+        assert tally and [int(x) for x in tally.groups()] == [
+            statuses.count(s) for s in ("present", "partial", "missing")
+        ]
 
 
 def test_run_card_and_run_summary_validate(ran):
@@ -122,7 +126,9 @@ def test_budget_stop_and_unpriced_model_are_said_never_a_silent_zero(ran):
     workflow, reports = ran
     job = next((workflow.path / "jobs" / "generated" / "budget-stop").iterdir())
     budget = load(job / "summary.json")["budget"]
-    (entry,) = [e for e in reports.values() if any(j.startswith("generated/budget-stop") for j in e["card"]["job_folders"])]
+    (entry,) = [
+        e for e in reports.values() if any(j.startswith("generated/budget-stop") for j in e["card"]["job_folders"])
+    ]
     left_out = entry["report"].split("## What was left out", 1)[1].split("\n## ", 1)[0]
     assert "Budget stop in" in left_out
     for task in budget.get("not_started") or []:
@@ -153,7 +159,9 @@ def test_report_html_carries_each_settings_checklist(ran):
     workflow, reports = ran
     page = (workflow.results / "report.html").read_text()
     assert page.count('<table class="completeness">') == len(reports)
-    assert page.count('<tr class="missing">') + page.count('<tr class="partial">') + page.count('<tr class="present">') == 10 * len(reports)
+    assert page.count('<tr class="missing">') + page.count('<tr class="partial">') + page.count(
+        '<tr class="present">'
+    ) == 10 * len(reports)
 
 
 def test_index_shows_each_settings_checklist_tally(ran):

@@ -16,7 +16,6 @@ import tarfile
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, copy_workflow
 from test_bundle import make_jobs
 
@@ -39,7 +38,8 @@ def crate_dir(tmp_path_factory) -> Path:
     make_jobs(workflow)
     (workflow.path / "agent.yaml").write_text(
         "bundle:\n  agent:\n    name: A. Researcher\n    id: https://orcid.org/0000-0002-1825-0097\n"
-        "    affiliation: Example Lab\n    affiliation_url: https://lab.example.org\n")
+        "    affiliation: Example Lab\n    affiliation_url: https://lab.example.org\n"
+    )
     workflow.run("bundle", "--configfile", "config/config.yaml", "agent.yaml", roots=["jobs"])
     target = workflow.path.parent / "unpacked"
     with tarfile.open(workflow.results / "bundle" / "benchreport.tar.gz") as tar:
@@ -56,8 +56,13 @@ def stored_cache(path: Path) -> Path:
     class Stored(requests.adapters.HTTPAdapter):
         def send(self, request, **kwargs):
             body = io.BytesIO(STORED[request.url].read_bytes())
-            raw = urllib3.HTTPResponse(body=body, headers={"Content-Type": "application/ld+json"}, status=200,
-                                       preload_content=False, request_url=request.url)
+            raw = urllib3.HTTPResponse(
+                body=body,
+                headers={"Content-Type": "application/ld+json"},
+                status=200,
+                preload_content=False,
+                request_url=request.url,
+            )
             return self.build_response(request, raw)
 
     session = requests_cache.CachedSession(str(path), backend="sqlite", expire_after=-1)
@@ -82,11 +87,17 @@ def test_the_crate_passes_its_profiles_offline(crate_dir, tmp_path, monkeypatch)
     declared = {entry["@id"] for entry in next(e for e in metadata["@graph"] if e["@id"] == "./")["conformsTo"]}
     assert "https://w3id.org/ro/wfrun/provenance/0.5" in declared  # the profile that inherits the others
     settings = services.ValidationSettings(
-        rocrate_uri=str(crate_dir), profile_identifier="provenance-run-crate",
-        requirement_severity=models.Severity.RECOMMENDED, offline=True, cache_path=cache)
+        rocrate_uri=str(crate_dir),
+        profile_identifier="provenance-run-crate",
+        requirement_severity=models.Severity.RECOMMENDED,
+        offline=True,
+        cache_path=cache,
+    )
     result = services.validate(settings)
-    issues = [(issue.severity.name, issue.check.identifier, issue.message, issue.violatingPropertyValue)
-              for issue in result.get_issues()]
+    issues = [
+        (issue.severity.name, issue.check.identifier, issue.message, issue.violatingPropertyValue)
+        for issue in result.get_issues()
+    ]
     assert not [issue for issue in issues if issue[0] == "REQUIRED"], issues
     others = [issue for issue in issues if issue[1] != UNREACHABLE]
     assert not others, sorted(set(others))
@@ -123,7 +134,9 @@ def test_one_action_per_rule_job_with_times_agent_and_checksums(crate_dir):
         for reference in [*ids(action["instrument"]), *ids(action.get("object", [])), *ids(action["result"])]:
             assert reference in graph, reference
     controls = [e for e in metadata["@graph"] if e["@type"] == "ControlAction"]
-    assert {c["object"]["@id"] for c in controls} == {a["@id"] for a in actions} and all(c["@id"] in mentioned for c in controls)
+    assert {c["object"]["@id"] for c in controls} == {a["@id"] for a in actions} and all(
+        c["@id"] in mentioned for c in controls
+    )
     # each report is linked to the stats it came from, and an ingest to the job files it read
     made = {result: action for action in actions for result in ids(action["result"])}
     report = next(name for name in made if name.endswith("/report.md"))

@@ -36,14 +36,27 @@ from conftest import REPO
 from test_grader import REAL_ROOTS, load, review_listing
 
 NOP = ("nop-acp", "nop-acp-tc")
-PARAMS = {"seed": 7, "resamples": 300, "confidence": 0.95, "min_trials_per_task": 3,
-          "coverage_simulations": 300, "controls": {"on_failure": "exclude", "on_unverified": "keep"}}
+PARAMS = {
+    "seed": 7,
+    "resamples": 300,
+    "confidence": 0.95,
+    "min_trials_per_task": 3,
+    "coverage_simulations": 300,
+    "controls": {"on_failure": "exclude", "on_unverified": "keep"},
+}
 CARD_SCHEMA = load(REPO / "workflow" / "scripts" / "benchreport" / "schemas" / "run-card.schema.json")
-RUN_SUMMARY_SCHEMA_COPY = REPO / "workflow" / "scripts" / "benchreport" / "schemas" / "benchflow-run-summary.v1.schema.json"
+RUN_SUMMARY_SCHEMA_COPY = (
+    REPO / "workflow" / "scripts" / "benchreport" / "schemas" / "benchflow-run-summary.v1.schema.json"
+)
 RUN_SUMMARY_SCHEMA = load(RUN_SUMMARY_SCHEMA_COPY)  # BenchFlow's published v1 schema, copied verbatim
 REAL = [REAL_ROOTS[0], REAL_ROOTS[1].parent]  # benchflow-real-jobs, benchflow-samples (all of it)
-TOKEN_FIELDS = {"input": "n_input_tokens", "output": "n_output_tokens", "cache_read": "n_cache_read_tokens",
-                "cache_creation": "n_cache_creation_tokens", "total": "total_tokens"}
+TOKEN_FIELDS = {
+    "input": "n_input_tokens",
+    "output": "n_output_tokens",
+    "cache_read": "n_cache_read_tokens",
+    "cache_creation": "n_cache_creation_tokens",
+    "total": "total_tokens",
+}
 
 
 def wire(output: dict, job: discover.JobFolder) -> dict:
@@ -59,9 +72,13 @@ def wire(output: dict, job: discover.JobFolder) -> dict:
     }
     for trial in output["trials"]:
         folder = job.path / trial["folder"]
-        read = {name: load(folder / name) if (folder / name).is_file() else None
-                for name in ("result.json", "config.json", "solver.json")}
-        trial["grading"] = grader.trial_grading(read["result.json"], read["config.json"], read["solver.json"], review_listing(folder))
+        read = {
+            name: load(folder / name) if (folder / name).is_file() else None
+            for name in ("result.json", "config.json", "solver.json")
+        }
+        trial["grading"] = grader.trial_grading(
+            read["result.json"], read["config.json"], read["solver.json"], review_listing(folder)
+        )
         trial["provenance"] = provenance.trial_provenance(read["result.json"], read["config.json"])
     return output
 
@@ -103,8 +120,11 @@ def setting_of(built: dict, agent: str) -> dict:
 def trial_dirs(job: Path) -> list[Path]:
     """Attempt folders on disk: <task>__<hex> folders, or any child folder holding a trial file."""
     markers = ("result.json", "config.json", "solver.json")
-    return sorted(child for child in job.iterdir() if child.is_dir()
-                  and ("__" in child.name or any((child / marker).is_file() for marker in markers)))
+    return sorted(
+        child
+        for child in job.iterdir()
+        if child.is_dir() and ("__" in child.name or any((child / marker).is_file() for marker in markers))
+    )
 
 
 def job_paths(built: dict, entry: dict) -> list[Path]:
@@ -187,8 +207,9 @@ def test_a_jobs_run_summary_agrees_with_benchflows_summary_json(which, request):
         if not path.is_file():
             continue
         theirs = load(path)
-        ours = trial_rows.run_summary(output["trials"], job_dir=output["job"]["id"], job_name=theirs["job_name"],
-                                   budget=theirs.get("budget"))
+        ours = trial_rows.run_summary(
+            output["trials"], job_dir=output["job"]["id"], job_name=theirs["job_name"], budget=theirs.get("budget")
+        )
         jsonschema.Draft202012Validator(RUN_SUMMARY_SCHEMA).validate(ours)
         for field in ("total", "passed", "failed", "errored", "verifier_errored"):
             assert ours[field] == theirs[field], (path, field)
@@ -200,12 +221,20 @@ def test_a_jobs_run_summary_agrees_with_benchflows_summary_json(which, request):
 
 
 def test_a_gate_sets_the_exit_code():
-    trials = [{"outcome": "passed", "reward": 1.0, "timed_out": False},
-              {"outcome": "errored", "reward": None, "error_category": "timeout", "timed_out": True},
-              {"outcome": "unscored", "reward": None, "timed_out": False}]
-    summary = trial_rows.run_summary(trials, job_dir=None, job_name="s", gate={"fail_under": 0.5, "fail_on": ["errored", "nonsense"]})
+    trials = [
+        {"outcome": "passed", "reward": 1.0, "timed_out": False},
+        {"outcome": "errored", "reward": None, "error_category": "timeout", "timed_out": True},
+        {"outcome": "unscored", "reward": None, "timed_out": False},
+    ]
+    summary = trial_rows.run_summary(
+        trials, job_dir=None, job_name="s", gate={"fail_under": 0.5, "fail_on": ["errored", "nonsense"]}
+    )
     assert (summary["total"], summary["passed"], summary["errored"], summary["timed_out"]) == (3, 1, 2, 1)
-    assert summary["gate"] == {"fail_under": 0.5, "fail_on": ["errored"], "failed": ["pass rate 33.3% is under 50.0%", "2 errored trials"]}
+    assert summary["gate"] == {
+        "fail_under": 0.5,
+        "fail_on": ["errored"],
+        "failed": ["pass rate 33.3% is under 50.0%", "2 errored trials"],
+    }
     assert summary["exit_code"] == 1
     assert trial_rows.run_summary(trials, job_dir=None, job_name="s")["exit_code"] == 0
     jsonschema.Draft202012Validator(RUN_SUMMARY_SCHEMA).validate(summary)
@@ -255,8 +284,11 @@ def left_total(entry: dict) -> int:
 def test_an_incomplete_rubric_review_is_counted_as_verifier_errored(generated):
     entry = setting_of(generated, "claude-agent-acp")
     categories = {category["key"]: category for category in entry["card"]["left_out"]["categories"]}
-    errored_reviews = [t for t in trial_dirs(generated["folders"]["rubric-review"])
-                       if (t / "result.json").is_file() and load(t / "result.json").get("scoring", {}).get("status") == "error"]
+    errored_reviews = [
+        t
+        for t in trial_dirs(generated["folders"]["rubric-review"])
+        if (t / "result.json").is_file() and load(t / "result.json").get("scoring", {}).get("status") == "error"
+    ]
     assert categories["verifier_errored"]["by"] == {"rubric review incomplete": len(errored_reviews)}
 
 
@@ -270,7 +302,11 @@ def _usage_sum(results: list[dict]) -> dict:
 
 def test_tokens_over_all_attempts_and_over_kept_trials(generated):
     entry = setting_of(generated, "opencode")
-    results = [load(t / "result.json") for t in trial_dirs(generated["folders"]["budget-stop"]) if (t / "result.json").is_file()]
+    results = [
+        load(t / "result.json")
+        for t in trial_dirs(generated["folders"]["budget-stop"])
+        if (t / "result.json").is_file()
+    ]
     usage = entry["card"]["tokens_and_cost"]
     assert usage["tokens_all_attempts"] == _usage_sum(results)
     # counted: every finished task's trial (no control leaves one out here), all its attempts
@@ -280,7 +316,11 @@ def test_tokens_over_all_attempts_and_over_kept_trials(generated):
 
 def test_unpriced_trials_are_named_with_the_reason_and_never_cost_0(generated):
     entry = setting_of(generated, "opencode")
-    results = [load(t / "result.json") for t in trial_dirs(generated["folders"]["budget-stop"]) if (t / "result.json").is_file()]
+    results = [
+        load(t / "result.json")
+        for t in trial_dirs(generated["folders"]["budget-stop"])
+        if (t / "result.json").is_file()
+    ]
     assert {r["agent_result"]["price_source"] for r in results} == {None}
     assert {r["agent_result"]["usage_source"] for r in results} == {"provider_response"}
     usage = entry["card"]["tokens_and_cost"]
@@ -309,7 +349,9 @@ def test_cost_per_solved_task_and_a_partly_priced_run(generated):
     costs = [r["agent_result"]["cost_usd"] for r in spent if r["agent_result"]["cost_usd"] is not None]
     unpriced = [r for r in spent if r["agent_result"]["cost_usd"] is None]
     assert {r["agent_result"]["price_source"] for r in unpriced} == {"litellm"}
-    solved = {r["task_name"] for r in results if (r["scoring"]["passed"] if "scoring" in r else r["rewards"]["reward"] == 1.0)}
+    solved = {
+        r["task_name"] for r in results if (r["scoring"]["passed"] if "scoring" in r else r["rewards"]["reward"] == 1.0)
+    }
     usage = entry["card"]["tokens_and_cost"]
     measures = usage["cost_measures"]
     assert measures["spent"]["value_usd"] == pytest.approx(sum(costs), abs=1e-6)
@@ -343,7 +385,9 @@ def test_real_jobs_record_no_version_but_their_task_digests_are_counted(real):
         digests, tasks = set(), set()
         for path in job_paths(real, entry):
             for folder in trial_dirs(path):
-                record = load(folder / "result.json") if (folder / "result.json").is_file() else load(folder / "config.json")
+                record = (
+                    load(folder / "result.json") if (folder / "result.json").is_file() else load(folder / "config.json")
+                )
                 assert "dataset_name" not in record and "source" not in record
                 tasks.add(record.get("task_name") or record.get("task_path"))
                 if record.get("task_digest"):
@@ -362,17 +406,25 @@ def test_a_dataset_version_is_the_benchmark_version(generated):
     version = setting_of(generated, "claude-agent-acp")["card"]["benchmark"]
     assert version["basis"] == "dataset" and version["values"] == sorted(expected) == ["skillsbench@1.1"]
     assert version["trials_without_value"] == 0
-    assert version["conditions"] == f"benchmark skillsbench@1.1 (dataset@version); {len(records)} distinct task digests over {len(records)} tasks"
+    assert (
+        version["conditions"]
+        == f"benchmark skillsbench@1.1 (dataset@version); {len(records)} distinct task digests over {len(records)} tasks"
+    )
 
 
 def test_without_a_dataset_the_tasks_git_commit_is_the_version(generated):
     job = generated["folders"]["budget-stop"]
-    sources = {(load(t / "config.json")["source"]["repo"], load(t / "config.json")["source"]["resolved_sha"]) for t in trial_dirs(job)}
+    sources = {
+        (load(t / "config.json")["source"]["repo"], load(t / "config.json")["source"]["resolved_sha"])
+        for t in trial_dirs(job)
+    }
     [(repo, sha)] = sources
     version = setting_of(generated, "opencode")["card"]["benchmark"]
     assert version["basis"] == "git commit of the tasks"
     assert version["values"] == [f"{repo}@{sha}"] and version["text"] == f"{repo}@{sha[:12]}"
-    check = {item["part"]: item for item in setting_of(generated, "opencode")["card"]["completeness"]}["benchmark_version"]
+    check = {item["part"]: item for item in setting_of(generated, "opencode")["card"]["completeness"]}[
+        "benchmark_version"
+    ]
     assert check["status"] == "present"
 
 
@@ -381,14 +433,28 @@ def test_version_fallbacks_and_flaws():
     assert provenance.benchmark_version(rows, config_value=" tiny@2 ")["text"] == "tiny@2"
     assert provenance.benchmark_version(rows)["text"] == "not recorded"
     assert provenance.benchmark_version(rows)["trials_without_digest"] == 1
-    only_summary = provenance.benchmark_version(rows, [provenance.job_provenance({"dataset_name": "sb", "dataset_version": "3"})])
+    only_summary = provenance.benchmark_version(
+        rows, [provenance.job_provenance({"dataset_name": "sb", "dataset_version": "3"})]
+    )
     assert (only_summary["basis"], only_summary["text"]) == ("dataset", "sb@3")
-    mixed = [{"task": "a", "provenance": provenance.trial_provenance({"dataset_name": "sb", "dataset_version": v})} for v in ("1", "2")]
+    mixed = [
+        {"task": "a", "provenance": provenance.trial_provenance({"dataset_name": "sb", "dataset_version": v})}
+        for v in ("1", "2")
+    ]
     version = provenance.benchmark_version(mixed)
     assert version["mixed"] and "MIXED" in version["conditions"]
-    dirty = [{"task": "a", "provenance": provenance.trial_provenance({"source": {"repo": "r", "resolved_sha": "f" * 40, "dirty": True}})}]
+    dirty = [
+        {
+            "task": "a",
+            "provenance": provenance.trial_provenance(
+                {"source": {"repo": "r", "resolved_sha": "f" * 40, "dirty": True}}
+            ),
+        }
+    ]
     assert provenance.benchmark_version(dirty)["dirty"]
-    hf = provenance.source_ref({"repo": "org/ds", "repo_type": "dataset", "requested_revision": "main", "resolved_revision": "abc"})
+    hf = provenance.source_ref(
+        {"repo": "org/ds", "repo_type": "dataset", "requested_revision": "main", "resolved_revision": "abc"}
+    )
     assert (hf["kind"], hf["commit"], hf["requested_ref"]) == ("huggingface", "abc", "main")
     # today's ingest rows (no `provenance`) still give their dataset string
     assert provenance.benchmark_version([{"task": "a", "dataset": "sb@1.1", "task_digest": "x"}])["text"] == "sb@1.1"
@@ -404,7 +470,9 @@ def test_the_checklist_has_the_ten_parts_in_order_and_renders(real, generated):
             items = entry["card"]["completeness"]
             assert [item["part"] for item in items] == [part for part, _ in completeness.PARTS]
             text = report.completeness_markdown(items)
-            rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith(("| Part", "| ---"))]
+            rows = [
+                line for line in text.splitlines() if line.startswith("| ") and not line.startswith(("| Part", "| ---"))
+            ]
             assert len(rows) == 10
             for item, row in zip(items, rows):
                 assert row.startswith(f"| {item['title']} | {item['status']} |")
@@ -425,7 +493,9 @@ def test_checklist_verdicts_follow_the_job_files(generated, real):
         assert items["grader"]["status"] == "present" and items["grader"]["note"] == "the verifier was a script"
         assert "the harness version" in items["settings"]["missing"]
     nop = {item["part"]: item for item in setting_of(real, "nop-acp")["card"]["completeness"]}
-    assert nop["controls"]["status"] == "present" and nop["controls"]["note"].startswith("this setting is itself a control")
+    assert nop["controls"]["status"] == "present" and nop["controls"]["note"].startswith(
+        "this setting is itself a control"
+    )
 
 
 def test_an_unrecorded_sampling_default_is_named_as_not_controlled(generated):
@@ -441,18 +511,25 @@ def test_an_unrecorded_sampling_default_is_named_as_not_controlled(generated):
         assert "the harness version" in sentence and "the BenchFlow version" in sentence
     card = copy.deepcopy(setting_of(generated, "opencode")["card"])
     card["settings"]["sampling_sent"] = {"temperature": {"0.2": 4}}
-    card["settings"]["not_recorded"] = ["sampling: top_p, max_tokens not recorded in any request (the provider's defaults applied)"]
+    card["settings"]["not_recorded"] = [
+        "sampling: top_p, max_tokens not recorded in any request (the provider's defaults applied)"
+    ]
     sentence = writeup.not_controlled(card)
     assert "the provider's sampling defaults" not in sentence and "top_p, max_tokens" in sentence
 
 
 def test_the_task_count_sentence_uses_the_runs_own_numbers(generated):
     card = setting_of(generated, "opencode")["card"]
-    tasks = {folder.name.rsplit("__", 1)[0] for folder in trial_dirs(generated["folders"]["budget-stop"])
-             if (folder / "result.json").is_file()}
+    tasks = {
+        folder.name.rsplit("__", 1)[0]
+        for folder in trial_dirs(generated["folders"]["budget-stop"])
+        if (folder / "result.json").is_file()
+    }
     sentence = card["limits"]["task_count"]
     width = (card["result"]["headline"]["high"] - card["result"]["headline"]["low"]) * 100
-    assert sentence.startswith(f"With {len(tasks)} tasks, one task moves the pass rate by {100 / len(tasks):.0f} points")
+    assert sentence.startswith(
+        f"With {len(tasks)} tasks, one task moves the pass rate by {100 / len(tasks):.0f} points"
+    )
     assert f"interval is {width:.0f} points wide" in sentence
     assert f"{len(tasks)} of {len(tasks)} tasks have fewer than 3 tries" in sentence
     assert writeup.missing_parts(card).startswith("Missing, so not claimed: ")
@@ -461,8 +538,19 @@ def test_the_task_count_sentence_uses_the_runs_own_numbers(generated):
 def test_environment_rows_decide_the_environment_part(real):
     numbers = setting_of(real, "oracle")["stats"]
     tasks = [row["task"] for row in numbers["per_task"]]
-    rows = [{"task": task, "reference": f"bf__{task}", "source": "config", "status": "inspected", "id": "sha256:" + "0" * 64,
-             "repo_digest": None, "platform": "linux/amd64", "task_digests": []} for task in tasks]
+    rows = [
+        {
+            "task": task,
+            "reference": f"bf__{task}",
+            "source": "config",
+            "status": "inspected",
+            "id": "sha256:" + "0" * 64,
+            "repo_digest": None,
+            "platform": "linux/amd64",
+            "task_digests": [],
+        }
+        for task in tasks
+    ]
     card = runcard.build_run_card(numbers, rows)
     assert {i["part"]: i for i in card["completeness"]}["environment"]["status"] == "present"
     rows[0] = rows[0] | {"status": "image missing", "id": None}
@@ -475,22 +563,34 @@ def test_environment_rows_decide_the_environment_part(real):
 
 def test_generated_review_jobs_are_byte_identical_when_rebuilt(tmp_path):
     def digest(root: Path) -> dict:
-        return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
+        return {
+            p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*"))
+            if p.is_file()
+        }
 
     synth.build_review_jobs(tmp_path / "a")
     synth.build_review_jobs(tmp_path / "b")
     assert digest(tmp_path / "a") == digest(tmp_path / "b")
 
 
-@pytest.mark.parametrize("row,cause", [
-    ({"outcome": "interrupted"}, "interrupted"),
-    ({"outcome": "failed", "control": "oracle", "tokens_all_attempts": {"total_tokens": 0}}, "control"),
-    ({"outcome": "passed", "usage_source": "agent_native_acp", "price_source": None}, "agent-reported usage"),
-    ({"outcome": "passed", "usage_source": "unavailable", "price_source": None}, "no usage captured"),
-    ({"outcome": "passed", "usage_source": "provider_response", "price_source": None}, "no price known"),
-    ({"outcome": "passed", "usage_source": "provider_response", "price_source": "litellm"}, "no cost from the price table"),
-])
+@pytest.mark.parametrize(
+    "row,cause",
+    [
+        ({"outcome": "interrupted"}, "interrupted"),
+        ({"outcome": "failed", "control": "oracle", "tokens_all_attempts": {"total_tokens": 0}}, "control"),
+        ({"outcome": "passed", "usage_source": "agent_native_acp", "price_source": None}, "agent-reported usage"),
+        ({"outcome": "passed", "usage_source": "unavailable", "price_source": None}, "no usage captured"),
+        ({"outcome": "passed", "usage_source": "provider_response", "price_source": None}, "no price known"),
+        (
+            {"outcome": "passed", "usage_source": "provider_response", "price_source": "litellm"},
+            "no cost from the price table",
+        ),
+    ],
+)
 def test_every_trial_without_a_cost_has_a_cause_the_schema_knows(row, cause):
     assert trial_rows.unpriced_cause(row) == cause
-    enum = CARD_SCHEMA["properties"]["tokens_and_cost"]["oneOf"][1]["properties"]["unpriced"]["items"]["properties"]["cause"]["enum"]
+    enum = CARD_SCHEMA["properties"]["tokens_and_cost"]["oneOf"][1]["properties"]["unpriced"]["items"]["properties"][
+        "cause"
+    ]["enum"]
     assert sorted(enum) == sorted(trial_rows.UNPRICED)

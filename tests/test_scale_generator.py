@@ -20,8 +20,8 @@ except ImportError:  # resources/ not on the pythonpath yet
     sys.path.insert(0, str(REPO / "resources"))
     import benchflow_synth as synth
 
-from benchreport.discover import find_job_folders
-from benchreport.ingest import ingest_job
+from benchreport.discover import find_job_folders  # noqa: E402 (after the generator's path is set)
+from benchreport.ingest import ingest_job  # noqa: E402
 
 JOBS, TRIALS, REQUESTS, REQUEST_KB = 5, 20, 4, 3
 
@@ -39,16 +39,33 @@ def _tree(root: Path) -> dict[str, tuple[bytes, int]]:
 @pytest.fixture(scope="module")
 def scale(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("scale") / "jobs"
-    synth.build_scale(out, jobs=JOBS, trials=TRIALS, seed=7, request_kb=REQUEST_KB,
-                      requests=REQUESTS, workers=1)
+    synth.build_scale(out, jobs=JOBS, trials=TRIALS, seed=7, request_kb=REQUEST_KB, requests=REQUESTS, workers=1)
     return out
 
 
 def test_two_builds_are_byte_identical_whatever_the_workers(scale, tmp_path):
     again = tmp_path / "jobs"
-    assert synth.main(["scale", str(again), "--jobs", str(JOBS), "--trials", str(TRIALS),
-                       "--seed", "7", "--request-kb", str(REQUEST_KB),
-                       "--requests", str(REQUESTS), "--workers", "2"]) == 0
+    assert (
+        synth.main(
+            [
+                "scale",
+                str(again),
+                "--jobs",
+                str(JOBS),
+                "--trials",
+                str(TRIALS),
+                "--seed",
+                "7",
+                "--request-kb",
+                str(REQUEST_KB),
+                "--requests",
+                str(REQUESTS),
+                "--workers",
+                "2",
+            ]
+        )
+        == 0
+    )
     first, second = _tree(scale), _tree(again)
     assert sorted(first) == sorted(second)
     differ = [name for name in first if first[name] != second[name]]
@@ -74,7 +91,11 @@ def test_matrix_layout_settings_and_try_indexes(scale):
         by_alias.setdefault(job.alias, []).append(job.try_index)
     aliases = [s["alias"] for s in synth.SCALE_SETTINGS]
     assert {alias: sorted(tries) for alias, tries in by_alias.items()} == {
-        aliases[0]: [1, 2], aliases[1]: [1], aliases[2]: [1], aliases[3]: [1]}
+        aliases[0]: [1, 2],
+        aliases[1]: [1],
+        aliases[2]: [1],
+        aliases[3]: [1],
+    }
     for spec in synth.scale_job_specs(JOBS, TRIALS, 7):
         matrix = json.loads((scale / spec["jobs_dir"] / "matrix-summary.json").read_text())
         assert matrix["trials"] == len(by_alias[spec["alias"]])
@@ -93,8 +114,9 @@ def test_ingest_reads_every_trial_and_recounts_benchflow(scale):
         assert result["crosscheck"]["summary_status"] == "read"
         trials = {trial["task"]: trial for trial in result["trials"]}
         assert sorted(trials) == synth.scale_task_names(TRIALS)
-        spec = next(s for s in synth.scale_job_specs(JOBS, TRIALS, 7)
-                    if s["alias"] == job.alias and s["try"] == job.try_index)
+        spec = next(
+            s for s in synth.scale_job_specs(JOBS, TRIALS, 7) if s["alias"] == job.alias and s["try"] == job.try_index
+        )
         planned = {t["task"]: t["attempts"] for t in synth.scale_trials(spec, TRIALS, 7)}
         for task, attempts in planned.items():
             trial = trials[task]
@@ -126,8 +148,7 @@ def test_trajectory_sizes_follow_the_arguments(scale, tmp_path):
         assert len(lines) == REQUESTS, path
         assert {len(line) for line in lines} == {REQUEST_KB * 1024}, path
         first = json.loads(lines[0])
-        assert first["metadata"]["input_shape"]["n_messages"] == len(
-            first["request"]["body"]["messages"])
+        assert first["metadata"]["input_shape"]["n_messages"] == len(first["request"]["body"]["messages"])
         n_files += 1
     assert n_files >= JOBS * TRIALS * 0.7
     # the token counts in result.json are still the sums over the lines
@@ -139,8 +160,7 @@ def test_trajectory_sizes_follow_the_arguments(scale, tmp_path):
     # unpadded, other request count
     small = tmp_path / "small"
     synth.build_scale(small, jobs=1, trials=8, seed=1, request_kb=0, requests=2)
-    sizes = [len(line) for p in small.rglob("llm_trajectory.jsonl")
-             for line in p.read_bytes().split(b"\n")]
+    sizes = [len(line) for p in small.rglob("llm_trajectory.jsonl") for line in p.read_bytes().split(b"\n")]
     assert sizes and len(sizes) % 2 == 0 and max(sizes) < 2048
     # bigger than the default example's lines, and a request count above max_requests
     big = tmp_path / "big"

@@ -7,10 +7,9 @@ import sys
 import threading
 from types import SimpleNamespace
 
-from snakemake.scheduling.job_scheduler import JobScheduler
-
 from benchreport import rulejob, scheduling
 from benchreport.scheduling import cancel_rescheduling_timers
+from snakemake.scheduling.job_scheduler import JobScheduler
 
 
 def test_the_schedulers_pending_timer_is_cancelled_and_no_other():

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import base64
 import json
-from pathlib import Path
 
 import pytest
-
 from benchreport import bundle, secrets
 from conftest import EXAMPLE
 
@@ -17,15 +15,21 @@ JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJ
 
 PLANTED = [  # (text, the secret in it, its label)
     (f'{{"error": "invalid x-api-key {ANTHROPIC}"}}', ANTHROPIC, "anthropic api key"),
-    ("OPENAI_API_KEY=sk-proj-Abcdefghijklmnopqrstuvwxyz0123456789", "sk-proj-Abcdefghijklmnopqrstuvwxyz0123456789",
-     "openai api key"),
+    (
+        "OPENAI_API_KEY=sk-proj-Abcdefghijklmnopqrstuvwxyz0123456789",
+        "sk-proj-Abcdefghijklmnopqrstuvwxyz0123456789",
+        "openai api key",
+    ),
     ("key sk_live_51Habcdefghijklmnop0123", "sk_live_51Habcdefghijklmnop0123", "stripe secret key"),
     ("key rk_live_51Habcdefghijklmnop0123", "rk_live_51Habcdefghijklmnop0123", "stripe secret key"),
     ("aws AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE", "aws access key id"),
     ("gh ghp_abcdefghijklmnopqrstuvwxyz0123456789", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "github token"),
     ("gl glpat-abcdefghijklmnopqrst", "glpat-abcdefghijklmnopqrst", "gitlab token"),
-    ('"temperature": "0.7 hf_abcdefghijklmnopqrstuvwxyz123456"', "hf_abcdefghijklmnopqrstuvwxyz123456",
-     "hugging face token"),
+    (
+        '"temperature": "0.7 hf_abcdefghijklmnopqrstuvwxyz123456"',
+        "hf_abcdefghijklmnopqrstuvwxyz123456",
+        "hugging face token",
+    ),
     ("g AIzaSyA-abcdefghijklmnopqrstuvwxyz12345", "AIzaSyA-abcdefghijklmnopqrstuvwxyz12345", "google api key"),
     ("s xoxb-1234567890-abcdefghij", "xoxb-1234567890-abcdefghij", "slack token"),
     ("x xai-abcdefghijklmnopqrstuvwx", "xai-abcdefghijklmnopqrstuvwx", "xai api key"),
@@ -35,23 +39,41 @@ PLANTED = [  # (text, the secret in it, its label)
     ('{"password":"correct horse"}', "correct horse", "secret"),
     ("postgres://alice:s3cr3t-pw@db.internal:5432/x", "s3cr3t-pw", "secret"),
     ("https://user:pa55word@example.org/repo.git", "pa55word", "secret"),
-    ("Authorization: Basic " + base64.b64encode(b"bob:pw12345").decode(), base64.b64encode(b"bob:pw12345").decode(),
-     "secret"),
+    (
+        "Authorization: Basic " + base64.b64encode(b"bob:pw12345").decode(),
+        base64.b64encode(b"bob:pw12345").decode(),
+        "secret",
+    ),
     ("authorization: bearer abcdefghijklmnop1234", "abcdefghijklmnop1234", "secret"),
-    ("blob " + base64.b64encode(ANTHROPIC.encode()).decode(), base64.b64encode(ANTHROPIC.encode()).decode(),
-     "base64 anthropic api key"),
-    ("cfg " + base64.b64encode(b'{"token": "hf_abcdefghijklmnopqrstuvwxyz123456"}').decode(),
-     base64.b64encode(b'{"token": "hf_abcdefghijklmnopqrstuvwxyz123456"}').decode(), "base64 hugging face token"),
+    (
+        "blob " + base64.b64encode(ANTHROPIC.encode()).decode(),
+        base64.b64encode(ANTHROPIC.encode()).decode(),
+        "base64 anthropic api key",
+    ),
+    (
+        "cfg " + base64.b64encode(b'{"token": "hf_abcdefghijklmnopqrstuvwxyz123456"}').decode(),
+        base64.b64encode(b'{"token": "hf_abcdefghijklmnopqrstuvwxyz123456"}').decode(),
+        "base64 hugging face token",
+    ),
     ("api_key=supersecretvalue&page=2", "supersecretvalue", "secret"),
     ("MY_SERVICE_KEY='abc def ghi'", "abc def ghi", "secret"),
     # split by JSON string escapes: the raw bytes hold no "sk-ant-"; ingest parses the JSON and
     # sees the key itself, so the label is the key's
-    ('{"error": "bad key \\u0073k\\u002dant-api03-PLANTEDplantedPLANTED0123456789abcdef"}',
-     "\\u0073k\\u002dant-api03-PLANTEDplantedPLANTED0123456789abcdef", "anthropic api key"),
-    ("https://x.org/cb?key=ghp%5Fabcdefghijklmnopqrstuvwxyz0123456789&page=2",
-     "ghp%5Fabcdefghijklmnopqrstuvwxyz0123456789", "url-encoded github token"),
-    ("-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----",
-     "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----", "private key"),
+    (
+        '{"error": "bad key \\u0073k\\u002dant-api03-PLANTEDplantedPLANTED0123456789abcdef"}',
+        "\\u0073k\\u002dant-api03-PLANTEDplantedPLANTED0123456789abcdef",
+        "anthropic api key",
+    ),
+    (
+        "https://x.org/cb?key=ghp%5Fabcdefghijklmnopqrstuvwxyz0123456789&page=2",
+        "ghp%5Fabcdefghijklmnopqrstuvwxyz0123456789",
+        "url-encoded github token",
+    ),
+    (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----",
+        "private key",
+    ),
 ]
 
 
@@ -67,23 +89,28 @@ def test_each_planted_secret_is_found_and_labelled_by_its_value(text, secret, ki
     assert [text[start:end] for start, end, _ in spans] == [secret]
 
 
-@pytest.mark.parametrize("text", [
-    "sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-    "run 123e4567-e89b-12d3-a456-426614174000",
-    '"max_tokens": 4096, "n_input_tokens": 12, "tokenizer": "cl100k_base", "eos_token": "<|endoftext|>"',
-    "task desk-organizer-with-many-long-words and sk-learn-compatible-estimator-task",
-    "the basic arithmetic problem; Cost per token: $0.0001",
-    '"password": "${DB_PASSWORD}", "api_key": "<your key>", "token": null, "secret": "[REDACTED:secret]"',
-    "data " + base64.b64encode(b"a perfectly ordinary sentence, base64 encoded for transport").decode(),
-    "git+ssh://git@github.com/org/repo.git and https://example.org/a:b",
-    "caf\\u00e9 at 100% and a%20b and https://example.org/search?q=sk%20learn",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        "run 123e4567-e89b-12d3-a456-426614174000",
+        '"max_tokens": 4096, "n_input_tokens": 12, "tokenizer": "cl100k_base", "eos_token": "<|endoftext|>"',
+        "task desk-organizer-with-many-long-words and sk-learn-compatible-estimator-task",
+        "the basic arithmetic problem; Cost per token: $0.0001",
+        '"password": "${DB_PASSWORD}", "api_key": "<your key>", "token": null, "secret": "[REDACTED:secret]"',
+        "data " + base64.b64encode(b"a perfectly ordinary sentence, base64 encoded for transport").decode(),
+        "git+ssh://git@github.com/org/repo.git and https://example.org/a:b",
+        "caf\\u00e9 at 100% and a%20b and https://example.org/search?q=sk%20learn",
+    ],
+)
 def test_ordinary_content_is_left_alone(text):
     assert secrets.find(text) == []
 
 
-@pytest.mark.parametrize("text", [t for t, _, _ in PLANTED] + [
-    '{"key": "[REDACTED:anthropic api key]", "ANTHROPIC_API_KEY": "[REDACTED:secret]"}'])
+@pytest.mark.parametrize(
+    "text",
+    [t for t, _, _ in PLANTED] + ['{"key": "[REDACTED:anthropic api key]", "ANTHROPIC_API_KEY": "[REDACTED:secret]"}'],
+)
 def test_redaction_is_idempotent(text):
     """Text redacted once (a bundle's inputs) redacts to itself, even when its marks are handed
     back as known values (an agent_env value that is a mark)."""
@@ -98,7 +125,7 @@ def test_the_real_benchflow_folders_hold_no_secret_but_their_dummy_keys():
     found = []
     for path in sorted(p for p in EXAMPLE.rglob("*") if p.is_file()):
         text = path.read_bytes().decode("utf-8", errors="surrogateescape")
-        found += [(path.name, text[max(0, start - 15):start]) for start, _, _ in secrets.find(text)]
+        found += [(path.name, text[max(0, start - 15) : start]) for start, _, _ in secrets.find(text)]
         assert secrets.find(path.relative_to(EXAMPLE).as_posix()) == []
     assert found and all(before.endswith("OPENAI_API_KEY=") for _, before in found), found
 
@@ -115,8 +142,9 @@ def test_a_secret_seen_once_is_redacted_everywhere_in_the_bundle_with_one_label(
     """Found by its context in one file, the value is redacted in every other file and in file
     and folder names, with the same label; short values only where found."""
     sources = {
-        "jobs/a/t__1/config.json": json.dumps({"agent_env": {"MY_DB_PASSWORD": "hunter2-hunter2"},
-                                               "note": {"password": "pw1"}}).encode(),
+        "jobs/a/t__1/config.json": json.dumps(
+            {"agent_env": {"MY_DB_PASSWORD": "hunter2-hunter2"}, "note": {"password": "pw1"}}
+        ).encode(),
         "jobs/a/t__1/result.json": b'{"error": "login failed for hunter2-hunter2 (pw1 is fine here)"}',
         "jobs/a/t__1/agent/hunter2-hunter2.log": b"plain",
         f"jobs/a/{ANTHROPIC}__0123abcd/result.json": b'{"ok": true}',
@@ -137,8 +165,10 @@ def test_a_secret_seen_once_is_redacted_everywhere_in_the_bundle_with_one_label(
     assert entries["results/reports/x/report.md"] == b"model [REDACTED:anthropic api key]"
     assert entries["results/index.md"] == b"nothing secret at all"
     assert {(hit["file"], hit["kind"]) for hit in hits} >= {
-        ("jobs/a/t__1/result.json", "secret"), ("results/reports/x/report.md", "anthropic api key"),
-        ("jobs/a/t__1/agent/[REDACTED:secret].log", "secret")}
+        ("jobs/a/t__1/result.json", "secret"),
+        ("results/reports/x/report.md", "anthropic api key"),
+        ("jobs/a/t__1/agent/[REDACTED:secret].log", "secret"),
+    }
     assert all("hunter2" not in json.dumps(hit) for hit in hits)
     entries.spool.close()
 

@@ -34,9 +34,26 @@ def planned_jobs(workflow) -> dict[str, int]:
     """rule -> jobs of it a dry run plans (its first "Job stats" table; Snakemake prints it again
     at the end)."""
     roots = ",".join(f'"jobs/{name}"' for name in REAL_ROOTS)
-    process = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "2", "--quiet", "rules",
-                              "--configfile", "settings.json", "--config", f"job_roots=[{roots}]"],
-                             cwd=workflow.path, capture_output=True, text=True, timeout=600)
+    process = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "-n",
+            "--cores",
+            "2",
+            "--quiet",
+            "rules",
+            "--configfile",
+            "settings.json",
+            "--config",
+            f"job_roots=[{roots}]",
+        ],
+        cwd=workflow.path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert process.returncode == 0, process.stdout + process.stderr
     jobs = {}
     for line in process.stdout.splitlines():
@@ -86,8 +103,9 @@ def test_every_stage_hashes_its_script_and_each_module_it_imports():
         script = f"{stage}.py"
         code = [name for name in files if name.endswith(".py")]
         assert script in code, stage
-        reached = {script} | {module for name in code if name != "benchreport/__init__.py"
-                              for module in lineage.imported_modules(name)}
+        reached = {script} | {
+            module for name in code if name != "benchreport/__init__.py" for module in lineage.imported_modules(name)
+        }
         assert set(code) <= reached | {"benchreport/__init__.py"}, stage
     # the renderers do not reach one another: the page needs neither the paper tables nor the report
     assert "benchreport/paper.py" not in lineage.STAGE_CODE["html_report"]

@@ -58,7 +58,9 @@ def test_unchanged_and_touched_keep_the_stamp_edits_rewrite_it(job, tmp_path):
     assert refresh(job, state, recorded(job)) == second
 
 
-@pytest.mark.parametrize("where", ["solver.json", "reviews/r1/result.json", "scoring/r1.json", "trajectory/llm_trajectory.jsonl"])
+@pytest.mark.parametrize(
+    "where", ["solver.json", "reviews/r1/result.json", "scoring/r1.json", "trajectory/llm_trajectory.jsonl"]
+)
 def test_a_new_file_ingest_reads_rewrites_the_stamp(job, tmp_path, where):
     state = tmp_path / "state"
     state.mkdir()

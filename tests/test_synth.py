@@ -26,14 +26,12 @@ MAX_EXAMPLE_BYTES = 3 * 1024 * 1024
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def _assert_same_tree(a: Path, b: Path) -> None:
     fa, fb = _files(a), _files(b)
-    assert sorted(fa) == sorted(fb), "file lists differ: " + repr(
-        sorted(set(fa) ^ set(fb))[:10])
+    assert sorted(fa) == sorted(fb), "file lists differ: " + repr(sorted(set(fa) ^ set(fb))[:10])
     differ = [name for name in fa if fa[name] != fb[name]]
     assert not differ, f"{len(differ)} files differ, e.g. {differ[:5]}"
 
@@ -94,8 +92,13 @@ def _real_trial(pattern: str) -> Path:
 
 
 def _llm_sums(path: Path) -> dict[str, int]:
-    sums = {"n_input_tokens": 0, "n_output_tokens": 0, "n_cache_read_tokens": 0,
-            "n_cache_creation_tokens": 0, "total_tokens": 0}
+    sums = {
+        "n_input_tokens": 0,
+        "n_output_tokens": 0,
+        "n_cache_read_tokens": 0,
+        "n_cache_creation_tokens": 0,
+        "total_tokens": 0,
+    }
     for line in path.read_text(encoding="utf-8").splitlines():
         usage = json.loads(line)["response"]["body"]["usage"]
         if "prompt_tokens" in usage:  # openai chat completions: prompt_tokens includes cache
@@ -105,8 +108,7 @@ def _llm_sums(path: Path) -> dict[str, int]:
             sums["n_output_tokens"] += usage["completion_tokens"]
             sums["total_tokens"] += usage["total_tokens"]
         else:  # anthropic messages: input_tokens excludes cache reads and writes
-            n_in = (usage["input_tokens"] + usage["cache_read_input_tokens"]
-                    + usage["cache_creation_input_tokens"])
+            n_in = usage["input_tokens"] + usage["cache_read_input_tokens"] + usage["cache_creation_input_tokens"]
             sums["n_input_tokens"] += n_in
             sums["n_cache_read_tokens"] += usage["cache_read_input_tokens"]
             sums["n_cache_creation_tokens"] += usage["cache_creation_input_tokens"]
@@ -123,13 +125,19 @@ def example(tmp_path_factory) -> Path:
 
 
 CLAUDE = {
-    "agent": "claude-agent-acp", "model": "anthropic/claude-sonnet-4-5",
-    "reasoning_effort": "high", "served_model": "claude-sonnet-4-5-20250929",
-    "usage_source": "provider_response", "price_source": "litellm",
+    "agent": "claude-agent-acp",
+    "model": "anthropic/claude-sonnet-4-5",
+    "reasoning_effort": "high",
+    "served_model": "claude-sonnet-4-5-20250929",
+    "usage_source": "provider_response",
+    "price_source": "litellm",
 }
 OPENAI = {
-    "agent": "codex-acp", "model": "openai/gpt-5.1", "reasoning_effort": "low",
-    "served_model": "gpt-5.1-2025-11-13", "usage_source": "provider_response",
+    "agent": "codex-acp",
+    "model": "openai/gpt-5.1",
+    "reasoning_effort": "low",
+    "served_model": "gpt-5.1-2025-11-13",
+    "usage_source": "provider_response",
     "price_source": None,
 }
 
@@ -145,8 +153,7 @@ def test_two_builds_are_byte_identical(example, tmp_path):
 
 
 def test_committed_example_equals_a_fresh_build(example):
-    assert COMMITTED.is_dir(), (
-        "run: python -m benchflow_synth example resources/example/generated (in resources/)")
+    assert COMMITTED.is_dir(), "run: python -m benchflow_synth example resources/example/generated (in resources/)"
     _assert_same_tree(example, COMMITTED)
 
 
@@ -166,9 +173,15 @@ def test_docstring_grid_matches_the_generated_example():
 def test_docstring_audit_table_matches_the_job_summaries(example):
     table = synth.example_audit_table()
     assert "\n".join("    " + line for line in table.splitlines()) in synth.__doc__
-    dirs = {"1:claude-high": "claude-sonnet-high-x5", "2:claude-low": "claude-sonnet-low-x3",
-            "3:codex": "codex-gpt-5.1-x3", "4:gemini": "gemini-2.5-pro-x4",
-            "5:oracle": "oracle-x3", "6:nop": "nop-x3", "7:plain": "codex-gpt-5.1-plain"}
+    dirs = {
+        "1:claude-high": "claude-sonnet-high-x5",
+        "2:claude-low": "claude-sonnet-low-x3",
+        "3:codex": "codex-gpt-5.1-x3",
+        "4:gemini": "gemini-2.5-pro-x4",
+        "5:oracle": "oracle-x3",
+        "6:nop": "nop-x3",
+        "7:plain": "codex-gpt-5.1-plain",
+    }
     for line in table.splitlines()[1:]:
         name, n_try, *rest = line.split()
         if name == "7:plain":
@@ -180,22 +193,20 @@ def test_docstring_audit_table_matches_the_job_summaries(example):
             assert not (job / "summary.json").exists()
             continue
         summary = _load(job / "summary.json")
-        assert [summary[k] for k in ("total", "passed", "failed", "errored",
-                                     "verifier_errored")] == [int(x) for x in rest], line
+        assert [summary[k] for k in ("total", "passed", "failed", "errored", "verifier_errored")] == [
+            int(x) for x in rest
+        ], line
 
 
 def test_same_arguments_same_bytes_for_write_job(tmp_path):
-    trials = [{"task": "t-a", "attempts": [{"kind": "agent_error",
-                                            "error_category": "idle_timeout"},
-                                           {"kind": "passed"}]},
-              {"task": "t-b", "attempts": [{"kind": "failed", "reward": 0.5}]}]
-    a = synth.write_job(tmp_path / "a" / "jobs", job_name="2026-11-30__04-23-02",
-                        setting=CLAUDE, trials=trials, seed=7)
-    b = synth.write_job(tmp_path / "b" / "jobs", job_name="2026-11-30__04-23-02",
-                        setting=CLAUDE, trials=trials, seed=7)
+    trials = [
+        {"task": "t-a", "attempts": [{"kind": "agent_error", "error_category": "idle_timeout"}, {"kind": "passed"}]},
+        {"task": "t-b", "attempts": [{"kind": "failed", "reward": 0.5}]},
+    ]
+    a = synth.write_job(tmp_path / "a" / "jobs", job_name="2026-11-30__04-23-02", setting=CLAUDE, trials=trials, seed=7)
+    b = synth.write_job(tmp_path / "b" / "jobs", job_name="2026-11-30__04-23-02", setting=CLAUDE, trials=trials, seed=7)
     _assert_same_tree(a.parent, b.parent)
-    c = synth.write_job(tmp_path / "c" / "jobs", job_name="2026-11-30__04-23-02",
-                        setting=CLAUDE, trials=trials, seed=8)
+    c = synth.write_job(tmp_path / "c" / "jobs", job_name="2026-11-30__04-23-02", setting=CLAUDE, trials=trials, seed=8)
     assert sorted(p.name for p in a.iterdir()) != sorted(p.name for p in c.iterdir())
 
 
@@ -222,7 +233,10 @@ def test_job_summaries_equal_a_recount_of_the_attempt_folders(example):
         for key in ("passed", "failed", "errored", "verifier_errored"):
             assert summary[key] == counts[key], (job, key)
         assert (summary["pass"], summary["fail"], summary["error"]) == (
-            counts["passed"], counts["failed"], counts["errored"])
+            counts["passed"],
+            counts["failed"],
+            counts["errored"],
+        )
         assert summary["score"] == f"{counts['passed'] / len(finals):.1%}"
         rewards = [r["rewards"]["reward"] for r in finals.values() if r["rewards"]]
         if rewards:
@@ -236,8 +250,13 @@ def test_job_summaries_equal_a_recount_of_the_attempt_folders(example):
 
 def test_matrix_summaries_list_every_finished_try(example):
     dirs = sorted(p.parent for p in example.rglob("matrix-summary.json"))
-    assert [d.name for d in dirs] == ["claude-sonnet-high-x5", "claude-sonnet-low-x3",
-                                      "codex-gpt-5.1-x3", "nop-x3", "oracle-x3"]
+    assert [d.name for d in dirs] == [
+        "claude-sonnet-high-x5",
+        "claude-sonnet-low-x3",
+        "codex-gpt-5.1-x3",
+        "nop-x3",
+        "oracle-x3",
+    ]
     assert not (example / "gemini-2.5-pro-x4" / "matrix-summary.json").exists()
     for d in dirs:
         ms = _load(d / "matrix-summary.json")
@@ -273,7 +292,8 @@ def test_result_and_config_keys_match_real_0712_files(example):
     for kind, trial in (("oracle", oracle_trial), ("agent", agent_trial)):
         result, config = _load(trial / "result.json"), _load(trial / "config.json")
         refs[kind] = {
-            "result": list(result), "config": list(config),
+            "result": list(result),
+            "config": list(config),
             "agent_result": list(result["agent_result"]),
             "trajectory_summary": list(result["trajectory_summary"]),
             "usage_tracking": list(result["usage_tracking"]),
@@ -292,8 +312,7 @@ def test_result_and_config_keys_match_real_0712_files(example):
         result = _load(trial / "result.json")
         assert list(result) == ref["result"], trial
         expected_ar = list(ref["agent_result"])
-        if result["agent_result"]["usage_source"] == "agent_native_acp" or (
-                config["agent"] == "gemini-cli"):
+        if result["agent_result"]["usage_source"] == "agent_native_acp" or (config["agent"] == "gemini-cli"):
             expected_ar.append("usage_details")
         assert list(result["agent_result"]) == expected_ar, trial
         assert list(result["trajectory_summary"]) == ref["trajectory_summary"]
@@ -315,15 +334,18 @@ def test_oracle_and_nop_shapes(example):
     assert set(result["timing"]) == {"environment_setup", "verifier", "total"}
     assert (trial / "agent" / "oracle.txt").is_file()
     assert not (trial / "trajectory" / "llm_trajectory.jsonl").exists()
-    (event,) = [json.loads(x) for x in
-                (trial / "trajectory" / "acp_trajectory.jsonl").read_text().splitlines()]
+    (event,) = [json.loads(x) for x in (trial / "trajectory" / "acp_trajectory.jsonl").read_text().splitlines()]
     assert list(event) == ["type", "command", "return_code", "stdout"]
     nop = next((example / "nop-x3" / "nop" / "trial-01").rglob("csv-dedupe__*"))
     result = _load(nop / "result.json")
     assert result["model"] is None and result["rewards"] is None
     assert result["error_category"] == "suspected_api_error"
     assert result["suspected_api_error_info"] == {
-        "total_tokens": 0, "n_tool_calls": 0, "total_requests": 0, "failed_requests": 0}
+        "total_tokens": 0,
+        "n_tool_calls": 0,
+        "total_requests": 0,
+        "failed_requests": 0,
+    }
     assert (nop / "verifier" / "reward.txt").read_text() == "0\n"
     assert not (nop / "rewards.jsonl").exists()
 
@@ -343,8 +365,7 @@ def test_timestamps_are_consistent_and_ordered(example):
     ends, starts = [], []
     for tdir in tdirs:
         (job,) = [p for p in tdir.iterdir() if p.is_dir()]
-        times = [_load(p / "result.json") for p in job.iterdir()
-                 if (p / "result.json").exists()]
+        times = [_load(p / "result.json") for p in job.iterdir() if (p / "result.json").exists()]
         starts.append(min(datetime.fromisoformat(r["started_at"]) for r in times))
         ends.append(max(datetime.fromisoformat(r["finished_at"]) for r in times))
     for prev_end, next_start in zip(ends, starts[1:]):
@@ -373,8 +394,13 @@ def test_llm_token_sums_equal_result_json(example):
 def test_llm_line_format_matches_the_real_sample(tmp_path):
     # one line in BenchFlow 0.7.12's llm_trajectory.jsonl format, kept in the repo as the reference
     sample = REPO / "tests" / "data" / "benchflow-0.7.12" / "llm_trajectory.jsonl"
-    job = synth.write_job(tmp_path, job_name="2026-11-30__04-23-02", setting=CLAUDE, seed=3,
-                          trials=[{"task": "t", "attempts": [{"kind": "passed"}]}])
+    job = synth.write_job(
+        tmp_path,
+        job_name="2026-11-30__04-23-02",
+        setting=CLAUDE,
+        seed=3,
+        trials=[{"task": "t", "attempts": [{"kind": "passed"}]}],
+    )
     (path,) = job.rglob("llm_trajectory.jsonl")
     line = json.loads(path.read_text().splitlines()[0])
     ref = json.loads(sample.read_text().splitlines()[0])
@@ -393,8 +419,13 @@ def test_llm_line_format_matches_the_real_sample(tmp_path):
 
 
 def test_openai_style_effort_and_no_price(tmp_path):
-    job = synth.write_job(tmp_path, job_name="2026-11-30__05-00-00", setting=OPENAI, seed=5,
-                          trials=[{"task": "t", "attempts": [{"kind": "failed"}]}])
+    job = synth.write_job(
+        tmp_path,
+        job_name="2026-11-30__05-00-00",
+        setting=OPENAI,
+        seed=5,
+        trials=[{"task": "t", "attempts": [{"kind": "failed"}]}],
+    )
     (path,) = job.rglob("llm_trajectory.jsonl")
     line = json.loads(path.read_text().splitlines()[0])
     assert line["request"]["path"] == "/v1/chat/completions"
@@ -424,8 +455,7 @@ def test_every_attempt_kind(tmp_path):
         {"kind": "passed", "cost": 0.0},
     ]
     trials = [{"task": f"task-{i}", "attempts": [a]} for i, a in enumerate(kinds)]
-    job = synth.write_job(tmp_path / "jobs", job_name="2026-11-30__06-00-00", setting=CLAUDE,
-                          trials=trials, seed=11)
+    job = synth.write_job(tmp_path / "jobs", job_name="2026-11-30__06-00-00", setting=CLAUDE, trials=trials, seed=11)
 
     def trial(i: int) -> Path:
         (p,) = job.glob(f"task-{i}__*")
@@ -449,16 +479,13 @@ def test_every_attempt_kind(tmp_path):
     assert r[6]["agent_result"]["total_tokens"] == 0 and r[6]["n_tool_calls"] == 0
     assert r[7]["rewards"] is None and not r[7]["error"] and not r[7]["verifier_error"]
     assert [f.name for f in trial(8).rglob("*") if f.is_file()] == ["config.json"]
-    assert sorted(d.name for d in trial(8).iterdir() if d.is_dir()) == [
-        "agent", "artifacts", "trajectory", "verifier"]
+    assert sorted(d.name for d in trial(8).iterdir() if d.is_dir()) == ["agent", "artifacts", "trajectory", "verifier"]
     assert r[9]["agent_result"]["cost_usd"] is None
     summary = _load(job / "summary.json")
     assert summary["total"] == 9  # the interrupted task has no result
-    assert (summary["passed"], summary["failed"], summary["errored"],
-            summary["verifier_errored"]) == (3, 1, 3, 1)
+    assert (summary["passed"], summary["failed"], summary["errored"], summary["verifier_errored"]) == (3, 1, 3, 1)
     assert summary["score"] == "33.3%"
-    assert summary["error_categories"] == {"timeout": 2, "install_failure": 1,
-                                           "suspected_api_error": 1}
+    assert summary["error_categories"] == {"timeout": 2, "install_failure": 1, "suspected_api_error": 1}
     assert summary["verifier_error_categories"] == {"verifier_failure": 1}
     # job-level results.jsonl concatenates every attempt (not the interrupted one)
     rows = (job / "results.jsonl").read_text().splitlines()
@@ -466,12 +493,19 @@ def test_every_attempt_kind(tmp_path):
 
 
 def test_retries_and_killed_job(tmp_path):
-    trials = [{"task": "a", "attempts": [{"kind": "agent_error", "error_category": "acp_error"},
-                                         {"kind": "verifier_error",
-                                          "verifier_error_category": "verifier_timeout"},
-                                         {"kind": "failed"}]}]
-    job = synth.write_job(tmp_path / "jobs", job_name="2026-11-30__07-00-00", setting=CLAUDE,
-                          trials=trials, seed=2, write_summary=False)
+    trials = [
+        {
+            "task": "a",
+            "attempts": [
+                {"kind": "agent_error", "error_category": "acp_error"},
+                {"kind": "verifier_error", "verifier_error_category": "verifier_timeout"},
+                {"kind": "failed"},
+            ],
+        }
+    ]
+    job = synth.write_job(
+        tmp_path / "jobs", job_name="2026-11-30__07-00-00", setting=CLAUDE, trials=trials, seed=2, write_summary=False
+    )
     attempts = sorted(job.glob("a__*"), key=lambda p: _load(p / "config.json")["started_at"])
     assert len(attempts) == 3
     results = [_load(p / "result.json") for p in attempts]
@@ -486,10 +520,13 @@ def test_retries_and_killed_job(tmp_path):
 
 
 def test_matrix_layout_and_drift(tmp_path):
-    tries = [[{"task": "a", "attempts": [{"kind": "passed"}]}],
-             [{"task": "a", "attempts": [{"kind": "failed"}], "task_digest": "sha256:" + "0" * 64}]]
-    root = synth.write_matrix(tmp_path / "m", alias="x", setting=CLAUDE, tries=tries, seed=1,
-                              start="2026-11-30 04:00:00")
+    tries = [
+        [{"task": "a", "attempts": [{"kind": "passed"}]}],
+        [{"task": "a", "attempts": [{"kind": "failed"}], "task_digest": "sha256:" + "0" * 64}],
+    ]
+    root = synth.write_matrix(
+        tmp_path / "m", alias="x", setting=CLAUDE, tries=tries, seed=1, start="2026-11-30 04:00:00"
+    )
     ms = _load(root / "matrix-summary.json")
     assert [r["trial"] for r in ms["runs"]] == [1, 2]
     assert ms["runs"][0]["jobs_dir"].endswith("/m/x/trial-01")
@@ -502,24 +539,37 @@ def test_matrix_layout_and_drift(tmp_path):
 
 def test_bad_attempts_are_rejected(tmp_path):
     with pytest.raises(ValueError):
-        synth.write_job(tmp_path, job_name="j", setting=CLAUDE, seed=1,
-                        trials=[{"task": "a", "attempts": [{"kind": "nope"}]}])
+        synth.write_job(
+            tmp_path, job_name="j", setting=CLAUDE, seed=1, trials=[{"task": "a", "attempts": [{"kind": "nope"}]}]
+        )
     with pytest.raises(ValueError):
-        synth.write_job(tmp_path, job_name="j", setting=CLAUDE, seed=1,
-                        trials=[{"task": "a", "attempts": [{"kind": "failed", "reward": 1.0}]}])
+        synth.write_job(
+            tmp_path,
+            job_name="j",
+            setting=CLAUDE,
+            seed=1,
+            trials=[{"task": "a", "attempts": [{"kind": "failed", "reward": 1.0}]}],
+        )
 
 
 def test_dataset_fields_and_task_digests(tmp_path):
-    setting = {**CLAUDE, "dataset_name": "skillsbench", "dataset_version": "1.1",
-               "task_digests": {"a": "sha256:" + "a" * 64}}
-    job = synth.write_job(tmp_path, job_name="2026-11-30__08-00-00", setting=setting, seed=4,
-                          trials=[{"task": "a", "attempts": [{"kind": "passed"}]}])
+    setting = {
+        **CLAUDE,
+        "dataset_name": "skillsbench",
+        "dataset_version": "1.1",
+        "task_digests": {"a": "sha256:" + "a" * 64},
+    }
+    job = synth.write_job(
+        tmp_path,
+        job_name="2026-11-30__08-00-00",
+        setting=setting,
+        seed=4,
+        trials=[{"task": "a", "attempts": [{"kind": "passed"}]}],
+    )
     (trial,) = job.glob("a__*")
     config, result = _load(trial / "config.json"), _load(trial / "result.json")
-    assert list(config)[-4:] == ["usage_tracking", "dataset_name", "dataset_version",
-                                 "task_digest"]
-    assert list(result)[-5:] == ["loop", "dataset_name", "dataset_version", "task_digest",
-                                 "sandbox_id"]
+    assert list(config)[-4:] == ["usage_tracking", "dataset_name", "dataset_version", "task_digest"]
+    assert list(result)[-5:] == ["loop", "dataset_name", "dataset_version", "task_digest", "sandbox_id"]
     assert config["task_digest"] == result["task_digest"] == "sha256:" + "a" * 64
     summary = _load(job / "summary.json")
     assert (summary["dataset_name"], summary["dataset_version"]) == ("skillsbench", "1.1")

@@ -13,8 +13,9 @@ from conftest import REPO
 
 def run(*args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO / "resources"))
-    return subprocess.run([sys.executable, "-m", "benchflow_synth", *args], capture_output=True, text=True,
-                          env=env, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "benchflow_synth", *args], capture_output=True, text=True, env=env, timeout=600
+    )
 
 
 def test_the_command_prints_the_grid_the_package_gives():
@@ -35,6 +36,11 @@ def test_the_command_writes_the_review_jobs_byte_for_byte(tmp_path):
 
 
 def test_the_command_refuses_to_delete_the_working_folder(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "benchflow_synth", "example", "."], cwd=tmp_path,
-                          env=dict(os.environ, PYTHONPATH=str(REPO / "resources")), capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "benchflow_synth", "example", "."],
+        cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=str(REPO / "resources")),
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 2 and "refusing to delete" in done.stderr

@@ -14,10 +14,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from benchreport import discover, ingest
-from benchreport.settings import number_tries
 from benchreport.sentences import TRY_RULES
+from benchreport.settings import number_tries
 from conftest import EXAMPLE, copy_workflow
 
 MATRIX = EXAMPLE / "generated" / "claude-sonnet-low-x3"
@@ -63,14 +62,23 @@ def test_per_try_jobs_get_the_matrix_try_numbers(tmp_path, style):
     per_try_layout(tmp_path, style)
     numbered = tries([str(tmp_path)])
     assert {key: number for key, (number, _) in numbered.items()} == {
-        key: number for key, (number, _) in tries([str(MATRIX)]).items()}
+        key: number for key, (number, _) in tries([str(MATRIX)]).items()
+    }
     rules = {rule for _, rule in numbered.values()}
     assert rules == ({"folder"} if style == "seed" else {"started_at"})  # seed-N names the try
 
 
 def trial(task, job, started, folders=(), seed=None):
-    return {"setting": "s", "task": task, "job": job, "folder": f"{task}__0", "started_at": started,
-            "try_folders": list(folders), "seed": seed, "try_index": folders[-1] if folders else None}
+    return {
+        "setting": "s",
+        "task": task,
+        "job": job,
+        "folder": f"{task}__0",
+        "started_at": started,
+        "try_folders": list(folders),
+        "seed": seed,
+        "try_index": folders[-1] if folders else None,
+    }
 
 
 def test_the_rules_in_order():
@@ -83,10 +91,18 @@ def test_the_rules_in_order():
     got = number_tries([trial("a", "j1", "1", [1], seed=42), trial("a", "j2", "2", [1], seed=7)])
     assert [(t["try_index"], t["try_rule"]) for t in got] == [(2, "seed"), (1, "seed")]
     # nothing names them apart: their start, per task and setting
-    got = number_tries([trial("a", "j2", "2026-11-29 10:00", [1]), trial("a", "j1", "2026-11-28 10:00", [1]),
-                        trial("b", "j1", "2026-11-30 10:00", [1])])
+    got = number_tries(
+        [
+            trial("a", "j2", "2026-11-29 10:00", [1]),
+            trial("a", "j1", "2026-11-28 10:00", [1]),
+            trial("b", "j1", "2026-11-30 10:00", [1]),
+        ]
+    )
     assert [(t["task"], t["try_index"], t["try_rule"]) for t in got] == [
-        ("a", 2, "started_at"), ("a", 1, "started_at"), ("b", 1, "started_at")]
+        ("a", 2, "started_at"),
+        ("a", 1, "started_at"),
+        ("b", 1, "started_at"),
+    ]
 
 
 def paths_replaced(text: str, names: dict[str, str]) -> str:
@@ -116,8 +132,10 @@ def test_one_matrix_run_and_per_try_jobs_give_the_same_report(tmp_path):
     settings.write_text(json.dumps({"environment": {"inspect": False}}))
     matrix.run("--configfile", str(settings), roots=["jobs/study"])
     per_try.run("--configfile", str(settings), roots=["jobs/study", "jobs/nop"])
-    names = {f"study/run-{n}/{ALIAS}/trial-01/{job.name}": f"study/{ALIAS}/trial-{n:02d}/{job.name}"
-             for n, job in enumerate(matrix_jobs(), start=1)}
+    names = {
+        f"study/run-{n}/{ALIAS}/trial-01/{job.name}": f"study/{ALIAS}/trial-{n:02d}/{job.name}"
+        for n, job in enumerate(matrix_jobs(), start=1)
+    }
     (setting,) = [p.name for p in (matrix.results / "reports").iterdir()]
     for name in ("trials.json", "summary.json", "report.md", "run-summary.json", "writeup.md"):
         mine = rule_named(paths_replaced((per_try.results / "reports" / setting / name).read_text(), names))

@@ -39,7 +39,11 @@ def test_counts_match_benchflow_summary_on_real_folders(real_run):
     # oracle-run: total 4, passed 1, failed 1, verifier_errored 2 (BenchFlow's own numbers)
     run = next(j for j in oracle["job_folders"] if j["id"].endswith("oracle-run/2026-11-30__04-23-02"))
     assert run["benchflow_summary"]["benchflow"] == {
-        "total": 4, "passed": 1, "failed": 1, "errored": 0, "verifier_errored": 2
+        "total": 4,
+        "passed": 1,
+        "failed": 1,
+        "errored": 0,
+        "verifier_errored": 2,
     }
     report = workflow.read(f"reports/{oracle['setting']}/report.md")
     assert "## Cross-check against BenchFlow's summary.json" in report
@@ -47,8 +51,10 @@ def test_counts_match_benchflow_summary_on_real_folders(real_run):
 
 
 def run_summaries(workflow) -> dict[str, dict]:
-    return {path.parent.name: json.loads(path.read_text())
-            for path in sorted((workflow.results / "reports").glob("*/run-summary.json"))}
+    return {
+        path.parent.name: json.loads(path.read_text())
+        for path in sorted((workflow.results / "reports").glob("*/run-summary.json"))
+    }
 
 
 def test_run_summary_gate_comes_from_config(real_run_copy):
@@ -87,7 +93,9 @@ def test_reruns_only_what_changed(real_run_copy):
     assert "Nothing to be done" in workflow.run("-n", roots=real_jobs).stdout  # the copy is up to date
 
     # touching a file without changing it re-runs nothing
-    touched = workflow.path / real_jobs[1] / "v0.7.12-real/oracle-run/2026-11-30__04-23-02/spec-pass__3d1c0484/result.json"
+    touched = (
+        workflow.path / real_jobs[1] / "v0.7.12-real/oracle-run/2026-11-30__04-23-02/spec-pass__3d1c0484/result.json"
+    )
     touched.touch()
     assert "Nothing to be done" in workflow.run("-n", roots=real_jobs).stdout
     workflow.run(roots=real_jobs)
@@ -120,9 +128,24 @@ def test_reruns_only_what_changed(real_run_copy):
         "index.md",
         "exclusions.tsv",
         "trials.csv",
-        *(f"paper/{n}" for n in ("settings.md", "settings.csv", "settings.tex", "comparisons.md", "comparisons.csv",
-                                 "comparisons.tex", "figures.json", "forest.svg", "forest.png", "heatmap.svg",
-                                 "heatmap.png", "cost.svg", "cost.png")),
+        *(
+            f"paper/{n}"
+            for n in (
+                "settings.md",
+                "settings.csv",
+                "settings.tex",
+                "comparisons.md",
+                "comparisons.csv",
+                "comparisons.tex",
+                "figures.json",
+                "forest.svg",
+                "forest.png",
+                "heatmap.svg",
+                "heatmap.png",
+                "cost.svg",
+                "cost.png",
+            )
+        ),
         "report.html",
     }
     assert summaries(workflow)[nop_tc]["counts"]["passed"] == 1
@@ -206,12 +229,17 @@ def test_lineage_command_checks_every_hash(real_run_copy):
     ledger_ok = subprocess.run(ledger_command, cwd=workflow.path, capture_output=True, text=True, env=env)
     assert ledger_ok.returncode == 0 and "spec-pass__3d1c0484/config.json" in ledger_ok.stdout
     # a changed job-folder file is caught, through either record
-    source = workflow.path / real_jobs[1] / "v0.7.12-real/oracle-run/2026-11-30__04-23-02/spec-pass__3d1c0484/config.json"
+    source = (
+        workflow.path / real_jobs[1] / "v0.7.12-real/oracle-run/2026-11-30__04-23-02/spec-pass__3d1c0484/config.json"
+    )
     source.write_text(source.read_text() + " ")
     for checked in (command, ledger_command):
         bad = subprocess.run(checked, cwd=workflow.path, capture_output=True, text=True, env=env)
         assert bad.returncode == 1
-        assert "CHANGED jobs/benchflow-samples/v0.7.12-real/oracle-run/2026-11-30__04-23-02/spec-pass__3d1c0484/config.json" in bad.stdout
+        assert (
+            "CHANGED jobs/benchflow-samples/v0.7.12-real/oracle-run/2026-11-30__04-23-02/spec-pass__3d1c0484/config.json"
+            in bad.stdout
+        )
 
 
 def test_lint_and_format_are_clean():
@@ -219,6 +247,10 @@ def test_lint_and_format_are_clean():
     assert lint.returncode == 0, lint.stdout + lint.stderr
     fmt = subprocess.run(["snakefmt", "--check", "."], cwd=REPO, capture_output=True, text=True)
     assert fmt.returncode == 0, fmt.stdout + fmt.stderr
+    # the Python: ruff's linter and formatter, configured in pyproject.toml
+    for command in (["check", "."], ["format", "--check", "."]):
+        ruff = subprocess.run([sys.executable, "-m", "ruff", *command], cwd=REPO, capture_output=True, text=True)
+        assert ruff.returncode == 0, ruff.stdout + ruff.stderr
 
 
 def imported_modules(path: Path) -> set[str]:

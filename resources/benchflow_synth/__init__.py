@@ -224,21 +224,21 @@ smaller. Writing is about 1-2 ms of CPU per trial plus the trajectory bytes.
 
 from __future__ import annotations
 
+from .cli import main
 from .common import KINDS, default_task_digest, rollout_suffix
-from .summary import audit_outcome, job_summary
-from .jobs import write_job, write_matrix
 from .example import build_example, example_audit_table, example_outcome_grid
+from .jobs import write_job, write_matrix
+from .review import BUDGET_SETTING, build_review_jobs, rubric_text
 from .scale import (
-    SCALE_REQUESTS,
     SCALE_REQUEST_KB,
+    SCALE_REQUESTS,
     SCALE_SETTINGS,
     build_scale,
     scale_job_specs,
     scale_task_names,
     scale_trials,
 )
-from .review import BUDGET_SETTING, build_review_jobs, rubric_text
-from .cli import main
+from .summary import audit_outcome, job_summary
 
 __all__ = [
     "BUDGET_SETTING",

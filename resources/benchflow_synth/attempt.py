@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+
 from .common import (
     ERROR_MESSAGES,
     SANDBOX_LOCKED_PATHS,
@@ -26,28 +27,31 @@ from .common import (
 from .plan import _rewards_map
 from .trajectories import _acp_events, _llm_lines, _oracle_stdout, _pad_llm_lines, _results_steps, _trajectory_summary
 
-
 # --------------------------------------------------------------------------------------------
 # writing one attempt
 
 
 def _scene(s: dict) -> list[dict]:
-    return [{
-        "name": "default",
-        "skills_dir": None,
-        "roles": [{
-            "name": "agent",
-            "agent": s["agent"],
-            "model": s["model"],
-            "reasoning_effort": s["reasoning_effort"],
-            "timeout_sec": None,
-            "idle_timeout_sec": None,
+    return [
+        {
+            "name": "default",
             "skills_dir": None,
-            "capabilities": None,
-            "env_keys": [],
-        }],
-        "turns": [{"role": "agent", "has_prompt": False}],
-    }]
+            "roles": [
+                {
+                    "name": "agent",
+                    "agent": s["agent"],
+                    "model": s["model"],
+                    "reasoning_effort": s["reasoning_effort"],
+                    "timeout_sec": None,
+                    "idle_timeout_sec": None,
+                    "skills_dir": None,
+                    "capabilities": None,
+                    "env_keys": [],
+                }
+            ],
+            "turns": [{"role": "agent", "has_prompt": False}],
+        }
+    ]
 
 
 SKILL_KEYS = {
@@ -110,8 +114,9 @@ class JobPlace:
     llm_line_bytes: int | None = None
 
 
-def _write_attempt(place: JobPlace, s: dict, task: str, prompt: str, digest: str, timeout_sec: int, p: dict,
-                   started: datetime) -> dict | None:
+def _write_attempt(
+    place: JobPlace, s: dict, task: str, prompt: str, digest: str, timeout_sec: int, p: dict, started: datetime
+) -> dict | None:
     """Write one attempt folder; return the result.json dict (None when interrupted)."""
     rollout = f"{task}__{rollout_suffix(place.seed, place.job, task, p['idx'])}"
     rdir = place.jdir / rollout
@@ -148,8 +153,7 @@ def _write_attempt(place: JobPlace, s: dict, task: str, prompt: str, digest: str
     return result
 
 
-def _usage(place: JobPlace, s: dict, task: str, prompt: str, p: dict, started: datetime,
-           rng: random.Random) -> dict:
+def _usage(place: JobPlace, s: dict, task: str, prompt: str, p: dict, started: datetime, rng: random.Random) -> dict:
     """What the attempt used: the LLM request lines (and their padded encoding), the token counts,
     the cost and its price source, as the agent's usage source records them."""
     att = p["att"]
@@ -160,15 +164,15 @@ def _usage(place: JobPlace, s: dict, task: str, prompt: str, p: dict, started: d
     usage_details = None
     usage_source = s["usage_source"] if p["active"] else "unavailable"
     if p["active"] and s["served_model"] is not None:
-        exec_start = started + timedelta(seconds=p["phases"]["environment_setup"]
-                                         + p["phases"]["agent_setup"] + 0.5)
-        lines, agg = _llm_lines(s, task, prompt, p, exec_start,
-                                max(5.0, p["phases"].get("agent_execution", 5.0) - 1.0), rng)
-        n_in, n_out, n_cr, n_cw, total_tokens = (agg["in"], agg["out"], agg["cr"], agg["cw"],
-                                                 agg["total"])
+        exec_start = started + timedelta(seconds=p["phases"]["environment_setup"] + p["phases"]["agent_setup"] + 0.5)
+        lines, agg = _llm_lines(
+            s, task, prompt, p, exec_start, max(5.0, p["phases"].get("agent_execution", 5.0) - 1.0), rng
+        )
+        n_in, n_out, n_cr, n_cw, total_tokens = (agg["in"], agg["out"], agg["cr"], agg["cw"], agg["total"])
         if place.llm_line_bytes:
-            encoded_lines = _pad_llm_lines(lines, place.llm_line_bytes,
-                                           _rng(place.seed, place.job, task, p["idx"], "pad"))
+            encoded_lines = _pad_llm_lines(
+                lines, place.llm_line_bytes, _rng(place.seed, place.job, task, p["idx"], "pad")
+            )
         if s["price_source"] == "litellm":
             cost = round(agg["cost"], 8) or None
     elif p["active"] and usage_source == "agent_native_acp":
@@ -189,21 +193,38 @@ def _usage(place: JobPlace, s: dict, task: str, prompt: str, p: dict, started: d
         price_source = s["price_source"]
     if usage_source == "agent_native_acp":
         cost, price_source = None, None
-    return {"lines": lines, "encoded_lines": encoded_lines, "input": n_in, "output": n_out, "cache_read": n_cr,
-            "cache_creation": n_cw, "total": total_tokens, "cost": cost, "details": usage_details,
-            "source": usage_source, "price_source": price_source}
+    return {
+        "lines": lines,
+        "encoded_lines": encoded_lines,
+        "input": n_in,
+        "output": n_out,
+        "cache_read": n_cr,
+        "cache_creation": n_cw,
+        "total": total_tokens,
+        "cost": cost,
+        "details": usage_details,
+        "source": usage_source,
+        "price_source": price_source,
+    }
 
 
-def _failure(s: dict, task: str, p: dict, started: datetime, timeout_sec: int, vdir: str,
-             rng: random.Random) -> dict:
+def _failure(s: dict, task: str, p: dict, started: datetime, timeout_sec: int, vdir: str, rng: random.Random) -> dict:
     """The attempt's agent error and verifier error, and BenchFlow's diagnostic blocks of them."""
     att, kind, cat = p["att"], p["kind"], p["att"]["error_category"]
     error = None
     verifier_error = None
-    diag: dict[str, Any] = {k: None for k in (
-        "idle_timeout_info", "agent_timeout_info", "sandbox_startup_info",
-        "transport_error_info", "verifier_timeout_info", "api_error_info",
-        "suspected_api_error_info")}
+    diag: dict[str, Any] = {
+        k: None
+        for k in (
+            "idle_timeout_info",
+            "agent_timeout_info",
+            "sandbox_startup_info",
+            "transport_error_info",
+            "verifier_timeout_info",
+            "api_error_info",
+            "suspected_api_error_info",
+        )
+    }
     if kind in ("agent_error", "agent_error_scored"):
         template = ERROR_MESSAGES.get(cat, f"{cat}: agent error")
         error = template.format(timeout=timeout_sec, idle=s["agent_idle_timeout_sec"] or 600)
@@ -230,13 +251,20 @@ def _failure(s: dict, task: str, p: dict, started: datetime, timeout_sec: int, v
                 "last_activity_at": last_act.isoformat(),
             }
         elif cat == "pipe_closed":
-            diag["transport_error_info"] = {"reason": "transport_closed",
-                                            "raw_message": error, "process_exit_code": 255,
-                                            "transport_diagnosis": "process_exited"}
+            diag["transport_error_info"] = {
+                "reason": "transport_closed",
+                "raw_message": error,
+                "process_exit_code": 255,
+                "transport_diagnosis": "process_exited",
+            }
     elif kind == "suspected_api_error":
         error = SUSPECTED_API_ERROR
-        diag["suspected_api_error_info"] = {"total_tokens": 0, "n_tool_calls": 0,
-                                            "total_requests": 0, "failed_requests": 0}
+        diag["suspected_api_error_info"] = {
+            "total_tokens": 0,
+            "n_tool_calls": 0,
+            "total_requests": 0,
+            "failed_requests": 0,
+        }
     if kind == "verifier_error":
         vcat = att["verifier_error_category"]
         if vcat == "verifier_timeout":
@@ -248,8 +276,9 @@ def _failure(s: dict, task: str, p: dict, started: datetime, timeout_sec: int, v
                 "task_name": task,
             }
         else:
-            verifier_error = (f"verifier crashed: No reward file found at {vdir}/verifier/"
-                              f"reward.txt or {vdir}/verifier/reward.json")
+            verifier_error = (
+                f"verifier crashed: No reward file found at {vdir}/verifier/reward.txt or {vdir}/verifier/reward.json"
+            )
     return {"error": error, "verifier_error": verifier_error, "diagnostics": diag}
 
 
@@ -273,15 +302,25 @@ def _agent_result(p: dict, usage: dict) -> dict:
     return agent_result
 
 
-def _result(s: dict, task: str, rollout: str, digest: str, p: dict, events: list[dict], agent_result: dict,
-            failure: dict, started: datetime, finished: datetime, timing: dict) -> dict:
+def _result(
+    s: dict,
+    task: str,
+    rollout: str,
+    digest: str,
+    p: dict,
+    events: list[dict],
+    agent_result: dict,
+    failure: dict,
+    started: datetime,
+    finished: datetime,
+    timing: dict,
+) -> dict:
     """The attempt's result.json, in BenchFlow 0.7.12's key order."""
     att = p["att"]
     error, verifier_error = failure["error"], failure["verifier_error"]
     usage_source = agent_result["usage_source"]
     source = "acp" if (not s["is_oracle"] and p["ran_agent"]) else None
-    endpoint = {"agent_native_acp": "agent_native", "unavailable": "none"}.get(usage_source,
-                                                                               "host")
+    endpoint = {"agent_native_acp": "agent_native", "unavailable": "none"}.get(usage_source, "host")
     result: dict[str, Any] = {
         "task_name": task,
         "rollout_name": rollout,
@@ -330,8 +369,20 @@ def _result(s: dict, task: str, rollout: str, digest: str, p: dict, events: list
     return result
 
 
-def _write_attempt_files(rdir: Path, place: JobPlace, s: dict, task: str, prompt: str, vdir: str, p: dict,
-                         result: dict, events: list[dict], usage: dict, timing: dict, finished: datetime) -> None:
+def _write_attempt_files(
+    rdir: Path,
+    place: JobPlace,
+    s: dict,
+    task: str,
+    prompt: str,
+    vdir: str,
+    p: dict,
+    result: dict,
+    events: list[dict],
+    usage: dict,
+    timing: dict,
+    finished: datetime,
+) -> None:
     """Every file of a finished attempt but config.json (written first)."""
     rewards, error, verifier_error = result["rewards"], result["error"], result["verifier_error"]
     _write(rdir / "result.json", _dumps(result) + "\n")
@@ -345,15 +396,35 @@ def _write_attempt_files(rdir: Path, place: JobPlace, s: dict, task: str, prompt
             encoded_lines = [json.dumps(line) for line in lines]
         _write(rdir / "trajectory" / "llm_trajectory.jsonl", "\n".join(encoded_lines))
     if rewards is not None:
-        event = {"ts": finished.isoformat(), "type": "terminal", "source": "verifier",
-                 "value": rewards["reward"], "tag": "reward", "step_index": None,
-                 "space": "output", "granularity": "terminal",
-                 "meta": {k: v for k, v in rewards.items() if k != "reward"}}
+        event = {
+            "ts": finished.isoformat(),
+            "type": "terminal",
+            "source": "verifier",
+            "value": rewards["reward"],
+            "tag": "reward",
+            "step_index": None,
+            "space": "output",
+            "granularity": "terminal",
+            "meta": {k: v for k, v in rewards.items() if k != "reward"},
+        }
         _write(rdir / "rewards.jsonl", json.dumps(event) + "\n")
     _write_agent_logs(rdir, s, task, p, error)
     _write_verifier(rdir, p, p["att"]["reward"], verifier_error)
-    row = _results_row(s, task, result["rollout_name"], vdir, prompt, rewards, error, verifier_error,
-                       timing, result["agent_result"], lines, p["n_tools"], place.results_steps)
+    row = _results_row(
+        s,
+        task,
+        result["rollout_name"],
+        vdir,
+        prompt,
+        rewards,
+        error,
+        verifier_error,
+        timing,
+        result["agent_result"],
+        lines,
+        p["n_tools"],
+        place.results_steps,
+    )
     _write(rdir / "results.jsonl", json.dumps(row) + "\n")
 
 
@@ -374,13 +445,14 @@ def _write_agent_logs(rdir: Path, s: dict, task: str, p: dict, error: str | None
         _write(rdir / "agent" / name, f"{s['agent']}: not started ({error})\n")
     else:
         tail = f"error: {error}" if error else "stopReason: end_turn"
-        _write(rdir / "agent" / name,
-               f"{s['agent_name']}: session started ({s['model']})\n"
-               f"{s['agent_name']}: prompt 1/1, {p['n_tools']} tool calls\n{tail}\n")
+        _write(
+            rdir / "agent" / name,
+            f"{s['agent_name']}: session started ({s['model']})\n"
+            f"{s['agent_name']}: prompt 1/1, {p['n_tools']} tool calls\n{tail}\n",
+        )
 
 
-def _write_verifier(rdir: Path, p: dict, reward: float | None,
-                    verifier_error: str | None) -> None:
+def _write_verifier(rdir: Path, p: dict, reward: float | None, verifier_error: str | None) -> None:
     vd = rdir / "verifier"
     if verifier_error is not None:
         if "timed out" in verifier_error:
@@ -406,10 +478,21 @@ def _write_verifier(rdir: Path, p: dict, reward: float | None,
         _write(vd / "test-stdout.txt", "FAIL: 3 of 14 checks failed\n")
 
 
-def _results_row(s: dict, task: str, rollout: str, vdir: str, prompt: str,
-                 rewards: dict | None, error: str | None, verifier_error: str | None,
-                 timing: dict, agent_result: dict, lines: list[dict], n_tools: int,
-                 with_steps: bool = True) -> dict:
+def _results_row(
+    s: dict,
+    task: str,
+    rollout: str,
+    vdir: str,
+    prompt: str,
+    rewards: dict | None,
+    error: str | None,
+    verifier_error: str | None,
+    timing: dict,
+    agent_result: dict,
+    lines: list[dict],
+    n_tools: int,
+    with_steps: bool = True,
+) -> dict:
     """One Verifiers-shaped row (trajectories/results.py::build_rollout_results_record).
 
     ``with_steps=False`` leaves the per-exchange ``trajectory`` list empty (everything else is
@@ -422,7 +505,7 @@ def _results_row(s: dict, task: str, rollout: str, vdir: str, prompt: str,
         final = steps[-1]
         full = list(final["prompt"]) + list(final["completion"])
         last_user = max(i for i, m in enumerate(full) if m["role"] == "user")
-        top_prompt, completion = full[: last_user + 1], full[last_user + 1:]
+        top_prompt, completion = full[: last_user + 1], full[last_user + 1 :]
     else:
         top_prompt, completion = [{"role": "user", "content": prompt}], None
     error_obj = None
@@ -440,8 +523,7 @@ def _results_row(s: dict, task: str, rollout: str, vdir: str, prompt: str,
         else:
             reason = "verifier_error"
         if error_obj is None:
-            name = reason if reason in ("agent_error", "verifier_error") else (
-                "missing_llm_trajectory")
+            name = reason if reason in ("agent_error", "verifier_error") else ("missing_llm_trajectory")
             msg = f"Rollout is not training-ready: {reason}"
             error_obj = {"error": name, "error_chain_str": msg, "error_chain_repr": msg}
     stop = "agent_error" if error else "verifier_error" if verifier_error else "agent_completed"
@@ -478,8 +560,13 @@ def _results_row(s: dict, task: str, rollout: str, vdir: str, prompt: str,
         "stop_condition": stop,
         "metrics": metrics,
         "tool_defs": [],
-        "token_usage": {"input_tokens": tin, "output_tokens": tout, "final_input_tokens": tin,
-                        "final_output_tokens": tout, "total_tokens": ttot},
+        "token_usage": {
+            "input_tokens": tin,
+            "output_tokens": tout,
+            "final_input_tokens": tin,
+            "final_output_tokens": tout,
+            "total_tokens": ttot,
+        },
         "score": reward,
         "total_tool_calls": float(n_tools),
         "trajectory": steps if with_steps else [],

@@ -13,7 +13,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-
 KINDS = (
     "passed",
     "failed",
@@ -66,8 +65,7 @@ ERROR_MESSAGES = {
     "sandbox_setup": "sandbox setup failed: docker compose up exited with rc=1",
 }
 SUSPECTED_API_ERROR = (
-    "suspected provider api error: agent ended with zero tokens and zero tool calls "
-    "(no scoreable model activity)"
+    "suspected provider api error: agent ended with zero tokens and zero tool calls (no scoreable model activity)"
 )
 
 TOOL_TITLES = (
@@ -95,12 +93,12 @@ def _rng(*parts: Any) -> random.Random:
 
 def rollout_suffix(seed: int, job: str, task: str, attempt: int) -> str:
     """The 8-hex suffix of an attempt folder: a hash of (seed, job, task, attempt)."""
-    return hashlib.sha256(f"{seed}|{job}|{task}|{attempt}".encode("utf-8")).hexdigest()[:8]
+    return hashlib.sha256(f"{seed}|{job}|{task}|{attempt}".encode()).hexdigest()[:8]
 
 
 def default_task_digest(task: str) -> str:
     """A stable stand-in for BenchFlow's task_digest (sha256 over the task folder)."""
-    return "sha256:" + hashlib.sha256(f"benchflow-synth-task:{task}".encode("utf-8")).hexdigest()
+    return "sha256:" + hashlib.sha256(f"benchflow-synth-task:{task}".encode()).hexdigest()
 
 
 def _dumps(obj: Any) -> str:
@@ -132,8 +130,14 @@ def _ts(rng: random.Random, dt: datetime) -> datetime:
 
 def _parse_start(text: str) -> datetime:
     text = text.strip()
-    for fmt in ("%Y-%m-%d__%H-%M-%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S",
-                "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S.%f", "%Y-%m-%d"):
+    for fmt in (
+        "%Y-%m-%d__%H-%M-%S",
+        "%Y-%m-%d %H:%M:%S",
+        "%Y-%m-%dT%H:%M:%S",
+        "%Y-%m-%d %H:%M:%S.%f",
+        "%Y-%m-%dT%H:%M:%S.%f",
+        "%Y-%m-%d",
+    ):
         try:
             return datetime.strptime(text, fmt)
         except ValueError:

@@ -1,5 +1,4 @@
-"""A plain job folder (write_job) and a --matrix run (write_matrix), attempt by attempt.
-"""
+"""A plain job folder (write_job) and a --matrix run (write_matrix), attempt by attempt."""
 
 from __future__ import annotations
 
@@ -7,6 +6,7 @@ import json
 import shutil
 from datetime import datetime, timedelta
 from pathlib import Path
+
 from .attempt import JobPlace, _write_attempt
 from .common import (
     MATRIX_ROOT,
@@ -23,7 +23,6 @@ from .common import (
 )
 from .plan import _norm_attempt, _norm_setting, _plan_attempt
 from .summary import job_summary
-
 
 # --------------------------------------------------------------------------------------------
 # jobs
@@ -67,10 +66,20 @@ def _norm_trials(trials: list[dict]) -> list[dict]:
     return out
 
 
-def _write_job(jobs_dir: Path, *, job_name: str, setting: dict, trials: list[dict], seed: int,
-               write_summary: bool, start: datetime, vjobs: str, results_steps: bool = True,
-               n_requests: int | None = None, llm_line_bytes: int | None = None
-               ) -> tuple[Path, dict | None, datetime]:
+def _write_job(
+    jobs_dir: Path,
+    *,
+    job_name: str,
+    setting: dict,
+    trials: list[dict],
+    seed: int,
+    write_summary: bool,
+    start: datetime,
+    vjobs: str,
+    results_steps: bool = True,
+    n_requests: int | None = None,
+    llm_line_bytes: int | None = None,
+) -> tuple[Path, dict | None, datetime]:
     s = _norm_setting(setting)
     trials = _norm_trials(trials)
     jdir = Path(jobs_dir) / job_name
@@ -85,8 +94,7 @@ def _write_job(jobs_dir: Path, *, job_name: str, setting: dict, trials: list[dic
     plans = []
     for t in trials:
         task = t["task"]
-        tplans = [_plan_attempt(s, task, a, i, job_name, seed, _timeout_for(task))
-                  for i, a in enumerate(t["attempts"])]
+        tplans = [_plan_attempt(s, task, a, i, job_name, seed, _timeout_for(task)) for i, a in enumerate(t["attempts"])]
         if n_requests is not None:
             for p in tplans:
                 if p.get("active"):
@@ -101,7 +109,7 @@ def _write_job(jobs_dir: Path, *, job_name: str, setting: dict, trials: list[dic
         tstarts = []
         for i, p in enumerate(tplans):
             if i > 0:
-                t += timedelta(seconds=min(2.0 ** i, 30.0) + rng.uniform(0.05, 0.6))
+                t += timedelta(seconds=min(2.0**i, 30.0) + rng.uniform(0.05, 0.6))
             t = _ts(rng, t)
             tstarts.append(t)
             t += timedelta(seconds=p.get("total", p.get("run_for", 0.0)))
@@ -112,8 +120,11 @@ def _write_job(jobs_dir: Path, *, job_name: str, setting: dict, trials: list[dic
     for t, tplans, tstarts in zip(trials, plans, starts):
         task = t["task"]
         # "task_digest": None writes a trial that records no digest (as some BenchFlow builds do)
-        digest = t["task_digest"] if "task_digest" in t and t["task_digest"] is None else (
-            t.get("task_digest") or s["task_digests"].get(task) or default_task_digest(task))
+        digest = (
+            t["task_digest"]
+            if "task_digest" in t and t["task_digest"] is None
+            else (t.get("task_digest") or s["task_digests"].get(task) or default_task_digest(task))
+        )
         final = None
         for p, st in zip(tplans, tstarts):
             res = _write_attempt(place, s, task, _prompt_for(task), digest, _timeout_for(task), p, st)
@@ -153,9 +164,17 @@ def _write_job(jobs_dir: Path, *, job_name: str, setting: dict, trials: list[dic
     return jdir, summary, job_end
 
 
-def write_job(jobs_dir: Path, *, job_name: str, setting: dict, trials: list[dict], seed: int,
-              write_summary: bool = True, start: str | None = None,
-              results_steps: bool = True) -> Path:
+def write_job(
+    jobs_dir: Path,
+    *,
+    job_name: str,
+    setting: dict,
+    trials: list[dict],
+    seed: int,
+    write_summary: bool = True,
+    start: str | None = None,
+    results_steps: bool = True,
+) -> Path:
     """Write ``<jobs_dir>/<job_name>/`` (a plain BenchFlow job) and return the job folder.
 
     One ``<task>__<hex8>`` folder per attempt, the job ``summary.json`` (audit buckets over the
@@ -173,18 +192,32 @@ def write_job(jobs_dir: Path, *, job_name: str, setting: dict, trials: list[dict
         try:
             start_dt = _parse_start(job_name)
         except ValueError:
-            start_dt = datetime(2026, 11, 30, 4, 0, 0) + timedelta(
-                seconds=_seed_int(seed, job_name) % 86_400)
-    jdir, _, _ = _write_job(jobs_dir, job_name=job_name, setting=setting, trials=trials,
-                            seed=seed, write_summary=write_summary, start=start_dt,
-                            vjobs=f"{VIRTUAL_ROOT}/{jobs_dir.name}",
-                            results_steps=results_steps)
+            start_dt = datetime(2026, 11, 30, 4, 0, 0) + timedelta(seconds=_seed_int(seed, job_name) % 86_400)
+    jdir, _, _ = _write_job(
+        jobs_dir,
+        job_name=job_name,
+        setting=setting,
+        trials=trials,
+        seed=seed,
+        write_summary=write_summary,
+        start=start_dt,
+        vjobs=f"{VIRTUAL_ROOT}/{jobs_dir.name}",
+        results_steps=results_steps,
+    )
     return jdir
 
 
-def write_matrix(jobs_dir: Path, *, alias: str, setting: dict, tries: list[list[dict]],
-                 seed: int, start: str, write_matrix_summary: bool = True,
-                 results_steps: bool = True) -> Path:
+def write_matrix(
+    jobs_dir: Path,
+    *,
+    alias: str,
+    setting: dict,
+    tries: list[list[dict]],
+    seed: int,
+    start: str,
+    write_matrix_summary: bool = True,
+    results_steps: bool = True,
+) -> Path:
     """Write a ``--matrix --trials N`` jobs dir; ``tries[i]`` is the trial list of try i+1.
 
     Layout: ``<jobs_dir>/matrix-summary.json`` (unless ``write_matrix_summary=False``, as when
@@ -208,26 +241,34 @@ def write_matrix(jobs_dir: Path, *, alias: str, setting: dict, tries: list[list[
         tdir = jobs_dir / alias / f"trial-{n:02d}"
         job_name = _job_name_of(t)
         _, summary, job_end = _write_job(
-            tdir, job_name=job_name, setting=setting, trials=trials, seed=seed + n,
-            write_summary=write_summary, start=t, vjobs=f"{vroot}/{alias}/trial-{n:02d}",
-            results_steps=results_steps)
+            tdir,
+            job_name=job_name,
+            setting=setting,
+            trials=trials,
+            seed=seed + n,
+            write_summary=write_summary,
+            start=t,
+            vjobs=f"{vroot}/{alias}/trial-{n:02d}",
+            results_steps=results_steps,
+        )
         if summary is not None:
-            runs.append({
-                "alias": alias,
-                "errored": summary["errored"],
-                "failed": summary["failed"],
-                "jobs_dir": f"{vroot}/{alias}/trial-{n:02d}",
-                "passed": summary["passed"],
-                "total": summary["total"],
-                "trial": n,
-                "verifier_errored": summary["verifier_errored"],
-            })
+            runs.append(
+                {
+                    "alias": alias,
+                    "errored": summary["errored"],
+                    "failed": summary["failed"],
+                    "jobs_dir": f"{vroot}/{alias}/trial-{n:02d}",
+                    "passed": summary["passed"],
+                    "total": summary["total"],
+                    "trial": n,
+                    "verifier_errored": summary["verifier_errored"],
+                }
+            )
         last_end = job_end
         gap = _rng(seed, alias, n, "gap").uniform(1.0, 3.5)
         t = (job_end + timedelta(seconds=gap)).replace(microsecond=0) + timedelta(seconds=1)
     if write_matrix_summary:
-        ms = {"matrix": f"{MATRIX_ROOT}/{jobs_dir.name}.yaml", "runs": runs,
-              "schema_version": 1, "trials": len(tries)}
+        ms = {"matrix": f"{MATRIX_ROOT}/{jobs_dir.name}.yaml", "runs": runs, "schema_version": 1, "trials": len(tries)}
         _write(jobs_dir / "matrix-summary.json", json.dumps(ms, indent=2, sort_keys=True) + "\n")
         _utime(jobs_dir / "matrix-summary.json", last_end)
     _utime(jobs_dir / alias, last_end)

@@ -5,8 +5,8 @@ counts, tokens, cost) before it is placed on the timeline.
 from __future__ import annotations
 
 from typing import Any
-from .common import KINDS, NOP_AGENTS, USAGE_SOURCES, _rng
 
+from .common import KINDS, NOP_AGENTS, USAGE_SOURCES, _rng
 
 # --------------------------------------------------------------------------------------------
 # settings and attempts
@@ -46,9 +46,7 @@ def _norm_setting(setting: dict) -> dict:
         s["agent_env"] = dict(sorted(env.items()))
     if "api_style" not in s:
         model = (s["model"] or "").lower()
-        s["api_style"] = (
-            "anthropic" if model.startswith("anthropic/") or "claude" in agent else "openai"
-        )
+        s["api_style"] = "anthropic" if model.startswith("anthropic/") or "claude" in agent else "openai"
     effort_factor = {"low": 0.6, "high": 1.5}.get(s["reasoning_effort"] or "", 1.0)
     s.setdefault("token_scale", int(300_000 * effort_factor))
     s.setdefault("duration_scale", 420.0 * effort_factor)
@@ -98,8 +96,7 @@ def _rewards_map(reward: float | None) -> dict | None:
 # planning one attempt (durations, counts, tokens) before it is placed on the timeline
 
 
-def _plan_attempt(s: dict, task: str, att: dict, idx: int, job: str, seed: int,
-                  timeout_sec: int) -> dict:
+def _plan_attempt(s: dict, task: str, att: dict, idx: int, job: str, seed: int, timeout_sec: int) -> dict:
     rng = _rng(seed, job, task, idx, "plan")
     kind = att["kind"]
     cat = att["error_category"]
@@ -109,8 +106,7 @@ def _plan_attempt(s: dict, task: str, att: dict, idx: int, job: str, seed: int,
         return p
 
     ran_agent = not (kind == "agent_error" and cat in ("install_failure", "sandbox_setup"))
-    verifier_ran = kind in ("passed", "failed", "agent_error_scored", "verifier_error",
-                            "suspected_api_error")
+    verifier_ran = kind in ("passed", "failed", "agent_error_scored", "verifier_error", "suspected_api_error")
     phases: dict[str, float] = {}
     if s["is_oracle"]:
         phases["environment_setup"] = rng.uniform(2.5, 4.2)
@@ -126,8 +122,7 @@ def _plan_attempt(s: dict, task: str, att: dict, idx: int, job: str, seed: int,
             elif cat == "timeout" and kind in ("agent_error", "agent_error_scored"):
                 execution = float(timeout_sec) + rng.uniform(0.2, 2.0)
             elif cat == "idle_timeout":
-                execution = rng.uniform(0.35, 0.8) * s["duration_scale"] + float(
-                    s["agent_idle_timeout_sec"] or 600)
+                execution = rng.uniform(0.35, 0.8) * s["duration_scale"] + float(s["agent_idle_timeout_sec"] or 600)
             elif cat == "acp_error":
                 execution = rng.uniform(15.0, 90.0)
             else:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from typing import Any
+
 from .common import REVIEWER, TIMING_PHASES, TRUSTED_USAGE
 from .plan import _norm_setting
-
 
 # --------------------------------------------------------------------------------------------
 # job summary (Evaluation.run)
@@ -40,8 +40,7 @@ def _round1(x: float) -> float:
     return round(float(x), 1)
 
 
-def _audit_tally(results: list[dict], classify: Callable[[dict], str] = audit_outcome
-                 ) -> tuple[dict, dict]:
+def _audit_tally(results: list[dict], classify: Callable[[dict], str] = audit_outcome) -> tuple[dict, dict]:
     """summary.json's audit buckets and its scores + mean reward, each in summary key order.
 
     ``classify`` maps a result.json to its audit bucket (``audit_outcome`` or, for reviewed
@@ -56,16 +55,27 @@ def _audit_tally(results: list[dict], classify: Callable[[dict], str] = audit_ou
     rewards = [x for x in (_reward_of(r) for r in results) if x is not None]
     score_ratio = passed / total if total else 0.0
     excl = passed / (passed + failed) if (passed + failed) else 0.0
-    counts = {"total": total, "passed": passed, "failed": failed, "errored": errored,
-              "verifier_errored": verrored, "pass": passed, "fail": failed, "error": errored}
-    scores = {"score": f"{score_ratio:.1%}", "score_ratio": score_ratio,
-              "score_excl_errors": f"{excl:.1%}", "score_excl_errors_ratio": excl,
-              "mean_reward": math.fsum(rewards) / len(rewards) if rewards else None}
+    counts = {
+        "total": total,
+        "passed": passed,
+        "failed": failed,
+        "errored": errored,
+        "verifier_errored": verrored,
+        "pass": passed,
+        "fail": failed,
+        "error": errored,
+    }
+    scores = {
+        "score": f"{score_ratio:.1%}",
+        "score_ratio": score_ratio,
+        "score_excl_errors": f"{excl:.1%}",
+        "score_excl_errors_ratio": excl,
+        "mean_reward": math.fsum(rewards) / len(rewards) if rewards else None,
+    }
     return counts, scores
 
 
-def job_summary(results: list[dict], *, job_name: str, setting: dict,
-                elapsed_sec: float) -> dict:
+def job_summary(results: list[dict], *, job_name: str, setting: dict, elapsed_sec: float) -> dict:
     """summary.json for one job, from the result.json of each task's final attempt."""
     s = _norm_setting(setting)
     total = len(results)
@@ -80,9 +90,9 @@ def job_summary(results: list[dict], *, job_name: str, setting: dict,
             c = r.get("verifier_error_category") or "verifier_other"
             vcats[c] = vcats.get(c, 0) + 1
 
-    completed = [r for r in results
-                 if r.get("rewards") is not None and not r.get("error")
-                 and not r.get("verifier_error")]
+    completed = [
+        r for r in results if r.get("rewards") is not None and not r.get("error") and not r.get("verifier_error")
+    ]
     covered = [r for r in completed if r["agent_result"].get("usage_source") in TRUSTED_USAGE]
 
     def tot(field: str) -> int:
@@ -131,8 +141,7 @@ def job_summary(results: list[dict], *, job_name: str, setting: dict,
         "avg_trajectory_steps_per_task": sum(steps) / len(steps) if steps else 0.0,
         "max_trajectory_steps_per_task": max(steps) if steps else 0,
         "total_trajectory_tool_call_steps": sum(tc_steps),
-        "avg_trajectory_tool_call_steps_per_task": sum(tc_steps) / len(tc_steps)
-        if tc_steps else 0.0,
+        "avg_trajectory_tool_call_steps_per_task": sum(tc_steps) / len(tc_steps) if tc_steps else 0.0,
         "max_trajectory_tool_call_steps_per_task": max(tc_steps) if tc_steps else 0,
         "trajectory_summary_coverage": len(summaries) / total if total else 0.0,
     }

@@ -8,8 +8,8 @@ import json
 import random
 from datetime import datetime, timedelta
 from typing import Any
-from .common import DEFAULT_PRICE, PRICES, THINKING_BUDGET, TOOL_TITLES, _epoch
 
+from .common import DEFAULT_PRICE, PRICES, THINKING_BUDGET, TOOL_TITLES, _epoch
 
 # --------------------------------------------------------------------------------------------
 # trajectories
@@ -23,15 +23,22 @@ def _task_files(task: str) -> tuple[str, str]:
 def _acp_events(s: dict, task: str, prompt: str, p: dict, rng: random.Random) -> list[dict]:
     kind, cat = p["kind"], p["att"]["error_category"]
     if s["is_oracle"]:
-        return [{"type": "oracle", "command": "solution/solve.sh", "return_code": 0,
-                 "stdout": _oracle_stdout(task)}]
+        return [{"type": "oracle", "command": "solution/solve.sh", "return_code": 0, "stdout": _oracle_stdout(task)}]
     if not p["ran_agent"]:
         return []
     events: list[dict] = [{"type": "user_message", "text": prompt}]
     if s["is_nop"]:
         if p["n_tools"]:
-            events.append({"type": "tool_call", "tool_call_id": "noop-100003", "kind": "other",
-                           "title": "noop", "status": "completed", "content": []})
+            events.append(
+                {
+                    "type": "tool_call",
+                    "tool_call_id": "noop-100003",
+                    "kind": "other",
+                    "title": "noop",
+                    "status": "completed",
+                    "content": [],
+                }
+            )
         return events
     f, m = _task_files(task)
     prefix = {"anthropic": "toolu_"}.get(s["api_style"], "call_")
@@ -42,18 +49,38 @@ def _acp_events(s: dict, task: str, prompt: str, p: dict, rng: random.Random) ->
         tkind, title = TOOL_TITLES[rng.randrange(len(TOOL_TITLES))]
         status = "completed" if rng.random() > 0.12 else "failed"
         tcid = f"{prefix}{rng.getrandbits(48):012x}"
-        events.append({"type": "tool_call", "tool_call_id": tcid, "kind": tkind,
-                       "title": title.format(f=f, m=m), "status": status, "content": []})
+        events.append(
+            {
+                "type": "tool_call",
+                "tool_call_id": tcid,
+                "kind": tkind,
+                "title": title.format(f=f, m=m),
+                "status": status,
+                "content": [],
+            }
+        )
     if kind in ("agent_error", "agent_error_scored") and cat == "timeout":
-        events.append({"type": "agent_timeout", "reason": "prompt exceeded wall-clock budget",
-                       "timeout_sec": p["timeout_sec"], "pending_tool_call_ids": pending,
-                       "terminal_trajectory_complete": not pending})
+        events.append(
+            {
+                "type": "agent_timeout",
+                "reason": "prompt exceeded wall-clock budget",
+                "timeout_sec": p["timeout_sec"],
+                "pending_tool_call_ids": pending,
+                "terminal_trajectory_complete": not pending,
+            }
+        )
         p["pending"] = pending
     elif kind in ("agent_error", "agent_error_scored") and cat in ("idle_timeout", "acp_error"):
         p["pending"] = pending
     else:
-        events.append({"type": "agent_message", "text": f"Done: updated {f}; tests pass locally."
-                       if kind == "passed" else f"I changed {f} and ran the tests."})
+        events.append(
+            {
+                "type": "agent_message",
+                "text": f"Done: updated {f}; tests pass locally."
+                if kind == "passed"
+                else f"I changed {f} and ran the tests.",
+            }
+        )
     return events
 
 
@@ -90,8 +117,9 @@ def _split(total: int, weights: list[float]) -> list[int]:
     return parts
 
 
-def _llm_lines(s: dict, task: str, prompt: str, p: dict, exec_start: datetime,
-               exec_len: float, rng: random.Random) -> tuple[list[dict], dict]:
+def _llm_lines(
+    s: dict, task: str, prompt: str, p: dict, exec_start: datetime, exec_len: float, rng: random.Random
+) -> tuple[list[dict], dict]:
     """Build the llm_trajectory lines and the token/cost aggregate BenchFlow derives."""
     n = p["n_lines"]
     f, _ = _task_files(task)
@@ -129,9 +157,10 @@ def _llm_lines(s: dict, task: str, prompt: str, p: dict, exec_start: datetime,
             inp = fresh_in - cr - cw
             body: dict[str, Any] = {"model": model, "messages": messages, "stream": True}
             if s["reasoning_effort"]:
-                body["thinking"] = {"type": "enabled",
-                                    "budget_tokens": THINKING_BUDGET.get(s["reasoning_effort"],
-                                                                         10000)}
+                body["thinking"] = {
+                    "type": "enabled",
+                    "budget_tokens": THINKING_BUDGET.get(s["reasoning_effort"], 10000),
+                }
             response = {
                 "id": f"msg_{rng.getrandbits(64):016x}",
                 "type": "message",
@@ -139,8 +168,12 @@ def _llm_lines(s: dict, task: str, prompt: str, p: dict, exec_start: datetime,
                 "model": served,
                 "content": [{"type": "text", "text": text}],
                 "stop_reason": "end_turn" if last else "tool_use",
-                "usage": {"input_tokens": inp, "output_tokens": out,
-                          "cache_read_input_tokens": cr, "cache_creation_input_tokens": cw},
+                "usage": {
+                    "input_tokens": inp,
+                    "output_tokens": out,
+                    "cache_read_input_tokens": cr,
+                    "cache_creation_input_tokens": cw,
+                },
             }
             call_type, path = "anthropic_messages", "/v1/messages"
             n_in = inp + cr + cw
@@ -158,29 +191,46 @@ def _llm_lines(s: dict, task: str, prompt: str, p: dict, exec_start: datetime,
                 "object": "chat.completion",
                 "created": int(_epoch(resp_t)),
                 "model": served,
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                             "finish_reason": "stop" if last else "tool_calls"}],
-                "usage": {"prompt_tokens": fresh_in, "completion_tokens": out,
-                          "total_tokens": fresh_in + out,
-                          "prompt_tokens_details": {"cached_tokens": cr},
-                          "completion_tokens_details": {"reasoning_tokens": reasoning}},
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": text},
+                        "finish_reason": "stop" if last else "tool_calls",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": fresh_in,
+                    "completion_tokens": out,
+                    "total_tokens": fresh_in + out,
+                    "prompt_tokens_details": {"cached_tokens": cr},
+                    "completion_tokens_details": {"reasoning_tokens": reasoning},
+                },
             }
             call_type, path = "acompletion", "/v1/chat/completions"
             n_in = fresh_in
             cost = (fresh_in - cr) * price[0] + out * price[1] + cr * price[2]
             line_total = fresh_in + out
-        lines.append({
-            "request": {"timestamp": req_t.isoformat(), "method": "POST", "path": path,
-                        "headers": {}, "body": body},
-            "response": {"timestamp": resp_t.isoformat(), "status_code": 200, "headers": {},
-                         "body": response},
-            "duration_ms": dur_ms,
-            "metadata": {"request_model": model, "provider_model": served, "model_group": model,
-                         "call_type": call_type,
-                         "input_shape": {"has_messages": True, "has_input": False,
-                                         "n_messages": len(messages)},
-                         "call_purpose": "agent"},
-        })
+        lines.append(
+            {
+                "request": {
+                    "timestamp": req_t.isoformat(),
+                    "method": "POST",
+                    "path": path,
+                    "headers": {},
+                    "body": body,
+                },
+                "response": {"timestamp": resp_t.isoformat(), "status_code": 200, "headers": {}, "body": response},
+                "duration_ms": dur_ms,
+                "metadata": {
+                    "request_model": model,
+                    "provider_model": served,
+                    "model_group": model,
+                    "call_type": call_type,
+                    "input_shape": {"has_messages": True, "has_input": False, "n_messages": len(messages)},
+                    "call_purpose": "agent",
+                },
+            }
+        )
         agg["in"] += n_in
         agg["out"] += out
         agg["cr"] += cr
@@ -191,10 +241,49 @@ def _llm_lines(s: dict, task: str, prompt: str, p: dict, exec_start: datetime,
 
 
 _FILLER_WORDS = (
-    "the", "file", "test", "value", "return", "import", "def", "class", "self", "data", "path",
-    "line", "error", "assert", "result", "config", "json", "parse", "output", "input", "index",
-    "None", "True", "False", "for", "in", "if", "else", "while", "with", "open", "read", "write",
-    "PASSED", "FAILED", "tests/test_main.py", "src/main.py", "0", "1", "42", "==", "->", "#",
+    "the",
+    "file",
+    "test",
+    "value",
+    "return",
+    "import",
+    "def",
+    "class",
+    "self",
+    "data",
+    "path",
+    "line",
+    "error",
+    "assert",
+    "result",
+    "config",
+    "json",
+    "parse",
+    "output",
+    "input",
+    "index",
+    "None",
+    "True",
+    "False",
+    "for",
+    "in",
+    "if",
+    "else",
+    "while",
+    "with",
+    "open",
+    "read",
+    "write",
+    "PASSED",
+    "FAILED",
+    "tests/test_main.py",
+    "src/main.py",
+    "0",
+    "1",
+    "42",
+    "==",
+    "->",
+    "#",
 )
 _FILLER: list[str] = []
 CONTEXT_OPEN = "\n\n<context>\n"
@@ -219,9 +308,9 @@ def _filler(offset: int, length: int) -> str:
     block = _filler_block()
     offset %= len(block)
     if offset + length <= len(block):
-        return block[offset:offset + length]
+        return block[offset : offset + length]
     reps = (offset + length) // len(block) + 1
-    return (block * reps)[offset:offset + length]
+    return (block * reps)[offset : offset + length]
 
 
 _PAD_MARK = "@@benchflow-synth-pad@@"
@@ -262,18 +351,19 @@ def _results_steps(lines: list[dict], rollout: str, reward: float) -> list[dict]
             text = "".join(c.get("text", "") for c in body["content"])
         else:
             text = body["choices"][0]["message"]["content"]
-        extras = {"source": "llm_trajectory", "tracking_source": "litellm_callback",
-                  "exchange_index": i}
+        extras = {"source": "llm_trajectory", "tracking_source": "litellm_callback", "exchange_index": i}
         extras.update({k: v for k, v in line["metadata"].items() if k not in extras})
-        steps.append({
-            "prompt": list(line["request"]["body"]["messages"]),
-            "completion": [{"role": "assistant", "content": text}],
-            "response": body,
-            "tokens": None,
-            "reward": reward,
-            "advantage": 0.0,
-            "is_truncated": False,
-            "trajectory_id": f"{rollout}__llm_{i}",
-            "extras": extras,
-        })
+        steps.append(
+            {
+                "prompt": list(line["request"]["body"]["messages"]),
+                "completion": [{"role": "assistant", "content": text}],
+                "response": body,
+                "tokens": None,
+                "reward": reward,
+                "advantage": 0.0,
+                "is_truncated": False,
+                "trajectory_id": f"{rollout}__llm_{i}",
+                "extras": extras,
+            }
+        )
     return steps

@@ -23,10 +23,17 @@ CASES = {}
 
 def case(expect_file=None, *reason_words, count_in_reports=None, roots=()):
     """`roots`: further job roots (under the corpus folder) the run searches for this case."""
+
     def register(function):
-        CASES[function.__name__] = {"build": function, "file": expect_file, "words": reason_words,
-                                    "in_reports": count_in_reports, "roots": roots}
+        CASES[function.__name__] = {
+            "build": function,
+            "file": expect_file,
+            "words": reason_words,
+            "in_reports": count_in_reports,
+            "roots": roots,
+        }
         return function
+
     return register
 
 
@@ -70,6 +77,7 @@ RESULT_BYTES = {
 def _result_bytes_case(name):
     def build(root):
         (job_copy(root) / PASS / "result.json").write_bytes(RESULT_BYTES[name][1])
+
     build.__name__ = name
     case(f"{PASS}/result.json", RESULT_BYTES[name][0])(build)
 
@@ -135,6 +143,7 @@ def legacy_field_names(root):
     def legacy(data):
         data["trial_name"] = data.pop("rollout_name")
         data["reward"] = data.pop("rewards")["reward"]
+
     edit_result(root, legacy)
 
 
@@ -424,9 +433,12 @@ def token_in_a_folder_name(root):
 
 @case(None)
 def timed_out_and_scored(root):
-    edit_result(root, lambda d: d.update(rewards={"reward": 0.0}, error="Agent prompt exceeded wall-clock budget",
-                                         error_category="timeout"))
-
+    edit_result(
+        root,
+        lambda d: d.update(
+            rewards={"reward": 0.0}, error="Agent prompt exceeded wall-clock budget", error_category="timeout"
+        ),
+    )
 
 
 # --- the hidden set: further classes, one case each ----------------------------------------
@@ -548,8 +560,10 @@ def started_at_a_number(root):
 def started_at_odd_formats(root):
     """Day-first, a time zone, missing: read as written (the tries come from the folders)."""
     job = job_copy(root)
-    for folder, value in zip(sorted(p.name for p in job.iterdir() if p.is_dir()),
-                             ("30/11/2026 04:23:02", "2026-11-30T04:23:02+05:30", None, "yesterday")):
+    for folder, value in zip(
+        sorted(p.name for p in job.iterdir() if p.is_dir()),
+        ("30/11/2026 04:23:02", "2026-11-30T04:23:02+05:30", None, "yesterday"),
+    ):
         path = job / folder / "result.json"
         data = json.loads(path.read_text())
         data["started_at"] = value
@@ -559,16 +573,19 @@ def started_at_odd_formats(root):
 # names: control, direction and zero-width characters; case and Unicode normalisation; Windows
 
 
-TASK_NAMES = {"control_characters_in_task_name": "spec\x07pass\x1b[31m",
-              "direction_override_in_task_name": "spec-\u202essap",
-              "zero_width_in_task_name": "spec\u200b-pass",
-              "task_name_of_300_characters": "t" * 300,
-              "windows_reserved_task_name": "CON"}
+TASK_NAMES = {
+    "control_characters_in_task_name": "spec\x07pass\x1b[31m",
+    "direction_override_in_task_name": "spec-\u202essap",
+    "zero_width_in_task_name": "spec\u200b-pass",
+    "task_name_of_300_characters": "t" * 300,
+    "windows_reserved_task_name": "CON",
+}
 
 
 def _task_name_case(name):
     def build(root):
         edit_result(root, lambda d: d.update(task_name=TASK_NAMES[name]))
+
     build.__name__ = name
     case(None)(build)
 
@@ -661,8 +678,18 @@ TASK_TOKEN = "hf_" + "T" * 34
 PHASE_KEY = "sk-ant-api03-" + "P" * 40
 FOLDER_TOKEN = "ghp_" + "F" * 36
 # with the tails of the two written in another form (escaped, percent-encoded) in the raw bytes
-SECRETS += (OPENAI_KEY, AWS_SECRET, ESCAPED_KEY, ESCAPED_KEY[6:], URL_TOKEN, URL_TOKEN[4:], QUOTED_KEY, TASK_TOKEN,
-            PHASE_KEY, FOLDER_TOKEN)
+SECRETS += (
+    OPENAI_KEY,
+    AWS_SECRET,
+    ESCAPED_KEY,
+    ESCAPED_KEY[6:],
+    URL_TOKEN,
+    URL_TOKEN[4:],
+    QUOTED_KEY,
+    TASK_TOKEN,
+    PHASE_KEY,
+    FOLDER_TOKEN,
+)
 
 
 @case(None)
@@ -700,7 +727,7 @@ def key_split_by_json_escapes(root):
     path = job_copy(root) / PASS / "result.json"
     data = json.loads(path.read_text())
     data["error"] = "PLACEHOLDER"
-    escaped = "\\u0073k\\u002dant" + ESCAPED_KEY[len("sk-ant"):]
+    escaped = "\\u0073k\\u002dant" + ESCAPED_KEY[len("sk-ant") :]
     path.write_text(json.dumps(data, indent=2).replace("PLACEHOLDER", f"bad key {escaped}"))
 
 

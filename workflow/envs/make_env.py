@@ -35,9 +35,17 @@ def pins(text: str) -> list[tuple[str, str]]:
 
 
 def conda_env(requirements: str) -> str:
-    lines = [HEADER.rstrip("\n"), "channels:", "  - conda-forge", "  - nodefaults", "dependencies:", f"  - python ={PYTHON}"]
-    lines += [f"  - {CONDA_NAMES.get(name, name)} ={version}" for name, version in pins(requirements)
-              if name not in OUTSIDE]
+    lines = [
+        HEADER.rstrip("\n"),
+        "channels:",
+        "  - conda-forge",
+        "  - nodefaults",
+        "dependencies:",
+        f"  - python ={PYTHON}",
+    ]
+    lines += [
+        f"  - {CONDA_NAMES.get(name, name)} ={version}" for name, version in pins(requirements) if name not in OUTSIDE
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -20,8 +20,11 @@ def progress(line):
 
 
 files = bundle.every_output(list(snakemake.input), closure(list(snakemake.input)))
-ingests = [json.loads(Path(f).read_text(encoding="utf-8")) for f in files
-           if f.startswith("results/ingest/") and f.endswith("/trials.json")]
+ingests = [
+    json.loads(Path(f).read_text(encoding="utf-8"))
+    for f in files
+    if f.startswith("results/ingest/") and f.endswith("/trials.json")
+]
 used = {ingest["job"]["label"] for ingest in ingests}
 roots = {
     label: root
@@ -29,8 +32,15 @@ roots = {
     if label in used
 }
 plan, directories, extra = bundle.collect(
-    name=params.name, results=files, ingests=ingests, roots=roots, config=config, workflow_dir=WORKFLOW_DIR,
-    trajectories=params.trajectories, max_requests=config["ingest"]["max_requests"], git=git_state(WORKFLOW_DIR),
+    name=params.name,
+    results=files,
+    ingests=ingests,
+    roots=roots,
+    config=config,
+    workflow_dir=WORKFLOW_DIR,
+    trajectories=params.trajectories,
+    max_requests=config["ingest"]["max_requests"],
+    git=git_state(WORKFLOW_DIR),
 )
 del ingests
 progress(f"{len(plan):,} files to scan")
@@ -47,16 +57,26 @@ entries.add("BUNDLE.json", dump_json(info).encode())
 # the crate names files as the bundle holds them (a secret in a file name is redacted there too)
 outputs = [entries.name_of(f) for f in files]
 records = {
-    output: json.loads(entries[f"results/lineage/{output[len('results/'):]}.json"])
+    output: json.loads(entries[f"results/lineage/{output[len('results/') :]}.json"])
     for output in outputs
-    if not output.startswith("results/lineage/") and f"results/lineage/{output[len('results/'):]}.json" in entries
+    if not output.startswith("results/lineage/") and f"results/lineage/{output[len('results/') :]}.json" in entries
 }
 source_map = {entries.name_of(path): entries.name_of(name) for path, name in extra["source_map"].items()}
-committed = subprocess.run(["git", "-C", str(WORKFLOW_DIR), "log", "-1", "--format=%cs"], capture_output=True, text=True)
-entries.add("ro-crate-metadata.json", rocrate.build(
-    entries, records, source_map, name=params.name, date=committed.stdout.strip() or "1970-01-01",
-    license_id=params.license, snakemake_version=software_versions()["snakemake"] or "unknown",
-))
+committed = subprocess.run(
+    ["git", "-C", str(WORKFLOW_DIR), "log", "-1", "--format=%cs"], capture_output=True, text=True
+)
+entries.add(
+    "ro-crate-metadata.json",
+    rocrate.build(
+        entries,
+        records,
+        source_map,
+        name=params.name,
+        date=committed.stdout.strip() or "1970-01-01",
+        license_id=params.license,
+        snakemake_version=software_versions()["snakemake"] or "unknown",
+    ),
+)
 del records, source_map
 entries.add("MANIFEST.sha256", bundle.manifest(entries.hashes))
 progress("writing the archive")

@@ -11,6 +11,8 @@ from benchreport.lineage import write_for_rule
 log = rulejob.start(snakemake)
 
 tasks = json.loads(snakemake.params.tasks)
-manifest = run_controls(snakemake.wildcards.kind, tasks, snakemake.params.run, Path(snakemake.params.run["jobs_dir"]), log)
+manifest = run_controls(
+    snakemake.wildcards.kind, tasks, snakemake.params.run, Path(snakemake.params.run["jobs_dir"]), log
+)
 write_text(snakemake.output.manifest, dump_json(manifest))
 write_for_rule(snakemake)

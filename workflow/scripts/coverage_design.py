@@ -15,11 +15,14 @@ rulejob.start(snakemake)
 profile = shapes.parse_shape(snakemake.wildcards.shape)
 params = snakemake.params
 start = time.perf_counter()
-design = coverage_design(profile, seed=params.seed, simulations=params.simulations, confidence=params.confidence,
-                         workers=snakemake.threads)
+design = coverage_design(
+    profile, seed=params.seed, simulations=params.simulations, confidence=params.confidence, workers=snakemake.threads
+)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-print(f"coverage design at {snakemake.wildcards.shape} (tasks x tries), at most {params.simulations} simulated runs "
-      f"per Monte-Carlo cell, {snakemake.threads} threads: {time.perf_counter() - start:.1f} s, peak RSS {peak} MiB",
-      file=sys.stderr)
+print(
+    f"coverage design at {snakemake.wildcards.shape} (tasks x tries), at most {params.simulations} simulated runs "
+    f"per Monte-Carlo cell, {snakemake.threads} threads: {time.perf_counter() - start:.1f} s, peak RSS {peak} MiB",
+    file=sys.stderr,
+)
 write_text(snakemake.output.grid, dump_json(design))
 write_for_rule(snakemake)

@@ -14,8 +14,13 @@ from benchreport.lineage import write_for_rule
 rulejob.start(snakemake)
 
 job = JobFolder(**snakemake.params.job, **json.loads(location_file(snakemake.input.state).read_text()))
-result = ingest_job(job, snakemake.params.max_requests, snakemake.params.nop_agents, workers=snakemake.threads,
-                    duplicates=json.loads(snakemake.params.duplicates))
+result = ingest_job(
+    job,
+    snakemake.params.max_requests,
+    snakemake.params.nop_agents,
+    workers=snakemake.threads,
+    duplicates=json.loads(snakemake.params.duplicates),
+)
 print(
     f"ingest {job.job_id}: {result['attempt_folders_found']} attempt folders, "
     f"{len(result['trials'])} trials, {len(result['ledger'])} ledger rows",

@@ -17,7 +17,7 @@ params = snakemake.params
 env = dict(os.environ)
 if params.docker_host:
     env["DOCKER_HOST"] = params.docker_host
-now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 if params.records_from:
     # replaying a bundle: the record made when the bundle was made, not a new inspection, so its
     # lineage gives no inspection time (environment.inspection_facts then has none)

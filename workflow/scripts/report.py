@@ -1,12 +1,18 @@
 """Rule report: the setting's result record (summary.json) and everything rendered from it alone:
 report.md, writeup.md, run-card.json, run-summary.json, and the trials report.html lists of it."""
 
-from benchreport import runcard
-from benchreport import rulejob
+from benchreport import rulejob, runcard
 from benchreport.files import dump_json, load_json, write_text
-from benchreport.page import page_trials
 from benchreport.lineage import write_for_rule
-from benchreport.report import build_record, environment_rows, render_report, render_summary, render_writeup, validate_record
+from benchreport.page import page_trials
+from benchreport.report import (
+    build_record,
+    environment_rows,
+    render_report,
+    render_summary,
+    render_writeup,
+    validate_record,
+)
 
 rulejob.start(snakemake)
 
@@ -14,8 +20,7 @@ rulejob.start(snakemake)
 trials = load_json(snakemake.input.trials)
 stats = load_json(snakemake.input.stats) | load_json(snakemake.input.card) | trials
 records = {path: load_json(path) for path in snakemake.input.get("images", [])}
-environment = environment_rows(snakemake.params.task_images, records,
-                               stats["per_task"] + stats["excluded_by_controls"])
+environment = environment_rows(snakemake.params.task_images, records, stats["per_task"] + stats["excluded_by_controls"])
 card = runcard.build_run_card(stats, environment, min_tries=snakemake.params.min_tries)
 runcard.validate(card)
 record = build_record(stats, environment, card)
@@ -25,5 +30,7 @@ write_text(snakemake.output.report, render_report(record, card, trials))
 write_text(snakemake.output.writeup, render_writeup(record, card))
 write_text(snakemake.output.run_card, dump_json(card))
 write_text(snakemake.output.run_summary, dump_json(card["run_summary"]))
-write_text(snakemake.output.page, dump_json({"setting": stats["setting"]} | page_trials(stats["per_task"], stats["trials"])))
+write_text(
+    snakemake.output.page, dump_json({"setting": stats["setting"]} | page_trials(stats["per_task"], stats["trials"]))
+)
 write_for_rule(snakemake)

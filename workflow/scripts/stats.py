@@ -3,8 +3,8 @@ rule trial_rows writes what else the report needs of its trials from the same fo
 
 from benchreport import rulejob
 from benchreport.files import dump_json, load_json, write_text
-from benchreport.settings import number_tries
 from benchreport.lineage import write_for_rule
+from benchreport.settings import number_tries
 from benchreport.stats import setting_stats
 
 rulejob.start(snakemake)
@@ -15,8 +15,10 @@ def grid_for(profile):
     setting (`shapes.planned_profile`); setting_stats checks it is the one its headline needs."""
     grid = snakemake.input.get("coverage")
     if grid is None:
-        raise ValueError(f"no coverage design was planned for {snakemake.wildcards.setting}, whose tasks have "
-                         f"the tries profile {profile}: the plan found no scored task (a bug)")
+        raise ValueError(
+            f"no coverage design was planned for {snakemake.wildcards.setting}, whose tasks have "
+            f"the tries profile {profile}: the plan found no scored task (a bug)"
+        )
     return load_json(grid)
 
 

@@ -3,8 +3,8 @@ what its run card counts from them (settings/<setting>/card-parts.json)."""
 
 from benchreport import rulejob
 from benchreport.files import dump_json, load_json, write_text
-from benchreport.settings import number_ingest_tries
 from benchreport.lineage import write_for_rule
+from benchreport.settings import number_ingest_tries
 from benchreport.trial_rows import card_parts, setting_trial_rows
 
 rulejob.start(snakemake)

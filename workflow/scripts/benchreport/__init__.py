@@ -37,11 +37,16 @@ def load(results_dir="results") -> Results:
     summaries = [json.loads((report / "summary.json").read_text(encoding="utf-8")) for report in reports]
     trials = [json.loads((report / "trials.json").read_text(encoding="utf-8")) for report in reports]
     settings = [
-        {"setting": summary["setting"], "description": summary["description"],
-         **{field: summary["settings"].get(field) for field in SETTING_FIELDS},
-         **summary["counts"], "pass_rate": summary["pass_rate"]["value"],
-         "pass_rate_over_trials": summary["pass_rate_over_trials"], "mean_reward": summary["mean_reward"],
-         **{f"headline_{key}": (summary["headline"] or {}).get(key) for key in ("method", "low", "high")}}
+        {
+            "setting": summary["setting"],
+            "description": summary["description"],
+            **{field: summary["settings"].get(field) for field in SETTING_FIELDS},
+            **summary["counts"],
+            "pass_rate": summary["pass_rate"]["value"],
+            "pass_rate_over_trials": summary["pass_rate_over_trials"],
+            "mean_reward": summary["mean_reward"],
+            **{f"headline_{key}": (summary["headline"] or {}).get(key) for key in ("method", "low", "high")},
+        }
         for summary in summaries
     ]
     return Results(

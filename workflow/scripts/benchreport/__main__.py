@@ -18,22 +18,38 @@ def main(argv=None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     lineage = commands.add_parser("lineage", help="print an output's lineage tree and re-check every hash")
     lineage.add_argument("file", help="a file under results/")
-    lineage.add_argument("--number", help="a number of the file's setting (a path into its summary.json: pass_rate, "
-                         "headline, per_task.<task>, usage.cost_measures.<measure>, controls.<task>, ...): print the "
-                         "trials it was computed from and re-hash their job-folder files")
+    lineage.add_argument(
+        "--number",
+        help="a number of the file's setting (a path into its summary.json: pass_rate, "
+        "headline, per_task.<task>, usage.cost_measures.<measure>, controls.<task>, ...): print the "
+        "trials it was computed from and re-hash their job-folder files",
+    )
     check = commands.add_parser(
-        "verify", help="check a bundle's manifest and re-run its inputs to the same bytes",
+        "verify",
+        help="check a bundle's manifest and re-run its inputs to the same bytes",
         description="Checks MANIFEST.sha256 and re-runs the bundled job-folder files with this installation's "
         "benchreport workflow (not the code in the archive) and the bundled config with every command switched "
-        "off, then compares every output. Proves consistency, not origin.")
+        "off, then compares every output. Proves consistency, not origin.",
+    )
     check.add_argument("bundle", help="a results/bundle/<name>.tar.gz")
     check.add_argument("--cores", type=int, default=2)
-    check.add_argument("--run-bundled-code", action="store_true",
-                       help="re-run with the workflow code in the archive: this EXECUTES code from the archive")
-    check.add_argument("--max-bytes", type=int, default=MAX_BYTES,
-                       help="refuse an archive whose contents add up to more (default %(default)s)")
-    check.add_argument("--max-ratio", type=float, default=MAX_RATIO,
-                       help="refuse an archive whose contents exceed this multiple of its size (default %(default)s)")
+    check.add_argument(
+        "--run-bundled-code",
+        action="store_true",
+        help="re-run with the workflow code in the archive: this EXECUTES code from the archive",
+    )
+    check.add_argument(
+        "--max-bytes",
+        type=int,
+        default=MAX_BYTES,
+        help="refuse an archive whose contents add up to more (default %(default)s)",
+    )
+    check.add_argument(
+        "--max-ratio",
+        type=float,
+        default=MAX_RATIO,
+        help="refuse an archive whose contents exceed this multiple of its size (default %(default)s)",
+    )
     agree = commands.add_parser("check", help="check that every output in a results folder prints the same numbers")
     agree.add_argument("results", nargs="?", default="results", help="a results/ folder (default: results)")
     interval = commands.add_parser("interval", help="the headline interval of runs given as JSON lines")
@@ -56,8 +72,13 @@ def main(argv=None) -> int:
                 setattr(args, name, DEFAULTS[key])
         return print_headlines(args)
     if args.command == "verify":
-        return verify(args.bundle, args.cores, run_bundled_code=args.run_bundled_code, max_bytes=args.max_bytes,
-                      max_ratio=args.max_ratio)
+        return verify(
+            args.bundle,
+            args.cores,
+            run_bundled_code=args.run_bundled_code,
+            max_bytes=args.max_bytes,
+            max_ratio=args.max_ratio,
+        )
     if args.command == "lineage" and args.number:
         ok, lines = check_number(args.file, args.number)
         print("\n".join(lines))

@@ -57,14 +57,19 @@ class Checker:
 
 
 def _records(results: Path) -> dict[str, dict]:
-    return {path.parent.name: json.loads(path.read_text(encoding="utf-8"))
-            for path in sorted((results / "reports").glob("*/summary.json"))}
+    return {
+        path.parent.name: json.loads(path.read_text(encoding="utf-8"))
+        for path in sorted((results / "reports").glob("*/summary.json"))
+    }
 
 
 def _headline_cells(record: dict) -> tuple[str, str, str]:
     headline = record["headline"]
-    return (pct(record["pass_rate"]["value"]), interval_text(headline.get("low"), headline.get("high")),
-            method(headline.get("method")))
+    return (
+        pct(record["pass_rate"]["value"]),
+        interval_text(headline.get("low"), headline.get("high")),
+        method(headline.get("method")),
+    )
 
 
 def _check_setting_texts(check: Checker, setting: str, record: dict, page: str | None) -> None:
@@ -86,18 +91,31 @@ def _check_setting_texts(check: Checker, setting: str, record: dict, page: str |
             check.contains(text, row["task"], where, setting, "a task the controls left out")
         per_solved = record["usage"]["cost_measures"]["per_solved_task"]
         if per_solved["value_usd"] is not None:
-            check.contains(text, f"cost per solved task {'at least ' if not record['usage']['cost_complete'] else ''}"
-                           f"{usd(per_solved['value_usd'])}", where, setting, "cost per solved task")
+            check.contains(
+                text,
+                f"cost per solved task {'at least ' if not record['usage']['cost_complete'] else ''}"
+                f"{usd(per_solved['value_usd'])}",
+                where,
+                setting,
+                "cost per solved task",
+            )
         stray = set(re.findall(r"\b(\d{1,2}(?:\.\d+)?)% interval", text)) - {level(record["confidence"])[:-1]}
         check.expect(not stray, where, setting, f"an interval at another level: {sorted(stray)}")
     if report is not None:
         text = _words(_markdown_text(report))
         check.contains(text, first, "report.md", setting, "first line")
-        check.contains(text, f"{c['trials']:,} trials" if c["trials"] != 1 else "1 trial", "report.md", setting, "trials")
+        check.contains(
+            text, f"{c['trials']:,} trials" if c["trials"] != 1 else "1 trial", "report.md", setting, "trials"
+        )
         for row in record["per_task"]:
             if record.get("controls"):
-                check.contains(text, sentences.task_controls(row["controls"]), "report.md", setting,
-                               f"controls verdict of {row['task']}")
+                check.contains(
+                    text,
+                    sentences.task_controls(row["controls"]),
+                    "report.md",
+                    setting,
+                    f"controls verdict of {row['task']}",
+                )
     if writeup is not None:
         text = _words(_markdown_text(writeup))
         check.contains(text, f"{c['passed']} of {c['trials']:,} trial", "writeup.md", setting, "passed of trials")
@@ -105,8 +123,13 @@ def _check_setting_texts(check: Checker, setting: str, record: dict, page: str |
         check.contains(page, first, "report.html", setting, "first line")
         for row in record["per_task"]:
             if record.get("controls"):
-                check.contains(page, sentences.task_controls(row["controls"]), "report.html", setting,
-                               f"controls verdict of {row['task']}")
+                check.contains(
+                    page,
+                    sentences.task_controls(row["controls"]),
+                    "report.html",
+                    setting,
+                    f"controls verdict of {row['task']}",
+                )
 
 
 def _check_cards(check: Checker, setting: str, record: dict) -> None:
@@ -121,13 +144,21 @@ def _check_cards(check: Checker, setting: str, record: dict) -> None:
     check.expect(card["tasks_and_tries"]["trials"] == record["counts"]["trials"], "run-card.json", setting, "trials")
     measures = card["tokens_and_cost"]["cost_measures"] if card.get("tokens_and_cost") else {}
     for key, measure in record["usage"]["cost_measures"].items():
-        check.expect(measures.get(key, {}).get("value_usd") == measure["value_usd"], "run-card.json", setting,
-                     f"cost measure {key}")
+        check.expect(
+            measures.get(key, {}).get("value_usd") == measure["value_usd"],
+            "run-card.json",
+            setting,
+            f"cost measure {key}",
+        )
     if record.get("controls"):
         verdicts = card["controls"]["verdicts"]
         for task, entry in record["controls"]["per_task"].items():
-            check.expect(verdicts.get(task, {}).get("verdict") == entry["verdict"], "run-card.json", setting,
-                         f"controls verdict of {task}")
+            check.expect(
+                verdicts.get(task, {}).get("verdict") == entry["verdict"],
+                "run-card.json",
+                setting,
+                f"controls verdict of {task}",
+            )
     summary = json.loads(check.read(f"reports/{setting}/run-summary.json") or "null")
     if summary is not None:
         # BenchFlow's own rule: every finished trial, the tasks the controls left out included
@@ -150,29 +181,66 @@ def _check_tables(check: Checker, records: dict[str, dict]) -> None:
         if index is not None:
             line = next((line for line in index.splitlines() if f"(reports/{setting}/report.md)" in line), "")
             line = _markdown_text(line)
-            check.contains(line, f"| {rate} | {interval} ({method_name}) |", "index.md", setting, "pass rate and headline")
-            check.contains(line, f"| {record['counts']['trials']} | {record['counts']['passed']} |", "index.md", setting,
-                           "trials and passed")
+            check.contains(
+                line, f"| {rate} | {interval} ({method_name}) |", "index.md", setting, "pass rate and headline"
+            )
+            check.contains(
+                line,
+                f"| {record['counts']['trials']} | {record['counts']['passed']} |",
+                "index.md",
+                setting,
+                "trials and passed",
+            )
         row = by_setting.get(setting)
         check.expect(row is not None, "paper/settings.csv", setting, "row missing")
         if row is not None:
             headline = record["headline"]
-            check.expect(row["interval_low"] == _csv_number(headline.get("low")), "paper/settings.csv", setting, "interval low")
-            check.expect(row["interval_high"] == _csv_number(headline.get("high")), "paper/settings.csv", setting, "interval high")
-            check.expect(row["interval_method"] == (headline.get("method") or ""), "paper/settings.csv", setting, "method")
-            check.expect(row["pass_rate"] == _csv_number(record["pass_rate"]["value"]), "paper/settings.csv", setting, "pass rate")
+            check.expect(
+                row["interval_low"] == _csv_number(headline.get("low")), "paper/settings.csv", setting, "interval low"
+            )
+            check.expect(
+                row["interval_high"] == _csv_number(headline.get("high")),
+                "paper/settings.csv",
+                setting,
+                "interval high",
+            )
+            check.expect(
+                row["interval_method"] == (headline.get("method") or ""), "paper/settings.csv", setting, "method"
+            )
+            check.expect(
+                row["pass_rate"] == _csv_number(record["pass_rate"]["value"]),
+                "paper/settings.csv",
+                setting,
+                "pass rate",
+            )
             check.expect(row["trials"] == str(record["counts"]["trials"]), "paper/settings.csv", setting, "trials")
             per_solved = record["usage"]["cost_measures"]["per_solved_task"]["value_usd"]
-            check.expect(row["cost_per_solved_usd"] == _csv_number(per_solved), "paper/settings.csv", setting,
-                         "cost per solved task")
-            check.expect(row["controls"] == sentences.controls_summary(record), "paper/settings.csv", setting, "controls")
-        check.contains(settings_md, f"| {rate} | {interval} | {method_name} |", "paper/settings.md", setting,
-                       "pass rate and headline")
+            check.expect(
+                row["cost_per_solved_usd"] == _csv_number(per_solved),
+                "paper/settings.csv",
+                setting,
+                "cost per solved task",
+            )
+            check.expect(
+                row["controls"] == sentences.controls_summary(record), "paper/settings.csv", setting, "controls"
+            )
+        check.contains(
+            settings_md,
+            f"| {rate} | {interval} | {method_name} |",
+            "paper/settings.md",
+            setting,
+            "pass rate and headline",
+        )
         check.contains(settings_tex, interval.replace("%", r"\%"), "paper/settings.tex", setting, "headline interval")
         point = forest.get(setting)
-        check.expect(point is not None and (point["rate"], point["low"], point["high"]) ==
-                     (record["pass_rate"]["value"], record["headline"].get("low"), record["headline"].get("high")),
-                     "paper/figures.json", setting, "forest point")
+        check.expect(
+            point is not None
+            and (point["rate"], point["low"], point["high"])
+            == (record["pass_rate"]["value"], record["headline"].get("low"), record["headline"].get("high")),
+            "paper/figures.json",
+            setting,
+            "forest point",
+        )
     if index is not None:
         shown = level(next(iter(records.values()))["confidence"]) if records else None
         stray = set(re.findall(r"(\d{1,2}(?:\.\d+)?%) interval", index)) - {shown}
@@ -209,8 +277,12 @@ def _check_comparisons(check: Checker, records: dict[str, dict]) -> None:
                 continue
             rates = {row["task"]: row["rate"] for row in record["per_task"]}
             for row in pair.get("per_task", []):
-                check.expect(rates.get(row["task"]) == row[f"rate_{side}"], "comparisons.json", pair[side],
-                             f"rate of {row['task']}")
+                check.expect(
+                    rates.get(row["task"]) == row[f"rate_{side}"],
+                    "comparisons.json",
+                    pair[side],
+                    f"rate of {row['task']}",
+                )
     markdown = check.read("comparisons/comparisons.md")
     if markdown is not None and records:
         shown = level(next(iter(records.values()))["confidence"])
@@ -227,7 +299,9 @@ def check(results: str | Path) -> tuple[int, list[str]]:
     page = _html_text(page_text) if page_text is not None else None
     for setting, record in records.items():
         for part in (_check_setting_texts, _check_cards):
-            _guarded(checker, setting, part, checker, setting, record, *((page,) if part is _check_setting_texts else ()))
+            _guarded(
+                checker, setting, part, checker, setting, record, *((page,) if part is _check_setting_texts else ())
+            )
     for part in (_check_tables, _check_ledger, _check_comparisons):
         _guarded(checker, "-", part, checker, records)
     return checker.checked, checker.findings
@@ -239,5 +313,9 @@ def _guarded(checker: Checker, setting: str, part, *args) -> None:
     try:
         part(*args)
     except (KeyError, TypeError, ValueError, AttributeError, StopIteration) as exc:
-        checker.expect(False, part.__name__.removeprefix("_check_"), setting,
-                       f"could not be read as this version's result record ({type(exc).__name__}: {exc})")
+        checker.expect(
+            False,
+            part.__name__.removeprefix("_check_"),
+            setting,
+            f"could not be read as this version's result record ({type(exc).__name__}: {exc})",
+        )

@@ -27,10 +27,10 @@ from pathlib import Path
 
 import yaml
 
+from . import secrets
 from .discover import TRAJECTORY, TRIAL_FILES, attempt_folders, request_prefix, review_files
 from .files import MISSING, BadFile, locate, parse_json_bytes, sha256_file
 from .ingest import SAMPLING_KEYS, exchange_parts
-from . import secrets
 from .lineage import record_path
 
 VERIFIER_FILES = ("verifier/reward.txt", "verifier/reward.json", "verifier/test-stdout.txt", "verifier/test-stderr.txt")
@@ -129,10 +129,19 @@ def every_output(outputs: list[str], closure: list[str], lineage_dir: Path = Pat
     files a rule writes beside the one a later rule reads: settings.tex, the PNG figures, an
     ingest's index.json) and their records. A record of a rule job that is not in this run (a
     setting since removed, older code) is not taken, nor a file whose bytes its record does not match."""
-    def job(record: dict) -> tuple:
-        return record.get("rule"), json.dumps(record.get("wildcards"), sort_keys=True), record.get("code", {}).get("sha256")
 
-    ran = {job(json.loads(Path(path).read_text(encoding="utf-8"))) for path in closure if path.startswith("results/lineage/")}
+    def job(record: dict) -> tuple:
+        return (
+            record.get("rule"),
+            json.dumps(record.get("wildcards"), sort_keys=True),
+            record.get("code", {}).get("sha256"),
+        )
+
+    ran = {
+        job(json.loads(Path(path).read_text(encoding="utf-8")))
+        for path in closure
+        if path.startswith("results/lineage/")
+    }
     found = set(closure)
     for record_file in sorted(lineage_dir.rglob("*.json")) if lineage_dir.is_dir() else []:
         if record_file.as_posix() in found:
@@ -152,8 +161,18 @@ def manifest(hashes: dict[str, str]) -> bytes:
     return "".join(f"{digest}  {name}\n" for name, digest in sorted(hashes.items())).encode()
 
 
-def collect(*, name: str, results: list[str], ingests: list[dict], roots: dict[str, str], config: dict,
-            workflow_dir: Path, trajectories: bool, max_requests: int, git: dict) -> tuple[dict, set, dict]:
+def collect(
+    *,
+    name: str,
+    results: list[str],
+    ingests: list[dict],
+    roots: dict[str, str],
+    config: dict,
+    workflow_dir: Path,
+    trajectories: bool,
+    max_requests: int,
+    git: dict,
+) -> tuple[dict, set, dict]:
     """What goes in (arcname -> where its bytes come from; nothing is read yet), the folders, and
     a note of what was left out of the bundle and why. `roots` maps a root label to its folder."""
     plan: dict[str, tuple] = {}
@@ -183,8 +202,9 @@ def collect(*, name: str, results: list[str], ingests: list[dict], roots: dict[s
         "name": name,
         "workflow": {"git": git, "code": "workflow-code/ holds the files that ran (the working tree)"},
         "python": platform.python_version(),
-        "trajectories": "whole files" if trajectories else
-        f"only the first {max_requests} requests, reduced to their sampling keys and served model",
+        "trajectories": "whole files"
+        if trajectories
+        else f"only the first {max_requests} requests, reduced to their sampling keys and served model",
         "not_bundled": sorted(skipped, key=lambda row: row["file"]),
         "rerun": "benchreport verify <this archive> (or python -m benchreport verify)",
     }
@@ -218,7 +238,9 @@ def load(source: tuple, raw: Spool | None = None, name: str = "") -> bytes:
     if kind == "file":
         return Path(source[1]).read_bytes()
     if kind == "trajectory":
-        return raw.read(name) if raw is not None and name in raw.where else trajectory_extract(Path(source[1]), source[2])
+        return (
+            raw.read(name) if raw is not None and name in raw.where else trajectory_extract(Path(source[1]), source[2])
+        )
     return source[1]
 
 
@@ -277,7 +299,9 @@ def redact_names(names, known: list[str]) -> tuple[dict[str, str], list[dict]]:
     return renamed, hits
 
 
-def scan_and_spool(plan: dict[str, tuple], directories: set[str], folder: Path, progress=None) -> tuple[Bundle, dict, list[dict]]:
+def scan_and_spool(
+    plan: dict[str, tuple], directories: set[str], folder: Path, progress=None
+) -> tuple[Bundle, dict, list[dict]]:
     """Two passes, one file in memory at a time. The first finds every secret value in every
     file and name (and agent_env values with secret names); the second redacts each file with
     all of them, hashes it and spools it under its redacted name. Returns the entries, the
@@ -317,6 +341,7 @@ def scan_and_spool(plan: dict[str, tuple], directories: set[str], folder: Path, 
 
 def write_targz(target: Path, prefix: str, entries: Bundle, directories: set[str]) -> None:
     """A .tar.gz whose bytes depend only on the names and contents given, written member by member."""
+
     def info_for(name: str, size: int | None) -> tarfile.TarInfo:
         info = tarfile.TarInfo(f"{prefix}/{name}")
         info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
@@ -328,9 +353,11 @@ def write_targz(target: Path, prefix: str, entries: Bundle, directories: set[str
 
     last = [name for name in MADE_LAST if name in entries.extra]
     names = sorted({*directories, *(n for n in entries.spool.where), *(n for n in entries.extra if n not in last)})
-    with open(target, "wb") as raw, \
-            gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as packed, \
-            tarfile.open(fileobj=packed, mode="w", format=tarfile.GNU_FORMAT) as tar:
+    with (
+        open(target, "wb") as raw,
+        gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as packed,
+        tarfile.open(fileobj=packed, mode="w", format=tarfile.GNU_FORMAT) as tar,
+    ):
         for name in [*names, *last]:
             if name in directories and name not in entries.spool.where and name not in entries.extra:
                 tar.addfile(info_for(name, None))

@@ -22,8 +22,13 @@ def interrupted_reason(trial: dict) -> str:
 def interrupted_row(trial: dict, folder: str) -> dict:
     """The ledger row of a trial with no verdict, for one of its attempt folders (a job folder's
     ledger lists each attempt folder; a setting's report and summary, the trial's own folder)."""
-    return {"job": trial["job"], "folder": folder, "file": f"{folder}/result.json",
-            "reason": interrupted_reason(trial), "effect": "trial left out of the pass rate"}
+    return {
+        "job": trial["job"],
+        "folder": folder,
+        "file": f"{folder}/result.json",
+        "reason": interrupted_reason(trial),
+        "effect": "trial left out of the pass rate",
+    }
 
 
 class BadReward(ValueError):

@@ -7,8 +7,10 @@ from itertools import combinations
 from .paired import holm, paired_comparison
 from .present import cell, level, p_text, pct, points, signed_pp
 
-HOLM = ("Holm's step-down adjustment over the {count} pairs with a p-value: the chance that any of "
-        "them reaches its adjusted p by chance stays under that p")
+HOLM = (
+    "Holm's step-down adjustment over the {count} pairs with a p-value: the chance that any of "
+    "them reaches its adjusted p by chance stays under that p"
+)
 
 
 def task_rates(stats: dict) -> dict[str, float]:
@@ -29,8 +31,13 @@ def requested_pairs(settings: list[str], pairs) -> list[tuple[str, str]]:
 def compare(stats_a: dict, stats_b: dict, params: dict, power: float) -> dict:
     rates_a, rates_b = task_rates(stats_a), task_rates(stats_b)
     result = paired_comparison(
-        rates_a, rates_b, seed=params["seed"], resamples=params["resamples"],
-        permutations=params["permutations"], confidence=params["confidence"], power=power,
+        rates_a,
+        rates_b,
+        seed=params["seed"],
+        resamples=params["resamples"],
+        permutations=params["permutations"],
+        confidence=params["confidence"],
+        power=power,
         tries=(task_tries(stats_a), task_tries(stats_b)),
     )
     shared = sorted(set(rates_a) & set(rates_b))
@@ -40,8 +47,10 @@ def compare(stats_a: dict, stats_b: dict, params: dict, power: float) -> dict:
         "a_description": stats_a["description"],
         "b_description": stats_b["description"],
         **result,
-        "per_task": [{"task": t, "rate_a": rates_a[t], "rate_b": rates_b[t], "difference": rates_b[t] - rates_a[t]}
-                     for t in shared],
+        "per_task": [
+            {"task": t, "rate_a": rates_a[t], "rate_b": rates_b[t], "difference": rates_b[t] - rates_a[t]}
+            for t in shared
+        ],
     }
 
 
@@ -53,8 +62,7 @@ def comparisons(stats: dict[str, dict], pairs, params: dict, power: float) -> di
     family = sum(p is not None for p in adjusted)
     return {
         "confidence": params["confidence"],
-        "multiple_comparisons": {"method": "Holm", "pairs_with_p_value": family,
-                                 "text": HOLM.format(count=family)},
+        "multiple_comparisons": {"method": "Holm", "pairs_with_p_value": family, "text": HOLM.format(count=family)},
         "pairs": [pair | {"p_value_holm": p} for pair, p in zip(compared, adjusted)],
     }
 
@@ -77,8 +85,9 @@ def render_markdown(data: dict) -> str:
         "give with this many shared tasks, whatever the results. Detectable: the difference found with "
         f"{pairs[0]['minimum_detectable_difference']['power'] * 100:g}% power at this run's shared tasks and "
         "tries (the sign-flip test simulated on each task's pooled pass rate, the two settings moved apart on "
-        "the logit scale)." if pairs else
-        "No pair of agent settings to compare.",
+        "the logit scale)."
+        if pairs
+        else "No pair of agent settings to compare.",
         "",
         f"| A | B | Shared tasks | Only A | Only B | Difference | {shown} interval (sign-flip) | "
         f"{shown} interval (paired bootstrap) | {shown} interval (paired t) | p-value | Holm p | "
@@ -105,23 +114,45 @@ def render_markdown(data: dict) -> str:
         if c["minimum_detectable_difference"]["reason"]:
             lines += [f"Detectable difference: none; {c['minimum_detectable_difference']['reason']}.", ""]
         lines += ["| Task | A | B | B − A |", "| --- | ---: | ---: | ---: |"]
-        lines += [f"| {cell(r['task'])} | {pct(r['rate_a'])} | {pct(r['rate_b'])} | {signed_pp(r['difference'])} |"
-                  for r in c["per_task"]]
+        lines += [
+            f"| {cell(r['task'])} | {pct(r['rate_a'])} | {pct(r['rate_b'])} | {signed_pp(r['difference'])} |"
+            for r in c["per_task"]
+        ]
     return "\n".join(lines) + "\n"
 
 
-CSV_FIELDS = ("a,b,shared_tasks,only_a,only_b,mean_difference,permutation_low,permutation_high,bootstrap_low,"
-              "bootstrap_high,t_low,t_high,p_value,p_value_holm,smallest_p_value,minimum_detectable_difference,"
-              "confidence,test")
+CSV_FIELDS = (
+    "a,b,shared_tasks,only_a,only_b,mean_difference,permutation_low,permutation_high,bootstrap_low,"
+    "bootstrap_high,t_low,t_high,p_value,p_value_holm,smallest_p_value,minimum_detectable_difference,"
+    "confidence,test"
+)
 
 
 def render_csv(data: dict) -> str:
     rows = [CSV_FIELDS]
     for c in data["pairs"]:
         perm, boot, t = (c["intervals"][name] for name in ("permutation", "bootstrap", "t"))
-        values = [c["a"], c["b"], c["shared"], c["only_in_a"], c["only_in_b"], c["mean_difference"],
-                  perm["low"], perm["high"], boot["low"], boot["high"], t["low"], t["high"], c["p_value"],
-                  c["p_value_holm"], c["smallest_p_value"], c["minimum_detectable_difference"]["value"],
-                  c["confidence"], c["test"] or ""]
-        rows.append(",".join("" if v is None else f'"{v}"' if isinstance(v, str) and "," in v else str(v) for v in values))
+        values = [
+            c["a"],
+            c["b"],
+            c["shared"],
+            c["only_in_a"],
+            c["only_in_b"],
+            c["mean_difference"],
+            perm["low"],
+            perm["high"],
+            boot["low"],
+            boot["high"],
+            t["low"],
+            t["high"],
+            c["p_value"],
+            c["p_value_holm"],
+            c["smallest_p_value"],
+            c["minimum_detectable_difference"]["value"],
+            c["confidence"],
+            c["test"] or "",
+        ]
+        rows.append(
+            ",".join("" if v is None else f'"{v}"' if isinstance(v, str) and "," in v else str(v) for v in values)
+        )
     return "\n".join(rows) + "\n"

@@ -40,10 +40,13 @@ def check_number(card: dict) -> dict:
     if headline.get("low") is None or headline.get("high") is None:
         return _item("partial", ["an interval: no method gives one here"])
     if headline.get("reaches_target") is False:
-        return _item("partial", [
-            f"an interval method whose coverage reaches {level(result['confidence'])} at this number of tasks and "
-            f"tries (the best, {headline.get('method')}, reaches {pct(headline.get('worst_coverage'), 2)})"
-        ])
+        return _item(
+            "partial",
+            [
+                f"an interval method whose coverage reaches {level(result['confidence'])} at this number of tasks and "
+                f"tries (the best, {headline.get('method')}, reaches {pct(headline.get('worst_coverage'), 2)})"
+            ],
+        )
     return _item("present", note=f"{headline.get('method')}, {pct(headline['low'])} to {pct(headline['high'])}")
 
 
@@ -52,8 +55,14 @@ def check_tasks(card: dict) -> dict:
     if not part["tasks"]:
         return _item("missing", ["a task with a finished trial"])
     short = part["tasks_under_min_tries"]
-    missing = [f"{part['min_tries_wanted']} tries on every task ({len(short)} of {part['tasks']} have fewer: "
-               f"{', '.join(short[:8])}{', ...' if len(short) > 8 else ''})"] if short else []
+    missing = (
+        [
+            f"{part['min_tries_wanted']} tries on every task ({len(short)} of {part['tasks']} have fewer: "
+            f"{', '.join(short[:8])}{', ...' if len(short) > 8 else ''})"
+        ]
+        if short
+        else []
+    )
     return _partial_or_present(missing, f"{part['tasks']} tasks, {part['trials']} trials")
 
 
@@ -66,7 +75,9 @@ def check_benchmark(card: dict) -> dict:
         if not version["task_digests"]:
             return _item("missing", ["dataset@version, a task commit, a configured version, and task digests"])
         digests = version["task_digests"]
-        missing.append(f"dataset@version or a task commit (the tasks are identified only by {digests} task digest{'s' if digests != 1 else ''})")
+        missing.append(
+            f"dataset@version or a task commit (the tasks are identified only by {digests} task digest{'s' if digests != 1 else ''})"
+        )
     elif version["basis"] == "config":
         missing.append("a version recorded in the job folders (it comes from the workflow config)")
     if version["mixed"]:
@@ -78,7 +89,9 @@ def check_benchmark(card: dict) -> dict:
     if version["trials_without_digest"]:
         missing.append(f"a task digest on {version['trials_without_digest']} trials")
     if version["tasks_with_several_digests"]:
-        missing.append("one digest per task: " + ", ".join(version["tasks_with_several_digests"]) + " changed between trials")
+        missing.append(
+            "one digest per task: " + ", ".join(version["tasks_with_several_digests"]) + " changed between trials"
+        )
     return _partial_or_present(missing, version["conditions"])
 
 
@@ -89,9 +102,17 @@ def check_environment(card: dict) -> dict:
     rows = environment["tasks"]
     bad = [row for row in rows if row["status"] != "inspected"]
     if len(bad) == len(rows):
-        return _item("missing", ["the image any task ran in: " + "; ".join(f"{row['task']} ({row['status']})" for row in bad[:8])])
+        return _item(
+            "missing",
+            ["the image any task ran in: " + "; ".join(f"{row['task']} ({row['status']})" for row in bad[:8])],
+        )
     return _partial_or_present(
-        [f"the image of {len(bad)} of {len(rows)} tasks: " + "; ".join(f"{row['task']} ({row['status']})" for row in bad[:8])] if bad else [],
+        [
+            f"the image of {len(bad)} of {len(rows)} tasks: "
+            + "; ".join(f"{row['task']} ({row['status']})" for row in bad[:8])
+        ]
+        if bad
+        else [],
         f"{len(rows) - len(bad)} of {len(rows)} task images inspected",
     )
 
@@ -113,15 +134,22 @@ def check_controls(card: dict) -> dict:
     for kind in ("oracle", "nop"):
         tasks = controls[f"tasks_without_{kind}"]
         if tasks:
-            missing.append(f"a {kind} control on {len(tasks)} tasks: {', '.join(tasks[:8])}{', ...' if len(tasks) > 8 else ''}")
+            missing.append(
+                f"a {kind} control on {len(tasks)} tasks: {', '.join(tasks[:8])}{', ...' if len(tasks) > 8 else ''}"
+            )
     failing, unverified = controls["tasks_failing_controls"], controls["tasks_unverified"]
     if unverified:
-        missing.append(f"verified controls on {count(len(unverified), 'task')} (" + "; ".join(
-            f"{task}: {', '.join(controls['verdicts'][task]['reasons'])}" for task in unverified[:8])
-            + ("; ..." if len(unverified) > 8 else "") + ")")
-    note = (f"controls hold on {count(len(controls['tasks_holding']), 'task')}, fail on {len(failing)} "
-            f"(controls.on_failure: {controls['policy']['on_failure']}), not verified on {len(unverified)} "
-            f"(controls.on_unverified: {controls['policy']['on_unverified']})")
+        missing.append(
+            f"verified controls on {count(len(unverified), 'task')} ("
+            + "; ".join(f"{task}: {', '.join(controls['verdicts'][task]['reasons'])}" for task in unverified[:8])
+            + ("; ..." if len(unverified) > 8 else "")
+            + ")"
+        )
+    note = (
+        f"controls hold on {count(len(controls['tasks_holding']), 'task')}, fail on {len(failing)} "
+        f"(controls.on_failure: {controls['policy']['on_failure']}), not verified on {len(unverified)} "
+        f"(controls.on_unverified: {controls['policy']['on_unverified']})"
+    )
     return _partial_or_present(missing, note)
 
 
@@ -131,16 +159,20 @@ def check_grader(card: dict) -> dict:
         return _item("missing", [NOT_COMPUTED])
     if not grading["model_graded"]:
         return _item("present", note="the verifier was a script")
-    return _partial_or_present(grading["missing"], f"a model graded {grading['graded_trials']} of {grading['trials']} trials")
+    return _partial_or_present(
+        grading["missing"], f"a model graded {grading['graded_trials']} of {grading['trials']} trials"
+    )
 
 
 def check_left_out(card: dict) -> dict:
     left = card.get("left_out")
     if left is None:
         return _item("missing", [NOT_COMPUTED])
-    missing = [] if left["adds_up"] else [
-        f"an account of {left['unaccounted']} of the {left['folders_found']} attempt folders found"
-    ]
+    missing = (
+        []
+        if left["adds_up"]
+        else [f"an account of {left['unaccounted']} of the {left['folders_found']} attempt folders found"]
+    )
     return _partial_or_present(missing, f"{left['folders_found']} attempt folders, each in one category")
 
 
@@ -169,7 +201,9 @@ def check_trials(card: dict) -> dict:
     if not trials:
         return _item("missing", ["any trial"])
     unplaced = [row for row in trials if not row.get("folder")]
-    return _partial_or_present([f"the folder of {len(unplaced)} trials"] if unplaced else [], f"{len(trials)} trials, each with its folder")
+    return _partial_or_present(
+        [f"the folder of {len(unplaced)} trials"] if unplaced else [], f"{len(trials)} trials, each with its folder"
+    )
 
 
 CHECKS = {
@@ -194,4 +228,6 @@ def checklist(card: dict) -> list[dict]:
 def tally(items: list[dict]) -> str:
     """'6 of 10 parts present, 3 partial, 1 missing'."""
     counts = {status: sum(item["status"] == status for item in items) for status in STATUSES}
-    return f"{counts['present']} of {len(items)} parts present, {counts['partial']} partial, {counts['missing']} missing"
+    return (
+        f"{counts['present']} of {len(items)} parts present, {counts['partial']} partial, {counts['missing']} missing"
+    )

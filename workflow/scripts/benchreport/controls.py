@@ -72,8 +72,9 @@ def run_controls(kind: str, tasks: list[str], run: dict, jobs_dir: Path, log) ->
         command = [os.path.expandvars(part) for part in runnable_command]
         print("$ " + " ".join(template), file=log, flush=True)
         try:
-            done = subprocess.run(command, cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                  timeout=run["timeout_minutes"] * 60)
+            done = subprocess.run(
+                command, cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT, timeout=run["timeout_minutes"] * 60
+            )
             code = done.returncode
         except subprocess.TimeoutExpired:
             code = "timeout"

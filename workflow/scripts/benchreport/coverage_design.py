@@ -48,11 +48,20 @@ DESIGN = (
     "runs until each verdict is decided at z = {z:g}); worst case over every cell"
 )
 FAMILIES = (
-    ("beta-binomial", 0.0), ("beta-binomial", 0.05), ("beta-binomial", 0.2), ("beta-binomial", 0.5),
+    ("beta-binomial", 0.0),
+    ("beta-binomial", 0.05),
+    ("beta-binomial", 0.2),
+    ("beta-binomial", 0.5),
     ("beta-binomial", 0.9),
-    ("logit-normal", 0.5), ("logit-normal", 1.5), ("logit-normal", 3.0),
-    ("near-impossible mixture", 0.3), ("near-impossible mixture", 0.6), ("near-impossible mixture", 0.85),
-    ("near-certain mixture", 0.3), ("near-certain mixture", 0.6), ("near-certain mixture", 0.85),
+    ("logit-normal", 0.5),
+    ("logit-normal", 1.5),
+    ("logit-normal", 3.0),
+    ("near-impossible mixture", 0.3),
+    ("near-impossible mixture", 0.6),
+    ("near-impossible mixture", 0.85),
+    ("near-certain mixture", 0.3),
+    ("near-certain mixture", 0.6),
+    ("near-certain mixture", 0.85),
 )
 # Pass probability of a near-impossible task (1 − NEAR: near-certain).
 NEAR = 0.01
@@ -84,8 +93,13 @@ SUM_METHODS = ("wilson over task means", "clopper-pearson over task means")
 # over trials and BenchFlow's wilson-clustered centre on the pooled rate over trials instead.
 # Listed in the order that breaks a tie in width: a GUARDED method that prints the Clopper-Pearson
 # bound at every run (one task) is named as that bound.
-HEADLINE_METHODS = ("clopper-pearson over task means", "wilson over task means", "t over task means",
-                    "bootstrap-percentile over tasks", "bootstrap-BCa over tasks")
+HEADLINE_METHODS = (
+    "clopper-pearson over task means",
+    "wilson over task means",
+    "t over task means",
+    "bootstrap-percentile over tasks",
+    "bootstrap-BCa over tasks",
+)
 # Methods whose estimate is the pooled rate over trials, not the mean over tasks.
 POOLED_METHODS = ("wilson over trials", "wilson-clustered")
 NOT_EVALUATED = "not computed: the task means of these tries have no small common lattice for the exact bootstrap"
@@ -164,7 +178,7 @@ def _full_blocks(counts: np.ndarray, tasks: int, tries: int):
         order = chosen[np.argsort(run_mix[chosen], kind="stable")]
         rows = max(1, BLOCK_ELEMENTS // (1 << int(tasks * span).bit_length()))
         for start in range(0, len(order), rows):
-            runs = order[start:start + rows]
+            runs = order[start : start + rows]
             block_mixes, inverse = np.unique(run_mix[runs], return_inverse=True)
             # only the outcomes lo … lo + span of each mix
             shifted = np.take_along_axis(mixes[block_mixes], lowest[block_mixes, None] + np.arange(span + 1), axis=1)
@@ -313,7 +327,7 @@ def _windowed_bounds(counts: np.ndarray, tasks: int, tries: int, totals: np.ndar
     while start < len(order):
         # windows grow along `order`: size the block by the widest window it could reach
         reach = order[min(len(order), start + max(1, 2 * BLOCK_ELEMENTS // width_of(order[start]))) - 1]
-        runs = order[start:start + max(1, 2 * BLOCK_ELEMENTS // width_of(reach))]
+        runs = order[start : start + max(1, 2 * BLOCK_ELEMENTS // width_of(reach))]
         start += len(runs)
         width = min(width_of(runs[-1]), support + support % 2)
         first = np.clip(totals[runs] - (width - 1) // 2, 0, max(0, support - width))
@@ -378,8 +392,17 @@ def lattice(tries) -> int:
     return math.lcm(*{int(value) for value in np.atleast_1d(tries)})
 
 
-def batch_intervals(passes: np.ndarray, tries, *, confidence: float = 0.95, resamples: int | None = None,
-                    rng=None, bootstrap: str = "auto", methods=None, workers: int = 1) -> dict:
+def batch_intervals(
+    passes: np.ndarray,
+    tries,
+    *,
+    confidence: float = 0.95,
+    resamples: int | None = None,
+    rng=None,
+    bootstrap: str = "auto",
+    methods=None,
+    workers: int = 1,
+) -> dict:
     """Every `intervals.METHODS` interval (or those in `methods`) for many runs at once.
 
     passes: (runs x tasks) pass counts; tries: the tries of every task (one number) or of each
@@ -406,12 +429,11 @@ def batch_intervals(passes: np.ndarray, tries, *, confidence: float = 0.95, resa
     rows = runs if resamples is not None else max(1, min(BLOCK_ELEMENTS // tasks, -(-runs // max(1, workers))))
 
     def block(start):
-        return _block_intervals(passes[start:start + rows], tries, confidence, resamples, rng, bootstrap, wanted)
+        return _block_intervals(passes[start : start + rows], tries, confidence, resamples, rng, bootstrap, wanted)
 
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
         blocks = list(pool.map(block, range(0, runs, rows)))
-    return {name: tuple(np.concatenate([block[name][side] for block in blocks]) for side in (0, 1))
-            for name in wanted}
+    return {name: tuple(np.concatenate([block[name][side] for block in blocks]) for side in (0, 1)) for name in wanted}
 
 
 def bootstrap_available(tries) -> bool:
@@ -426,8 +448,11 @@ def _block_intervals(passes, tries, confidence, resamples, rng, bootstrap, wante
     sums = rates.sum(axis=1)
     # the sum takes few distinct values (at most n·L + 1): scipy's beta inverse once per value
     distinct, inverse = np.unique(sums, return_inverse=True)
-    bounds = {"clopper-pearson over task means": tuple(
-        side[inverse] for side in intervals.clopper_pearson_bounds(distinct, tasks, confidence))}
+    bounds = {
+        "clopper-pearson over task means": tuple(
+            side[inverse] for side in intervals.clopper_pearson_bounds(distinct, tasks, confidence)
+        )
+    }
     if "t over task means" in wanted:
         if tasks >= 2:
             _, t_low, t_high = intervals.t_bounds(rates, confidence)
@@ -455,6 +480,7 @@ def _block_intervals(passes, tries, confidence, resamples, rng, bootstrap, wante
 
 
 # --- the coverage design ---
+
 
 def _logit(value):
     return np.log(value) - np.log1p(-value)
@@ -514,8 +540,9 @@ def task_mean_pmf(family: str, parameter: float, means: np.ndarray, tries: int) 
         nodes, weights = HERMITE
         location = _logit_normal_location(means, parameter)
         probabilities = 1 / (1 + np.exp(-(location[:, None] + parameter * nodes)))
-        return np.einsum("mn,mnj->mj", np.broadcast_to(weights, probabilities.shape),
-                         _binomial_pmf(tries, probabilities))
+        return np.einsum(
+            "mn,mnj->mj", np.broadcast_to(weights, probabilities.shape), _binomial_pmf(tries, probabilities)
+        )
     rest = _mixture_rest(family, parameter, means)
     near = NEAR if family == "near-impossible mixture" else 1 - NEAR
     return parameter * _binomial_pmf(tries, np.full(means.shape, near)) + (1 - parameter) * _binomial_pmf(tries, rest)
@@ -542,8 +569,9 @@ def draw_passes(rng, family: str, parameter: float, mean: float, tries, simulati
     return rng.binomial(tries, probabilities)
 
 
-def simulate_passes(rng, n_tasks: int, tries_per_task: int, pass_rate: float, correlation: float,
-                    simulations: int) -> np.ndarray:
+def simulate_passes(
+    rng, n_tasks: int, tries_per_task: int, pass_rate: float, correlation: float, simulations: int
+) -> np.ndarray:
     """(simulations x n_tasks) pass counts of beta-binomial tasks (mean μ, correlation ρ)."""
     return draw_passes(rng, "beta-binomial", correlation, pass_rate, np.full(n_tasks, tries_per_task), simulations)
 
@@ -582,12 +610,15 @@ def _enumerated(profile, families, means, confidence, bootstrap, workers=1) -> d
     passes, group_counts, index = _enumerate(profile)
     tries = _profile_tries(profile)
     bounds = batch_intervals(passes, tries, confidence=confidence, bootstrap=bootstrap, workers=workers)
-    covers = {name: ((low[:, None] <= means) & (means <= high[:, None])).astype(float)
-              for name, (low, high) in bounds.items()}
+    covers = {
+        name: ((low[:, None] <= means) & (means <= high[:, None])).astype(float) for name, (low, high) in bounds.items()
+    }
     widths = {name: np.where(np.isfinite(low), high - low, 0.0) for name, (low, high) in bounds.items()}
     constants = sum(_log_multinomial_constant(counts)[index[g]] for g, counts in enumerate(group_counts))
-    found = {name: (np.full((len(families), len(means)), np.nan), np.full((len(families), len(means)), np.nan))
-             for name in bounds}
+    found = {
+        name: (np.full((len(families), len(means)), np.nan), np.full((len(families), len(means)), np.nan))
+        for name in bounds
+    }
 
     def one_family(f):
         family, parameter = families[f]
@@ -633,10 +664,14 @@ def _convolved(profile, families, means, confidence, workers=1) -> dict:
     tasks, step = tries.size, sum_lattice(tries)
     support = tasks * step + 1
     sums = np.arange(support) / step
-    bounds = {"clopper-pearson over task means": intervals.clopper_pearson_bounds(sums, tasks, confidence),
-              "wilson over task means": intervals.wilson_bounds(sums, tasks, confidence)}
-    found = {name: (np.full((len(families), len(means)), np.nan), np.full((len(families), len(means)), np.nan))
-             for name in bounds}
+    bounds = {
+        "clopper-pearson over task means": intervals.clopper_pearson_bounds(sums, tasks, confidence),
+        "wilson over task means": intervals.wilson_bounds(sums, tasks, confidence),
+    }
+    found = {
+        name: (np.full((len(families), len(means)), np.nan), np.full((len(families), len(means)), np.nan))
+        for name in bounds
+    }
     log_bound = math.log(2 / WINDOW_TAIL)
 
     def family(f):
@@ -650,13 +685,25 @@ def _convolved(profile, families, means, confidence, workers=1) -> dict:
             centre += count * first
             variance += count * np.maximum(np.nan_to_num(pmfs[group_tries]) @ values**2 - first**2, 0)
         half = log_bound * step / 3 + np.sqrt((log_bound * step / 3) ** 2 + 2 * log_bound * variance)
-        widths = np.array([min(1 << int(2 * math.ceil(h) + 2).bit_length(), 1 << (support - 1).bit_length())
-                           for h in half])
+        widths = np.array(
+            [min(1 << int(2 * math.ceil(h) + 2).bit_length(), 1 << (support - 1).bit_length()) for h in half]
+        )
         for width in np.unique(widths[valid]):
             cells = valid[widths[valid] == width]
             for start in range(0, len(cells), max(1, CONVOLUTION_ELEMENTS // int(width))):
-                _window_cells(cells[start:start + max(1, CONVOLUTION_ELEMENTS // int(width))], int(width), f,
-                              pmfs, centre, profile, step, support, means, bounds, found)
+                _window_cells(
+                    cells[start : start + max(1, CONVOLUTION_ELEMENTS // int(width))],
+                    int(width),
+                    f,
+                    pmfs,
+                    centre,
+                    profile,
+                    step,
+                    support,
+                    means,
+                    bounds,
+                    found,
+                )
 
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
         list(pool.map(family, range(len(families))))
@@ -703,8 +750,9 @@ def _score_bounds(covered, runs, z):
     return intervals.wilson_bounds(covered, runs, intervals.STANDARD_NORMAL.cdf(z) * 2 - 1)
 
 
-def _simulated(profile, families, means, methods, target, *, seed, simulations, confidence, bootstrap,
-               workers=1) -> dict:
+def _simulated(
+    profile, families, means, methods, target, *, seed, simulations, confidence, bootstrap, workers=1
+) -> dict:
     """name -> per-cell (covered, runs, summed width) by sequential Monte Carlo.
 
     The analytic methods go first, visiting cells hardest first (means nearest 0 or 1, then in
@@ -717,25 +765,57 @@ def _simulated(profile, families, means, methods, target, *, seed, simulations, 
     simulated further; its worst coverage is then the lowest seen.
     """
     tries = _profile_tries(profile)
-    cells = [(f, m) for f in range(len(families)) for m in range(len(means))
-             if not (families[f][0].endswith("mixture")
-                     and np.isnan(_mixture_rest(families[f][0], families[f][1], means[m:m + 1])[0]))]
+    cells = [
+        (f, m)
+        for f in range(len(families))
+        for m in range(len(means))
+        if not (
+            families[f][0].endswith("mixture")
+            and np.isnan(_mixture_rest(families[f][0], families[f][1], means[m : m + 1])[0])
+        )
+    ]
     cells.sort(key=lambda cell: (-abs(float(_logit(means[cell[1]]))), cell[0], cell[1]))
     found = {name: {} for name in methods}
     cheap = [name for name in methods if name not in BOOTSTRAP_METHODS]
-    _sequential(cells, cheap, found, tries, families, means, target, seed=seed, simulations=simulations,
-                confidence=confidence, bootstrap=bootstrap, workers=workers)
-    lowest = {cell: min((tally[cell][0] / tally[cell][1] for tally in found.values() if cell in tally), default=1.0)
-              for cell in cells}
+    _sequential(
+        cells,
+        cheap,
+        found,
+        tries,
+        families,
+        means,
+        target,
+        seed=seed,
+        simulations=simulations,
+        confidence=confidence,
+        bootstrap=bootstrap,
+        workers=workers,
+    )
+    lowest = {
+        cell: min((tally[cell][0] / tally[cell][1] for tally in found.values() if cell in tally), default=1.0)
+        for cell in cells
+    }
     cells.sort(key=lambda cell: lowest[cell])  # stable: hardest first among equals
-    _sequential(cells, [name for name in methods if name in BOOTSTRAP_METHODS], found, tries, families, means,
-                target, seed=seed, simulations=simulations, confidence=confidence, bootstrap=bootstrap,
-                workers=workers)
+    _sequential(
+        cells,
+        [name for name in methods if name in BOOTSTRAP_METHODS],
+        found,
+        tries,
+        families,
+        means,
+        target,
+        seed=seed,
+        simulations=simulations,
+        confidence=confidence,
+        bootstrap=bootstrap,
+        workers=workers,
+    )
     return found
 
 
-def _sequential(cells, methods, found, tries, families, means, target, *, seed, simulations, confidence,
-                bootstrap, workers):
+def _sequential(
+    cells, methods, found, tries, families, means, target, *, seed, simulations, confidence, bootstrap, workers
+):
     """`_simulated`'s visit of `cells` in order for `methods`, into found[name][cell]."""
     alive = set(methods)
     futile = futility_bound(target, simulations)
@@ -749,8 +829,9 @@ def _sequential(cells, methods, found, tries, families, means, target, *, seed, 
             size = min(MC_BATCH, simulations - drawn)
             passes = draw_passes(rng, family, parameter, means[m], tries, size)
             drawn += size
-            bounds = batch_intervals(passes, tries, confidence=confidence, bootstrap=bootstrap, methods=undecided,
-                                     workers=workers)
+            bounds = batch_intervals(
+                passes, tries, confidence=confidence, bootstrap=bootstrap, methods=undecided, workers=workers
+            )
             for name in undecided:
                 low, high = bounds[name]
                 tally[name][0] += int(np.count_nonzero((low <= means[m]) & (means[m] <= high)))
@@ -770,8 +851,16 @@ def _sequential(cells, methods, found, tries, families, means, target, *, seed, 
             return
 
 
-def coverage_design(profile, *, seed: int, simulations: int = 10_000, confidence: float = 0.95,
-                    target: float | None = None, bootstrap: str = "auto", workers: int = 1) -> dict:
+def coverage_design(
+    profile,
+    *,
+    seed: int,
+    simulations: int = 10_000,
+    confidence: float = 0.95,
+    target: float | None = None,
+    bootstrap: str = "auto",
+    workers: int = 1,
+) -> dict:
     """Every `intervals.METHODS` method's coverage at one tries profile ((tries, tasks), …), over
     the design: the true means of `design_means`, each family of FAMILIES.
 
@@ -801,13 +890,28 @@ def coverage_design(profile, *, seed: int, simulations: int = 10_000, confidence
         step = sum_lattice(tries)
         exact = _convolved(profile, families, means, confidence, workers) if tries.size * step < CONVOLUTION_MAX else {}
         for name in exact:
-            evaluation[name] = ("exact, from the distribution of the sum of task means" if step == lattice(tries)
-                                else f"from the distribution of the sum of task means, each rounded to a multiple "
-                                     f"of 1/{step}")
-        rest = [name for name in intervals.METHODS if name not in exact
-                and (name not in BOOTSTRAP_METHODS or bootstrap_available(tries))]
-        simulated = _simulated(profile, families, mc_means, rest, target, seed=seed, simulations=simulations,
-                               confidence=confidence, bootstrap=bootstrap, workers=workers)
+            evaluation[name] = (
+                "exact, from the distribution of the sum of task means"
+                if step == lattice(tries)
+                else f"from the distribution of the sum of task means, each rounded to a multiple of 1/{step}"
+            )
+        rest = [
+            name
+            for name in intervals.METHODS
+            if name not in exact and (name not in BOOTSTRAP_METHODS or bootstrap_available(tries))
+        ]
+        simulated = _simulated(
+            profile,
+            families,
+            mc_means,
+            rest,
+            target,
+            seed=seed,
+            simulations=simulations,
+            confidence=confidence,
+            bootstrap=bootstrap,
+            workers=workers,
+        )
         for name in simulated:
             evaluation[name] = "simulated (sequential Monte Carlo)"
     for name, (cover, width) in exact.items():
@@ -817,30 +921,43 @@ def coverage_design(profile, *, seed: int, simulations: int = 10_000, confidence
     methods = {}
     for name in intervals.METHODS:
         if name not in rows:
-            methods[name] = {"worst_coverage": None, "worst_cell": None, "mean_width": None,
-                             "standard_error": None, "lower_bound": None, "evaluation": NOT_EVALUATED}
+            methods[name] = {
+                "worst_coverage": None,
+                "worst_cell": None,
+                "mean_width": None,
+                "standard_error": None,
+                "lower_bound": None,
+                "evaluation": NOT_EVALUATED,
+            }
             continue
         methods[name] = rows[name] | {"evaluation": evaluation[name]}
-    median = sorted(tries.tolist())[(tries.size - 1) // 2: tries.size // 2 + 1]
+    median = sorted(tries.tolist())[(tries.size - 1) // 2 : tries.size // 2 + 1]
     return {
         "n_tasks": int(tries.size),
         "tries_per_task": max(1, round(sum(median) / len(median))),
         "tries_profile": [list(group) for group in profile],
         "design_version": DESIGN_VERSION,
         "seed": seed,
-        "generator": ("numpy PCG64: the Monte-Carlo cell of family f (in `families`) and mean m (in "
-                      f"`simulated_pass_rates`) draws its runs, batch after batch, from SeedSequence([seed, "
-                      f"{DESIGN_VERSION}, f, m])"),
+        "generator": (
+            "numpy PCG64: the Monte-Carlo cell of family f (in `families`) and mean m (in "
+            f"`simulated_pass_rates`) draws its runs, batch after batch, from SeedSequence([seed, "
+            f"{DESIGN_VERSION}, f, m])"
+        ),
         "simulations": simulations,
         "confidence": confidence,
         "target": target,
         "decision_z": Z_DECIDE,
         "model": MODEL,
-        "design": DESIGN.format(count=MEANS, step=MC_STEP, near=NEAR, limit=ENUMERATION_MAX, batch=MC_BATCH,
-                                z=Z_DECIDE),
+        "design": DESIGN.format(
+            count=MEANS, step=MC_STEP, near=NEAR, limit=ENUMERATION_MAX, batch=MC_BATCH, z=Z_DECIDE
+        ),
         "families": [{"family": family, "parameter": parameter} for family, parameter in families],
-        "bootstrap": EXACT + (WINDOWED.format(tail=WINDOW_TAIL, floor=SPECTRUM_FLOOR, margin=LEVEL_MARGIN)
-                              if _windowed(bootstrap, tries.size, int(tries[0])) else ""),
+        "bootstrap": EXACT
+        + (
+            WINDOWED.format(tail=WINDOW_TAIL, floor=SPECTRUM_FLOOR, margin=LEVEL_MARGIN)
+            if _windowed(bootstrap, tries.size, int(tries[0]))
+            else ""
+        ),
         "pass_rates": [float(value) for value in means],
         "simulated_pass_rates": [float(value) for value in mc_means],
         "correlations": [parameter for family, parameter in families if family == "beta-binomial"],
@@ -863,9 +980,15 @@ def _exact_row(cover, width, families, means) -> dict:
         "lower_bound": worst,
         "worst_cell": _cell(families, means, f, m),
         "mean_width": float(np.nanmean(on_mc)),
-        "by_family": [{"family": family, "parameter": parameter, "worst_coverage": float(np.nanmin(cover[i])),
-                       "pass_rate": float(means[np.nanargmin(cover[i])])}
-                      for i, (family, parameter) in enumerate(families)],
+        "by_family": [
+            {
+                "family": family,
+                "parameter": parameter,
+                "worst_coverage": float(np.nanmin(cover[i])),
+                "pass_rate": float(means[np.nanargmin(cover[i])]),
+            }
+            for i, (family, parameter) in enumerate(families)
+        ],
     }
 
 
@@ -873,8 +996,13 @@ def _simulated_row(cells, families, means, target) -> dict:
     """Worst cell by the estimate; lower bound: the lowest score bound over cells (a bound on the
     worst cell's coverage whenever the bound at that cell holds)."""
     if not cells:
-        return {"worst_coverage": None, "worst_cell": None, "mean_width": None, "standard_error": None,
-                "lower_bound": None}
+        return {
+            "worst_coverage": None,
+            "worst_cell": None,
+            "mean_width": None,
+            "standard_error": None,
+            "lower_bound": None,
+        }
     estimates = {cell: covered / runs for cell, (covered, runs, _) in cells.items()}
     worst = min(estimates, key=lambda cell: (estimates[cell], cell))
     runs = cells[worst][1]
@@ -884,8 +1012,14 @@ def _simulated_row(cells, families, means, target) -> dict:
         mine = [cell for cell in cells if cell[0] == f]
         if mine:
             low = min(mine, key=lambda cell: (estimates[cell], cell))
-            by_family.append({"family": family, "parameter": parameter, "worst_coverage": estimates[low],
-                              "pass_rate": float(means[low[1]])})
+            by_family.append(
+                {
+                    "family": family,
+                    "parameter": parameter,
+                    "worst_coverage": estimates[low],
+                    "pass_rate": float(means[low[1]]),
+                }
+            )
     return {
         "worst_coverage": estimates[worst],
         "standard_error": math.sqrt(max(estimates[worst] * (1 - estimates[worst]), 1 / runs) / runs),
@@ -923,7 +1057,7 @@ def choose_headline(design: dict, target: float = 0.95) -> dict:
             "worst_coverage": row["worst_coverage"],
             "mean_width": row["mean_width"],
             "text": f"{name}: the narrowest method covering at least {target:.0%} at {setting} "
-                    f"(worst case {row['worst_coverage']:.1%})",
+            f"(worst case {row['worst_coverage']:.1%})",
         }
     best = max(candidates, key=lambda method: (methods[method]["worst_coverage"], -HEADLINE_METHODS.index(method)))
     return {
@@ -931,7 +1065,7 @@ def choose_headline(design: dict, target: float = 0.95) -> dict:
         "best": best,
         "worst_coverage": methods[best]["worst_coverage"],
         "text": f"no method reaches {target:.0%} coverage at {setting}; the best, {best}, covers "
-                f"{methods[best]['worst_coverage']:.1%} in its worst case",
+        f"{methods[best]['worst_coverage']:.1%} in its worst case",
     }
 
 
@@ -957,8 +1091,12 @@ def runs_intervals(passes: np.ndarray, tries, confidence: float = 0.95, workers:
             low, high = (np.where(np.isnan(side), None, side).tolist() for side in bounds[name])
         else:
             low = high = [None] * len(passes)
-        columns[name] = (low, high, estimates["pooled" if name in POOLED_METHODS else "tasks"],
-                         "trials" if name == "wilson over trials" else "tasks")
+        columns[name] = (
+            low,
+            high,
+            estimates["pooled" if name in POOLED_METHODS else "tasks"],
+            "trials" if name == "wilson over trials" else "tasks",
+        )
     found = []
     for run in range(len(passes)):
         row = {}
@@ -996,14 +1134,29 @@ def headline_fields(design: dict, target: float) -> tuple[str, dict]:
     choice = choose_headline(design, target)
     name = choice["method"] or choice["best"]
     row = design["methods"][name]
-    summary = {key: design[key] for key in (
-        "n_tasks", "tries_per_task", "tries_profile", "design_version", "simulations", "seed", "model",
-        "design", "bootstrap", "correlations", "families")}
+    summary = {
+        key: design[key]
+        for key in (
+            "n_tasks",
+            "tries_per_task",
+            "tries_profile",
+            "design_version",
+            "simulations",
+            "seed",
+            "model",
+            "design",
+            "bootstrap",
+            "correlations",
+            "families",
+        )
+    }
     summary |= {
         "pass_rates": design["simulated_pass_rates"],
         "all_pass_rates": design["pass_rates"],
-        "methods": {method: {key: value for key, value in found.items() if key != "by_family"}
-                    for method, found in design["methods"].items()},
+        "methods": {
+            method: {key: value for key, value in found.items() if key != "by_family"}
+            for method, found in design["methods"].items()
+        },
     }
     return name, {
         "reaches_target": choice["method"] is not None,

@@ -152,8 +152,10 @@ def linked_away(job: JobFolder) -> str | None:
     root = os.path.realpath(job.root)
     if target != root and not target.startswith(root + os.sep):
         return "a link pointing outside the job root; links are not followed, nothing under it is read"
-    return (f"a link to {Path(os.path.relpath(target, root)).as_posix()} in the same job root; links are not "
-            "followed, the folder is counted where it is")
+    return (
+        f"a link to {Path(os.path.relpath(target, root)).as_posix()} in the same job root; links are not "
+        "followed, the folder is counted where it is"
+    )
 
 
 def find_job_folders(roots: list[str]) -> list[JobFolder]:
@@ -182,13 +184,12 @@ def find_job_folders(roots: list[str]) -> list[JobFolder]:
                 relpath = current.relative_to(base).as_posix() if current != base else "."
                 found.append(_job_folder(labels[root], root, relpath))
                 continue
-            pending.extend(
-                Path(entry.path)
-                for entry in reversed(children)
-                if entry.is_dir(follow_symlinks=False)
+            pending.extend(Path(entry.path) for entry in reversed(children) if entry.is_dir(follow_symlinks=False))
+            found.extend(
+                _job_folder(labels[root], root, Path(entry.path).relative_to(base).as_posix())
+                for entry in children
+                if entry.is_symlink() and entry.is_dir()
             )
-            found.extend(_job_folder(labels[root], root, Path(entry.path).relative_to(base).as_posix())
-                         for entry in children if entry.is_symlink() and entry.is_dir())
     return sorted(found, key=lambda job: job.job_id)
 
 
@@ -201,9 +202,15 @@ def _job_folder(label: str, root: str, relpath: str) -> JobFolder:
             try_index = int(match.group(1))
             alias = parts[position - 1] if position else None
     named = [safe_part(part) for part in [label, *parts]]
-    return JobFolder(job_id="/".join(key for key, _, _ in named), root=root, relpath=relpath, try_index=try_index,
-                     alias=safe_part(alias)[1] if alias else None, name="/".join(shown for _, shown, _ in named),
-                     label=label)
+    return JobFolder(
+        job_id="/".join(key for key, _, _ in named),
+        root=root,
+        relpath=relpath,
+        try_index=try_index,
+        alias=safe_part(alias)[1] if alias else None,
+        name="/".join(shown for _, shown, _ in named),
+        label=label,
+    )
 
 
 def attempt_folders(job_dir: Path) -> list[str]:
@@ -214,8 +221,7 @@ def attempt_folders(job_dir: Path) -> list[str]:
     return [
         entry.name
         for entry in _children(job_dir)
-        if entry.is_dir(follow_symlinks=False)
-        and (TRIAL_NAME.match(entry.name) or is_trial_folder(Path(entry.path)))
+        if entry.is_dir(follow_symlinks=False) and (TRIAL_NAME.match(entry.name) or is_trial_folder(Path(entry.path)))
     ]
 
 
@@ -278,7 +284,9 @@ def _watched_entries(attempt_dir: str) -> list[str]:
     marked with a trailing '/'."""
     with os.scandir(attempt_dir) as entries:
         return sorted(
-            entry.name + ("/" if entry.is_dir(follow_symlinks=False) else "") for entry in entries if entry.name in WATCHED
+            entry.name + ("/" if entry.is_dir(follow_symlinks=False) else "")
+            for entry in entries
+            if entry.name in WATCHED
         )
 
 
@@ -347,8 +355,9 @@ def stat_state(job: JobFolder, folders_before: dict | None = None) -> tuple[dict
     return state, folders
 
 
-def content_changed(job: JobFolder, max_requests: int, before: dict, hashes: dict, now: dict,
-                    recorded) -> tuple[bool, dict]:
+def content_changed(
+    job: JobFolder, max_requests: int, before: dict, hashes: dict, now: dict, recorded
+) -> tuple[bool, dict]:
     """Whether what ingest reads changed between two stat states, and the sha256 known for the
     files of `now` (relpath -> sha256), so that a touched file is hashed once.
 
@@ -393,8 +402,9 @@ def _settled(files: dict, hashes: dict, folders: dict) -> dict:
     """The cache to keep: racy file stats made unmatchable (-1 for the mtime, no sha256) and racy
     folder listings made unusable (None for the mtime)."""
     recent = time.time_ns() - RACY_NS
-    files = {relpath: entry if len(entry) == 1 or entry[1] < recent else [entry[0], -1]
-             for relpath, entry in files.items()}
+    files = {
+        relpath: entry if len(entry) == 1 or entry[1] < recent else [entry[0], -1] for relpath, entry in files.items()
+    }
     return {
         "files": files,
         "hashes": {relpath: sha for relpath, sha in hashes.items() if files[relpath][-1] != -1},
@@ -471,8 +481,9 @@ def _refresh_share(jobs: list[JobFolder], *arguments) -> list[tuple[str, dict]]:
     return [_refresh(job, *arguments) for job in jobs]
 
 
-def refresh_states(jobs: list[JobFolder], max_requests: int, state_dir: Path, recorded_sources,
-                   processes: int | None = None) -> dict[str, tuple[str, dict]]:
+def refresh_states(
+    jobs: list[JobFolder], max_requests: int, state_dir: Path, recorded_sources, processes: int | None = None
+) -> dict[str, tuple[str, dict]]:
     """job id -> (its stamp file (see refresh_state), its record_sizes); `recorded_sources(job)`
     gives relpath -> sha256 of what the job's last ingest read ({} when it never ran).
 
@@ -521,8 +532,10 @@ def duplicates(jobs: list[JobFolder], roots: list[str], records: dict[str, dict]
     for job in ordered:
         real = os.path.realpath(job.path)
         if real in first_at:
-            found[job.job_id] = {"": f"the same folder as {first_at[real].name} (one real folder reached twice, "
-                                     "through overlapping job_roots or a link); counted once, there"}
+            found[job.job_id] = {
+                "": f"the same folder as {first_at[real].name} (one real folder reached twice, "
+                "through overlapping job_roots or a link); counted once, there"
+            }
         else:
             first_at[real] = job
     places: dict[tuple, list[tuple[JobFolder, str]]] = {}
@@ -542,7 +555,8 @@ def duplicates(jobs: list[JobFolder], roots: list[str], records: dict[str, dict]
             if sha in kept:
                 found.setdefault(job.job_id, {})[folder] = (
                     f"the same attempt as {kept[sha].name}/{folder} (the same {relpath.split('/')[-1]} bytes: "
-                    "rollout name, task and started_at alike); counted once, there")
+                    "rollout name, task and started_at alike); counted once, there"
+                )
             else:
                 kept[sha] = job
     return found
@@ -574,7 +588,9 @@ def remove_stale_outputs(results: Path, settings: set[str], job_ids: set[str]) -
                     path.unlink()
                     removed.append(path.as_posix())
         for folder in (trials.parent, results / "lineage" / "ingest" / job_id):
-            while folder not in (ingest, results / "lineage" / "ingest") and folder.is_dir() and not any(folder.iterdir()):
+            while (
+                folder not in (ingest, results / "lineage" / "ingest") and folder.is_dir() and not any(folder.iterdir())
+            ):
                 folder.rmdir()
                 folder = folder.parent
     return sorted(removed)

@@ -79,8 +79,9 @@ def find_task_dir(task: str, task_paths: list[str], tasks_dirs: list[str]) -> Pa
     return None
 
 
-def resolve_image(task: str, task_paths: list[str], *, images: dict, tasks_dirs: list[str],
-                  build: bool, digest: str | None) -> dict:
+def resolve_image(
+    task: str, task_paths: list[str], *, images: dict, tasks_dirs: list[str], build: bool, digest: str | None
+) -> dict:
     """The image reference a task ran in, and where that reference came from."""
     if task in images:
         return {"reference": images[task], "source": "config", "build_context": None}
@@ -121,15 +122,27 @@ def _failure(stderr: str, code) -> tuple[str, str]:
     return f"docker exited {code}", text
 
 
-def inspect_image(reference: str, *, docker: str, env: dict, timeout: float,
-                  build_context: str | None = None, build_tag: str | None = None) -> dict:
+def inspect_image(
+    reference: str,
+    *,
+    docker: str,
+    env: dict,
+    timeout: float,
+    build_context: str | None = None,
+    build_tag: str | None = None,
+) -> dict:
     """`docker image inspect` of one reference, as a record that never raises.
 
     status is "inspected", "rebuilt", "daemon unavailable", "image missing", "docker exited N",
     "unparsable output" or "docker not run"; `reason` says why in the daemon's words.
     """
-    record = {"reference": reference, "status": None, "reason": None, "inspected_reference": reference,
-              "refresh": REFRESH}
+    record = {
+        "reference": reference,
+        "status": None,
+        "reason": None,
+        "inspected_reference": reference,
+        "refresh": REFRESH,
+    }
     code, out, err = _run([docker, "image", "inspect", reference], env, timeout)
     if code != 0 and build_context and _failure(err, code)[0] == "image missing":
         built, _, build_err = _run([docker, "build", "-q", "-t", build_tag, build_context], env, timeout)
@@ -163,8 +176,9 @@ def probe_images(references: list[str], *, docker: str, env: dict, timeout: floa
     "image present", "image missing", "daemon unavailable", or None where it cannot be told."""
     if not references:
         return {}
-    code, _, err = _run([docker, "image", "inspect", "--format", "{{.Id}}", *references], env,
-                        min(timeout, PROBE_TIMEOUT))
+    code, _, err = _run(
+        [docker, "image", "inspect", "--format", "{{.Id}}", *references], env, min(timeout, PROBE_TIMEOUT)
+    )
     if code == 0:
         return dict.fromkeys(references, "image present")
     if _failure(err, code)[0] == "daemon unavailable":
@@ -173,15 +187,17 @@ def probe_images(references: list[str], *, docker: str, env: dict, timeout: floa
     for line in err.splitlines():
         # "Error response from daemon: no such image: X: No such image: X:latest" (Docker 25+),
         # "Error: No such image: X" (before); any other line leaves every answer unknown
-        found = (re.search(r"no such image: (.+?): No such image", line)
-                 or re.search(r"No such (?:image|object): (\S+)$", line))
+        found = re.search(r"no such image: (.+?): No such image", line) or re.search(
+            r"No such (?:image|object): (\S+)$", line
+        )
         if found is None:
             if line.strip():
                 return dict.fromkeys(references)
             continue
         missing.add(found.group(1))
-    return {ref: "image missing" if ref in missing or f"{ref}:latest" in missing else "image present"
-            for ref in references}
+    return {
+        ref: "image missing" if ref in missing or f"{ref}:latest" in missing else "image present" for ref in references
+    }
 
 
 def retry_param(record: dict | None, probed: str | None) -> str:
@@ -193,8 +209,9 @@ def retry_param(record: dict | None, probed: str | None) -> str:
     status = (record or {}).get("status")
     if status in RETRIED and probed not in (None, status, "daemon unavailable"):
         count = (stored or {}).get("count", 0) + 1
-        return json.dumps({"count": count, "because": f"{status} when last inspected, {probed} when this run started"},
-                          sort_keys=True)
+        return json.dumps(
+            {"count": count, "because": f"{status} when last inspected, {probed} when this run started"}, sort_keys=True
+        )
     return json.dumps(stored, sort_keys=True) if stored else ""
 
 
@@ -209,7 +226,7 @@ def inspection_facts(lineages: list[dict]) -> dict:
         "images": len(lineages),
         "refresh": REFRESH,
         "retried_by_itself": "a record of a missing daemon or image is taken again on the next run whose "
-                             "daemon says otherwise; a record that inspected its image is kept until the refresh",
+        "daemon says otherwise; a record that inspected its image is kept until the refresh",
     }
 
 
@@ -223,5 +240,9 @@ def replay_record(reference: str, path: Path) -> dict:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {"reference": reference, "status": "not in the bundle", "reason": f"no record at {path.as_posix()}",
-                "inspected_reference": reference}
+        return {
+            "reference": reference,
+            "status": "not in the bundle",
+            "reason": f"no record at {path.as_posix()}",
+            "inspected_reference": reference,
+        }

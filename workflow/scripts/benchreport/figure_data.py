@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .tables import control_kind, ordered, setting_rows
 
+
 def pareto_frontier(points: list[dict]) -> list[str]:
     """Settings no other setting beats on both axes (cost no higher and pass rate no lower, one of
     them strictly), ordered by cost. Each point is {"setting", "cost", "rate"}."""
@@ -26,23 +27,30 @@ def cost_points(summaries: list[dict]) -> dict:
         headline = summary.get("headline") or {}
         one_run = summary["usage"]["cost_measures"]["one_run"]
         if one_run["value_usd"] is None or summary["pass_rate"]["value"] is None:
-            without.append({"setting": summary["setting"], "description": summary["description"],
-                            "control": control_kind(summary) or ""})
+            without.append(
+                {
+                    "setting": summary["setting"],
+                    "description": summary["description"],
+                    "control": control_kind(summary) or "",
+                }
+            )
             continue
         measure = one_run
-        points.append({
-            "setting": summary["setting"],
-            "description": summary["description"],
-            "cost": one_run["value_usd"],
-            "cost_low": one_run["interval"]["low"],
-            "cost_high": one_run["interval"]["high"],
-            "tasks_priced": one_run["denominator_count"],
-            "tasks_unpriced": one_run["interval"]["tasks_unpriced"],
-            "rate": summary["pass_rate"]["value"],
-            "rate_low": headline.get("low"),
-            "rate_high": headline.get("high"),
-            "rate_method": headline.get("method"),
-        })
+        points.append(
+            {
+                "setting": summary["setting"],
+                "description": summary["description"],
+                "cost": one_run["value_usd"],
+                "cost_low": one_run["interval"]["low"],
+                "cost_high": one_run["interval"]["high"],
+                "tasks_priced": one_run["denominator_count"],
+                "tasks_unpriced": one_run["interval"]["tasks_unpriced"],
+                "rate": summary["pass_rate"]["value"],
+                "rate_low": headline.get("low"),
+                "rate_high": headline.get("high"),
+                "rate_method": headline.get("method"),
+            }
+        )
     frontier = pareto_frontier([{"setting": p["setting"], "cost": p["cost"], "rate": p["rate"]} for p in points])
     for point in points:
         point["pareto"] = point["setting"] in frontier
@@ -60,9 +68,17 @@ def cost_points(summaries: list[dict]) -> dict:
 
 def forest_points(summaries: list[dict]) -> list[dict]:
     """The forest plot's points: the comparison-table rows, under the figure's names."""
-    names = {"setting": "setting", "description": "description", "control": "control", "rate": "pass_rate",
-             "low": "interval_low", "high": "interval_high", "method": "interval_method", "tasks": "tasks",
-             "trials": "trials"}
+    names = {
+        "setting": "setting",
+        "description": "description",
+        "control": "control",
+        "rate": "pass_rate",
+        "low": "interval_low",
+        "high": "interval_high",
+        "method": "interval_method",
+        "tasks": "tasks",
+        "trials": "trials",
+    }
     return [{name: row[field] for name, field in names.items()} for row in setting_rows(summaries)]
 
 
@@ -73,18 +89,35 @@ def heatmap_cells(summaries: list[dict]) -> dict:
     for summary in ordered(summaries):
         cells = {}
         for row in summary["per_task"]:
-            cells[row["task"]] = {"passed": row["passed"], "trials": row["trials"], "rate": row["rate"], "left_out": None}
+            cells[row["task"]] = {
+                "passed": row["passed"],
+                "trials": row["trials"],
+                "rate": row["rate"],
+                "left_out": None,
+            }
         for entry in summary["excluded_by_controls"]:
-            cells[entry["task"]] = {"passed": entry["passed"], "trials": entry["trials"],
-                                    "left_out": entry["reason"], "rate": entry["rate"]}
+            cells[entry["task"]] = {
+                "passed": entry["passed"],
+                "trials": entry["trials"],
+                "left_out": entry["reason"],
+                "rate": entry["rate"],
+            }
         tasks.update(cells)
-        rows.append({"setting": summary["setting"], "description": summary["description"],
-                     "control": control_kind(summary) or "", "cells": cells})
+        rows.append(
+            {
+                "setting": summary["setting"],
+                "description": summary["description"],
+                "control": control_kind(summary) or "",
+                "cells": cells,
+            }
+        )
     order = sorted(tasks)
     return {
         "tasks": order,
-        "rows": [{k: v for k, v in row.items() if k != "cells"} | {"cells": [row["cells"].get(task) for task in order]}
-                 for row in rows],
+        "rows": [
+            {k: v for k, v in row.items() if k != "cells"} | {"cells": [row["cells"].get(task) for task in order]}
+            for row in rows
+        ],
     }
 
 

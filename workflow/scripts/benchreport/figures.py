@@ -22,8 +22,8 @@ from matplotlib import colors as mcolors  # noqa: E402
 from matplotlib.collections import PatchCollection  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from .tables import HEATMAP_NAMED_TASKS  # noqa: E402
 from .present import level, method, pct  # noqa: E402
+from .tables import HEATMAP_NAMED_TASKS  # noqa: E402
 
 RC = {
     "font.family": "sans-serif",
@@ -40,8 +40,18 @@ RC = {
 }
 SVG_METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
 PNG_METADATA = {"Software": None}
-AGENT_COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#8C564B", "#332288",
-                 "#117733", "#882255"]
+AGENT_COLOURS = [
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#E69F00",
+    "#56B4E9",
+    "#8C564B",
+    "#332288",
+    "#117733",
+    "#882255",
+]
 CONTROL_COLOUR = "#6E6E6E"
 FORMATS = ("svg", "png")
 
@@ -111,8 +121,9 @@ def draw_forest(data: dict) -> Figure:
             axes.text(50, y, "no task scored", ha="center", va="center", fontsize=8)
             continue
         if point["low"] is not None and point["high"] is not None:
-            axes.plot([point["low"] * 100, point["high"] * 100], [y, y], color=colour, linewidth=2.2,
-                      solid_capstyle="butt")
+            axes.plot(
+                [point["low"] * 100, point["high"] * 100], [y, y], color=colour, linewidth=2.2, solid_capstyle="butt"
+            )
         marker = "s" if point["control"] else "o"
         axes.plot([point["rate"] * 100], [y], marker=marker, color=colour, markersize=6, linestyle="none")
         if point["low"] is None or point["high"] is None:
@@ -126,8 +137,9 @@ def draw_forest(data: dict) -> Figure:
     if controls_start:
         axes.axhline(n - controls_start - 0.5, color="#BBBBBB", linewidth=0.8, linestyle=(0, (4, 3)))
     axes.set_yticks(range(n))
-    axes.set_yticklabels([wrap(p["description"], 48) + (" *" if p["control"] else "") for p in reversed(points)],
-                         fontsize=8)
+    axes.set_yticklabels(
+        [wrap(p["description"], 48) + (" *" if p["control"] else "") for p in reversed(points)], fontsize=8
+    )
     axes.set_ylim(-0.6, n - 0.4)
     axes.set_xlim(-2, 102)
     axes.set_xticks([0, 20, 40, 60, 80, 100])
@@ -185,16 +197,24 @@ def draw_heatmap(data: dict) -> Figure:
     rates, left_out = heatmap_grid(heat)
     if rows and tasks:
         # row 0 on top; interpolation "none": SVG keeps one pixel per cell, drawn pixelated
-        axes.imshow(rates, cmap=cmap, norm=norm, aspect="auto", interpolation="none", origin="upper",
-                    extent=(-0.5, n_tasks - 0.5, n_rows - 0.5, -0.5))
+        axes.imshow(
+            rates,
+            cmap=cmap,
+            norm=norm,
+            aspect="auto",
+            interpolation="none",
+            origin="upper",
+            extent=(-0.5, n_tasks - 0.5, n_rows - 0.5, -0.5),
+        )
     separated = len(tasks) <= HEATMAP_SEPARATED_TASKS
     axes.set_xticks([x + 0.5 for x in range(n_tasks - 1)] if separated else [], minor=True)
     axes.set_yticks([y + 0.5 for y in range(n_rows - 1)], minor=True)
     axes.grid(which="minor", axis="both" if separated else "y", color="white", linewidth=1)
     hatched = [patches.Rectangle((c - 0.5, r - 0.5), 1, 1) for r, c in zip(*left_out.nonzero())]
     if hatched:
-        axes.add_collection(PatchCollection(hatched, facecolor="none", edgecolor="white", hatch="////",
-                                            linewidth=1 if separated else 0))
+        axes.add_collection(
+            PatchCollection(hatched, facecolor="none", edgecolor="white", hatch="////", linewidth=1 if separated else 0)
+        )
     if labelled:
         for r, row in enumerate(rows):
             for c, entry in enumerate(row["cells"]):
@@ -202,8 +222,15 @@ def draw_heatmap(data: dict) -> Figure:
                     continue
                 colour = cmap(norm(entry["rate"]))
                 light = mcolors.rgb_to_hsv(colour[:3])[2] < 0.6 or entry["rate"] < 0.55
-                axes.text(c, r, f"{entry['passed']}/{entry['trials']}", ha="center", va="center", fontsize=6.5,
-                          color="white" if light else "black")
+                axes.text(
+                    c,
+                    r,
+                    f"{entry['passed']}/{entry['trials']}",
+                    ha="center",
+                    va="center",
+                    fontsize=6.5,
+                    color="white" if light else "black",
+                )
         axes.set_xticks(range(len(tasks)))
         axes.set_xticklabels(tasks, rotation=60, ha="right", rotation_mode="anchor", fontsize=7)
     else:
@@ -212,13 +239,17 @@ def draw_heatmap(data: dict) -> Figure:
         numbers = sorted({n for n in numbers if 1 <= n <= len(tasks)} | {1})
         axes.set_xticks([n - 1 for n in numbers])
         axes.set_xticklabels([f"{n:,}" for n in numbers], fontsize=7)
-        axes.set_xlabel(f"Task 1 to {len(tasks):,}, in name order (too many to name here; the names are in "
-                        "figures.json, heatmap.tasks)", fontsize=7.5)
+        axes.set_xlabel(
+            f"Task 1 to {len(tasks):,}, in name order (too many to name here; the names are in "
+            "figures.json, heatmap.tasks)",
+            fontsize=7.5,
+        )
     axes.set_xlim(-0.5, n_tasks - 0.5)
     axes.set_ylim(n_rows - 0.5, -0.5)
     axes.set_yticks(range(len(rows)))
-    axes.set_yticklabels([wrap(row["description"], 44) + (" *" if row["control"] else "") for row in rows],
-                         fontsize=7.5)
+    axes.set_yticklabels(
+        [wrap(row["description"], 44) + (" *" if row["control"] else "") for row in rows], fontsize=7.5
+    )
     for side in ("top", "right", "left", "bottom"):
         axes.spines[side].set_visible(False)
     axes.tick_params(which="both", length=0)
@@ -228,8 +259,11 @@ def draw_heatmap(data: dict) -> Figure:
     mappable = cm.ScalarMappable(norm=norm, cmap=cmap)
     figure.colorbar(mappable, ax=axes, label="Fraction of trials passed", fraction=0.03, pad=0.01)
     axes.set_title("Per-task pass fraction" + (" (passed/trials)" if labelled else ""), fontsize=10, loc="left")
-    _note(figure, "* control. Hatched: left out of the setting's pass rate because the task's controls failed. "
-                  "Light grey: the setting did not run the task.")
+    _note(
+        figure,
+        "* control. Hatched: left out of the setting's pass rate because the task's controls failed. "
+        "Light grey: the setting did not run the task.",
+    )
     return figure
 
 
@@ -249,9 +283,19 @@ def draw_cost(data: dict) -> Figure:
         if point["rate_low"] is not None and point["rate_high"] is not None:
             yerr = [[(point["rate"] - point["rate_low"]) * 100], [(point["rate_high"] - point["rate"]) * 100]]
         xerr = [[point["cost"] - point["cost_low"]], [point["cost_high"] - point["cost"]]]
-        axes.errorbar([point["cost"]], [point["rate"] * 100], xerr=xerr, yerr=yerr, fmt="o", color=colour,
-                      ecolor=colour, elinewidth=1.3, capsize=3, markersize=6,
-                      label=wrap(point["description"], 90) + (" (on the frontier)" if point["pareto"] else ""))
+        axes.errorbar(
+            [point["cost"]],
+            [point["rate"] * 100],
+            xerr=xerr,
+            yerr=yerr,
+            fmt="o",
+            color=colour,
+            ecolor=colour,
+            elinewidth=1.3,
+            capsize=3,
+            markersize=6,
+            label=wrap(point["description"], 90) + (" (on the frontier)" if point["pareto"] else ""),
+        )
     axes.set_ylim(-2, 102)
     axes.set_yticks([0, 20, 40, 60, 80, 100])
     axes.set_yticklabels(["0%", "20%", "40%", "60%", "80%", "100%"])
@@ -263,18 +307,38 @@ def draw_cost(data: dict) -> Figure:
         # the best pass rate reachable at each cost: a staircase through the frontier, to the edge
         xs = [p["cost"] for p in frontier] + [right]
         ys = [p["rate"] * 100 for p in frontier] + [frontier[-1]["rate"] * 100]
-        axes.step(xs, ys, where="post", color="#333333", linewidth=1, linestyle=(0, (4, 2)), zorder=0,
-                  label="Pareto frontier: no other setting is both cheaper and better")
-        axes.plot(xs[:-1], ys[:-1], linestyle="none", marker="o", markersize=11, markerfacecolor="none",
-                  markeredgecolor="#333333", markeredgewidth=1, zorder=3)
+        axes.step(
+            xs,
+            ys,
+            where="post",
+            color="#333333",
+            linewidth=1,
+            linestyle=(0, (4, 2)),
+            zorder=0,
+            label="Pareto frontier: no other setting is both cheaper and better",
+        )
+        axes.plot(
+            xs[:-1],
+            ys[:-1],
+            linestyle="none",
+            marker="o",
+            markersize=11,
+            markerfacecolor="none",
+            markeredgecolor="#333333",
+            markeredgewidth=1,
+            zorder=3,
+        )
     else:
         axes.set_xlim(0, 1)
         axes.text(0.5, 50, "no setting recorded a cost", ha="center", va="center")
     axes.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"${value:,.2f}"))
     axes.grid(color="#E5E5E5", linewidth=0.6)
     axes.set_axisbelow(True)
-    axes.set_xlabel("Cost of one run over the task set (USD): sum over tasks of mean cost per trial"
-                    + (f", {level(cost['confidence'])} bootstrap over tasks" if cost["confidence"] else ""), fontsize=8)
+    axes.set_xlabel(
+        "Cost of one run over the task set (USD): sum over tasks of mean cost per trial"
+        + (f", {level(cost['confidence'])} bootstrap over tasks" if cost["confidence"] else ""),
+        fontsize=8,
+    )
     axes.set_ylabel("Pass rate, headline interval", fontsize=8)
     axes.set_title("Cost against pass rate", fontsize=10, loc="left")
     if points:
@@ -285,9 +349,14 @@ def draw_cost(data: dict) -> Figure:
         note = "Not drawn, no cost recorded: " + ", ".join(w["description"] for w in without) + "."
     partial = [p for p in points if p["tasks_unpriced"]]
     if partial:
-        note += " Cost covers only the priced tasks of: " + ", ".join(
-            f"{p['description']} ({p['tasks_priced']} of {p['tasks_priced'] + len(p['tasks_unpriced'])})" for p in partial
-        ) + "."
+        note += (
+            " Cost covers only the priced tasks of: "
+            + ", ".join(
+                f"{p['description']} ({p['tasks_priced']} of {p['tasks_priced'] + len(p['tasks_unpriced'])})"
+                for p in partial
+            )
+            + "."
+        )
     _note(figure, note.strip())
     return figure
 

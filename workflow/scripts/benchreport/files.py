@@ -14,8 +14,6 @@ import re
 import stat
 from pathlib import Path
 
-
-
 MISSING = "the file is missing"
 
 
@@ -74,7 +72,9 @@ _STRICT = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_u
 # C0 and C1 controls but tab, newline and carriage return (a bell, a terminal escape sequence),
 # and the zero-width and direction characters (U+200B-U+200F, U+202A-U+202E, U+2066-U+2069,
 # U+FEFF), which hide text or reorder it (a task name shown backwards).
-_UNREADABLE = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+_UNREADABLE = re.compile(
+    "[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]"
+)
 
 
 def printable(text: str) -> str:
@@ -98,11 +98,11 @@ def parse_json_bytes(data: bytes, label: str):
             raise ValueError("Unexpected UTF-8 BOM (decode using utf-8-sig)")
         value = _STRICT.decode(text)
     except RecursionError:
-        raise BadFile(label, "nested too deeply to be read (arrays or objects inside each other "
-                             "thousands of levels down)") from None
+        raise BadFile(
+            label, "nested too deeply to be read (arrays or objects inside each other thousands of levels down)"
+        ) from None
     except DuplicateKey as exc:
-        raise BadFile(label, f"holds the key {exc} twice in one object, so which value is meant is "
-                             "ambiguous") from None
+        raise BadFile(label, f"holds the key {exc} twice in one object, so which value is meant is ambiguous") from None
     except ValueError as exc:
         reason = str(exc)
         if "is not valid JSON" in reason:

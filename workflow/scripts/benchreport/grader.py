@@ -88,7 +88,10 @@ def rubric_files(result, config=None, reviews=None, record_name: str = "result.j
     """The rubric file(s) a trial was graded against: path, sha256 and where that was read.
     `record_name` names the file `result` was read from (solver.json while a review is pending)."""
     result, config = _dict(result), _dict(config)
-    for origin, block in ((f"{record_name} scoring", result.get("scoring")), ("config.json review", config.get("review"))):
+    for origin, block in (
+        (f"{record_name} scoring", result.get("scoring")),
+        ("config.json review", config.get("review")),
+    ):
         found = _rubric_from_block(_dict(block), origin)
         if found:
             return found
@@ -191,15 +194,21 @@ def trial_grading(result, config=None, solver=None, reviews=None) -> dict | None
         "policy": _text(scoring.get("policy")),
         "verifier_reward": verifier_reward,
         "rubric_reward": rubric_reward,
-        "gate_passed": scoring.get("passed") if status == "complete" and isinstance(scoring.get("passed"), bool) else None,
+        "gate_passed": scoring.get("passed")
+        if status == "complete" and isinstance(scoring.get("passed"), bool)
+        else None,
         "tests_pass": scoring.get("tests_pass") if isinstance(scoring.get("tests_pass"), bool) else None,
-        "all_blockers_pass": scoring.get("all_blockers_pass") if isinstance(scoring.get("all_blockers_pass"), bool) else None,
+        "all_blockers_pass": scoring.get("all_blockers_pass")
+        if isinstance(scoring.get("all_blockers_pass"), bool)
+        else None,
         "failed_blockers": _blockers(scoring.get("failed_blockers")),
         "revision": _text(scoring.get("revision")),
         "reviewer_run": _text(scoring.get("reviewer_run")),
         "error": _short_error(scoring.get("error")),
         "reviewer": _reviewer_run(reviews),
-        "rubric": rubric_files(result, config, reviews) if result else rubric_files(solver, config, reviews, "solver.json"),
+        "rubric": rubric_files(result, config, reviews)
+        if result
+        else rubric_files(solver, config, reviews, "solver.json"),
         "review_files": len(reviews),
     }
     grading["verdict"] = verdict_text(grading)
@@ -238,8 +247,7 @@ def describe_grader(trials: list[dict], reviewers=()) -> dict:
     policies = sorted({trial["grading"]["policy"] for trial in graded if trial["grading"]["policy"]})
     # who reviewed: the reviewer's own run where it was read, else the job's configured reviewer
     seen = Counter(
-        (block.get("agent"), block.get("model"), block.get("reasoning_effort"))
-        for block in (used or configured)
+        (block.get("agent"), block.get("model"), block.get("reasoning_effort")) for block in (used or configured)
     )
     reviewer_rows = [
         {"agent": agent, "model": model, "reasoning_effort": effort, "count": count}
@@ -262,10 +270,14 @@ def describe_grader(trials: list[dict], reviewers=()) -> dict:
             missing.append("the rubric file's sha256")
         by_task = {}
         for trial in graded:
-            by_task.setdefault(trial.get("task"), set()).update(r["sha256"] for r in trial["grading"]["rubric"] if r["sha256"])
+            by_task.setdefault(trial.get("task"), set()).update(
+                r["sha256"] for r in trial["grading"]["rubric"] if r["sha256"]
+            )
         drifted = sorted(str(task) for task, digests in by_task.items() if len(digests) > 1)
         if drifted:
-            missing.append("one rubric per task: " + ", ".join(drifted) + " were graded against different rubric versions")
+            missing.append(
+                "one rubric per task: " + ", ".join(drifted) + " were graded against different rubric versions"
+            )
         without_verdict = statuses.get("pending", 0) + statuses.get("error", 0) + statuses.get("unknown", 0)
         if without_verdict:
             missing.append(f"a verdict for {without_verdict} graded trials (review pending or failed)")
@@ -279,7 +291,9 @@ def describe_grader(trials: list[dict], reviewers=()) -> dict:
         "policies": policies,
         "policy_rules": {policy: POLICY_RULE[policy] for policy in policies if policy in POLICY_RULE},
         "reviewers": reviewer_rows,
-        "reviewer_source": "reviewer runs under reviews/" if used else ("summary.json reviewer" if configured else None),
+        "reviewer_source": "reviewer runs under reviews/"
+        if used
+        else ("summary.json reviewer" if configured else None),
         "reviewer_images": images,
         "reviewer_configured_unused": bool(configured) and not graded,
         "rubrics": [

@@ -70,10 +70,16 @@ def global_environment(summaries: list[dict]) -> list[dict]:
     for summary in tables.ordered(summaries):
         for row in summary.get("environment") or []:
             shown = environment_row(row)
-            key = (shown["task"], shown["reference"], shown["image"],
-                   *(str(shown[field]) for field in sorted(shown) if field not in ("task", "reference", "image")))
+            key = (
+                shown["task"],
+                shown["reference"],
+                shown["image"],
+                *(str(shown[field]) for field in sorted(shown) if field not in ("task", "reference", "image")),
+            )
             entry = rows.setdefault(key, shown | {"settings": []})
-            entry["settings"].append({"description": summary["description"], "anchor": setting_anchor(summary["setting"])})
+            entry["settings"].append(
+                {"description": summary["description"], "anchor": setting_anchor(summary["setting"])}
+            )
     return [rows[key] for key in sorted(rows)]
 
 
@@ -90,30 +96,32 @@ def controls_overview(summaries: list[dict]) -> list[dict]:
             per_task.sort(key=lambda item: VERDICT_ORDER[item[1]["verdict"]])  # stable: by name within
         shown, _ = listed(per_task)
         hidden: dict[str, int] = {}
-        for _task, entry in per_task[len(shown):]:
+        for _task, entry in per_task[len(shown) :]:
             verdict = entry.get("verdict") or "none"
             hidden[verdict] = hidden.get(verdict, 0) + 1
-        rows.append({
-            "description": summary["description"],
-            "anchor": anchor("controls", summary["setting"]),
-            "section": setting_anchor(summary["setting"]),
-            "status": sentences.controls_summary(summary),
-            "policy": ", ".join(f"{key}: {value}" for key, value in (controls.get("policy") or {}).items()) or "—",
-            "tasks": [
-                {
-                    "task": task,
-                    "verdict": entry.get("verdict"),
-                    "oracle": sentences.control_cell("oracle", entry["oracle"]),
-                    "nop": sentences.control_cell("nop", entry["nop"]),
-                    "failures": "; ".join(entry["reasons"]),
-                    "link": task_anchor(summary["setting"], task),
-                }
-                for task, entry in shown
-            ],
-            "hidden": ", ".join(f"{verdict} {n:,}" for verdict, n in sorted(hidden.items())),
-            "hidden_count": sum(hidden.values()),
-            "per_task_anchor": per_task_anchor(summary["setting"]),
-        })
+        rows.append(
+            {
+                "description": summary["description"],
+                "anchor": anchor("controls", summary["setting"]),
+                "section": setting_anchor(summary["setting"]),
+                "status": sentences.controls_summary(summary),
+                "policy": ", ".join(f"{key}: {value}" for key, value in (controls.get("policy") or {}).items()) or "—",
+                "tasks": [
+                    {
+                        "task": task,
+                        "verdict": entry.get("verdict"),
+                        "oracle": sentences.control_cell("oracle", entry["oracle"]),
+                        "nop": sentences.control_cell("nop", entry["nop"]),
+                        "failures": "; ".join(entry["reasons"]),
+                        "link": task_anchor(summary["setting"], task),
+                    }
+                    for task, entry in shown
+                ],
+                "hidden": ", ".join(f"{verdict} {n:,}" for verdict, n in sorted(hidden.items())),
+                "hidden_count": sum(hidden.values()),
+                "per_task_anchor": per_task_anchor(summary["setting"]),
+            }
+        )
     return rows
 
 
@@ -124,7 +132,8 @@ def ledger_settings(summaries: list[dict]) -> dict[tuple[str, str], list[dict]]:
         for row in summary.get("left_out") or []:
             if row.get("job"):
                 found.setdefault((row["job"], row.get("folder", "")), []).append(
-                    {"description": summary["description"], "anchor": setting_anchor(summary["setting"])})
+                    {"description": summary["description"], "anchor": setting_anchor(summary["setting"])}
+                )
     return found
 
 
@@ -137,27 +146,29 @@ def comparison_sections(comparisons: dict, summaries: list[dict]) -> list[dict]:
         largest = len(per_task) > LISTED_ROWS
         if largest:  # the tasks that differ most, then by name
             per_task = sorted(per_task, key=lambda r: (-abs(r.get("difference") or 0), r["task"]))[:LISTED_ROWS]
-        sections.append({
-            "anchor": anchor("pair", pair["a"], pair["b"]),
-            "cells": tables.comparisons_cells(row),
-            "a_anchor": setting_anchor(pair["a"]) if pair["a"] in by_id else None,
-            "b_anchor": setting_anchor(pair["b"]) if pair["b"] in by_id else None,
-            "per_task": [
-                {
-                    "task": r["task"],
-                    "a": pct(r.get("rate_a")),
-                    "b": pct(r.get("rate_b")),
-                    "difference": signed_pp(r.get("difference")),
-                    "a_link": task_anchor(pair["a"], r["task"]),
-                    "b_link": task_anchor(pair["b"], r["task"]),
-                }
-                for r in per_task
-            ],
-            "per_task_total": len(pair.get("per_task", [])),
-            "largest": largest,
-            "note": pair.get("note"),
-            "test": pair.get("test"),
-        })
+        sections.append(
+            {
+                "anchor": anchor("pair", pair["a"], pair["b"]),
+                "cells": tables.comparisons_cells(row),
+                "a_anchor": setting_anchor(pair["a"]) if pair["a"] in by_id else None,
+                "b_anchor": setting_anchor(pair["b"]) if pair["b"] in by_id else None,
+                "per_task": [
+                    {
+                        "task": r["task"],
+                        "a": pct(r.get("rate_a")),
+                        "b": pct(r.get("rate_b")),
+                        "difference": signed_pp(r.get("difference")),
+                        "a_link": task_anchor(pair["a"], r["task"]),
+                        "b_link": task_anchor(pair["b"], r["task"]),
+                    }
+                    for r in per_task
+                ],
+                "per_task_total": len(pair.get("per_task", [])),
+                "largest": largest,
+                "note": pair.get("note"),
+                "test": pair.get("test"),
+            }
+        )
     return sections
 
 
@@ -174,8 +185,13 @@ def heatmap_table(figures_data: dict) -> dict | None:
             if entry is None:
                 cells.append(None)
             else:
-                cells.append({"text": f"{entry['passed']}/{entry['trials']}", "left_out": entry["left_out"],
-                              "link": task_anchor(row["setting"], task)})
+                cells.append(
+                    {
+                        "text": f"{entry['passed']}/{entry['trials']}",
+                        "left_out": entry["left_out"],
+                        "link": task_anchor(row["setting"], task),
+                    }
+                )
         rows.append({"description": row["description"], "anchor": setting_anchor(row["setting"]), "cells": cells})
     return {"tasks": heat["tasks"], "rows": rows}
 
@@ -183,15 +199,17 @@ def heatmap_table(figures_data: dict) -> dict | None:
 def cost_table(figures_data: dict) -> list[dict]:
     rows = []
     for point in figures_data["cost"]["points"]:
-        rows.append({
-            "description": point["description"],
-            "anchor": trials_anchor(point["setting"]),
-            "cost": usd(point["cost"]),
-            "interval": interval_text(point["cost_low"], point["cost_high"], usd),
-            "tasks": f"{point['tasks_priced']} of {point['tasks_priced'] + len(point['tasks_unpriced'])}",
-            "rate": pct(point["rate"]),
-            "pareto": "yes" if point["pareto"] else "no",
-        })
+        rows.append(
+            {
+                "description": point["description"],
+                "anchor": trials_anchor(point["setting"]),
+                "cost": usd(point["cost"]),
+                "interval": interval_text(point["cost_low"], point["cost_high"], usd),
+                "tasks": f"{point['tasks_priced']} of {point['tasks_priced'] + len(point['tasks_unpriced'])}",
+                "rate": pct(point["rate"]),
+                "pareto": "yes" if point["pareto"] else "no",
+            }
+        )
     return rows
 
 
@@ -202,59 +220,98 @@ def figure_captions(figures_data: dict) -> dict[str, str]:
     cost_caption = (
         "Cost against pass rate. Horizontal: the cost of one run over the task set (the sum over the setting's counted "
         "tasks of each task's mean recorded cost per trial)"
-        + (f" with a {level(cost['confidence'])} percentile bootstrap interval over tasks ({cost['resamples']:,} "
-           f"resamples, seed {cost['seed']})" if cost["points"] else "")
+        + (
+            f" with a {level(cost['confidence'])} percentile bootstrap interval over tasks ({cost['resamples']:,} "
+            f"resamples, seed {cost['seed']})"
+            if cost["points"]
+            else ""
+        )
         + "; vertical: the pass rate with its headline interval. The dashed staircase is the Pareto frontier of the "
         "point estimates."
     )
-    cost_caption += (" Not drawn, because no cost was recorded: " + ", ".join(without) + ".") if without else \
-        " Every setting recorded a cost."
+    cost_caption += (
+        (" Not drawn, because no cost was recorded: " + ", ".join(without) + ".")
+        if without
+        else " Every setting recorded a cost."
+    )
     return {
-        "forest": ("Pass rate per setting with its headline interval (" + "; ".join(methods) + "). Agent settings first, "
-                   "controls (squares) after the dashed line."),
-        "heatmap": ("Fraction of trials passed per setting and task"
-                    + (" (passed/trials in each cell)" if len(figures_data["heatmap"]["tasks"]) <= tables.HEATMAP_NAMED_TASKS
-                       else ", tasks numbered in name order")
-                    + ". Hatched cells were left out of the setting's pass rate by the task's controls; "
-                    "grey cells were not run."),
+        "forest": (
+            "Pass rate per setting with its headline interval (" + "; ".join(methods) + "). Agent settings first, "
+            "controls (squares) after the dashed line."
+        ),
+        "heatmap": (
+            "Fraction of trials passed per setting and task"
+            + (
+                " (passed/trials in each cell)"
+                if len(figures_data["heatmap"]["tasks"]) <= tables.HEATMAP_NAMED_TASKS
+                else ", tasks numbered in name order"
+            )
+            + ". Hatched cells were left out of the setting's pass rate by the task's controls; "
+            "grey cells were not run."
+        ),
         "cost": cost_caption,
     }
 
 
-def page_context(summaries: list[dict], pages: dict[str, dict], comparisons: dict, ledger_tsv: str,
-                 figures_svg: dict[str, bytes], figures_data: dict) -> dict:
+def page_context(
+    summaries: list[dict],
+    pages: dict[str, dict],
+    comparisons: dict,
+    ledger_tsv: str,
+    figures_svg: dict[str, bytes],
+    figures_data: dict,
+) -> dict:
     """pages: setting -> its page_trials."""
     ordered = tables.ordered(summaries)
     confidence = tables.first_confidence(ordered)
     headline = []
     for row in tables.setting_rows(ordered):
-        headline.append(row | {
-            "cells": tables.settings_cells(row),
-            "anchor": setting_anchor(row["setting"]),
-            "per_task_anchor": per_task_anchor(row["setting"]),
-            "trials_anchor": trials_anchor(row["setting"]),
-            "controls_anchor": anchor("controls", row["setting"]) if not row["control"] else setting_anchor(row["setting"]),
-        })
+        headline.append(
+            row
+            | {
+                "cells": tables.settings_cells(row),
+                "anchor": setting_anchor(row["setting"]),
+                "per_task_anchor": per_task_anchor(row["setting"]),
+                "trials_anchor": trials_anchor(row["setting"]),
+                "controls_anchor": anchor("controls", row["setting"])
+                if not row["control"]
+                else setting_anchor(row["setting"]),
+            }
+        )
     header, ledger = read_ledger(ledger_tsv)
     placed = ledger_settings(ordered)
     ledger, ledger_hidden = listed(ledger, LEDGER_ROWS)
-    ledger_rows = [{"cells": [row.get(field) or "—" for field in header],
-                    "settings": placed.get((row.get("job", ""), row.get("folder", "")), [])} for row in ledger]
+    ledger_rows = [
+        {
+            "cells": [row.get(field) or "—" for field in header],
+            "settings": placed.get((row.get("job", ""), row.get("folder", "")), []),
+        }
+        for row in ledger
+    ]
     controls_left_out = []
     for summary in ordered:
         for entry in excluded_by_controls(summary, pages[summary["setting"]]):
-            controls_left_out.append({"description": summary["description"], "task": entry["task"],
-                                      "trials": entry["n_trials"], "reason": entry["reason"],
-                                      "policy": (summary.get("controls") or {}).get("policy"),
-                                      "link": entry["anchor"]})
+            controls_left_out.append(
+                {
+                    "description": summary["description"],
+                    "task": entry["task"],
+                    "trials": entry["n_trials"],
+                    "reason": entry["reason"],
+                    "policy": (summary.get("controls") or {}).get("policy"),
+                    "link": entry["anchor"],
+                }
+            )
     captions = figure_captions(figures_data)
     figures = [
-        {"key": key, "title": title, "caption": captions[key], "uri": svg_data_uri(figures_svg[key]),
-         "alt": alt}
+        {"key": key, "title": title, "caption": captions[key], "uri": svg_data_uri(figures_svg[key]), "alt": alt}
         for key, title, alt in (
             ("forest", "Pass rate per setting", "Forest plot: pass rate and headline interval per setting"),
             ("heatmap", "Per-task pass fraction", "Heatmap: fraction of trials passed, setting by task"),
-            ("cost", "Cost against pass rate", "Scatter plot: cost of one run against pass rate, with the Pareto frontier"),
+            (
+                "cost",
+                "Cost against pass rate",
+                "Scatter plot: cost of one run against pass rate, with the Pareto frontier",
+            ),
         )
     ]
     return {
@@ -297,7 +354,13 @@ def _jinja() -> jinja2.Environment:
     return env
 
 
-def render_page(summaries: list[dict], pages: dict[str, dict], comparisons: dict, ledger_tsv: str,
-                figures_svg: dict[str, bytes], figures_data: dict) -> str:
+def render_page(
+    summaries: list[dict],
+    pages: dict[str, dict],
+    comparisons: dict,
+    ledger_tsv: str,
+    figures_svg: dict[str, bytes],
+    figures_data: dict,
+) -> str:
     context = page_context(summaries, pages, comparisons, ledger_tsv, figures_svg, figures_data)
     return _jinja().get_template("report.html.j2").render(**context)

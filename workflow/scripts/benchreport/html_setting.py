@@ -42,8 +42,14 @@ def excluded_by_controls(summary: dict, page: dict) -> list[dict]:
     """Tasks left out of the headline because their controls failed (summary.json), with the
     trials the page lists of them."""
     return [
-        {"task": entry["task"], "reason": entry["reason"], "n_trials": entry["trials"], "passed": entry["passed"],
-         "trials": page["excluded"].get(entry["task"]), "anchor": task_anchor(summary["setting"], entry["task"])}
+        {
+            "task": entry["task"],
+            "reason": entry["reason"],
+            "n_trials": entry["trials"],
+            "passed": entry["passed"],
+            "trials": page["excluded"].get(entry["task"]),
+            "anchor": task_anchor(summary["setting"], entry["task"]),
+        }
         for entry in summary["excluded_by_controls"]
     ]
 
@@ -58,8 +64,11 @@ def setting_fields(summary: dict) -> list[tuple[str, str]]:
         ("Agent name reported", ", ".join(settings.get("agent_names_reported") or []) or "—"),
         ("Harness version", settings.get("harness_version") or NOT_RECORDED),
         ("Model requested", settings.get("model") or "—"),
-        ("Model served", ", ".join(f"{model} ({n} trials)" for model, n in served.items())
-         or "not recorded (no provider call captured)"),
+        (
+            "Model served",
+            ", ".join(f"{model} ({n} trials)" for model, n in served.items())
+            or "not recorded (no provider call captured)",
+        ),
         ("Effort requested", settings.get("reasoning_effort") or "—"),
         ("Effort sent", "; ".join(f"{key}: {', '.join(values)}" for key, values in effort.items()) or "not recorded"),
         ("Route", ", ".join(settings.get("routes") or []) or "—"),
@@ -103,14 +112,18 @@ def interval_methods(summary: dict) -> list[dict]:
             interval = "undefined" + (f": {found['note']}" if found.get("note") else "")
         else:
             interval = interval_text(found.get("low"), found.get("high"))
-        rows.append({
-            "name": name,
-            "headline": name == headline.get("method"),
-            "interval": interval,
-            "covers": "tasks and the tries within them" if found.get("over") == "tasks" else "trials, as if independent",
-            "worst": pct(cov["worst_coverage"], 1) if cov.get("worst_coverage") is not None else "n/a",
-            "width": pct(cov["mean_width"]) if cov.get("mean_width") is not None else "n/a",
-        })
+        rows.append(
+            {
+                "name": name,
+                "headline": name == headline.get("method"),
+                "interval": interval,
+                "covers": "tasks and the tries within them"
+                if found.get("over") == "tasks"
+                else "trials, as if independent",
+                "worst": pct(cov["worst_coverage"], 1) if cov.get("worst_coverage") is not None else "n/a",
+                "width": pct(cov["mean_width"]) if cov.get("mean_width") is not None else "n/a",
+            }
+        )
     return rows
 
 
@@ -118,18 +131,24 @@ def trials_sentence(summary: dict, page: dict, tasks: int) -> str:
     setting = summary["setting"]
     left_out = summary["counts"]["left_out_by_controls"]
     total, listed_trials = summary["counts"]["trials"] + left_out, page["listed_trials"]
-    where = (f"Every trial is in results/reports/{setting}/trials.json and in "
-             f"results/reports/{setting}/report.md, under Trials.")
+    where = (
+        f"Every trial is in results/reports/{setting}/trials.json and in "
+        f"results/reports/{setting}/report.md, under Trials."
+    )
     if listed_trials == total:
         text = f"All {count(total, 'trial')} are listed once, under their task: open a task for its trials"
         if left_out:
-            text += (f" ({total - left_out:,} counted, in this table; {left_out:,} left out by the controls, in the "
-                     "table after it)")
+            text += (
+                f" ({total - left_out:,} counted, in this table; {left_out:,} left out by the controls, in the "
+                "table after it)"
+            )
         return f"{text}. {where}"
-    return (f"The trials of the first {page['listed_tasks']:,} of {count(tasks, 'task')} are listed once, under their "
-            f"task ({listed_trials:,} of {count(total, 'trial')}): open a task for its trials. The other "
-            f"{total - listed_trials:,} are not in this page, to keep it small; every task's row still gives the "
-            f"reward of each of its trials. {where}")
+    return (
+        f"The trials of the first {page['listed_tasks']:,} of {count(tasks, 'task')} are listed once, under their "
+        f"task ({listed_trials:,} of {count(total, 'trial')}): open a task for its trials. The other "
+        f"{total - listed_trials:,} are not in this page, to keep it small; every task's row still gives the "
+        f"reward of each of its trials. {where}"
+    )
 
 
 def setting_section(summary: dict, page: dict) -> dict:
@@ -137,19 +156,21 @@ def setting_section(summary: dict, page: dict) -> dict:
     confidence = summary["confidence"]
     per_task = []
     for row in summary["per_task"]:
-        per_task.append({
-            "task": row["task"],
-            "anchor": task_anchor(setting, row["task"]),
-            "trials": row["trials"],
-            "passed": row["passed"],
-            "rate": pct(row["rate"]),
-            "rate_value": row["rate"],
-            "interval": interval_text(row["interval"]["low"], row["interval"]["high"]),
-            "rewards": " ".join(reward(value) for value in row.get("rewards", [])),
-            "timed_out": row["timed_out"],
-            "controls": sentences.task_controls(row.get("controls") if summary.get("controls") else None),
-            "trial_rows": page["listed"].get(row["task"]),
-        })
+        per_task.append(
+            {
+                "task": row["task"],
+                "anchor": task_anchor(setting, row["task"]),
+                "trials": row["trials"],
+                "passed": row["passed"],
+                "rate": pct(row["rate"]),
+                "rate_value": row["rate"],
+                "interval": interval_text(row["interval"]["low"], row["interval"]["high"]),
+                "rewards": " ".join(reward(value) for value in row.get("rewards", [])),
+                "timed_out": row["timed_out"],
+                "controls": sentences.task_controls(row.get("controls") if summary.get("controls") else None),
+                "trial_rows": page["listed"].get(row["task"]),
+            }
+        )
     excluded = excluded_by_controls(summary, page)
     left_out, left_out_hidden = listed(summary.get("left_out") or [])
     # completeness_html escapes every value; Markup keeps its table as HTML
@@ -193,7 +214,7 @@ def completeness_html(items: list[dict]) -> str:
     """The same checklist as an escaped HTML table, for report.html."""
     rows = "".join(
         f'<tr class="{item["status"]}"><td>{escape(item["title"])}</td><td>{item["status"]}</td>'
-        f'<td>{escape("; ".join(item["missing"]) or "—")}</td></tr>'
+        f"<td>{escape('; '.join(item['missing']) or '—')}</td></tr>"
         for item in items
     )
     return (

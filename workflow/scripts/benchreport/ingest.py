@@ -19,12 +19,32 @@ from pathlib import Path
 
 from . import classify, grader, provenance, settings, shapes
 from .classify import LEFT_OUT, REVIEWER_RUN, interrupted_row
-from .discover import (TRAJECTORY, TRIAL_NAME, JobFolder, attempt_folders, linked_away, listing, redact_text,
-                       request_prefix, review_files, safe_part, try_folders)
+from .discover import (
+    TRAJECTORY,
+    TRIAL_NAME,
+    JobFolder,
+    attempt_folders,
+    linked_away,
+    listing,
+    redact_text,
+    request_prefix,
+    review_files,
+    safe_part,
+    try_folders,
+)
+from .files import (
+    MISSING,
+    BadFile,
+    finite_number,
+    json_type_name,
+    locate,
+    parse_json_bytes,
+    printable,
+    read_json_file,
+    sha256_file,
+)
 from .forked import forked_map
 from .secrets import find, secret_env_values
-from .files import (MISSING, BadFile, finite_number, json_type_name, locate, parse_json_bytes, printable,
-                    read_json_file, sha256_file)
 
 SAMPLING_KEYS = (
     "max_tokens",
@@ -112,8 +132,13 @@ class JobReader:
 
     def note(self, folder: str, relpath: str, reason: str, effect: str) -> None:
         self.ledger.append(
-            {"job": self.job.name or self.job.job_id, "folder": folder, "file": relpath, "reason": reason,
-             "effect": effect}
+            {
+                "job": self.job.name or self.job.job_id,
+                "folder": folder,
+                "file": relpath,
+                "reason": reason,
+                "effect": effect,
+            }
         )
 
     def quantity(self, folder: str, relpath: str, field: str, value, whole: bool = False):
@@ -123,8 +148,11 @@ class JobReader:
             return None
         number = finite_number(value)
         if number is None:
-            problem = "is beyond the largest finite number" if isinstance(value, (int, float)) and not isinstance(
-                value, bool) else f"is {json_type_name(value)}, not a number"
+            problem = (
+                "is beyond the largest finite number"
+                if isinstance(value, (int, float)) and not isinstance(value, bool)
+                else f"is {json_type_name(value)}, not a number"
+            )
         elif number < 0:
             problem = f"is {number:g}, below zero"
         elif number > LIMIT:
@@ -168,8 +196,11 @@ def _part(value: dict, key: str) -> dict:
 
 def exchange_parts(exchange: dict) -> tuple[dict, dict, dict]:
     """(request body, response body, metadata) of one llm_trajectory line, {} where absent."""
-    return (_part(_part(exchange, "request"), "body"), _part(_part(exchange, "response"), "body"),
-            _part(exchange, "metadata"))
+    return (
+        _part(_part(exchange, "request"), "body"),
+        _part(_part(exchange, "response"), "body"),
+        _part(exchange, "metadata"),
+    )
 
 
 def read_requests(reader: JobReader, folder: str, max_requests: int) -> dict:
@@ -187,9 +218,7 @@ def read_requests(reader: JobReader, folder: str, max_requests: int) -> dict:
     except OSError as exc:
         reader.note(folder, relpath, f"the file cannot be read ({exc.strerror})", FILE_IGNORED)
         return empty
-    reader.sources.append(
-        {"path": reader.source_path(relpath), "sha256": sha, "bytes": consumed}
-    )
+    reader.sources.append({"path": reader.source_path(relpath), "sha256": sha, "bytes": consumed})
     served, sampling = set(), {}
     for number, line in enumerate(lines, start=1):
         if line is None:
@@ -221,8 +250,10 @@ def read_requests(reader: JobReader, folder: str, max_requests: int) -> dict:
 
 def _usage(reader: JobReader, folder: str, relpath: str, result: dict) -> dict:
     agent_result = result.get("agent_result") if isinstance(result.get("agent_result"), dict) else {}
-    tokens = {field: reader.quantity(folder, relpath, f"agent_result.{field}", agent_result.get(field), whole=True)
-              for field in TOKEN_FIELDS}
+    tokens = {
+        field: reader.quantity(folder, relpath, f"agent_result.{field}", agent_result.get(field), whole=True)
+        for field in TOKEN_FIELDS
+    }
     cost = reader.quantity(folder, relpath, "agent_result.cost_usd", agent_result.get("cost_usd"))
     return {
         "tokens": tokens,
@@ -241,29 +272,61 @@ def _timing(reader: JobReader, folder: str, result: dict, relpath: str) -> dict:
         timing = None
     if timing is None:
         timing = result.get("timing") if isinstance(result.get("timing"), dict) else {}
-    phases = {phase: reader.quantity(folder, relpath, f"timing.{phase}", value) for phase, value in sorted(timing.items())}
+    phases = {
+        phase: reader.quantity(folder, relpath, f"timing.{phase}", value) for phase, value in sorted(timing.items())
+    }
     return {phase: value for phase, value in phases.items() if value is not None}
 
 
 # Fields read as text or as objects: one of another type is not recorded (its fallback is used,
 # as when it is absent) with a ledger row, never silently.
-TEXT_FIELDS = ("task_name", "task_id", "rollout_name", "trial_name", "agent", "agent_name", "model", "task_digest",
-               "task_variant", "started_at", "finished_at", "error", "error_category", "verifier_error",
-               "verifier_error_category")
-CONFIG_TEXT_FIELDS = ("task_path", "agent", "model", "reasoning_effort", "environment", "task_digest", "task_variant",
-                      "started_at")
+TEXT_FIELDS = (
+    "task_name",
+    "task_id",
+    "rollout_name",
+    "trial_name",
+    "agent",
+    "agent_name",
+    "model",
+    "task_digest",
+    "task_variant",
+    "started_at",
+    "finished_at",
+    "error",
+    "error_category",
+    "verifier_error",
+    "verifier_error_category",
+)
+CONFIG_TEXT_FIELDS = (
+    "task_path",
+    "agent",
+    "model",
+    "reasoning_effort",
+    "environment",
+    "task_digest",
+    "task_variant",
+    "started_at",
+)
 OBJECT_FIELDS = ("agent_result", "timing", "scoring", "usage_tracking")
 
 
 def _note_wrong_types(reader: JobReader, folder: str, relpath: str, record: dict, text_fields, object_fields=()):
     for field in text_fields:
         if record.get(field) is not None and not isinstance(record[field], str):
-            reader.note(folder, relpath, f"{field} is {json_type_name(record[field])}, not a string: not recorded",
-                        VALUE_IGNORED)
+            reader.note(
+                folder,
+                relpath,
+                f"{field} is {json_type_name(record[field])}, not a string: not recorded",
+                VALUE_IGNORED,
+            )
     for field in object_fields:
         if record.get(field) is not None and not isinstance(record[field], dict):
-            reader.note(folder, relpath, f"{field} is {json_type_name(record[field])}, not an object: not recorded",
-                        VALUE_IGNORED)
+            reader.note(
+                folder,
+                relpath,
+                f"{field} is {json_type_name(record[field])}, not an object: not recorded",
+                VALUE_IGNORED,
+            )
 
 
 def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) -> dict | None:
@@ -289,11 +352,15 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
         reader.note(folder, exc.path, exc.reason, FILE_IGNORED)
         solver = None
     if result is None and not config and solver is None:
-        reader.note(folder, f"{folder}/result.json", "no result.json and no usable config.json: nothing to report", LEFT_OUT)
+        reader.note(
+            folder, f"{folder}/result.json", "no result.json and no usable config.json: nothing to report", LEFT_OUT
+        )
         return None
     # While a rubric review is pending, the solver's result stands in solver.json (spec §8)
     record = result or solver or {}
-    record_file = f"{folder}/" + ("result.json" if result is not None else "solver.json" if solver is not None else "config.json")
+    record_file = f"{folder}/" + (
+        "result.json" if result is not None else "solver.json" if solver is not None else "config.json"
+    )
     if record.get("purpose") == "reviewer":
         return {"reviewer": True, "folder": folder}
     _note_wrong_types(reader, folder, record_file, record, TEXT_FIELDS, OBJECT_FIELDS)
@@ -310,8 +377,9 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
     model = record.get("model", config.get("model")) if result is not None else config.get("model")
     seed = record.get("seed", config.get("seed"))
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
-        reader.note(folder, record_file, f"seed is {json_type_name(seed)}, not a number or a name: not recorded",
-                    VALUE_IGNORED)
+        reader.note(
+            folder, record_file, f"seed is {json_type_name(seed)}, not a number or a name: not recorded", VALUE_IGNORED
+        )
         seed = None
     row = {
         "folder": folder,
@@ -321,7 +389,12 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
         "agent_name": _text(record.get("agent_name")),
         "model": model if isinstance(model, str) else None,
         "reasoning_effort": _text(config.get("reasoning_effort")),
-        "sandbox": _text(config.get("environment")) or _text((record.get("usage_tracking") or {}).get("environment") if isinstance(record.get("usage_tracking"), dict) else None),
+        "sandbox": _text(config.get("environment"))
+        or _text(
+            (record.get("usage_tracking") or {}).get("environment")
+            if isinstance(record.get("usage_tracking"), dict)
+            else None
+        ),
         "route": _route(config, record),
         "dataset": _dataset(config, record),
         "task_digest": _text(record.get("task_digest")) or _text(config.get("task_digest")),
@@ -340,11 +413,21 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
     if result is None:
         # unfinished, or its rubric review pending (the solver's record, in solver.json, gives its
         # timing and usage): no verdict yet, left out of the pass rate, each with its own reason
-        row.update(reward=None, gate=None, outcome="interrupted", audit=None, error=None, error_category=None,
-                   verifier_error=None, verifier_error_category=None, timed_out=False,
-                   timing=_timing(reader, folder, solver, record_file) if solver is not None else {},
-                   has_scoring=False, **_usage(reader, folder, record_file, solver or {}),
-                   **read_requests(reader, folder, max_requests))
+        row.update(
+            reward=None,
+            gate=None,
+            outcome="interrupted",
+            audit=None,
+            error=None,
+            error_category=None,
+            verifier_error=None,
+            verifier_error_category=None,
+            timed_out=False,
+            timing=_timing(reader, folder, solver, record_file) if solver is not None else {},
+            has_scoring=False,
+            **_usage(reader, folder, record_file, solver or {}),
+            **read_requests(reader, folder, max_requests),
+        )
     else:
         has_scoring = isinstance(record.get("scoring"), dict)
         try:
@@ -436,12 +519,19 @@ def _clean_row(reader: JobReader, row: dict, known_values: tuple) -> None:
         found = []
         row[field] = _cleaned(row[field], known_values, found)
         relpath = f"{folder}/{TRAJECTORY}" if field in FROM_TRAJECTORY else record_file
-        if field == "timing" and found and reader.source_path(f"{folder}/timing.json") in {
-                source["path"] for source in reader.sources}:
+        if (
+            field == "timing"
+            and found
+            and reader.source_path(f"{folder}/timing.json") in {source["path"] for source in reader.sources}
+        ):
             relpath = f"{folder}/timing.json"  # the phases came from timing.json, not the record
         for what in sorted(set(found)):
-            reader.note(folder, relpath, f"{what} in {field} was {'redacted' if 'secret' in what else 'dropped'}",
-                        REDACTED if "secret" in what else VALUE_IGNORED)
+            reader.note(
+                folder,
+                relpath,
+                f"{what} in {field} was {'redacted' if 'secret' in what else 'dropped'}",
+                REDACTED if "secret" in what else VALUE_IGNORED,
+            )
 
 
 def clean_attempts(reader: JobReader, attempts: list[dict]) -> None:
@@ -466,8 +556,12 @@ def clean_attempts(reader: JobReader, attempts: list[dict]) -> None:
                 found.extend(_leaves(value) if field not in BOOKKEEPING else ())
             else:
                 found.append(value)
-        seen.append(({leaf for leaf in found if type(leaf) is str},
-                     not all(map(math.isfinite, [leaf for leaf in found if type(leaf) is float]))))
+        seen.append(
+            (
+                {leaf for leaf in found if type(leaf) is str},
+                not all(map(math.isfinite, [leaf for leaf in found if type(leaf) is float])),
+            )
+        )
     fresh = sorted({text for strings, _ in seen for text in strings - clean if not _NUMERIC.match(text)})
     starts, at = [], 0
     for text in fresh:
@@ -521,7 +615,9 @@ def collapse(attempts: list[dict], job: JobFolder) -> list[dict]:
         trial["try_folders"] = try_folders(job.relpath)
         trial["attempts"] = len(group)
         trial["attempt_folders"] = sorted(attempt["folder"] for attempt in group)
-        trial["attempt_outcomes"] = [attempt["outcome"] for attempt in sorted(group, key=lambda a: (a.get("started_at") or "", a["folder"]))]
+        trial["attempt_outcomes"] = [
+            attempt["outcome"] for attempt in sorted(group, key=lambda a: (a.get("started_at") or "", a["folder"]))
+        ]
         trial["tokens_all_attempts"] = {
             field: sum(attempt["tokens"][field] or 0 for attempt in group) for field in best["tokens"]
         }
@@ -543,8 +639,11 @@ def settings_index(trials: list[dict]) -> dict:
     for trial in trials:
         by_setting[trial["setting"]].append(trial)
     return {
-        setting: {"key": mine[0]["setting_key"], "tasks": sorted({trial["task"] for trial in mine}),
-                  "counts": shapes.index_counts(mine)}
+        setting: {
+            "key": mine[0]["setting_key"],
+            "tasks": sorted({trial["task"] for trial in mine}),
+            "counts": shapes.index_counts(mine),
+        }
         for setting, mine in sorted(by_setting.items())
     }
 
@@ -588,8 +687,9 @@ def read_attempts(reader: JobReader, folders: list[str], max_requests: int, nop_
     if workers < 2 or len(folders) < PARALLEL_MIN_ATTEMPTS:
         return [read_attempt(reader, folder, max_requests, nop_agents) for folder in folders]
     size = -(-len(folders) // workers)
-    shares = [(reader.job, folders[start:start + size], max_requests, nop_agents)
-              for start in range(0, len(folders), size)]
+    shares = [
+        (reader.job, folders[start : start + size], max_requests, nop_agents) for start in range(0, len(folders), size)
+    ]
     done = forked_map(_read_share, shares)
     rows = []
     for share_rows, ledger, sources in done:
@@ -627,9 +727,13 @@ def unique_attempts(reader: JobReader, attempts: list[dict]) -> list[dict]:
     for attempt in sorted(attempts, key=lambda a: (a["folder"] != a["rollout_name"], a["folder"])):
         identity = json.dumps(attempt.pop("identity"))
         if identity in kept:
-            reader.note(attempt["folder"], f"{attempt['folder']}/result.json",
-                        f"the same attempt as {kept[identity]} (rollout name, task, started_at and the bytes of its "
-                        "record alike); counted once, there", LEFT_OUT)
+            reader.note(
+                attempt["folder"],
+                f"{attempt['folder']}/result.json",
+                f"the same attempt as {kept[identity]} (rollout name, task, started_at and the bytes of its "
+                "record alike); counted once, there",
+                LEFT_OUT,
+            )
             continue
         kept[identity] = attempt["folder"]
         unique.append(attempt)
@@ -641,8 +745,12 @@ def _clean_job_part(reader: JobReader, value, relpath: str, where: str):
     found = []
     value = _cleaned(value, (), found)
     for what in sorted(set(found)):
-        reader.note("", relpath, f"{what} in {where} was {'redacted' if 'secret' in what else 'dropped'}",
-                    REDACTED if "secret" in what else VALUE_IGNORED)
+        reader.note(
+            "",
+            relpath,
+            f"{what} in {where} was {'redacted' if 'secret' in what else 'dropped'}",
+            REDACTED if "secret" in what else VALUE_IGNORED,
+        )
     return value
 
 
@@ -657,8 +765,9 @@ def _shown_path(path: str, shown: dict) -> str:
     return "/".join(parts)
 
 
-def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=(), workers: int = 1,
-               duplicates: dict | None = None) -> dict:
+def ingest_job(
+    job: JobFolder, max_requests: int = 20, nop_agents=(), workers: int = 1, duplicates: dict | None = None
+) -> dict:
     """Every row of one job folder. `duplicates` (discover.duplicates) names the attempt folders
     counted in another job folder ("" for all of them): each gets a ledger row and is not read."""
     reader = JobReader(job)
@@ -712,21 +821,28 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=(), workers: i
         seen["paths"].update([trial["task_path"]] if trial["task_path"] else [])
         seen["digests"].update([trial["task_digest"]] if trial["task_digest"] else [])
     budget = summary.get("budget") if isinstance(summary, dict) and isinstance(summary.get("budget"), dict) else None
-    described = _clean_job_part(reader, {
-        "id": job.name or job.job_id,
-        "key": job.job_id,
-        "label": safe_part(job.label)[1] if job.label else job.job_id.split("/")[0],
-        "relpath": redact_text(job.relpath)[0],  # the real path (the bundle reads it), a secret aside
-        "try_index": job.try_index,
-        "alias": job.alias,
-        "reviewer": grader.reviewer_config(summary),
-        "provenance": provenance.job_provenance(summary),
-        "budget": budget,
-    }, "summary.json", "the job's summary.json")
+    described = _clean_job_part(
+        reader,
+        {
+            "id": job.name or job.job_id,
+            "key": job.job_id,
+            "label": safe_part(job.label)[1] if job.label else job.job_id.split("/")[0],
+            "relpath": redact_text(job.relpath)[0],  # the real path (the bundle reads it), a secret aside
+            "try_index": job.try_index,
+            "alias": job.alias,
+            "reviewer": grader.reviewer_config(summary),
+            "provenance": provenance.job_provenance(summary),
+            "budget": budget,
+        },
+        "summary.json",
+        "the job's summary.json",
+    )
     crosscheck_part = _clean_job_part(reader, check, "summary.json", "the job's summary.json")
     tasks = {task: {k: sorted(v) for k, v in sorted(seen.items())} for task, seen in sorted(tasks.items())}
-    ledger = [{key: redact_text(printable(value))[0] if isinstance(value, str) else value for key, value in row.items()}
-              for row in reader.ledger]
+    ledger = [
+        {key: redact_text(printable(value))[0] if isinstance(value, str) else value for key, value in row.items()}
+        for row in reader.ledger
+    ]
     shown = {}
     return {
         "job": described,
@@ -737,8 +853,10 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=(), workers: i
         "crosscheck": crosscheck_part,
         "settings": settings_index(trials),
         "tasks": tasks,
-        "sources": sorted(({**source, "path": _shown_path(source["path"], shown)} for source in reader.sources),
-                          key=lambda source: source["path"]),
+        "sources": sorted(
+            ({**source, "path": _shown_path(source["path"], shown)} for source in reader.sources),
+            key=lambda source: source["path"],
+        ),
     }
 
 

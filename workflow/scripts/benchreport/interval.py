@@ -67,8 +67,10 @@ def _output(record_id, shape, tries, passed, methods, name, fields, confidence) 
         "coverage_standard_error": fields["coverage_standard_error"],
         "coverage_lower_bound": fields["coverage_lower_bound"],
         "text": fields["text"],
-        "methods": {method: {"low": entry["low"], "high": entry["high"], "worst_coverage": rows[method]["worst_coverage"]}
-                    for method, entry in methods.items()},
+        "methods": {
+            method: {"low": entry["low"], "high": entry["high"], "worst_coverage": rows[method]["worst_coverage"]}
+            for method, entry in methods.items()
+        },
     }
 
 
@@ -97,12 +99,19 @@ def headlines(lines, params: dict = DEFAULTS, workers: int | None = None):
     for key, runs in groups.items():
         profile = shapes.tries_profile(key)
         if profile not in designs:
-            design = coverage_design.coverage_design(profile, seed=params["seed"], simulations=params["coverage_simulations"],
-                                              confidence=confidence, workers=workers)
+            design = coverage_design.coverage_design(
+                profile,
+                seed=params["seed"],
+                simulations=params["coverage_simulations"],
+                confidence=confidence,
+                workers=workers,
+            )
             designs[profile] = coverage_design.headline_fields(design, confidence)
         name, fields = designs[profile]
         shape = shapes.shape_name(profile)
         passes = np.stack([run[2] for run in runs])
-        for (position, record_id, passed), methods in zip(runs, coverage_design.runs_intervals(passes, key, confidence, workers)):
+        for (position, record_id, passed), methods in zip(
+            runs, coverage_design.runs_intervals(passes, key, confidence, workers)
+        ):
             results[position] = _output(record_id, shape, key, passed, methods, name, fields, confidence)
     return results

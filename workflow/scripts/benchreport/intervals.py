@@ -69,8 +69,14 @@ def _log_beta_half(a: float) -> float:
     if a < 20:
         ratio = math.lgamma(a + 0.5) - math.lgamma(a)
     else:
-        ratio = (0.5 * math.log(a) - 1 / (8 * a) + 1 / (192 * a**3) - 1 / (640 * a**5) + 17 / (14336 * a**7)
-                 - 31 / (18432 * a**9))
+        ratio = (
+            0.5 * math.log(a)
+            - 1 / (8 * a)
+            + 1 / (192 * a**3)
+            - 1 / (640 * a**5)
+            + 17 / (14336 * a**7)
+            - 31 / (18432 * a**9)
+        )
     return 0.5 * math.log(math.pi) - ratio
 
 
@@ -81,8 +87,10 @@ def _beta_fraction(a: float, b: float, x: float) -> float:
     d = 1.0 / (d if abs(d) > tiny else tiny)
     fraction = d
     for m in range(1, 100_000):
-        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+        for numerator in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
             d = 1.0 + numerator * d
             d = 1.0 / (d if abs(d) > tiny else tiny)
             c = 1.0 + numerator / c
@@ -133,8 +141,12 @@ def t_quantile(df: float, p: float) -> float:
         return value - target if central else target - value
 
     z = abs(STANDARD_NORMAL.inv_cdf(p))
-    guess = z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2) \
+    guess = (
+        z
+        + (z**3 + z) / (4 * df)
+        + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
         + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
+    )
     low, high = 0.0, max(guess, 1.0)
     while excess(high) < 0:
         low, high = high, 2 * high
@@ -312,12 +324,16 @@ def bootstrap_bca_tasks(task_rates, resamples: int, seed: int, confidence: float
         return result | {"low": None, "high": None, "note": "BCa is undefined when every task has the same pass rate"}
     means = _resampled_means(rates, resamples, seed)
     estimate = rates.mean()
-    share_below = (np.count_nonzero(means < estimate - TIE_TOLERANCE)
-                   + np.count_nonzero(means <= estimate + TIE_TOLERANCE)) / (2 * resamples)
+    share_below = (
+        np.count_nonzero(means < estimate - TIE_TOLERANCE) + np.count_nonzero(means <= estimate + TIE_TOLERANCE)
+    ) / (2 * resamples)
     level_low, level_high = bca_levels(share_below, acceleration, confidence)
     if np.isnan(level_low):
-        return result | {"low": None, "high": None,
-                         "note": "BCa is undefined: every resampled mean lies on one side of the estimate"}
+        return result | {
+            "low": None,
+            "high": None,
+            "note": "BCa is undefined: every resampled mean lies on one side of the estimate",
+        }
     low, high = np.quantile(means, [level_low, level_high])
     return result | {"low": float(low), "high": float(high), "acceleration": float(acceleration)}
 
@@ -368,8 +384,11 @@ def clopper_pearson_task_means(task_rates, confidence: float = 0.95) -> dict:
     then binomial), and in the coverage design it holds at every shape and family simulated,
     since a task mean in [0, 1] varies at most as much as a 0/1 outcome with the same mean."""
     rates = _rates(task_rates)
-    result = {"method": "clopper-pearson over task means", "over": "tasks",
-              "estimate": float(rates.mean()) if rates.size else None}
+    result = {
+        "method": "clopper-pearson over task means",
+        "over": "tasks",
+        "estimate": float(rates.mean()) if rates.size else None,
+    }
     if rates.size == 0:
         return result | {"low": None, "high": None}
     low, high = clopper_pearson_bounds(float(rates.sum()), rates.size, confidence)

@@ -31,11 +31,29 @@ SOFTWARE = ("snakemake", "numpy", "scipy", "jinja2", "pyyaml", "matplotlib", "pi
 COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineage.py", "benchreport/rulejob.py"]
 # The stages. Stage X runs the rule script workflow/scripts/X.py; STAGE_DATA names the files a
 # stage reads that no import names: its templates and schemas.
-STAGES = ("ingest", "coverage_design", "stats", "trial_rows", "report", "overview", "inspect_image", "controls",
-          "paper", "figures", "html_report", "bundle", "comparisons", "trials_table")
+STAGES = (
+    "ingest",
+    "coverage_design",
+    "stats",
+    "trial_rows",
+    "report",
+    "overview",
+    "inspect_image",
+    "controls",
+    "paper",
+    "figures",
+    "html_report",
+    "bundle",
+    "comparisons",
+    "trials_table",
+)
 STAGE_DATA = {
-    "report": ["benchreport/templates/report.md.j2", "benchreport/schemas/setting-result.schema.json",
-               "benchreport/schemas/run-card.schema.json", "benchreport/schemas/benchflow-run-summary.v1.schema.json"],
+    "report": [
+        "benchreport/templates/report.md.j2",
+        "benchreport/schemas/setting-result.schema.json",
+        "benchreport/schemas/run-card.schema.json",
+        "benchreport/schemas/benchflow-run-summary.v1.schema.json",
+    ],
     "html_report": ["benchreport/templates/report.html.j2"],
 }
 
@@ -71,7 +89,7 @@ def code_closure(script: str) -> list[str]:
     return sorted(needed)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def stage_files(stage: str) -> tuple[str, ...]:
     """The code a stage runs (code_closure of its script) and the templates and schemas it reads."""
     return (*code_closure(f"{stage}.py"), *STAGE_DATA.get(stage, []))
@@ -113,12 +131,14 @@ def record_path(output: str | Path) -> Path:
 
 def stage_code(stage: str) -> dict:
     """sha256 of each code file of a stage and one combined hash (a rule param: edits re-run)."""
-    hashes = {f"workflow/scripts/{name}": sha256_file(SCRIPTS_DIR / name) for name in sorted({*COMMON, *STAGE_CODE[stage]})}
+    hashes = {
+        f"workflow/scripts/{name}": sha256_file(SCRIPTS_DIR / name) for name in sorted({*COMMON, *STAGE_CODE[stage]})
+    }
     combined = hashlib.sha256(json.dumps(hashes, sort_keys=True).encode()).hexdigest()
     return {"sha256": combined, "files": hashes}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def git_state(directory: Path) -> dict:
     def git(*args):
         return subprocess.run(
@@ -131,7 +151,7 @@ def git_state(directory: Path) -> dict:
         return {"commit": None, "dirty": None, "note": "not a git checkout"}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def software_versions() -> dict:
     versions = {"python": platform.python_version()}
     for name in SOFTWARE:
@@ -157,9 +177,19 @@ def input_entry(path: str, hashes: dict) -> dict:
     return entry
 
 
-def build_record(output: str, *, rule: str, wildcards: dict, params: dict, inputs: list[str],
-                 sources: list[dict], code: dict, workflow_dir: Path, input_hashes: dict,
-                 sources_as: str | None = None) -> dict:
+def build_record(
+    output: str,
+    *,
+    rule: str,
+    wildcards: dict,
+    params: dict,
+    inputs: list[str],
+    sources: list[dict],
+    code: dict,
+    workflow_dir: Path,
+    input_hashes: dict,
+    sources_as: str | None = None,
+) -> dict:
     """sources_as: another output of the same job whose record lists the job-folder files this
     one came from (a job folder's ~4,000 sources are recorded once, not once per output)."""
     record = {
@@ -173,7 +203,7 @@ def build_record(output: str, *, rule: str, wildcards: dict, params: dict, input
         "inputs": [input_entry(path, input_hashes) for path in inputs],
         "sources": sources,
         "started_at": rulejob.STARTED_AT,
-        "recorded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "recorded_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
     if sources_as:
         record["sources_as"] = Path(sources_as).as_posix()
@@ -212,7 +242,9 @@ def write_for_rule(smk, sources: list[dict] | None = None, extra: dict | None = 
         target.write_text(dump_json(record), encoding="utf-8")
 
 
-def check_tree(output: str | Path, base: Path | None = None, depth: int = 0, lines=None, seen=None) -> tuple[bool, list[str]]:
+def check_tree(
+    output: str | Path, base: Path | None = None, depth: int = 0, lines=None, seen=None
+) -> tuple[bool, list[str]]:
     """Re-hash an output, its inputs recursively, and the job-folder files; return (ok, lines)."""
     lines = [] if lines is None else lines
     seen = set() if seen is None else seen

@@ -17,8 +17,15 @@ SETTING_KINDS = ("task", "image")
 def combined_ledger(job_ledgers: list[dict], summaries: list[dict]) -> list[dict]:
     """Every row left out: each job folder's ledger (ingest.job_ledger: files and attempts) and
     each setting's task and image rows (summary.json left_out), in one sorted list."""
-    rows = [{"kind": row.get("kind") or ("attempt" if row["effect"].startswith(("attempt", "trial")) else "file"),
-             "setting": ""} | row for job in job_ledgers for row in job["ledger"]]
+    rows = [
+        {
+            "kind": row.get("kind") or ("attempt" if row["effect"].startswith(("attempt", "trial")) else "file"),
+            "setting": "",
+        }
+        | row
+        for job in job_ledgers
+        for row in job["ledger"]
+    ]
     images = {}
     for summary in summaries:
         for row in summary["left_out"]:
@@ -27,8 +34,10 @@ def combined_ledger(job_ledgers: list[dict], summaries: list[dict]) -> list[dict
             elif row["kind"] == "image":
                 images.setdefault((row["file"], row["reason"]), (row, []))[1].append(summary["setting"])
     rows += [row | {"setting": ", ".join(sorted(settings))} for row, settings in images.values()]
-    return sorted(({column: row.get(column) or "" for column in LEDGER_COLUMNS} for row in rows),
-                  key=lambda row: tuple(row[column] for column in LEDGER_COLUMNS))
+    return sorted(
+        ({column: row.get(column) or "" for column in LEDGER_COLUMNS} for row in rows),
+        key=lambda row: tuple(row[column] for column in LEDGER_COLUMNS),
+    )
 
 
 def render_ledger_tsv(rows: list[dict]) -> str:
@@ -52,7 +61,8 @@ def render_index(summaries: list[dict], job_ledgers: list[dict], ledger: list[di
     lines = [
         "# benchreport: all settings",
         "",
-        f"{len(job_ledgers)} job folders, " + sentences.accounting(found, in_reports, interrupted, unusable, duplicates),
+        f"{len(job_ledgers)} job folders, "
+        + sentences.accounting(found, in_reports, interrupted, unusable, duplicates),
         "",
         f"| Setting | Tasks | Trials | Passed | Pass rate | {shown} interval (headline method) | Controls | Completeness | Report |",
         "| --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- |",
@@ -71,8 +81,10 @@ def render_index(summaries: list[dict], job_ledgers: list[dict], ledger: list[di
             mixed[job["job"]] = job
     if mixed:
         lines += ["", "## Mixed settings", ""]
-        lines += [f"- Warning: {cell(sentences.warning({'kind': 'mixed settings in a job folder'} | job))}."
-                  for _, job in sorted(mixed.items())]
+        lines += [
+            f"- Warning: {cell(sentences.warning({'kind': 'mixed settings in a job folder'} | job))}."
+            for _, job in sorted(mixed.items())
+        ]
     lines += [
         "",
         "## Job folders",
@@ -88,6 +100,9 @@ def render_index(summaries: list[dict], job_ledgers: list[dict], ledger: list[di
     lines += ["", "## What was left out", "", sentences.ledger_tally(ledger), ""]
     if ledger:
         lines += ["| Kind | Setting | Job folder | File | Reason | Effect |", "| --- | --- | --- | --- | --- | --- |"]
-        lines += [f"| {r['kind']} | {cell(r['setting'])} | {cell(r['job'])} | {cell(r['file'])} | {cell(r['reason'])} | "
-                  f"{cell(r['effect'])} |" for r in ledger]
+        lines += [
+            f"| {r['kind']} | {cell(r['setting'])} | {cell(r['job'])} | {cell(r['file'])} | {cell(r['reason'])} | "
+            f"{cell(r['effect'])} |"
+            for r in ledger
+        ]
     return "\n".join(lines) + "\n"

@@ -68,8 +68,9 @@ def page_trials(per_task: list[dict], trials: list[dict]) -> dict:
         if "benchflow_bucket" in trial:
             why = sentences.bucket_difference(trial)
             if why:
-                differences.append({"task": trial["task"], "try": trial.get("try") or "—", "folder": trial.get("folder"),
-                                    "why": why})
+                differences.append(
+                    {"task": trial["task"], "try": trial.get("try") or "—", "folder": trial.get("folder"), "why": why}
+                )
     differences, differences_hidden = listed(differences)
     return {
         "listed": listed_rows,

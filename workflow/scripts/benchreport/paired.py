@@ -18,8 +18,15 @@ import functools
 
 import numpy as np
 
-from .intervals import (BLOCK_ELEMENTS, bootstrap_tasks, check_confidence, check_resamples, normal_cdf, normal_quantile,
-                        t_bounds)
+from .intervals import (
+    BLOCK_ELEMENTS,
+    bootstrap_tasks,
+    check_confidence,
+    check_resamples,
+    normal_cdf,
+    normal_quantile,
+    t_bounds,
+)
 
 # Largest number of shared tasks whose 2^n sign patterns are enumerated exactly.
 EXACT_LIMIT = 16
@@ -27,8 +34,10 @@ BOOTSTRAP_METHOD = "paired bootstrap-percentile over shared tasks"
 T_METHOD = "paired t over shared tasks"
 PERMUTATION_METHOD = "sign-flip permutation test inverted over shifts of the mean difference"
 PREFERRED = "permutation"
-MDD_METHOD = ("power of the sign-flip test at this run's shared tasks and tries (simulated exactly up to 10 "
-              "tasks, its normal form above), each task's pooled rate moved apart on the logit scale")
+MDD_METHOD = (
+    "power of the sign-flip test at this run's shared tasks and tries (simulated exactly up to 10 "
+    "tasks, its normal form above), each task's pooled rate moved apart on the logit scale"
+)
 # The power search: runs simulated per step, bisection steps, the largest logit shift tried (every
 # rate then within 1e-8 of 0 or 1), and the task count up to which the exact test is simulated.
 POWER_SIMULATIONS = 400
@@ -72,14 +81,15 @@ class SignFlips:
         rows = max(1, BLOCK_ELEMENTS // size)
         # both sums in one product: the differences and a column of ones
         columns = np.column_stack([differences, np.ones(size)])
-        sums = np.concatenate([
-            (1.0 - 2.0 * np.unpackbits(packed[start:start + rows], axis=1, count=size)) @ columns
-            for start in range(0, permutations, rows)
-        ])
+        sums = np.concatenate(
+            [
+                (1.0 - 2.0 * np.unpackbits(packed[start : start + rows], axis=1, count=size)) @ columns
+                for start in range(0, permutations, rows)
+            ]
+        )
         self.flipped, self.sign_sums = sums[:, 0], sums[:, 1]
         self.exact = False
-        self.test = (f"sign-flip permutation, Monte Carlo with {permutations} seeded draws, "
-                     "p = (1 + hits)/(1 + draws)")
+        self.test = f"sign-flip permutation, Monte Carlo with {permutations} seeded draws, p = (1 + hits)/(1 + draws)"
 
     def p_value(self, shift: float = 0.0) -> float:
         """Two-sided p of H0: the d_i − shift are symmetric about 0, statistic |mean|."""
@@ -113,6 +123,7 @@ class SignFlips:
         highs = np.sort(np.maximum(first, second) + BOUND_TOLERANCE)
         if self._p(always) > alpha:  # not even a shift past every difference is rejected
             return -1.0, 1.0
+
         def accepted(points):
             hits = always + np.searchsorted(lows, points, "right") - np.searchsorted(highs, points, "left")
             return points[self._p(hits) > alpha]
@@ -154,8 +165,9 @@ def _normal_power(rate_a, tries_a, rate_b, tries_b, alpha: float) -> float:
     return float(normal_cdf((mean.sum() - threshold) / spread) + normal_cdf((-threshold - mean.sum()) / spread))
 
 
-def minimum_detectable_difference(passed_a, tries_a, passed_b, tries_b, *, confidence: float, power: float,
-                                  smallest_p: float, seed: int) -> dict:
+def minimum_detectable_difference(
+    passed_a, tries_a, passed_b, tries_b, *, confidence: float, power: float, smallest_p: float, seed: int
+) -> dict:
     """The smallest true mean difference the sign-flip test detects with `power` at this run's own
     shared tasks and tries: each task's rate is its pooled rate over both settings ((passes + ½)/
     (tries + 1), never exactly 0 or 1), moved apart on the logit scale by ±θ/2 for the two
@@ -165,11 +177,18 @@ def minimum_detectable_difference(passed_a, tries_a, passed_b, tries_b, *, confi
     the level at this many tasks or no difference within [0, 1] reaches the power."""
     alpha = 1 - confidence
     size = len(tries_a)
-    result = {"power": power, "method": MDD_METHOD, "value": None, "reason": None,
-              "simulations": POWER_SIMULATIONS if size <= POWER_EXACT_LIMIT else None}
+    result = {
+        "power": power,
+        "method": MDD_METHOD,
+        "value": None,
+        "reason": None,
+        "simulations": POWER_SIMULATIONS if size <= POWER_EXACT_LIMIT else None,
+    }
     if smallest_p > alpha:
-        return result | {"reason": f"with {size} shared tasks the sign-flip p-value cannot go below "
-                                   f"{smallest_p:.4g}, so no difference reaches p < {alpha:.4g}"}
+        return result | {
+            "reason": f"with {size} shared tasks the sign-flip p-value cannot go below "
+            f"{smallest_p:.4g}, so no difference reaches p < {alpha:.4g}"
+        }
     tries_a, tries_b = np.asarray(tries_a), np.asarray(tries_b)
     pooled = (np.asarray(passed_a) + np.asarray(passed_b) + 0.5) / (tries_a + tries_b + 1)
     logit = np.log(pooled / (1 - pooled))
@@ -185,8 +204,10 @@ def minimum_detectable_difference(passed_a, tries_a, passed_b, tries_b, *, confi
 
     low, high = 0.0, LARGEST_LOGIT_SHIFT
     if power_at(high) < power:
-        return result | {"reason": f"no difference within [0, 1] is detected with {power:.0%} power at "
-                                   f"{size} shared tasks and these tries"}
+        return result | {
+            "reason": f"no difference within [0, 1] is detected with {power:.0%} power at "
+            f"{size} shared tasks and these tries"
+        }
     for _ in range(POWER_BISECTIONS):
         middle = (low + high) / 2
         low, high = (low, middle) if power_at(middle) >= power else (middle, high)
@@ -194,9 +215,17 @@ def minimum_detectable_difference(passed_a, tries_a, passed_b, tries_b, *, confi
     return result | {"value": float(np.mean(rate_b - rate_a))}
 
 
-def paired_comparison(rates_a: dict[str, float], rates_b: dict[str, float], *, seed: int,
-                      resamples: int = 10_000, permutations: int = 10_000, confidence: float = 0.95,
-                      power: float = 0.8, tries: tuple[dict, dict] | None = None) -> dict:
+def paired_comparison(
+    rates_a: dict[str, float],
+    rates_b: dict[str, float],
+    *,
+    seed: int,
+    resamples: int = 10_000,
+    permutations: int = 10_000,
+    confidence: float = 0.95,
+    power: float = 0.8,
+    tries: tuple[dict, dict] | None = None,
+) -> dict:
     """Mean per-task difference b − a on shared tasks, its paired intervals and a permutation p-value.
 
     rates_a, rates_b: task -> that setting's pass rate on the task. Tasks only one setting ran
@@ -226,14 +255,21 @@ def paired_comparison(rates_a: dict[str, float], rates_b: dict[str, float], *, s
         undefined = {"over": "tasks", "low": None, "high": None}
         return result | {
             "mean_difference": float(differences.mean()) if shared else None,
-            "intervals": {"permutation": undefined | {"method": PERMUTATION_METHOD},
-                          "bootstrap": undefined | {"method": BOOTSTRAP_METHOD},
-                          "t": undefined | {"method": T_METHOD}},
+            "intervals": {
+                "permutation": undefined | {"method": PERMUTATION_METHOD},
+                "bootstrap": undefined | {"method": BOOTSTRAP_METHOD},
+                "t": undefined | {"method": T_METHOD},
+            },
             "p_value": None,
             "test": None,
             "smallest_p_value": None,
-            "minimum_detectable_difference": {"power": power, "method": MDD_METHOD, "simulations": POWER_SIMULATIONS,
-                                              "value": None, "reason": "fewer than 2 shared tasks"},
+            "minimum_detectable_difference": {
+                "power": power,
+                "method": MDD_METHOD,
+                "simulations": POWER_SIMULATIONS,
+                "value": None,
+                "reason": "fewer than 2 shared tasks",
+            },
             "note": f"a paired comparison needs at least 2 shared tasks; there are {len(shared)}",
         }
     bootstrap = bootstrap_tasks(differences, resamples, seed, confidence)
@@ -245,22 +281,28 @@ def paired_comparison(rates_a: dict[str, float], rates_b: dict[str, float], *, s
         "mean_difference": float(differences.mean()),
         "intervals": {
             "permutation": dict(zip(("low", "high"), flips.interval(alpha)), method=PERMUTATION_METHOD, over="tasks"),
-            "bootstrap": bootstrap | {"method": BOOTSTRAP_METHOD, "low": max(-1.0, bootstrap["low"]),
-                                      "high": min(1.0, bootstrap["high"])},
+            "bootstrap": bootstrap
+            | {"method": BOOTSTRAP_METHOD, "low": max(-1.0, bootstrap["low"]), "high": min(1.0, bootstrap["high"])},
             "t": {"method": T_METHOD, "over": "tasks", "low": max(-1.0, float(t_low)), "high": min(1.0, float(t_high))},
         },
         "p_value": flips.p_value(),
         "test": flips.test,
         "smallest_p_value": smallest,
-        "minimum_detectable_difference": _detectable(shared, rates_a, rates_b, tries, confidence=confidence,
-                                                     power=power, smallest_p=smallest, seed=seed),
+        "minimum_detectable_difference": _detectable(
+            shared, rates_a, rates_b, tries, confidence=confidence, power=power, smallest_p=smallest, seed=seed
+        ),
     }
 
 
 def _detectable(shared, rates_a, rates_b, tries, **settings) -> dict:
     if tries is None:
-        return {"power": settings["power"], "method": MDD_METHOD, "simulations": POWER_SIMULATIONS,
-                "value": None, "reason": "the tries per task were not given"}
+        return {
+            "power": settings["power"],
+            "method": MDD_METHOD,
+            "simulations": POWER_SIMULATIONS,
+            "value": None,
+            "reason": "the tries per task were not given",
+        }
     (tries_a, tries_b) = ([tries_of[task] for task in shared] for tries_of in tries)
     passed_a = np.round([rates_a[task] * tries[0][task] for task in shared])
     passed_b = np.round([rates_b[task] * tries[1][task] for task in shared])

@@ -76,13 +76,15 @@ def solve_rates(trials_per_task, passes_per_task, ks=None) -> dict:
     per_k = []
     for k in wanted:
         eligible = [(n, c) for n, c in counts if n >= k]
-        per_k.append({
-            "k": int(k),
-            "pass_at_k": math.fsum(pass_at_k(n, c, k) for n, c in eligible) / len(eligible) if eligible else None,
-            "pass_hat_k": math.fsum(pass_hat_k(n, c, k) for n, c in eligible) / len(eligible) if eligible else None,
-            "tasks_at_k": len(eligible),
-            "tasks_short_at_k": len(counts) - len(eligible),
-        })
+        per_k.append(
+            {
+                "k": int(k),
+                "pass_at_k": math.fsum(pass_at_k(n, c, k) for n, c in eligible) / len(eligible) if eligible else None,
+                "pass_hat_k": math.fsum(pass_hat_k(n, c, k) for n, c in eligible) / len(eligible) if eligible else None,
+                "tasks_at_k": len(eligible),
+                "tasks_short_at_k": len(counts) - len(eligible),
+            }
+        )
     total = sum(n for n, _ in counts)
     return {
         "solve_rate": sum(c for _, c in counts) / total if total else None,

@@ -87,14 +87,17 @@ def report_environment(images: dict[str, dict], tasks: set[str], digests: dict[s
     """Per task of a setting (every one, those its controls leave out too): its image
     resolution, the record that inspects it and the task digests its trials record."""
     return [
-        images[task] | {"task": task, "record": image_record(images[task]), "task_digests": sorted(digests.get(task, ()))}
+        images[task]
+        | {"task": task, "record": image_record(images[task]), "task_digests": sorted(digests.get(task, ()))}
         for task in sorted(tasks)
     ]
 
 
 def compared_settings(settings: dict[str, dict]) -> list[str]:
     """The stats of every agent setting, what rule comparisons reads (controls are never compared)."""
-    return [f"results/settings/{setting}/stats.json" for setting in sorted(settings) if not settings[setting]["control"]]
+    return [
+        f"results/settings/{setting}/stats.json" for setting in sorted(settings) if not settings[setting]["control"]
+    ]
 
 
 def run_outputs(control_kinds: tuple[str, ...] = ()) -> list[str]:

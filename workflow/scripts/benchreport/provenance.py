@@ -37,7 +37,9 @@ def source_ref(block) -> dict | None:
     if not block:
         return None
     commit = _text(block.get("resolved_sha")) or _text(block.get("resolved_revision"))
-    kind = _text(block.get("type")) or ("huggingface" if block.get("repo_type") or block.get("resolved_revision") else "git")
+    kind = _text(block.get("type")) or (
+        "huggingface" if block.get("repo_type") or block.get("resolved_revision") else "git"
+    )
     return {
         "kind": kind,
         "repo": _text(block.get("repo")),
@@ -101,7 +103,12 @@ def _trial_record(trial: dict) -> dict:
         return record
     dataset = trial.get("dataset")
     name, _, version = dataset.partition("@") if isinstance(dataset, str) else (None, "", None)
-    return {"dataset_name": name, "dataset_version": version or None, "source": None, "task_digest": trial.get("task_digest")}
+    return {
+        "dataset_name": name,
+        "dataset_version": version or None,
+        "source": None,
+        "task_digest": trial.get("task_digest"),
+    }
 
 
 def benchmark_version(trials: list[dict], jobs=(), config_value: str | None = None) -> dict:

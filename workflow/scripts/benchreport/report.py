@@ -18,13 +18,16 @@ from . import completeness, sentences, writeup
 from .classify import interrupted_row
 from .environment import REFRESH, repo_digest_text
 from .files import dump_json
-from .record import LeftOutRow, as_json
 from .present import NOT_RECORDED, bar, cell, code, count, level, num, pct, reward, seconds, usd
+from .record import LeftOutRow, as_json
 
 TEMPLATES = Path(__file__).parent / "templates"
 SCHEMA = Path(__file__).resolve().parent / "schemas" / "setting-result.schema.json"
-GRADED_BY = {"script": "graded by the verifier script", "model": "graded by a model",
-             "mixed": "graded partly by a model, partly by the verifier script alone"}
+GRADED_BY = {
+    "script": "graded by the verifier script",
+    "model": "graded by a model",
+    "mixed": "graded partly by a model, partly by the verifier script alone",
+}
 
 
 def environment_rows(resolutions: list[dict], records: dict, per_task: list[dict]) -> list[dict]:
@@ -71,18 +74,45 @@ def left_out_rows(stats: dict, environment: list[dict]) -> list[dict]:
         rows.append(LeftOutRow(kind, row["job"], row["folder"], row["file"], row["reason"], row["effect"]))
     for trial in stats["interrupted"]:
         row = interrupted_row(trial, trial["folder"])
-        rows.append(LeftOutRow("attempt", row["job"], row["folder"], row["file"], row["reason"], row["effect"],
-                               task=trial["task"], trials=1))
+        rows.append(
+            LeftOutRow(
+                "attempt",
+                row["job"],
+                row["folder"],
+                row["file"],
+                row["reason"],
+                row["effect"],
+                task=trial["task"],
+                trials=1,
+            )
+        )
     for row in stats["excluded_by_controls"]:
-        rows.append(LeftOutRow("task", "", "", f"task {row['task']}", row["reason"],
-                               f"{count(row['trials'], 'trial')} ({row['passed']} passed) left out of the headline",
-                               task=row["task"], trials=row["trials"]))
+        rows.append(
+            LeftOutRow(
+                "task",
+                "",
+                "",
+                f"task {row['task']}",
+                row["reason"],
+                f"{count(row['trials'], 'trial')} ({row['passed']} passed) left out of the headline",
+                task=row["task"],
+                trials=row["trials"],
+            )
+        )
     for row in environment:
         if row["status"] not in ("inspected", "rebuilt"):
             hint = ENVIRONMENT_HINTS.get(row["status"], row.get("reason") or "see the environment table")
-            rows.append(LeftOutRow("image", "", "", f"image of task {row['task']} ({row['reference']})",
-                                   f"{row['status']}: {hint}", "environment as built not recorded for this task",
-                                   task=row["task"]))
+            rows.append(
+                LeftOutRow(
+                    "image",
+                    "",
+                    "",
+                    f"image of task {row['task']} ({row['reference']})",
+                    f"{row['status']}: {hint}",
+                    "environment as built not recorded for this task",
+                    task=row["task"],
+                )
+            )
     return as_json(rows)
 
 
@@ -169,8 +199,18 @@ def _jinja() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(pct=pct, num=num, usd=usd, reward=reward, cell=cell, code=code, bar=bar, count=count,
-                       seconds=seconds, level=level)
+    env.filters.update(
+        pct=pct,
+        num=num,
+        usd=usd,
+        reward=reward,
+        cell=cell,
+        code=code,
+        bar=bar,
+        count=count,
+        seconds=seconds,
+        level=level,
+    )
     env.globals.update(NOT_RECORDED=NOT_RECORDED, sentences=sentences)
     return env
 
@@ -213,25 +253,40 @@ def left_out_markdown(accounting: dict) -> str:
     for category in accounting["categories"]:
         if category["folders"]:
             detail = ", ".join(f"{name} {count}" for name, count in category["by"].items())
-            lines.append(f"| {cell(category['label'])} | {category['folders']} | {cell(category['effect'])} | {cell(detail)} |")
-    verdict = "every one is counted above" if accounting["adds_up"] else f"{accounting['unaccounted']} are NOT accounted for above"
+            lines.append(
+                f"| {cell(category['label'])} | {category['folders']} | {cell(category['effect'])} | {cell(detail)} |"
+            )
+    verdict = (
+        "every one is counted above"
+        if accounting["adds_up"]
+        else f"{accounting['unaccounted']} are NOT accounted for above"
+    )
     lines += ["", f"{accounting['folders_found']} attempt folders found; {verdict}."]
     for stop in accounting["budget_stops"]:
         lines.append(
             f"Budget stop in {cell(stop['job'])}: {cell(stop['reason'] or 'no reason recorded')}; "
             f"{count(stop['cancelled'], 'task')} cancelled (their folders, if any, are counted above), "
             f"{stop['not_started']} never started (no folder)"
-            + (f": {cell(', '.join(stop['not_started_tasks']))}" if stop["not_started_tasks"] else "") + "."
+            + (f": {cell(', '.join(stop['not_started_tasks']))}" if stop["not_started_tasks"] else "")
+            + "."
         )
     if not accounting["budget_stops"]:
-        lines.append("Budget stops: none" + ("" if accounting["budget_recorded"] else " (no summary.json records a budget)") + ".")
+        lines.append(
+            "Budget stops: none"
+            + ("" if accounting["budget_recorded"] else " (no summary.json records a budget)")
+            + "."
+        )
     for row in accounting["files_not_read"]:
-        lines.append(f"File not read: {cell(row['file'])} in {cell(row['job'])}: {cell(row['reason'])} ({cell(row['effect'])}).")
+        lines.append(
+            f"File not read: {cell(row['file'])} in {cell(row['job'])}: {cell(row['reason'])} ({cell(row['effect'])})."
+        )
     by_status = {}
     for row in accounting["images_not_inspected"]:
         by_status.setdefault(row["status"], []).append(row["task"])
     for status, tasks in sorted(by_status.items()):
-        lines.append(f"Images not inspected ({cell(status)}) for {count(len(tasks), 'task')}: {cell(', '.join(tasks))}.")
+        lines.append(
+            f"Images not inspected ({cell(status)}) for {count(len(tasks), 'task')}: {cell(', '.join(tasks))}."
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -245,8 +300,15 @@ def grader_markdown(description: dict) -> str:
             "| --- | ---: | ---: | --- | ---: | ---: | --- |",
         ]
         for row in description["per_trial"]:
-            values = [row["task"], row["try"] or "—", _three_digits(row["verifier_reward"]), row["model_verdict"],
-                      _three_digits(row["rubric_reward"]), _three_digits(row["reward"]), row["outcome"]]
+            values = [
+                row["task"],
+                row["try"] or "—",
+                _three_digits(row["verifier_reward"]),
+                row["model_verdict"],
+                _three_digits(row["rubric_reward"]),
+                _three_digits(row["reward"]),
+                row["outcome"],
+            ]
             lines.append("| " + " | ".join(cell("—" if value is None else value) for value in values) + " |")
         lines.append("")
     return "\n".join(lines)

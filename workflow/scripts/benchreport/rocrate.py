@@ -41,12 +41,28 @@ PUBLISHER = "#publisher"
 # a string, as the Workflow Run Crate examples and roc-validator's shapes have it
 COMPLETED = "http://schema.org/CompletedActionStatus"
 MEDIA_TYPES = {
-    ".json": "application/json", ".jsonl": "application/jsonl", ".md": "text/markdown", ".csv": "text/csv",
-    ".tsv": "text/tab-separated-values", ".tex": "text/x-tex", ".svg": "image/svg+xml", ".png": "image/png",
-    ".html": "text/html", ".txt": "text/plain", ".log": "text/plain", ".yaml": "application/yaml",
-    ".yml": "application/yaml", ".toml": "application/toml", ".py": "text/x-python", ".smk": "text/x-snakemake",
-    ".j2": "text/x-jinja2", ".rst": "text/x-rst", ".sh": "text/x-shellscript", ".gz": "application/gzip",
-    ".sha256": "text/plain", ".lock": "text/plain",
+    ".json": "application/json",
+    ".jsonl": "application/jsonl",
+    ".md": "text/markdown",
+    ".csv": "text/csv",
+    ".tsv": "text/tab-separated-values",
+    ".tex": "text/x-tex",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".html": "text/html",
+    ".txt": "text/plain",
+    ".log": "text/plain",
+    ".yaml": "application/yaml",
+    ".yml": "application/yaml",
+    ".toml": "application/toml",
+    ".py": "text/x-python",
+    ".smk": "text/x-snakemake",
+    ".j2": "text/x-jinja2",
+    ".rst": "text/x-rst",
+    ".sh": "text/x-shellscript",
+    ".gz": "application/gzip",
+    ".sha256": "text/plain",
+    ".lock": "text/plain",
 }
 
 
@@ -64,8 +80,13 @@ def ref(ids):
 
 
 def file_entity(name: str, data: bytes) -> dict:
-    entity = {"@id": name, "@type": "File", "name": PurePosixPath(name).name, "contentSize": str(len(data)),
-              "sha256": hashlib.sha256(data).hexdigest()}
+    entity = {
+        "@id": name,
+        "@type": "File",
+        "name": PurePosixPath(name).name,
+        "contentSize": str(len(data)),
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
     if media_type(name):
         entity["encodingFormat"] = media_type(name)
     return entity
@@ -98,14 +119,23 @@ def rule_jobs(records: dict[str, dict]) -> list[tuple[str, dict, list[str]]]:
     return [(rule, json.loads(wildcards), outputs) for (rule, wildcards), outputs in sorted(jobs.items())]
 
 
-def build(entries: dict[str, bytes], records: dict[str, dict], source_map: dict[str, str], *,
-          name: str, date: str, license_id: str, snakemake_version: str) -> bytes:
+def build(
+    entries: dict[str, bytes],
+    records: dict[str, dict],
+    source_map: dict[str, str],
+    *,
+    name: str,
+    date: str,
+    license_id: str,
+    snakemake_version: str,
+) -> bytes:
     """entries: arcname -> bytes of every file in the bundle; records: output arcname -> its
     lineage record; source_map: job-folder path as recorded -> its arcname in the bundle. Who ran
     the workflow (the crate's author, the agent of every action, by affiliation its publisher)
     comes from the bundle's own config.yaml (bundle.agent); each unset part is "not recorded".
 
     Adds the crate's README.md to `entries` and returns the metadata file's bytes."""
+
     def bundled(path: str) -> str | None:
         return path if path in entries else source_map.get(path)
 
@@ -116,13 +146,19 @@ def build(entries: dict[str, bytes], records: dict[str, dict], source_map: dict[
     rules = sorted({rule for rule, _, _ in jobs})
     license_ref = {"@id": f"https://spdx.org/licenses/{license_id}"}
     agent = yaml.safe_load(entries["config.yaml"]).get("bundle", {}).get("agent") or {}
-    publisher = {"@id": agent.get("affiliation_url") or PUBLISHER, "@type": "Organization",
-                 "name": agent.get("affiliation") or "not recorded (config bundle.agent.affiliation)"}
+    publisher = {
+        "@id": agent.get("affiliation_url") or PUBLISHER,
+        "@type": "Organization",
+        "name": agent.get("affiliation") or "not recorded (config bundle.agent.affiliation)",
+    }
     if agent.get("affiliation_url"):
         publisher["url"] = agent["affiliation_url"]
-    person = {"@id": agent.get("id") or AGENT, "@type": "Person",
-              "name": agent.get("name") or "not recorded (config bundle.agent.name)",
-              "affiliation": {"@id": publisher["@id"]}}
+    person = {
+        "@id": agent.get("id") or AGENT,
+        "@type": "Person",
+        "name": agent.get("name") or "not recorded (config bundle.agent.name)",
+        "affiliation": {"@id": publisher["@id"]},
+    }
 
     job_actions, control_actions = [], []
     for index, (rule, wildcards, outputs) in enumerate(jobs):
@@ -137,9 +173,12 @@ def build(entries: dict[str, bytes], records: dict[str, dict], source_map: dict[
         ran = [records[output] for output in outputs]
         label = ", ".join(f"{key}={value}" for key, value in sorted(wildcards.items()))
         action = {
-            "@id": f"#job-{index}", "@type": "CreateAction", "name": f"rule {rule}" + (f" ({label})" if label else ""),
+            "@id": f"#job-{index}",
+            "@type": "CreateAction",
+            "name": f"rule {rule}" + (f" ({label})" if label else ""),
             "description": f"rule {rule} made {len(outputs)} file(s) from {len(inputs)} input(s)",
-            "instrument": {"@id": f"#rule-{rule}"}, "agent": {"@id": person["@id"]},
+            "instrument": {"@id": f"#rule-{rule}"},
+            "agent": {"@id": person["@id"]},
             "actionStatus": COMPLETED,
             "endTime": max(record["recorded_at"] for record in ran),
         }
@@ -150,43 +189,89 @@ def build(entries: dict[str, bytes], records: dict[str, dict], source_map: dict[
             action["object"] = ref(sorted(inputs))
         action["result"] = ref(outputs)
         job_actions.append(action)
-        control_actions.append({"@id": f"#control-{index}", "@type": "ControlAction", "name": f"run {action['name']}",
-                                "instrument": {"@id": f"#step-{rule}"}, "object": {"@id": action["@id"]},
-                                "actionStatus": COMPLETED})
+        control_actions.append(
+            {
+                "@id": f"#control-{index}",
+                "@type": "ControlAction",
+                "name": f"run {action['name']}",
+                "instrument": {"@id": f"#step-{rule}"},
+                "object": {"@id": action["@id"]},
+                "actionStatus": COMPLETED,
+            }
+        )
     times = {"endTime": max((action["endTime"] for action in job_actions), default=date)}
     starts = [action["startTime"] for action in job_actions if "startTime" in action]
     if starts:
         times = {"startTime": min(starts), **times}
-    run = {"@id": "#run", "@type": "CreateAction", "name": f"benchreport run of {name}",
-           "description": "the workflow run: the job-folder files it read, the outputs it wrote",
-           "instrument": {"@id": WORKFLOW}, "agent": {"@id": person["@id"]},
-           "actionStatus": COMPLETED, **times,
-           "object": ref(sources), "result": ref(sorted(records))}
-    engine_run = {"@id": "#engine-run", "@type": "OrganizeAction", "name": f"Snakemake {snakemake_version} ran benchreport",
-                  "description": "the workflow engine's run, which started one rule job per step action",
-                  "instrument": {"@id": ENGINE}, "agent": {"@id": person["@id"]},
-                  "actionStatus": COMPLETED, **times,
-                  "object": ref(action["@id"] for action in control_actions), "result": {"@id": "#run"}}
+    run = {
+        "@id": "#run",
+        "@type": "CreateAction",
+        "name": f"benchreport run of {name}",
+        "description": "the workflow run: the job-folder files it read, the outputs it wrote",
+        "instrument": {"@id": WORKFLOW},
+        "agent": {"@id": person["@id"]},
+        "actionStatus": COMPLETED,
+        **times,
+        "object": ref(sources),
+        "result": ref(sorted(records)),
+    }
+    engine_run = {
+        "@id": "#engine-run",
+        "@type": "OrganizeAction",
+        "name": f"Snakemake {snakemake_version} ran benchreport",
+        "description": "the workflow engine's run, which started one rule job per step action",
+        "instrument": {"@id": ENGINE},
+        "agent": {"@id": person["@id"]},
+        "actionStatus": COMPLETED,
+        **times,
+        "object": ref(action["@id"] for action in control_actions),
+        "result": {"@id": "#run"},
+    }
     actions = [run, engine_run, *job_actions, *control_actions]
 
     graph = [
-        {"@id": "ro-crate-metadata.json", "@type": "CreativeWork", "about": {"@id": "./"},
-         "conformsTo": [{"@id": RO_CRATE}, {"@id": PROFILES["wroc"]}]},
-        {"@id": "./", "@type": "Dataset", "name": name, "description":
-         "benchreport results of BenchFlow agent-benchmark job folders, with the files they came from "
-         "and the workflow that computed them",
-         "datePublished": date, "license": license_ref, "author": {"@id": person["@id"]},
-         "publisher": {"@id": publisher["@id"]},
-         "conformsTo": [{"@id": PROFILES[kind]} for kind in ("process", "workflow", "provenance", "wroc")],
-         "mainEntity": {"@id": WORKFLOW}, "hasPart": ref(files), "mentions": ref(action["@id"] for action in actions)},
+        {
+            "@id": "ro-crate-metadata.json",
+            "@type": "CreativeWork",
+            "about": {"@id": "./"},
+            "conformsTo": [{"@id": RO_CRATE}, {"@id": PROFILES["wroc"]}],
+        },
+        {
+            "@id": "./",
+            "@type": "Dataset",
+            "name": name,
+            "description": "benchreport results of BenchFlow agent-benchmark job folders, with the files they came from "
+            "and the workflow that computed them",
+            "datePublished": date,
+            "license": license_ref,
+            "author": {"@id": person["@id"]},
+            "publisher": {"@id": publisher["@id"]},
+            "conformsTo": [{"@id": PROFILES[kind]} for kind in ("process", "workflow", "provenance", "wroc")],
+            "mainEntity": {"@id": WORKFLOW},
+            "hasPart": ref(files),
+            "mentions": ref(action["@id"] for action in actions),
+        },
         {"@id": RO_CRATE, "@type": "CreativeWork", "name": "RO-Crate", "version": "1.1"},
         {"@id": PROFILES["wroc"], "@type": "CreativeWork", "name": "Workflow RO-Crate", "version": "1.0"},
-        *({"@id": PROFILES[kind], "@type": "CreativeWork", "name": f"{kind.title()} Run Crate", "version": "0.5"}
-          for kind in ("process", "workflow", "provenance")),
-        {"@id": "#snakemake", "@type": "ComputerLanguage", "name": "Snakemake",
-         "identifier": {"@id": "https://snakemake.readthedocs.io"}, "url": {"@id": ENGINE}, "version": snakemake_version},
-        {"@id": ENGINE, "@type": "SoftwareApplication", "name": "Snakemake", "url": ENGINE,
-         "softwareVersion": snakemake_version},
+        *(
+            {"@id": PROFILES[kind], "@type": "CreativeWork", "name": f"{kind.title()} Run Crate", "version": "0.5"}
+            for kind in ("process", "workflow", "provenance")
+        ),
+        {
+            "@id": "#snakemake",
+            "@type": "ComputerLanguage",
+            "name": "Snakemake",
+            "identifier": {"@id": "https://snakemake.readthedocs.io"},
+            "url": {"@id": ENGINE},
+            "version": snakemake_version,
+        },
+        {
+            "@id": ENGINE,
+            "@type": "SoftwareApplication",
+            "name": "Snakemake",
+            "url": ENGINE,
+            "softwareVersion": snakemake_version,
+        },
         {"@id": license_ref["@id"], "@type": "CreativeWork", "name": license_id},
         person,
         publisher,
@@ -194,29 +279,52 @@ def build(entries: dict[str, bytes], records: dict[str, dict], source_map: dict[
     for arcname in files:
         entity = file_entity(arcname, entries[arcname])
         if arcname == WORKFLOW:
-            entity.update({
-                "@type": ["File", "SoftwareSourceCode", "ComputationalWorkflow", "HowTo"], "name": "benchreport",
-                "conformsTo": {"@id": BIOSCHEMAS_WORKFLOW}, "programmingLanguage": {"@id": "#snakemake"},
-                "version": __version__, "license": license_ref, "dateCreated": date, "url": WORKFLOW,
-                "hasPart": ref(f"#rule-{rule}" for rule in rules), "step": ref(f"#step-{rule}" for rule in rules),
-            })
+            entity.update(
+                {
+                    "@type": ["File", "SoftwareSourceCode", "ComputationalWorkflow", "HowTo"],
+                    "name": "benchreport",
+                    "conformsTo": {"@id": BIOSCHEMAS_WORKFLOW},
+                    "programmingLanguage": {"@id": "#snakemake"},
+                    "version": __version__,
+                    "license": license_ref,
+                    "dateCreated": date,
+                    "url": WORKFLOW,
+                    "hasPart": ref(f"#rule-{rule}" for rule in rules),
+                    "step": ref(f"#step-{rule}" for rule in rules),
+                }
+            )
         elif arcname == README:
             entity["about"] = {"@id": "./"}
         graph.append(entity)
     for position, rule in enumerate(rules):
         code = next(records[output]["code"] for job_rule, _, outputs in jobs if job_rule == rule for output in outputs)
-        tool = {"@id": f"#rule-{rule}", "@type": "SoftwareSourceCode", "name": f"rule {rule}",
-                "version": code["sha256"][:12],
-                "description": f"the code of rule {rule}: its script and the package modules it uses "
-                               "(version: the first 12 hex of their combined sha256)"}
-        parts = [f"workflow-code/{path}" for path in sorted(code.get("files", {})) if f"workflow-code/{path}" in entries]
+        tool = {
+            "@id": f"#rule-{rule}",
+            "@type": "SoftwareSourceCode",
+            "name": f"rule {rule}",
+            "version": code["sha256"][:12],
+            "description": f"the code of rule {rule}: its script and the package modules it uses "
+            "(version: the first 12 hex of their combined sha256)",
+        }
+        parts = [
+            f"workflow-code/{path}" for path in sorted(code.get("files", {})) if f"workflow-code/{path}" in entries
+        ]
         if parts:
             tool["hasPart"] = ref(parts)
             # the rule's script: the one file of its code outside the package and the schemas
-            tool["url"] = next((part for part in parts if "/benchreport/" not in part and part.endswith(".py")), parts[0])
+            tool["url"] = next(
+                (part for part in parts if "/benchreport/" not in part and part.endswith(".py")), parts[0]
+            )
         graph.append(tool)
-        graph.append({"@id": f"#step-{rule}", "@type": "HowToStep", "position": str(position),
-                      "workExample": {"@id": f"#rule-{rule}"}, "name": f"step {rule}"})
+        graph.append(
+            {
+                "@id": f"#step-{rule}",
+                "@type": "HowToStep",
+                "position": str(position),
+                "workExample": {"@id": f"#rule-{rule}"},
+                "name": f"step {rule}",
+            }
+        )
     graph += actions
     crate = {"@context": CONTEXT, "@graph": graph}
     return (json.dumps(crate, indent=2, ensure_ascii=False) + "\n").encode()

@@ -20,7 +20,7 @@ def start(snakemake):
     cycles a job makes (matplotlib's figures) are freed when it exits.
     """
     global STARTED_AT
-    STARTED_AT = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    STARTED_AT = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     log = open(snakemake.log[0], "w")
     sys.stderr = log
     gc.disable()

@@ -43,7 +43,10 @@ def _number(stats: dict) -> dict:
         "pass_rate": stats["pass_rate"]["value"],
         "rule": stats["pass_rate"]["rule"],
         "confidence": stats["confidence"],
-        "headline": {key: headline.get(key) for key in ("method", "low", "high", "level", "width", "covers", "reaches_target", "worst_coverage")},
+        "headline": {
+            key: headline.get(key)
+            for key in ("method", "low", "high", "level", "width", "covers", "reaches_target", "worst_coverage")
+        },
         "over_tasks": {key: value for key, value in (intervals.get("over_tasks") or {}).items() if key in keep},
         "over_trials": {key: value for key, value in (intervals.get("over_trials") or {}).items() if key in keep},
         "pass_rate_over_trials": stats.get("pass_rate_over_trials"),
@@ -63,8 +66,13 @@ def _tasks_and_tries(stats: dict, min_tries: int) -> dict:
         "one_task_moves_points": 100 / len(rows) if rows else None,
         "tasks_under_min_tries": sorted(row["task"] for row in rows if row["trials"] < min_tries),
         "per_task": [
-            {"task": row["task"], "trials": row["trials"], "passed": row["passed"], "rate": row["rate"],
-             "task_digests": row.get("task_digests", [])}
+            {
+                "task": row["task"],
+                "trials": row["trials"],
+                "passed": row["passed"],
+                "rate": row["rate"],
+                "task_digests": row.get("task_digests", []),
+            }
             for row in rows
         ],
     }
@@ -75,7 +83,20 @@ def _environment(environment) -> dict:
     return {
         "inspected": bool(rows),
         "tasks": [
-            {key: row.get(key) for key in ("task", "reference", "source", "status", "reason", "id", "repo_digest", "platform", "task_digests")}
+            {
+                key: row.get(key)
+                for key in (
+                    "task",
+                    "reference",
+                    "source",
+                    "status",
+                    "reason",
+                    "id",
+                    "repo_digest",
+                    "platform",
+                    "task_digests",
+                )
+            }
             for row in sorted(rows, key=lambda row: row["task"])
         ],
         "not_inspected": sorted(row["task"] for row in rows if row.get("status") != "inspected"),
@@ -107,11 +128,14 @@ def _settings(stats: dict) -> dict:
         if not any(name in sampling_sent for name in MAX_TOKEN_KEYS):
             absent.append("max_tokens")
         if absent:
-            missing.append("sampling: " + ", ".join(absent) + " not recorded in any request (the provider's defaults applied)")
+            missing.append(
+                "sampling: " + ", ".join(absent) + " not recorded in any request (the provider's defaults applied)"
+            )
         if not effort_sent:
             missing.append(
                 f"the effort sent (requested {key['reasoning_effort']}; none seen in the recorded requests)"
-                if key.get("reasoning_effort") else "the effort (none requested, none seen in the recorded requests)"
+                if key.get("reasoning_effort")
+                else "the effort (none requested, none seen in the recorded requests)"
             )
     return {
         "control": control,
@@ -148,7 +172,9 @@ def _controls(stats: dict) -> dict:
         "tasks_failing_controls": controls.get("tasks_failing_controls", []),
         "tasks_unverified": controls.get("tasks_unverified", []),
         "tasks_holding": controls.get("tasks_holding", []),
-        "verdicts": {task: {"verdict": entry["verdict"], "reasons": entry["reasons"]} for task, entry in sorted(per_task.items())},
+        "verdicts": {
+            task: {"verdict": entry["verdict"], "reasons": entry["reasons"]} for task, entry in sorted(per_task.items())
+        },
         "uncovered": controls.get("uncovered", []),
     }
 
@@ -163,12 +189,15 @@ def _trials(stats: dict, grading: dict | None) -> list[dict]:
     rows = []
     for trial in list(stats.get("trials") or []) + list(stats.get("interrupted") or []):
         graded = verdicts.get((trial["job"], trial["folder"]))
-        rows.append({field: trial.get(field) for field in TRIAL_FIELDS} | {
-            "left_out": trial.get("left_out") or ("interrupted" if trial["outcome"] == "interrupted" else None),
-            "graded_by": "model" if graded else "script",
-            "verifier_reward": graded["verifier_reward"] if graded else trial.get("reward"),
-            "model_verdict": graded["model_verdict"] if graded else None,
-        })
+        rows.append(
+            {field: trial.get(field) for field in TRIAL_FIELDS}
+            | {
+                "left_out": trial.get("left_out") or ("interrupted" if trial["outcome"] == "interrupted" else None),
+                "graded_by": "model" if graded else "script",
+                "verifier_reward": graded["verifier_reward"] if graded else trial.get("reward"),
+                "model_verdict": graded["model_verdict"] if graded else None,
+            }
+        )
     return sorted(rows, key=lambda row: (row["task"], row["try"] is None, row["try"] or 0, row["job"], row["folder"]))
 
 
@@ -193,7 +222,9 @@ def build_run_card(stats: dict, environment=None, *, min_tries: int = 3) -> dict
         "grader": stats.get("grader"),
         "left_out": left,
         # the totals and cost measures (stats) with every trial that has no cost (card parts)
-        "tokens_and_cost": stats["usage"] | stats["tokens_and_cost"] if stats.get("usage") and stats.get("tokens_and_cost") else None,
+        "tokens_and_cost": stats["usage"] | stats["tokens_and_cost"]
+        if stats.get("usage") and stats.get("tokens_and_cost")
+        else None,
         "trials": _trials(stats, stats.get("grader")),
         "trials_in_full": "trials.json (every field of every trial)",
         "run_summary": stats.get("run_summary"),
@@ -246,7 +277,10 @@ def validate(card: dict) -> None:
     import jsonschema  # a Snakemake dependency; imported here so the report stage alone pays
 
     checked = card | {"trials": _representatives(card["trials"])}
-    for document, name in ((checked, "run-card.schema.json"), (card["run_summary"], "benchflow-run-summary.v1.schema.json")):
+    for document, name in (
+        (checked, "run-card.schema.json"),
+        (card["run_summary"], "benchflow-run-summary.v1.schema.json"),
+    ):
         if document is None:
             continue
         schema = json.loads((SCHEMAS / name).read_text(encoding="utf-8"))

@@ -17,7 +17,9 @@ def cancel_rescheduling_timers() -> int:
     onsuccess/onerror, when the scheduler has returned and has nothing left to re-evaluate."""
     cancelled = 0
     for thread in threading.enumerate():
-        if isinstance(thread, threading.Timer) and getattr(thread.function, "__qualname__", "").startswith(RESCHEDULING):
+        if isinstance(thread, threading.Timer) and getattr(thread.function, "__qualname__", "").startswith(
+            RESCHEDULING
+        ):
             thread.cancel()
             cancelled += 1
     return cancelled

@@ -30,11 +30,21 @@ SHAPES = [
     ("anthropic api key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_-]{20,}"),
     ("openai api key", ("sk-",), r"sk-(?:proj-|svcacct-|admin-|or-v1-)?(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{32,}"),
     ("stripe secret key", ("sk_live_", "rk_live_", "sk_test_", "rk_test_"), r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"),
-    ("aws access key id", ("AKIA", "ASIA", "AGPA", "AIDA", "AROA"), r"A(?:KIA|SIA|GPA|IDA|ROA)[0-9A-Z]{16}(?![0-9A-Za-z])"),
-    ("github token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-     r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})"),
-    ("gitlab token", ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "glffct-", "glagent-", "gloas-"),
-     r"gl(?:pat|dt|rt|ptt|cbt|soat|ffct|agent|oas)-[A-Za-z0-9_-]{20,}"),
+    (
+        "aws access key id",
+        ("AKIA", "ASIA", "AGPA", "AIDA", "AROA"),
+        r"A(?:KIA|SIA|GPA|IDA|ROA)[0-9A-Z]{16}(?![0-9A-Za-z])",
+    ),
+    (
+        "github token",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})",
+    ),
+    (
+        "gitlab token",
+        ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "glffct-", "glagent-", "gloas-"),
+        r"gl(?:pat|dt|rt|ptt|cbt|soat|ffct|agent|oas)-[A-Za-z0-9_-]{20,}",
+    ),
     ("hugging face token", ("hf_",), r"hf_[A-Za-z0-9]{30,}"),
     ("google api key", ("AIza",), r"AIza[0-9A-Za-z_-]{35}"),
     ("google oauth token", ("ya29.",), r"ya29\.[0-9A-Za-z_-]{20,}"),
@@ -54,20 +64,43 @@ SHAPES = [(kind, prefixes, re.compile(pattern, re.S)) for kind, prefixes, patter
 ATTEMPT_SUFFIX = re.compile(r"__[0-9a-f]{8}$")  # BenchFlow's attempt folders are <task>__<8 hex>
 # a shape starts here, not inside a word ("__" before it is a file name's; "desk-" is not "sk-")
 WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-SECRET_WORDS = ("api_key", "api-key", "apikey", "access_key", "access-key", "secret_key", "secret-key", "private_key",
-                "private-key", "secret", "password", "passwd", "passphrase", "token", "credential", "credentials",
-                "authorization")
+SECRET_WORDS = (
+    "api_key",
+    "api-key",
+    "apikey",
+    "access_key",
+    "access-key",
+    "secret_key",
+    "secret-key",
+    "private_key",
+    "private-key",
+    "secret",
+    "password",
+    "passwd",
+    "passphrase",
+    "token",
+    "credential",
+    "credentials",
+    "authorization",
+)
 NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 ENV_SUFFIXES = ("_KEY", "_PASS", "_PAT")  # upper-case env names (TOKEN, SECRET, PASSWORD: any case above)
 # after a secret-named key: an optional closing quote, = or :, an optional opening quote, the value
-ASSIGNED = re.compile(r"""(["']?)[ \t]*[=:](?:\s*"((?:[^"\\]|\\.){4,})"|[ \t]*'([^'\n]{4,})'|"""
-                      r"""[ \t]*([^\s'"#,;&<>\\()\[\]{}]{4,})(?=[\s'"#,;&<>\\]|$))""")
-SCHEMES = {"bearer": re.compile(r"\s+([A-Za-z0-9._~+/=-]{16,})"), "basic": re.compile(r"\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")}
+ASSIGNED = re.compile(
+    r"""(["']?)[ \t]*[=:](?:\s*"((?:[^"\\]|\\.){4,})"|[ \t]*'([^'\n]{4,})'|"""
+    r"""[ \t]*([^\s'"#,;&<>\\()\[\]{}]{4,})(?=[\s'"#,;&<>\\]|$))"""
+)
+SCHEMES = {
+    "bearer": re.compile(r"\s+([A-Za-z0-9._~+/=-]{16,})"),
+    "basic": re.compile(r"\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])"),
+}
 URL_CREDENTIALS = re.compile(r"[^\s:/?#@\"'<>\\]+:([^\s/?#@\"'<>\\]+)@")
 # a value found by its context that is one of these is a placeholder, a number or a reference
-NOT_A_SECRET = re.compile(r"(?i)^(?:\[REDACTED[^\]]*\]?|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^>]*>|\[[A-Z_]+\]|\*+|x+|"
-                          r"true|false|null|none|nil|undefined|required|optional|redact|redacted|hidden|bearer|basic|digest|\.\.\..*|"
-                          r"[$~]?[-+]?[0-9][0-9.,:eE+-]*[%a-z]{0,3}|[0-9a-f]{64})$")
+NOT_A_SECRET = re.compile(
+    r"(?i)^(?:\[REDACTED[^\]]*\]?|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^>]*>|\[[A-Z_]+\]|\*+|x+|"
+    r"true|false|null|none|nil|undefined|required|optional|redact|redacted|hidden|bearer|basic|digest|\.\.\..*|"
+    r"[$~]?[-+]?[0-9][0-9.,:eE+-]*[%a-z]{0,3}|[0-9a-f]{64})$"
+)
 ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{24,}={0,2}")  # leftmost first, so each run is found whole
 HEX = re.compile(r"[0-9a-f]+")
@@ -83,9 +116,14 @@ def secret_env_values(agent_env) -> list[str]:
     """Values of agent_env entries whose names say they are secret (BenchFlow drops most itself)."""
     if not isinstance(agent_env, dict):
         return []
-    return [str(value) for name, value in agent_env.items()
-            if SECRET_ENV_NAME.match(str(name)) and isinstance(value, str) and len(value) >= 4
-            and not NOT_A_SECRET.match(value)]
+    return [
+        str(value)
+        for name, value in agent_env.items()
+        if SECRET_ENV_NAME.match(str(name))
+        and isinstance(value, str)
+        and len(value) >= 4
+        and not NOT_A_SECRET.match(value)
+    ]
 
 
 def _occurrences(text: str, literal: str):
@@ -100,7 +138,9 @@ STEMS = ("sk", "gh", "gl", "xox")
 BY_STEM: dict[str, list] = {}
 for _kind, _prefixes, _pattern in SHAPES:
     for _prefix in _prefixes:
-        BY_STEM.setdefault(next((s for s in STEMS if _prefix.startswith(s)), _prefix), []).append((_prefix, _kind, _pattern))
+        BY_STEM.setdefault(next((s for s in STEMS if _prefix.startswith(s)), _prefix), []).append(
+            (_prefix, _kind, _pattern)
+        )
 
 
 def _shapes(text: str) -> list[tuple[int, int, str]]:
@@ -146,10 +186,22 @@ def _base64_wrapped(text: str) -> list[tuple[int, int, str]]:
 # run backtracks quadratically over long words.
 KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.~-")
 ENCODINGS = (
-    ("", "\\u00", re.compile(r"\\u00[0-9A-Fa-f]{2}"), re.compile(r"(?:[A-Za-z0-9_.~-]|\\u00[0-9A-Fa-f]{2}|\\/)*"),
-     lambda run: re.sub(r"\\u00([0-9A-Fa-f]{2})|\\/", lambda m: chr(int(m.group(1), 16)) if m.group(1) else "/", run)),
-    ("url-encoded", "%", re.compile(r"%[0-9A-Fa-f]{2}"), re.compile(r"(?:[A-Za-z0-9_.~-]|%[0-9A-Fa-f]{2})*"),
-     urllib.parse.unquote),
+    (
+        "",
+        "\\u00",
+        re.compile(r"\\u00[0-9A-Fa-f]{2}"),
+        re.compile(r"(?:[A-Za-z0-9_.~-]|\\u00[0-9A-Fa-f]{2}|\\/)*"),
+        lambda run: re.sub(
+            r"\\u00([0-9A-Fa-f]{2})|\\/", lambda m: chr(int(m.group(1), 16)) if m.group(1) else "/", run
+        ),
+    ),
+    (
+        "url-encoded",
+        "%",
+        re.compile(r"%[0-9A-Fa-f]{2}"),
+        re.compile(r"(?:[A-Za-z0-9_.~-]|%[0-9A-Fa-f]{2})*"),
+        urllib.parse.unquote,
+    ),
 )
 
 
@@ -246,8 +298,9 @@ def find(text: str, known_values=()) -> list[tuple[int, int, str]]:
     the label of the value as it was found."""
     known, canonical = _known_pattern(tuple(known_values))
     spans = [(m.start(), m.end(), canonical.get(m.group().lower())) for m in known.finditer(text)] if known else []
-    spans += [(start, end, None) for start, end, _ in
-              _shapes(text) + _base64_wrapped(text) + _encoded(text) + _contexts(text)]
+    spans += [
+        (start, end, None) for start, end, _ in _shapes(text) + _base64_wrapped(text) + _encoded(text) + _contexts(text)
+    ]
     marks = [match.span() for match in REDACTED_MARK.finditer(text)] if "[REDACTED:" in text else []
     if marks:  # idempotent: what lies inside a mark was redacted before
         spans = [span for span in spans if not any(start <= span[0] and span[1] <= end for start, end in marks)]

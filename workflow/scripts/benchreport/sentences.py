@@ -20,8 +20,10 @@ def tries_phrase(n: int) -> str:
 def headline_interval(record: dict) -> str:
     """'95% interval 31% to 83% over tasks, wilson over task means'."""
     headline = record["headline"]
-    return (f"{level(record['confidence'])} interval {interval_text(headline.get('low'), headline.get('high'))} "
-            f"over tasks, {method(headline.get('method'))}")
+    return (
+        f"{level(record['confidence'])} interval {interval_text(headline.get('low'), headline.get('high'))} "
+        f"over tasks, {method(headline.get('method'))}"
+    )
 
 
 def first_line(record: dict) -> str:
@@ -29,10 +31,12 @@ def first_line(record: dict) -> str:
     interval, mean reward, errors and timeouts."""
     c = record["counts"]
     mean_reward = record["mean_reward"]["value"]
-    return (f"{count(c['trials'], 'trial')} of {count(c['tasks'], 'task')}, {record['description']}: "
-            f"{c['passed']} passed ({pct(record['pass_rate']['value'])}, {headline_interval(record)}), "
-            f"mean reward {'n/a' if mean_reward is None else f'{mean_reward:.2f}'} (over tasks), "
-            f"{c['with_error']} with an error, {c['timed_out']} timed out.")
+    return (
+        f"{count(c['trials'], 'trial')} of {count(c['tasks'], 'task')}, {record['description']}: "
+        f"{c['passed']} passed ({pct(record['pass_rate']['value'])}, {headline_interval(record)}), "
+        f"mean reward {'n/a' if mean_reward is None else f'{mean_reward:.2f}'} (over tasks), "
+        f"{c['with_error']} with an error, {c['timed_out']} timed out."
+    )
 
 
 def coverage_text(headline: dict) -> str:
@@ -57,24 +61,34 @@ def headline_method(record: dict) -> str:
     if coverage:
         methods = len(record["methods"])
         if headline.get("reaches_target"):
-            parts.append(f"Headline interval: {headline['method']}, the narrowest of {methods} methods whose worst-case "
-                         f"coverage at these {shape_text(coverage)} is at least {target} ({coverage_text(headline)}); "
-                         f"it covers {headline['covers']}.")
+            parts.append(
+                f"Headline interval: {headline['method']}, the narrowest of {methods} methods whose worst-case "
+                f"coverage at these {shape_text(coverage)} is at least {target} ({coverage_text(headline)}); "
+                f"it covers {headline['covers']}."
+            )
         else:
-            parts.append(f"No interval method reaches {target} coverage at these {shape_text(coverage)}: the headline "
-                         f"is the best of {methods}, {headline['method']}, whose worst-case coverage is "
-                         f"{coverage_text(headline)}; it covers {headline['covers']}.")
-        parts.append(f"Coverage ({headline['coverage_evaluation']}; seed {coverage['seed']}) was measured over "
-                     f"{coverage['design']}.")
+            parts.append(
+                f"No interval method reaches {target} coverage at these {shape_text(coverage)}: the headline "
+                f"is the best of {methods}, {headline['method']}, whose worst-case coverage is "
+                f"{coverage_text(headline)}; it covers {headline['covers']}."
+            )
+        parts.append(
+            f"Coverage ({headline['coverage_evaluation']}; seed {coverage['seed']}) was measured over "
+            f"{coverage['design']}."
+        )
     elif headline.get("text"):
         parts.append(f"Headline interval: {headline['text']}.")
     over_tasks, over_trials = record["intervals"]["over_tasks"], record["intervals"]["over_trials"]
-    parts.append(f"Interval over tasks, resampled: {interval_text(over_tasks.get('low'), over_tasks.get('high'))} "
-                 f"(percentile bootstrap over the {count(c['tasks'], 'task')}, {over_tasks.get('resamples') or 0:,} "
-                 f"resamples, seed {over_tasks.get('seed')}).")
+    parts.append(
+        f"Interval over tasks, resampled: {interval_text(over_tasks.get('low'), over_tasks.get('high'))} "
+        f"(percentile bootstrap over the {count(c['tasks'], 'task')}, {over_tasks.get('resamples') or 0:,} "
+        f"resamples, seed {over_tasks.get('seed')})."
+    )
     tail = ", which tries of one task are not" if c["trials"] > c["tasks"] else ""
-    parts.append(f"Wilson over trials: {interval_text(over_trials.get('low'), over_trials.get('high'))} "
-                 f"{over_trials_label(c['trials'])}{tail}.")
+    parts.append(
+        f"Wilson over trials: {interval_text(over_trials.get('low'), over_trials.get('high'))} "
+        f"{over_trials_label(c['trials'])}{tail}."
+    )
     return " ".join(parts)
 
 
@@ -86,12 +100,15 @@ def warning(item: dict) -> str:
     """One warning of the record (stats._warnings) in words."""
     kind = item["kind"]
     if kind == "few tries":
-        return (f"{len(item['tasks'])} of {item['of']} tasks have fewer than {item['minimum']} trials: "
-                + ", ".join(item["tasks"]))
+        return f"{len(item['tasks'])} of {item['of']} tasks have fewer than {item['minimum']} trials: " + ", ".join(
+            item["tasks"]
+        )
     if kind == "mixed settings in a job folder":
         split = "; ".join(f"{row['setting']}: {count(row['trials'], 'trial')}" for row in item["settings"])
-        return (f"mixed settings: job folder {item['job']} holds trials of {len(item['settings'])} settings, "
-                f"which differ in {', '.join(item['differ']) or 'their setting id'} ({split}); each is reported apart")
+        return (
+            f"mixed settings: job folder {item['job']} holds trials of {len(item['settings'])} settings, "
+            f"which differ in {', '.join(item['differ']) or 'their setting id'} ({split}); each is reported apart"
+        )
     if kind == "mixed settings":
         values = "; ".join(f"{value}: {count(n, 'trial')}" for value, n in item["values"].items())
         label = "the served model" if item["field"] == "served model" else f"the {item['field']} values requests sent"
@@ -101,14 +118,18 @@ def warning(item: dict) -> str:
     if kind == "version without control":
         return "not covered by a control: " + "; ".join(
             f"{row['task']} on digest {short_digest(row['digest'])} ({count(row['trials'], 'trial')}: "
-            f"{', '.join(row['trial_ids'])}), a version no oracle or nop ran on" for row in item["versions"])
+            f"{', '.join(row['trial_ids'])}), a version no oracle or nop ran on"
+            for row in item["versions"]
+        )
     if kind in ("controls fails, kept", "controls not verified, kept"):
         verdict = "failed" if kind.startswith("controls fails") else "are not verified"
-        return (f"kept although their controls {verdict}: "
-                + "; ".join(f"{row['task']} ({'; '.join(row['reasons'])})" for row in item["tasks"]))
+        return f"kept although their controls {verdict}: " + "; ".join(
+            f"{row['task']} ({'; '.join(row['reasons'])})" for row in item["tasks"]
+        )
     if kind == "near-pass rewards":
-        return ("rewards above 0.95 but below 1 count as not passed (a pass is a reward of exactly 1.0): "
-                + "; ".join(f"{row['task']} ({', '.join(f'{r:g}' for r in row['rewards'])})" for row in item["tasks"]))
+        return "rewards above 0.95 but below 1 count as not passed (a pass is a reward of exactly 1.0): " + "; ".join(
+            f"{row['task']} ({', '.join(f'{r:g}' for r in row['rewards'])})" for row in item["tasks"]
+        )
     raise ValueError(f"no sentence for warning kind {kind!r}")
 
 
@@ -141,34 +162,48 @@ def controls_lines(record: dict) -> list[str]:
         return []
     oracle, nop = controls["oracle"], controls["nop"]
     if not (oracle["trials"] or nop["trials"]):
-        return ["Controls on the same tasks: none found (no oracle or nop trial on these tasks), so a broken task "
-                "cannot be told from a hard one."]
-    lines = [f"Controls on the same tasks (matched by task digest): oracle {oracle['passed']}/{oracle['trials']}, "
-             f"nop {nop['passed']}/{nop['trials']}; {verdict_counts(controls)}."]
+        return [
+            "Controls on the same tasks: none found (no oracle or nop trial on these tasks), so a broken task "
+            "cannot be told from a hard one."
+        ]
+    lines = [
+        f"Controls on the same tasks (matched by task digest): oracle {oracle['passed']}/{oracle['trials']}, "
+        f"nop {nop['passed']}/{nop['trials']}; {verdict_counts(controls)}."
+    ]
     policy = controls["policy"]
     for verdict, key, said, meaning in (
         ("fails", "on_failure", "fail", "the oracle did not pass every try or the nop passed one"),
-        ("not verified", "on_unverified", "are not verified", "no oracle ran, or the nop was not scored on every "
-         "try, so doing nothing was never shown to fail"),
+        (
+            "not verified",
+            "on_unverified",
+            "are not verified",
+            "no oracle ran, or the nop was not scored on every try, so doing nothing was never shown to fail",
+        ),
     ):
         tasks = [(task, entry) for task, entry in controls["per_task"].items() if entry["verdict"] == verdict]
         if not tasks:
             continue
         listed = ", ".join(f"{task} ({'; '.join(entry['reasons'])})" for task, entry in tasks)
         effect = "left out of the headline" if policy[key] == "exclude" else "kept in the headline"
-        lines.append(f"Controls {said} ({meaning}) on {count(len(tasks), 'task')}, {effect} "
-                     f"(controls.{key}: {policy[key]}): {listed}.")
+        lines.append(
+            f"Controls {said} ({meaning}) on {count(len(tasks), 'task')}, {effect} "
+            f"(controls.{key}: {policy[key]}): {listed}."
+        )
     for row in controls["uncovered"]:
-        lines.append(f"Not covered by a control: {row['task']} on digest {short_digest(row['digest'])}, "
-                     f"{count(row['trials'], 'trial')} ({', '.join(row['trial_ids'])}); no oracle or nop ran on "
-                     "that version of the task.")
+        lines.append(
+            f"Not covered by a control: {row['task']} on digest {short_digest(row['digest'])}, "
+            f"{count(row['trials'], 'trial')} ({', '.join(row['trial_ids'])}); no oracle or nop ran on "
+            "that version of the task."
+        )
     return lines
 
 
 def verdict_counts(controls: dict) -> str:
     """'8 tasks hold, 2 fail, 0 not verified'."""
-    return (f"controls hold on {count(len(controls['tasks_holding']), 'task')}, fail on "
-            f"{len(controls['tasks_failing_controls'])}, not verified on {len(controls['tasks_unverified'])}")
+    return (
+        f"controls hold on {count(len(controls['tasks_holding']), 'task')}, fail on "
+        f"{len(controls['tasks_failing_controls'])}, not verified on {len(controls['tasks_unverified'])}"
+    )
 
 
 TRY_RULES = {
@@ -184,8 +219,14 @@ def try_numbering(record: dict) -> str:
     rules = record.get("try_numbering") or {}
     if not rules:
         return ""
-    return "Tries are numbered by " + "; ".join(
-        TRY_RULES.get(rule, rule) + (f" ({count(n, 'trial')})" if len(rules) > 1 else "") for rule, n in rules.items()) + "."
+    return (
+        "Tries are numbered by "
+        + "; ".join(
+            TRY_RULES.get(rule, rule) + (f" ({count(n, 'trial')})" if len(rules) > 1 else "")
+            for rule, n in rules.items()
+        )
+        + "."
+    )
 
 
 def outcomes(record: dict) -> str:
@@ -194,18 +235,24 @@ def outcomes(record: dict) -> str:
     if record.get("try_numbering"):
         text += " " + try_numbering(record)
     if c["errored"] or c["verifier_errored"] or c["unscored"]:
-        text += (f" Outcomes other than pass or fail: {c['errored']} errored, {c['verifier_errored']} with a verifier "
-                 f"error, {c['unscored']} unscored; each counts as not passed.")
+        text += (
+            f" Outcomes other than pass or fail: {c['errored']} errored, {c['verifier_errored']} with a verifier "
+            f"error, {c['unscored']} unscored; each counts as not passed."
+        )
     if c["timed_out"]:
-        text += (f" {count(c['timed_out'], 'trial')} timed out (the agent ran out of its time budget; BenchFlow still "
-                 "runs the verifier, so each counts by its reward, as BenchFlow counts it: failed below 1, errored "
-                 "with no reward).")
+        text += (
+            f" {count(c['timed_out'], 'trial')} timed out (the agent ran out of its time budget; BenchFlow still "
+            "runs the verifier, so each counts by its reward, as BenchFlow counts it: failed below 1, errored "
+            "with no reward)."
+        )
     return text + f" {count(c['retried'], 'trial')} retried ({count(c['attempts'], 'attempt')} in all)."
 
 
 def _tokens(block: dict) -> str:
-    return (f"{block['total']:,} tokens ({block['input']:,} input, of which {block['cache_read']:,} cache reads and "
-            f"{block['cache_creation']:,} cache writes; {block['output']:,} output)")
+    return (
+        f"{block['total']:,} tokens ({block['input']:,} input, of which {block['cache_read']:,} cache reads and "
+        f"{block['cache_creation']:,} cache writes; {block['output']:,} output)"
+    )
 
 
 def cost_measure(measure: dict, lower_bound: bool = False) -> str:
@@ -217,8 +264,10 @@ def cost_measure(measure: dict, lower_bound: bool = False) -> str:
     text = f"{measure['label']} {bound}{usd(value)}"
     interval = measure.get("interval")
     if interval:
-        text += (f" ({level(interval['level'])} interval {interval_text(interval['low'], interval['high'], usd)}, "
-                 f"{interval['method']})")
+        text += (
+            f" ({level(interval['level'])} interval {interval_text(interval['low'], interval['high'], usd)}, "
+            f"{interval['method']})"
+        )
     if measure["denominator"]:
         text += f" ({measure['numerator']}, {usd(measure['numerator_usd'])}, / {measure['denominator_count']:,} {measure['denominator']})"
     return text
@@ -228,39 +277,54 @@ def tokens_and_cost(record: dict) -> str:
     """Tokens over every attempt and over the counted trials; each cost measure with what it
     divides by what; every trial without a cost, with the reason."""
     usage = record["usage"]
-    text = (f"Over all {count(usage['attempts'], 'attempt')} of the {count(usage['trials'], 'trial')} (retries, "
-            f"interrupted trials and left-out tasks included): {_tokens(usage['tokens_all_attempts'])}. "
-            f"Over the {count(usage['counted_trials'], 'counted trial')}: {_tokens(usage['tokens_counted'])}. ")
+    text = (
+        f"Over all {count(usage['attempts'], 'attempt')} of the {count(usage['trials'], 'trial')} (retries, "
+        f"interrupted trials and left-out tasks included): {_tokens(usage['tokens_all_attempts'])}. "
+        f"Over the {count(usage['counted_trials'], 'counted trial')}: {_tokens(usage['tokens_counted'])}. "
+    )
     measures = usage["cost_measures"]
     if measures["spent"]["value_usd"] is None:
         text += "No cost: no trial has one. "
     else:
         bound = usage["cost_is_lower_bound"]
-        text += (f"Cost of every attempt {'at least ' if bound else ''}{usd(measures['spent']['value_usd'])} "
-                 f"({usage['trials_priced']} of {count(usage['trials'], 'trial')} priced); "
-                 f"cost of the counted trials {usd(measures['counted']['value_usd'])} "
-                 f"({usage['counted_trials_priced']} of {usage['counted_trials']} priced); "
-                 + "; ".join(cost_measure(measures[key], not usage["cost_complete"])
-                             for key in ("per_solved_task", "per_passed_trial", "one_run")) + ". ")
+        text += (
+            f"Cost of every attempt {'at least ' if bound else ''}{usd(measures['spent']['value_usd'])} "
+            f"({usage['trials_priced']} of {count(usage['trials'], 'trial')} priced); "
+            f"cost of the counted trials {usd(measures['counted']['value_usd'])} "
+            f"({usage['counted_trials_priced']} of {usage['counted_trials']} priced); "
+            + "; ".join(
+                cost_measure(measures[key], not usage["cost_complete"])
+                for key in ("per_solved_task", "per_passed_trial", "one_run")
+            )
+            + ". "
+        )
     for row in record.get("unpriced_reasons") or []:
         text += f"{count(row['trials'], 'trial')} without a cost ({', '.join(row['models'])}): {row['reason']}. "
-    text += (f"Trial time {seconds(usage['trial_seconds_min'])} to {seconds(usage['trial_seconds_max'])} s, "
-             f"{usage['trial_minutes_all_attempts']} trial-minutes in all.")
+    text += (
+        f"Trial time {seconds(usage['trial_seconds_min'])} to {seconds(usage['trial_seconds_max'])} s, "
+        f"{usage['trial_minutes_all_attempts']} trial-minutes in all."
+    )
     return text
 
 
 def sampling(record: dict) -> str:
     values = record.get("sampling") or {}
     if values:
-        parts = [key + " " + ", ".join(f"{value} ({count(n, 'trial')})" for value, n in seen.items())
-                 for key, seen in values.items()]
+        parts = [
+            key + " " + ", ".join(f"{value} ({count(n, 'trial')})" for value, n in seen.items())
+            for key, seen in values.items()
+        ]
         missing = [key for key in ("max_tokens", "temperature", "top_p") if key not in values]
-        return ("Sampling the model requests carried (the first requests of each trial, with how many trials sent "
-                f"each value): {'; '.join(parts)}. Not recorded: {', '.join(missing) or 'nothing'}.")
+        return (
+            "Sampling the model requests carried (the first requests of each trial, with how many trials sent "
+            f"each value): {'; '.join(parts)}. Not recorded: {', '.join(missing) or 'nothing'}."
+        )
     if record.get("trials_recording_requests"):
-        return (f"Sampling the model requests carried: none recorded in the first requests of "
-                f"{count(record['trials_recording_requests'], 'trial')} (BenchFlow 0.7.12 keeps no max_tokens, "
-                "temperature or top_p).")
+        return (
+            f"Sampling the model requests carried: none recorded in the first requests of "
+            f"{count(record['trials_recording_requests'], 'trial')} (BenchFlow 0.7.12 keeps no max_tokens, "
+            "temperature or top_p)."
+        )
     return "Sampling the model requests carried: none recorded (no trial has a trajectory/llm_trajectory.jsonl)."
 
 
@@ -277,11 +341,16 @@ def solve_rates(record: dict) -> str:
     per_k = rates.get("per_k") or []
     if not per_k:
         return ""
-    parts = [f"k={row['k']}: pass@k {pct(row['pass_at_k'])}, pass^k {pct(row['pass_hat_k'])} "
-             f"({count(row['tasks_at_k'], 'task')})" for row in per_k]
+    parts = [
+        f"k={row['k']}: pass@k {pct(row['pass_at_k'])}, pass^k {pct(row['pass_hat_k'])} "
+        f"({count(row['tasks_at_k'], 'task')})"
+        for row in per_k
+    ]
     note = f" {rates['counting']}" if rates.get("counting") else ""
-    return ("pass@k and pass^k (unbiased estimators over tasks with at least k trials; descriptive, not the "
-            f"headline): {'; '.join(parts)}.{note}")
+    return (
+        "pass@k and pass^k (unbiased estimators over tasks with at least k trials; descriptive, not the "
+        f"headline): {'; '.join(parts)}.{note}"
+    )
 
 
 def left_out(record: dict) -> str:
@@ -292,9 +361,11 @@ def left_out(record: dict) -> str:
         by_kind.setdefault(row["kind"], []).append(row)
     parts = []
     if by_kind.get("task"):
-        parts.append(f"{count(len(by_kind['task']), 'task')} whose controls left them out of the headline ("
-                     + "; ".join(f"{row['task']}: {row['reason']}, {count(row['trials'], 'trial')}"
-                                 for row in by_kind["task"]) + ")")
+        parts.append(
+            f"{count(len(by_kind['task']), 'task')} whose controls left them out of the headline ("
+            + "; ".join(f"{row['task']}: {row['reason']}, {count(row['trials'], 'trial')}" for row in by_kind["task"])
+            + ")"
+        )
     if by_kind.get("attempt"):
         parts.append(f"{count(len(by_kind['attempt']), 'attempt')} interrupted or unfinished")
     if by_kind.get("file"):
@@ -305,23 +376,27 @@ def left_out(record: dict) -> str:
         parts.append(f"{count(len(by_kind['duplicate']), 'duplicate attempt')} counted once")
     c = record["counts"]
     text = ("Left out: " + "; ".join(parts) + ".") if parts else "Left out: nothing."
-    return (text + f" Counted as not passed: {c['errored']} errored, {c['verifier_errored']} verifier-errored, "
-            f"{c['unscored']} unscored; {c['timed_out']} timed out (counted by their reward); "
-            f"{count(c['retried'], 'trial')} retried.")
+    return (
+        text + f" Counted as not passed: {c['errored']} errored, {c['verifier_errored']} verifier-errored, "
+        f"{c['unscored']} unscored; {c['timed_out']} timed out (counted by their reward); "
+        f"{count(c['retried'], 'trial')} retried."
+    )
 
 
 def index_row_interval(record: dict) -> str:
     """index.md's and the paper table's interval cell: the headline with its method."""
     headline = record["headline"]
-    return (f"{interval_text(headline.get('low'), headline.get('high'))} "
-            f"({method(headline.get('method'))})")
+    return f"{interval_text(headline.get('low'), headline.get('high'))} ({method(headline.get('method'))})"
 
 
 def accounting(found: int, in_reports: int, interrupted: int, unusable: int, duplicates: int = 0) -> str:
     adds_up = found == in_reports + interrupted + unusable + duplicates
-    return (f"{found} attempt folders found: {in_reports} counted in a report, {interrupted} interrupted, "
-            f"{unusable} unusable" + (f", {duplicates} duplicates counted once" if duplicates else "")
-            + f", each listed in exclusions.tsv ({'the counts add up' if adds_up else 'THE COUNTS DO NOT ADD UP'}).")
+    return (
+        f"{found} attempt folders found: {in_reports} counted in a report, {interrupted} interrupted, "
+        f"{unusable} unusable"
+        + (f", {duplicates} duplicates counted once" if duplicates else "")
+        + f", each listed in exclusions.tsv ({'the counts add up' if adds_up else 'THE COUNTS DO NOT ADD UP'})."
+    )
 
 
 CROSSCHECK_COUNTS = ("total", "passed", "failed", "errored", "verifier_errored")
@@ -364,8 +439,10 @@ def bucket_difference(trial: dict) -> str | None:
     if theirs is None or theirs == ours:
         return None
     if trial["attempts"] > 1:
-        return (f"BenchFlow's summary counts the last of {trial['attempts']} attempts ({theirs}); "
-                f"benchreport keeps the scored attempt first, then the newest, as BenchFlow does on resume ({ours})")
+        return (
+            f"BenchFlow's summary counts the last of {trial['attempts']} attempts ({theirs}); "
+            f"benchreport keeps the scored attempt first, then the newest, as BenchFlow does on resume ({ours})"
+        )
     if theirs == "verifier_errored":
         return "the verifier reported an error but still wrote a reward; BenchFlow's summary counts the verifier error first, benchreport counts the reward"
     if theirs == "unscored":
@@ -388,11 +465,13 @@ def controls_summary(summary: dict) -> str:
     policy = controls["policy"]
     failing = len(controls["tasks_failing_controls"])
     unverified = len(controls["tasks_unverified"])
-    return (f"oracle {oracle['passed']}/{oracle['trials']}, nop {nop['passed']}/{nop['trials']}; "
-            f"hold {len(controls['tasks_holding'])}, fail {failing}"
-            + (f" ({'left out' if policy['on_failure'] == 'exclude' else 'kept'})" if failing else "")
-            + f", not verified {unverified}"
-            + (f" ({'left out' if policy['on_unverified'] == 'exclude' else 'kept'})" if unverified else ""))
+    return (
+        f"oracle {oracle['passed']}/{oracle['trials']}, nop {nop['passed']}/{nop['trials']}; "
+        f"hold {len(controls['tasks_holding'])}, fail {failing}"
+        + (f" ({'left out' if policy['on_failure'] == 'exclude' else 'kept'})" if failing else "")
+        + f", not verified {unverified}"
+        + (f" ({'left out' if policy['on_unverified'] == 'exclude' else 'kept'})" if unverified else "")
+    )
 
 
 def ledger_tally(rows: list[dict]) -> str:
@@ -402,13 +481,18 @@ def ledger_tally(rows: list[dict]) -> str:
     kinds = {}
     for row in rows:
         kinds[row["kind"]] = kinds.get(row["kind"], 0) + 1
-    return ("Left out or not recorded (every row is in exclusions.tsv): "
-            + ", ".join(count(n, kind) for kind, n in sorted(kinds.items())) + ".")
+    return (
+        "Left out or not recorded (every row is in exclusions.tsv): "
+        + ", ".join(count(n, kind) for kind, n in sorted(kinds.items()))
+        + "."
+    )
 
 
 def inspection(record: dict) -> str:
     """When the images were inspected, and how to inspect them again."""
-    return ("Each inspection's time is in its lineage record (results/lineage/environment/images/, "
-            "inspected_at), not here, so that an unchanged image leaves this report's bytes alone. A record of "
-            "a missing daemon or image is taken again by itself on the next run whose daemon answers; one that "
-            f"inspected its image is kept until `{record['environment_refresh']}`.")
+    return (
+        "Each inspection's time is in its lineage record (results/lineage/environment/images/, "
+        "inspected_at), not here, so that an unchanged image leaves this report's bytes alone. A record of "
+        "a missing daemon or image is taken again by itself on the next run whose daemon answers; one that "
+        f"inspected its image is kept until `{record['environment_refresh']}`."
+    )

@@ -82,8 +82,9 @@ def number_tries(trials: list[dict]) -> list[dict]:
     for trial in trials:
         by_setting.setdefault(trial["setting"], {}).setdefault(trial["task"], []).append(trial)
     for tasks in by_setting.values():
-        groups = [sorted(group, key=lambda t: (t.get("started_at") or "", t["job"], t["folder"]))
-                  for group in tasks.values()]
+        groups = [
+            sorted(group, key=lambda t: (t.get("started_at") or "", t["job"], t["folder"])) for group in tasks.values()
+        ]
         rule, numbers = "started_at", [list(range(1, len(group) + 1)) for group in groups]
         for name, number_of in _LAYOUT_RULES:
             found = [[number_of(trial) for trial in group] for group in groups]

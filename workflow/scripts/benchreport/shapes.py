@@ -59,6 +59,7 @@ def coverage_file(profile) -> str:
 
 # --- planning: which shape a setting's headline needs ---
 
+
 def index_counts(trials) -> dict:
     """Per task, per task version (digest, "" when none is recorded): [finished, passed, scored]
     trials (interrupted ones are not finished): what `planned_profile` needs of a setting's
@@ -77,6 +78,7 @@ def index_counts(trials) -> dict:
 def _merged(setting: str, indexes: list[dict]):
     """(the setting's control kind, its counts, control kind -> its counts), summed over the
     index.json of the job folders (a trial is in one of them only)."""
+
     def add(into, counts):
         for task, versions in counts.items():
             for digest, cell in versions.items():
@@ -111,9 +113,13 @@ def _control_cell(counts, task: str, digest: str) -> dict | None:
 def task_verdict(task: str, digests, controls) -> str:
     """The worst verdict of the controls over the versions of a task the agent ran on (fails,
     then not verified, then holds), as `stats.control_summary` gives it."""
-    verdicts = {version_verdict(_control_cell(controls.get("oracle", {}), task, digest),
-                                _control_cell(controls.get("nop", {}), task, digest))[0]
-                for digest in digests}
+    verdicts = {
+        version_verdict(
+            _control_cell(controls.get("oracle", {}), task, digest),
+            _control_cell(controls.get("nop", {}), task, digest),
+        )[0]
+        for digest in digests
+    }
     return next(verdict for verdict in ("fails", "not verified", "holds") if verdict in verdicts)
 
 
@@ -123,8 +129,11 @@ def planned_profile(setting: str, indexes: list[dict], policy: dict) -> tuple[tu
     leave out under `policy` (config controls.on_failure / on_unverified: "exclude" leaves a task
     whose controls fail / are not verified out), each with its number of finished trials."""
     kind, mine, controls = _merged(setting, indexes)
-    excluded = {verdict for verdict, key in (("fails", "on_failure"), ("not verified", "on_unverified"))
-                if policy[key] == "exclude"}
+    excluded = {
+        verdict
+        for verdict, key in (("fails", "on_failure"), ("not verified", "on_unverified"))
+        if policy[key] == "exclude"
+    }
     tries = []
     for task, versions in mine.items():
         finished = sum(cell[0] for cell in versions.values())

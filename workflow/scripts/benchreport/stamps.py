@@ -35,9 +35,7 @@ def recorded_sources(job: discover.JobFolder) -> dict[str, str]:
     except (OSError, ValueError, KeyError, TypeError):
         return {}
     prefix = (Path(job.root) / job.relpath).as_posix() + "/"
-    return {
-        source["path"][len(prefix) :]: source["sha256"] for source in sources if source["path"].startswith(prefix)
-    }
+    return {source["path"][len(prefix) :]: source["sha256"] for source in sources if source["path"].startswith(prefix)}
 
 
 def refresh_states(jobs: list[discover.JobFolder], max_requests: int, state_dir: Path = STATE_DIR):

@@ -41,21 +41,25 @@ def per_task(trials: list[dict], confidence: float) -> list[TaskRow]:
         costs = [trial["cost_usd_all_attempts"] for trial in group if trial["cost_usd_all_attempts"] is not None]
         rewards = tuple(trial["reward"] for trial in group)
         wilson = intervals.wilson(passed, len(group), confidence)
-        rows.append(TaskRow(
-            task=task,
-            trials=len(group),
-            passed=passed,
-            rate=passed / len(group),
-            interval=Interval("wilson", wilson["low"], wilson["high"], confidence, "this task's tries, as if independent"),
-            rewards=rewards,
-            # a trial with no reward (errored, unscored) counts as 0, as it counts as not passed
-            mean_reward=sum(value or 0.0 for value in rewards) / len(group),
-            outcomes=tuple(trial["outcome"] for trial in group),
-            timed_out=sum(trial["timed_out"] for trial in group),
-            task_digests=tuple(sorted({trial["task_digest"] for trial in group if trial["task_digest"]})),
-            trial_ids=tuple(trial_id(trial) for trial in group),
-            mean_cost_usd=sum(costs) / len(costs) if costs else None,
-        ))
+        rows.append(
+            TaskRow(
+                task=task,
+                trials=len(group),
+                passed=passed,
+                rate=passed / len(group),
+                interval=Interval(
+                    "wilson", wilson["low"], wilson["high"], confidence, "this task's tries, as if independent"
+                ),
+                rewards=rewards,
+                # a trial with no reward (errored, unscored) counts as 0, as it counts as not passed
+                mean_reward=sum(value or 0.0 for value in rewards) / len(group),
+                outcomes=tuple(trial["outcome"] for trial in group),
+                timed_out=sum(trial["timed_out"] for trial in group),
+                task_digests=tuple(sorted({trial["task_digest"] for trial in group if trial["task_digest"]})),
+                trial_ids=tuple(trial_id(trial) for trial in group),
+                mean_cost_usd=sum(costs) / len(costs) if costs else None,
+            )
+        )
     return rows
 
 
@@ -106,11 +110,30 @@ def _cost(trials: list[dict]) -> tuple[float | None, int]:
     return (round(sum(costs), 6) if costs else None), len(costs)
 
 
-def _measure(key: str, label: str, numerator: str, denominator: str, value, n: int, trials: str,
-             numerator_usd=None, interval=None) -> dict:
-    return as_json(CostMeasure(key=key, label=label, numerator=numerator, denominator=denominator,
-                               denominator_count=n, numerator_usd=numerator_usd, value_usd=value,
-                               interval=interval, trials=trials))
+def _measure(
+    key: str,
+    label: str,
+    numerator: str,
+    denominator: str,
+    value,
+    n: int,
+    trials: str,
+    numerator_usd=None,
+    interval=None,
+) -> dict:
+    return as_json(
+        CostMeasure(
+            key=key,
+            label=label,
+            numerator=numerator,
+            denominator=denominator,
+            denominator_count=n,
+            numerator_usd=numerator_usd,
+            value_usd=value,
+            interval=interval,
+            trials=trials,
+        )
+    )
 
 
 def cost_of_one_run(tasks: list[dict], params: dict) -> dict | None:
@@ -131,10 +154,16 @@ def cost_of_one_run(tasks: list[dict], params: dict) -> dict | None:
         totals[begin:stop] = data[rng.integers(0, data.size, size=(stop - begin, data.size))].sum(axis=1)
     tail = (1 - params["confidence"]) / 2
     low, high = np.quantile(totals, [tail, 1 - tail])
-    return {"estimate": round(float(data.sum()), 6), "low": round(float(low), 6), "high": round(float(high), 6),
-            "method": "percentile bootstrap over tasks", "level": params["confidence"],
-            "resamples": resamples, "seed": params["seed"],
-            "tasks_unpriced": [row["task"] for row in tasks if row["mean_cost_usd"] is None]}
+    return {
+        "estimate": round(float(data.sum()), 6),
+        "low": round(float(low), 6),
+        "high": round(float(high), 6),
+        "method": "percentile bootstrap over tasks",
+        "level": params["confidence"],
+        "resamples": resamples,
+        "seed": params["seed"],
+        "tasks_unpriced": [row["task"] for row in tasks if row["mean_cost_usd"] is None],
+    }
 
 
 def usage(mine: list[dict], counted: list[dict], tasks: list[dict], params: dict) -> dict:
@@ -149,23 +178,59 @@ def usage(mine: list[dict], counted: list[dict], tasks: list[dict], params: dict
     passed = sum(row["passed"] for row in tasks)
     one_run = cost_of_one_run(tasks, params)
     # a control calls no model and an interrupted trial wrote no usage: neither needs a cost
-    missing = [t for t in mine if t["cost_usd_all_attempts"] is None and not t["control"] and t["outcome"] != "interrupted"]
+    missing = [
+        t for t in mine if t["cost_usd_all_attempts"] is None and not t["control"] and t["outcome"] != "interrupted"
+    ]
     measures = [
-        _measure("spent", "cost of every attempt", "the recorded cost of every attempt of the setting (retries, "
-                 "interrupted trials and tasks the controls left out included)", "", spent, priced_all, "all"),
-        _measure("counted", "cost of the counted trials", "the recorded cost of the counted trials, all their "
-                 "attempts", "", counted_cost, priced_counted, "counted"),
-        _measure("per_solved_task", "cost per solved task", "the cost of the counted trials",
-                 "the counted tasks with at least one passing trial",
-                 round(counted_cost / solved, 6) if counted_cost is not None and solved else None, solved, "counted",
-                 numerator_usd=counted_cost),
-        _measure("per_passed_trial", "cost per passed trial", "the cost of the counted trials",
-                 "the counted trials that passed",
-                 round(counted_cost / passed, 6) if counted_cost is not None and passed else None, passed, "counted",
-                 numerator_usd=counted_cost),
-        _measure("one_run", "cost of one run over the task set", "the sum over the counted tasks of each task's "
-                 "mean recorded cost per trial", "", one_run["estimate"] if one_run else None,
-                 len(tasks) - len(one_run["tasks_unpriced"]) if one_run else 0, "counted", interval=one_run),
+        _measure(
+            "spent",
+            "cost of every attempt",
+            "the recorded cost of every attempt of the setting (retries, "
+            "interrupted trials and tasks the controls left out included)",
+            "",
+            spent,
+            priced_all,
+            "all",
+        ),
+        _measure(
+            "counted",
+            "cost of the counted trials",
+            "the recorded cost of the counted trials, all their attempts",
+            "",
+            counted_cost,
+            priced_counted,
+            "counted",
+        ),
+        _measure(
+            "per_solved_task",
+            "cost per solved task",
+            "the cost of the counted trials",
+            "the counted tasks with at least one passing trial",
+            round(counted_cost / solved, 6) if counted_cost is not None and solved else None,
+            solved,
+            "counted",
+            numerator_usd=counted_cost,
+        ),
+        _measure(
+            "per_passed_trial",
+            "cost per passed trial",
+            "the cost of the counted trials",
+            "the counted trials that passed",
+            round(counted_cost / passed, 6) if counted_cost is not None and passed else None,
+            passed,
+            "counted",
+            numerator_usd=counted_cost,
+        ),
+        _measure(
+            "one_run",
+            "cost of one run over the task set",
+            "the sum over the counted tasks of each task's mean recorded cost per trial",
+            "",
+            one_run["estimate"] if one_run else None,
+            len(tasks) - len(one_run["tasks_unpriced"]) if one_run else 0,
+            "counted",
+            interval=one_run,
+        ),
     ]
     times = [trial["timing"].get("total") for trial in counted if trial["timing"].get("total") is not None]
     return {
@@ -211,8 +276,7 @@ def control_summary(agent_trials: list[dict], control_trials: list[dict]) -> dic
     trials ran on (fails, then not verified, then holds); agent trials on a version no control
     ran on are listed in `uncovered` (task, digest, trials).
     """
-    summary = {"oracle": {"trials": 0, "passed": 0}, "nop": {"trials": 0, "passed": 0}, "per_task": {},
-               "uncovered": []}
+    summary = {"oracle": {"trials": 0, "passed": 0}, "nop": {"trials": 0, "passed": 0}, "per_task": {}, "uncovered": []}
     wanted = defaultdict(list)
     for trial in agent_trials:
         wanted[trial["task"]].append(trial)
@@ -231,13 +295,25 @@ def control_summary(agent_trials: list[dict], control_trials: list[dict]) -> dic
             agents = [trial for trial in wanted[task] if trial["task_digest"] == digest]
             cells = {}
             for kind in ("oracle", "nop"):
-                same = [t for (k, d), ts in controls.items() if k == kind and (digest is None or d == digest) for t in ts]
+                same = [
+                    t for (k, d), ts in controls.items() if k == kind and (digest is None or d == digest) for t in ts
+                ]
                 cells[kind] = _cell(same) if same else None
             verdict, reasons = version_verdict(cells["oracle"], cells["nop"])
-            per_version.append({"digest": digest, "agent_trials": len(agents), "oracle": cells["oracle"], "nop": cells["nop"], "verdict": verdict, "reasons": reasons})
+            per_version.append(
+                {
+                    "digest": digest,
+                    "agent_trials": len(agents),
+                    "oracle": cells["oracle"],
+                    "nop": cells["nop"],
+                    "verdict": verdict,
+                    "reasons": reasons,
+                }
+            )
             if not cells["oracle"] and not cells["nop"] and any(k for (k, d) in controls):
-                summary["uncovered"].append({"task": task, "digest": digest, "trials": len(agents),
-                                             "trial_ids": [trial_id(t) for t in agents]})
+                summary["uncovered"].append(
+                    {"task": task, "digest": digest, "trials": len(agents), "trial_ids": [trial_id(t) for t in agents]}
+                )
         verdict = next(v for v in ("fails", "not verified", "holds") if any(p["verdict"] == v for p in per_version))
         reasons = sorted({reason for p in per_version if p["verdict"] == verdict for reason in p["reasons"]})
         if summary["uncovered"] and summary["uncovered"][-1]["task"] == task and verdict != "fails":
@@ -251,11 +327,15 @@ def control_summary(agent_trials: list[dict], control_trials: list[dict]) -> dic
             "versions": per_version,
             "matched_by": "task name (no task digest recorded)" if versions == [None] else "task digest",
         }
-    for verdict, key in (("fails", "tasks_failing_controls"), ("not verified", "tasks_unverified"),
-                         ("holds", "tasks_holding")):
+    for verdict, key in (
+        ("fails", "tasks_failing_controls"),
+        ("not verified", "tasks_unverified"),
+        ("holds", "tasks_holding"),
+    ):
         summary[key] = sorted(t for t, entry in summary["per_task"].items() if entry["verdict"] == verdict)
     summary["tasks_without_control"] = sorted(
-        t for t, entry in summary["per_task"].items() if not entry["oracle"] and not entry["nop"])
+        t for t, entry in summary["per_task"].items() if not entry["oracle"] and not entry["nop"]
+    )
     return summary
 
 
@@ -274,8 +354,9 @@ def interval_methods(tasks: list[dict], params: dict) -> dict:
     """Every interval method on this setting's (trials, passes) per task, computed as the coverage
     design computes them (the bootstrap ones from the exact bootstrap distribution), so that the
     headline is the interval whose coverage was measured."""
-    return coverage_design.run_intervals([row["trials"] for row in tasks], [row["passed"] for row in tasks],
-                                  params["confidence"])
+    return coverage_design.run_intervals(
+        [row["trials"] for row in tasks], [row["passed"] for row in tasks], params["confidence"]
+    )
 
 
 def coverage_shape(tasks: list[dict]) -> tuple[tuple[int, int], ...]:
@@ -287,10 +368,20 @@ def check_grid(grid: dict, shape, params: dict) -> dict:
     """The coverage design, once it is known to be the one this setting's headline needs: the
     workflow planned its shape from the ingests' counts (`shapes.planned_profile`), by the rules
     that made these task rows, so a difference is a bug, reported as such."""
-    found = ([tuple(group) for group in grid["tries_profile"]], grid.get("design_version"), grid["seed"],
-             grid["simulations"], grid["confidence"])
-    wanted = (list(shape), coverage_design.DESIGN_VERSION, params["seed"], params["coverage_simulations"],
-              params["confidence"])
+    found = (
+        [tuple(group) for group in grid["tries_profile"]],
+        grid.get("design_version"),
+        grid["seed"],
+        grid["simulations"],
+        grid["confidence"],
+    )
+    wanted = (
+        list(shape),
+        coverage_design.DESIGN_VERSION,
+        params["seed"],
+        params["coverage_simulations"],
+        params["confidence"],
+    )
     if found != wanted:
         raise ValueError(
             "the coverage design given is for (tries profile, design version, seed, simulations, confidence) = "
@@ -313,8 +404,9 @@ def headline_interval(tasks: list[dict], methods: dict, params: dict, grid_for=N
         return {"method": None, "low": None, "high": None, "text": "no task was scored", "coverage": None}
     shape = coverage_shape(tasks)
     if grid_for is None:
-        grid = coverage_design.coverage_design(shape, seed=params["seed"], simulations=params["coverage_simulations"],
-                                        confidence=params["confidence"])
+        grid = coverage_design.coverage_design(
+            shape, seed=params["seed"], simulations=params["coverage_simulations"], confidence=params["confidence"]
+        )
     else:
         grid = check_grid(grid_for(shape), shape, params)
     return coverage_design.headline(methods, grid, params["confidence"]) | {
@@ -334,7 +426,7 @@ def solve_rates(tasks: list[dict]) -> dict | None:
     left_out = sum(row["trials"] for row in tasks) - sum(scored)
     return result | {
         "counting": "BenchFlow's: over scored trials only; trials with no reward (errored, verifier errored, "
-                    "unscored) are left out of n, not counted as failures, and tasks with none scored are left out",
+        "unscored) are left out of n, not counted as failures, and tasks with none scored are left out",
         "tasks": len(kept),
         "trials": sum(scored),
         "unscored_left_out": left_out,
@@ -359,8 +451,11 @@ def setting_trials(setting: str, all_trials: list[dict], policy: dict) -> tuple:
         for verdict, key in (("fails", "on_failure"), ("not verified", "on_unverified")):
             if policy[key] == "exclude":
                 said = "controls fail" if verdict == "fails" else "controls not verified"
-                excluded_tasks |= {task: [f"{said}: " + "; ".join(entry["reasons"])]
-                                   for task, entry in controls["per_task"].items() if entry["verdict"] == verdict}
+                excluded_tasks |= {
+                    task: [f"{said}: " + "; ".join(entry["reasons"])]
+                    for task, entry in controls["per_task"].items()
+                    if entry["verdict"] == verdict
+                }
     return mine, finished, interrupted, controls, excluded_tasks
 
 
@@ -376,10 +471,21 @@ def mixed_settings(setting: str, all_trials: list[dict]) -> list[dict]:
     found = []
     for job in sorted(mine):
         if len(keys[job]) > 1:
-            differ = sorted({name for key in keys[job].values() for name in key
-                             if len({str(other.get(name)) for other in keys[job].values()}) > 1})
-            found.append({"job": job, "differ": differ,
-                          "settings": [{"setting": other, "trials": counts[job][other]} for other in sorted(keys[job])]})
+            differ = sorted(
+                {
+                    name
+                    for key in keys[job].values()
+                    for name in key
+                    if len({str(other.get(name)) for other in keys[job].values()}) > 1
+                }
+            )
+            found.append(
+                {
+                    "job": job,
+                    "differ": differ,
+                    "settings": [{"setting": other, "trials": counts[job][other]} for other in sorted(keys[job])],
+                }
+            )
     return found
 
 
@@ -389,7 +495,9 @@ def _warnings(tasks: list[dict], counted: list[dict], controls, params: dict, mi
     warnings = []
     short = [row["task"] for row in tasks if row["trials"] < params["min_trials_per_task"]]
     if short:
-        warnings.append({"kind": "few tries", "tasks": short, "of": len(tasks), "minimum": params["min_trials_per_task"]})
+        warnings.append(
+            {"kind": "few tries", "tasks": short, "of": len(tasks), "minimum": params["min_trials_per_task"]}
+        )
     for job in mixed:
         warnings.append({"kind": "mixed settings in a job folder"} | job)
     served = observed(counted, "served_models")
@@ -408,10 +516,17 @@ def _warnings(tasks: list[dict], counted: list[dict], controls, params: dict, mi
         for verdict, key in (("fails", "on_failure"), ("not verified", "on_unverified")):
             tasks_hit = [t for t, e in controls["per_task"].items() if e["verdict"] == verdict]
             if tasks_hit and controls["policy"][key] == "keep":
-                warnings.append({"kind": f"controls {verdict}, kept",
-                                 "tasks": [{"task": t, "reasons": controls["per_task"][t]["reasons"]} for t in tasks_hit]})
-    near = [{"task": row["task"], "rewards": sorted({r for r in row["rewards"] if r is not None and 0.95 < r < 1})}
-            for row in tasks if any(r is not None and 0.95 < r < 1 for r in row["rewards"])]
+                warnings.append(
+                    {
+                        "kind": f"controls {verdict}, kept",
+                        "tasks": [{"task": t, "reasons": controls["per_task"][t]["reasons"]} for t in tasks_hit],
+                    }
+                )
+    near = [
+        {"task": row["task"], "rewards": sorted({r for r in row["rewards"] if r is not None and 0.95 < r < 1})}
+        for row in tasks
+        if any(r is not None and 0.95 < r < 1 for r in row["rewards"])
+    ]
     if near:
         warnings.append({"kind": "near-pass rewards", "tasks": near})
     return warnings
@@ -469,8 +584,13 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=N
             "over_trials": over_trials | {"level": confidence, "trials_counted": n_trials},
         },
         "confidence": confidence,
-        "headline": headline | {"level": confidence, "width": None if headline["low"] is None or headline["high"] is None
-                                else headline["high"] - headline["low"]},
+        "headline": headline
+        | {
+            "level": confidence,
+            "width": None
+            if headline["low"] is None or headline["high"] is None
+            else headline["high"] - headline["low"],
+        },
         "methods": methods,
         "solve_rates": solve_rates(tasks),
         "mean_reward": {
@@ -486,8 +606,15 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=N
         "try_numbering": dict(sorted(Counter(str(trial["try_rule"]) for trial in counted).items())),
         "controls": controls,
         "excluded_by_controls": [
-            {"task": row["task"], "reason": "; ".join(excluded_tasks[row["task"]]), "trials": row["trials"],
-             "passed": row["passed"], "rate": row["rate"], "task_digests": row["task_digests"], "trial_ids": row["trial_ids"]}
+            {
+                "task": row["task"],
+                "reason": "; ".join(excluded_tasks[row["task"]]),
+                "trials": row["trials"],
+                "passed": row["passed"],
+                "rate": row["rate"],
+                "task_digests": row["task_digests"],
+                "trial_ids": row["trial_ids"],
+            }
             for row in left_out_tasks
         ],
         "mixed_settings": mixed,

@@ -16,6 +16,7 @@ MISSING = "—"
 # report.html gives its numbers as a table of their own; above it neither would be readable.
 HEATMAP_NAMED_TASKS = 40
 
+
 def control_kind(summary: dict) -> str | None:
     """The control a setting is (oracle, nop) or None, from its summary.json ("settings") or its
     stats.json ("key"): the figures are drawn from stats.json, so that they need not wait for
@@ -103,8 +104,17 @@ SETTINGS_NOTE = (
 
 
 def settings_headers(confidence: float) -> list[str]:
-    return ["Setting", "Pass rate", f"{level(confidence)} interval", "Interval method", "Tasks", "Trials",
-            "Tokens", "Cost per solved task", "Controls"]
+    return [
+        "Setting",
+        "Pass rate",
+        f"{level(confidence)} interval",
+        "Interval method",
+        "Tasks",
+        "Trials",
+        "Tokens",
+        "Cost per solved task",
+        "Controls",
+    ]
 
 
 def settings_cells(row: dict) -> list[str]:
@@ -168,9 +178,21 @@ COMPARISONS_NOTE = (
 
 
 def comparisons_headers(confidence: float) -> list[str]:
-    return ["A", "B", "Shared tasks", "Only A", "Only B", "Difference (B - A)",
-            f"{level(confidence)} interval (sign-flip)", f"{level(confidence)} interval (paired bootstrap)",
-            f"{level(confidence)} interval (paired t)", "p-value (Holm)", "Smallest p", "Detectable", "Test"]
+    return [
+        "A",
+        "B",
+        "Shared tasks",
+        "Only A",
+        "Only B",
+        "Difference (B - A)",
+        f"{level(confidence)} interval (sign-flip)",
+        f"{level(confidence)} interval (paired bootstrap)",
+        f"{level(confidence)} interval (paired t)",
+        "p-value (Holm)",
+        "Smallest p",
+        "Detectable",
+        "Test",
+    ]
 
 
 def comparisons_cells(row: dict) -> list[str]:

@@ -103,16 +103,37 @@ def _left_out(setting: str, mine: list[dict], own: list[dict], excluded: set) ->
         _category("scored", "scored (passed or failed)", "counted in the pass rate", scored),
         _category("errored", "errored, by category", "counted as not passed", errored),
         _category("verifier_errored", "verifier errored, by category", "counted as not passed", verifier_errored),
-        _category("unscored", "unscored (no reward, no error)", "counted as not passed", Counter({"unscored": unscored}) if unscored else Counter()),
-        _category("failed_controls", "trials of tasks that failed their controls", "left out of the headline", failed_controls),
-        _category("retried", "earlier attempts BenchFlow retried, by their outcome", "left out (the kept attempt is the scored one, then the newest); their tokens and cost are counted", retried),
+        _category(
+            "unscored",
+            "unscored (no reward, no error)",
+            "counted as not passed",
+            Counter({"unscored": unscored}) if unscored else Counter(),
+        ),
+        _category(
+            "failed_controls", "trials of tasks that failed their controls", "left out of the headline", failed_controls
+        ),
+        _category(
+            "retried",
+            "earlier attempts BenchFlow retried, by their outcome",
+            "left out (the kept attempt is the scored one, then the newest); their tokens and cost are counted",
+            retried,
+        ),
         _category("interrupted", "interrupted attempts (config.json, no result.json)", "left out", interrupted),
         _category("unreadable", "attempt folders that could not be read", "left out", unreadable),
-        _category("reviewer_runs", "reviewer runs (purpose: reviewer), not trials", "left out", Counter({"reviewer run": reviewer_runs}) if reviewer_runs else Counter()),
+        _category(
+            "reviewer_runs",
+            "reviewer runs (purpose: reviewer), not trials",
+            "left out",
+            Counter({"reviewer run": reviewer_runs}) if reviewer_runs else Counter(),
+        ),
     ]
     accounted = sum(category["folders"] for category in categories)
     budgets = {ingest["job"]["id"]: budget_stop(ingest["job"].get("budget")) for ingest in own}
-    stops = [{"job": job} | stop for job, stop in sorted(budgets.items()) if stop and (stop["stopped"] or stop["cancelled"] or stop["not_started"])]
+    stops = [
+        {"job": job} | stop
+        for job, stop in sorted(budgets.items())
+        if stop and (stop["stopped"] or stop["cancelled"] or stop["not_started"])
+    ]
     return {
         "folders_found": found,
         "folders_accounted": accounted,
@@ -130,7 +151,13 @@ def _left_out(setting: str, mine: list[dict], own: list[dict], excluded: set) ->
 
 
 def _category(key: str, label: str, effect: str, counts: Counter) -> dict:
-    return {"key": key, "label": label, "effect": effect, "folders": sum(counts.values()), "by": dict(sorted(counts.items()))}
+    return {
+        "key": key,
+        "label": label,
+        "effect": effect,
+        "folders": sum(counts.values()),
+        "by": dict(sorted(counts.items())),
+    }
 
 
 # ------------------------------------------------------------------------------------------
@@ -168,9 +195,16 @@ def unpriced_trials(trials: list[dict]) -> dict:
     """Every trial of the setting without a cost, named with the reason, and the reasons counted
     (the totals and cost measures are the stats stage's, stats.usage). Never a silent $0."""
     unpriced = [
-        {"task": trial["task"], "job": trial.get("job"), "folder": trial.get("folder"), "model": trial.get("model"),
-         "usage_source": trial.get("usage_source"), "price_source": trial.get("price_source"),
-         "cause": unpriced_cause(trial), "reason": UNPRICED[unpriced_cause(trial)]}
+        {
+            "task": trial["task"],
+            "job": trial.get("job"),
+            "folder": trial.get("folder"),
+            "model": trial.get("model"),
+            "usage_source": trial.get("usage_source"),
+            "price_source": trial.get("price_source"),
+            "cause": unpriced_cause(trial),
+            "reason": UNPRICED[unpriced_cause(trial)],
+        }
         for trial in sorted(trials, key=lambda t: (t["task"], t.get("job") or "", t.get("folder") or ""))
         if trial.get("cost_usd_all_attempts") is None
     ]
@@ -199,7 +233,9 @@ def _score_bucket(trial: dict) -> str:
     return "errored" if trial["outcome"] == "unscored" else trial["outcome"]
 
 
-def run_summary(trials: list[dict], *, job_dir: str | None, job_name: str, budget=None, gate: dict | None = None) -> dict:
+def run_summary(
+    trials: list[dict], *, job_dir: str | None, job_name: str, budget=None, gate: dict | None = None
+) -> dict:
     """A `benchflow.run-summary` document over finished trials (ingest or stats trial rows).
 
     BenchFlow's own rules: pass_rate = passed / total over trials (not the report's mean over
@@ -247,7 +283,11 @@ def run_summary(trials: list[dict], *, job_dir: str | None, job_name: str, budge
 
 
 def _merged_budget(own: list[dict]):
-    blocks = {ingest["job"]["id"]: ingest["job"].get("budget") for ingest in own if isinstance(ingest["job"].get("budget"), dict)}
+    blocks = {
+        ingest["job"]["id"]: ingest["job"].get("budget")
+        for ingest in own
+        if isinstance(ingest["job"].get("budget"), dict)
+    }
     if len(blocks) == 1 and len(own) == 1:
         return next(iter(blocks.values()))
     return {"per_job": dict(sorted(blocks.items()))} if blocks else None
@@ -257,8 +297,14 @@ def _merged_budget(own: list[dict]):
 # the trial_rows stage: everything that needs the ingest rows
 
 
-def card_parts(setting: str, ingests: list[dict], excluded: set[str], *, benchmark_config: str | None = None,
-               gate: dict | None = None) -> dict:
+def card_parts(
+    setting: str,
+    ingests: list[dict],
+    excluded: set[str],
+    *,
+    benchmark_config: str | None = None,
+    gate: dict | None = None,
+) -> dict:
     """The parts of the run card computed from ingest rows, card-parts.json: the job folders the
     setting draws on (with BenchFlow's crosscheck) and their ledger rows, the grader, the
     benchmark version, the left-out accounting, tokens and cost, the run summary. `excluded`: the
@@ -278,7 +324,9 @@ def card_parts(setting: str, ingests: list[dict], excluded: set[str], *, benchma
         "job_folders": [ingest["job"] | {"crosscheck": ingest["crosscheck"]} for ingest in own],
         "ledger": [row for ingest in own for row in ingest["ledger"]],
         "grader": grader.describe_grader(graded_or_finished, [ingest["job"].get("reviewer") for ingest in own]),
-        "benchmark": provenance.benchmark_version(mine, [ingest["job"].get("provenance") for ingest in own], benchmark_config),
+        "benchmark": provenance.benchmark_version(
+            mine, [ingest["job"].get("provenance") for ingest in own], benchmark_config
+        ),
         "left_out_accounting": _left_out(setting, mine, own, excluded),
         "tokens_and_cost": unpriced_trials(mine),
         "run_summary": run_summary(finished, job_dir=job_dir, job_name=setting, budget=_merged_budget(own), gate=gate),
@@ -294,7 +342,8 @@ def setting_trial_rows(setting: str, all_trials: list[dict], policy: dict) -> tu
     rows = {
         "setting": setting,
         "trials": [
-            _trial_ref(trial) | {"left_out": "; ".join(excluded_tasks[trial["task"]]) if trial["task"] in excluded_tasks else None}
+            _trial_ref(trial)
+            | {"left_out": "; ".join(excluded_tasks[trial["task"]]) if trial["task"] in excluded_tasks else None}
             for trial in sorted(finished, key=lambda t: (t["task"], stats.try_order(t)))
         ],
         "interrupted": [_trial_ref(trial) for trial in sorted(interrupted, key=stats.try_order)],
@@ -308,7 +357,9 @@ def _trial_ref(trial: dict) -> dict:
     if trial["outcome"] == "interrupted":
         execution = "interrupted"
     elif trial["error"]:
-        execution = "timed out" if trial["error_category"] == "timeout" else f"error: {trial['error_category'] or 'other'}"
+        execution = (
+            "timed out" if trial["error_category"] == "timeout" else f"error: {trial['error_category'] or 'other'}"
+        )
     return {
         "id": stats.trial_id(trial),
         "task": trial["task"],

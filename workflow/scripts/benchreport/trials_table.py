@@ -15,8 +15,16 @@ import json
 
 from .present import spreadsheet_cell
 
-SETTING_FIELDS = ("agent", "harness_version", "model", "reasoning_effort", "dataset", "benchflow_version",
-                  "sandbox", "control")
+SETTING_FIELDS = (
+    "agent",
+    "harness_version",
+    "model",
+    "reasoning_effort",
+    "dataset",
+    "benchflow_version",
+    "sandbox",
+    "control",
+)
 
 
 def flat(value):
@@ -34,8 +42,9 @@ def rows(settings: list[tuple[dict, dict]]) -> list[dict]:
     for summary, trials in sorted(settings, key=lambda pair: pair[0]["setting"]):
         defined = {field: summary["settings"].get(field) for field in SETTING_FIELDS}
         for trial in trials["trials"]:
-            table.append({"setting": summary["setting"], **defined,
-                          **{key: flat(value) for key, value in trial.items()}})
+            table.append(
+                {"setting": summary["setting"], **defined, **{key: flat(value) for key, value in trial.items()}}
+            )
     return table
 
 

@@ -32,7 +32,9 @@ def version_verdict(oracle: dict | None, nop: dict | None) -> tuple[str, list[st
     if not nop:
         gaps.append("no nop ran")
     elif nop["scored"] < nop["trials"]:
-        gaps.append(f"nop errored {nop['trials'] - nop['scored']} of {nop['trials']}"
-                    if nop["errored"] == nop["trials"] - nop["scored"]
-                    else f"nop unscored on {nop['trials'] - nop['scored']} of {nop['trials']}")
+        gaps.append(
+            f"nop errored {nop['trials'] - nop['scored']} of {nop['trials']}"
+            if nop["errored"] == nop["trials"] - nop["scored"]
+            else f"nop unscored on {nop['trials'] - nop['scored']} of {nop['trials']}"
+        )
     return ("not verified", gaps) if gaps else ("holds", [])

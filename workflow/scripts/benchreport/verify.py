@@ -33,7 +33,6 @@ import time
 import zlib
 from pathlib import Path, PurePosixPath
 
-
 from .files import printable
 from .lineage import WORKFLOW_DIR
 
@@ -48,10 +47,12 @@ RATIO_FLOOR = 256 << 20  # small archives may expand to this whatever their rati
 MAX_MEMBERS = 20_000_000
 MAX_CONFIG_NODES = 1_000_000  # a real config.yaml has a few hundred
 MANIFEST_LINE = re.compile(r"([0-9a-f]{64})  (.+)")
-PROOF = ("proved: every file matches MANIFEST.sha256, and the outputs follow byte for byte from the bundled "
-         "job-folder files and config under the code that re-ran them.\n"
-         "not proved: origin. Nothing in a bundle is signed; inputs, outputs and manifest made up together "
-         "verify as well.")
+PROOF = (
+    "proved: every file matches MANIFEST.sha256, and the outputs follow byte for byte from the bundled "
+    "job-folder files and config under the code that re-ran them.\n"
+    "not proved: origin. Nothing in a bundle is signed; inputs, outputs and manifest made up together "
+    "verify as well."
+)
 
 
 def shown(text: str) -> str:
@@ -100,7 +101,8 @@ class Limits:
         if self.total > self.allowed:
             raise Refused(
                 f"{member.name} takes the contents past {self.allowed:,} bytes ({self.archive_bytes:,}-byte archive, "
-                f"at most {self.max_ratio:g}x it, or --max-bytes): a compression bomb or a bundle too large")
+                f"at most {self.max_ratio:g}x it, or --max-bytes): a compression bomb or a bundle too large"
+            )
 
 
 def stream_file(source, size: int, sinks) -> str:
@@ -144,7 +146,7 @@ def read_archive(bundle: Path, target: Path, *, keep_code: bool, limits: Limits,
                 sinks.append(small[name])
             keep = name.startswith(RERUN_INPUTS) or (keep_code and name.startswith(CODE))
             if keep:
-                destination = os.path.join(target, name[len(CODE):] if name.startswith(CODE) else name)
+                destination = os.path.join(target, name[len(CODE) :] if name.startswith(CODE) else name)
                 folder = os.path.dirname(destination)
                 if folder not in made:  # one mkdir per folder, not per file: file creation is the cost here
                     os.makedirs(folder, exist_ok=True)
@@ -234,29 +236,35 @@ def rerun_config(data: bytes, labels: list[str]) -> tuple[dict, list[str]]:
         if not isinstance(value, dict):
             raise Refused(f"config.yaml {key} is {type(value).__name__}, not a mapping")
     if run.get("enabled"):
-        command = repr(run.get('command'))[:200]
+        command = repr(run.get("command"))[:200]
         refused.append(f"controls.run (command {command}) was enabled: switched off, nothing run")
     run["enabled"] = False
     if environment.get("build_missing"):
         refused.append("environment.build_missing was on: switched off, no image built")
-    if environment.get("records_from") != "replay/environment/images" or environment.get("docker", "docker") != "docker":
+    if (
+        environment.get("records_from") != "replay/environment/images"
+        or environment.get("docker", "docker") != "docker"
+    ):
         refused.append("environment: Docker is never asked; the bundle's inspection records are replayed")
-    environment.update({"build_missing": False, "records_from": "replay/environment/images", "docker": "docker",
-                        "docker_host": ""})
+    environment.update(
+        {"build_missing": False, "records_from": "replay/environment/images", "docker": "docker", "docker_host": ""}
+    )
     return config, refused
 
 
 def installed_workflow() -> Path:
     """The workflow folder of this installation of benchreport (its Snakefile and rules)."""
     if not (WORKFLOW_DIR / "Snakefile").is_file() or not (WORKFLOW_DIR / "workflow" / "rules").is_dir():
-        raise Refused(f"this benchreport installation has no workflow files beside it ({WORKFLOW_DIR}); "
-                      "run verify from a checkout of benchreport, or pass --run-bundled-code")
+        raise Refused(
+            f"this benchreport installation has no workflow files beside it ({WORKFLOW_DIR}); "
+            "run verify from a checkout of benchreport, or pass --run-bundled-code"
+        )
     return WORKFLOW_DIR
 
 
 def code_difference(listed: dict[str, str], workflow: Path) -> str:
     """How the installed code compares with the code the bundle says ran (by sha256)."""
-    bundled = {name[len(CODE):]: digest for name, digest in listed.items() if name.startswith(CODE)}
+    bundled = {name[len(CODE) :]: digest for name, digest in listed.items() if name.startswith(CODE)}
     differ = []
     for relpath, digest in sorted(bundled.items()):
         path = workflow / relpath
@@ -271,11 +279,23 @@ def code_difference(listed: dict[str, str], workflow: Path) -> str:
 
 
 def run_snakemake(work: Path, cores: int, progress) -> tuple[int, str]:
-    command = [sys.executable, "-m", "snakemake", "--cores", str(cores), "--configfile", "bundle-config.yaml",
-               "--scheduler", "greedy", "--quiet", "rules"]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--cores",
+        str(cores),
+        "--configfile",
+        "bundle-config.yaml",
+        "--scheduler",
+        "greedy",
+        "--quiet",
+        "rules",
+    ]
     tail, last = [], time.monotonic()
-    with subprocess.Popen(command, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          errors="replace") as process:
+    with subprocess.Popen(
+        command, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace"
+    ) as process:
         for line in process.stdout:
             tail = (tail + [line])[-80:]
             if "steps (" in line and "done" in line and (time.monotonic() - last >= 5 or "(100%)" in line):
@@ -298,9 +318,18 @@ def compare(listed: dict[str, str], work: Path) -> tuple[list[str], int]:
     return differences, compared
 
 
-def verify(bundle: str, cores: int = 2, out=sys.stdout, *, run_bundled_code: bool = False,
-           max_bytes: int = MAX_BYTES, max_ratio: float = MAX_RATIO, err=sys.stderr) -> int:
+def verify(
+    bundle: str,
+    cores: int = 2,
+    out=sys.stdout,
+    *,
+    run_bundled_code: bool = False,
+    max_bytes: int = MAX_BYTES,
+    max_ratio: float = MAX_RATIO,
+    err=sys.stderr,
+) -> int:
     """0: consistent; 1: a file or an output differs, or the re-run failed; 2: refused."""
+
     def progress(line: str) -> None:
         print(line, file=err, flush=True)
 
@@ -311,8 +340,9 @@ def verify(bundle: str, cores: int = 2, out=sys.stdout, *, run_bundled_code: boo
             workflow = None if run_bundled_code else installed_workflow()
             size = path.stat().st_size
             progress(f"reading {path} ({size:,} bytes)")
-            _, hashes, small = read_archive(path, work, keep_code=run_bundled_code,
-                                            limits=Limits(size, max_bytes, max_ratio), progress=progress)
+            _, hashes, small = read_archive(
+                path, work, keep_code=run_bundled_code, limits=Limits(size, max_bytes, max_ratio), progress=progress
+            )
             if "MANIFEST.sha256" not in small:
                 raise Refused("no MANIFEST.sha256 in the archive: not a benchreport bundle, or an incomplete one")
             listed = parse_manifest(small["MANIFEST.sha256"])
@@ -325,8 +355,10 @@ def verify(bundle: str, cores: int = 2, out=sys.stdout, *, run_bundled_code: boo
             return 2
         except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            print(f"REFUSED: the archive cannot be read to its end (truncated or not a .tar.gz): {shown(reason)}",
-                  file=out)
+            print(
+                f"REFUSED: the archive cannot be read to its end (truncated or not a .tar.gz): {shown(reason)}",
+                file=out,
+            )
             return 2
         problems = check_manifest(listed, hashes)
         del hashes  # the re-run needs only the outputs' hashes: free the rest before it starts
@@ -338,15 +370,23 @@ def verify(bundle: str, cores: int = 2, out=sys.stdout, *, run_bundled_code: boo
         for line in refused:
             print(f"config: {line}", file=out)
         if run_bundled_code:
-            print("re-run: with the archive's own workflow-code/ (--run-bundled-code: code from the archive executes)",
-                  file=out)
+            print(
+                "re-run: with the archive's own workflow-code/ (--run-bundled-code: code from the archive executes)",
+                file=out,
+            )
         else:
             for name in ("Snakefile", "workflow", "config"):
                 source = workflow / name
                 (shutil.copytree if source.is_dir() else shutil.copy)(
-                    source, work / name, **({"ignore": shutil.ignore_patterns("__pycache__")} if source.is_dir() else {}))
-            print(f"re-run: with the installed benchreport code at {workflow}, not the code in the archive; "
-                  f"{code_difference(listed, workflow)}", file=out)
+                    source,
+                    work / name,
+                    **({"ignore": shutil.ignore_patterns("__pycache__")} if source.is_dir() else {}),
+                )
+            print(
+                f"re-run: with the installed benchreport code at {workflow}, not the code in the archive; "
+                f"{code_difference(listed, workflow)}",
+                file=out,
+            )
         listed = {name: digest for name, digest in listed.items() if name.startswith("results/")}
         (work / "bundle-config.yaml").write_text(json.dumps(config, sort_keys=True), encoding="utf-8")
         progress("re-running the workflow on the bundled job-folder files")
@@ -361,4 +401,3 @@ def verify(bundle: str, cores: int = 2, out=sys.stdout, *, run_bundled_code: boo
         print(PROOF, file=out)
         progress("removing the temporary folder")
         return 1 if differences else 0
-

@@ -23,7 +23,9 @@ def not_controlled(card: dict) -> str | None:
     parts = []
     if not settings["control"]:
         if not settings["sampling_sent"]:
-            parts.append("the provider's sampling defaults (no temperature, top_p or max_tokens was recorded in any request)")
+            parts.append(
+                "the provider's sampling defaults (no temperature, top_p or max_tokens was recorded in any request)"
+            )
         else:
             absent = [item for item in settings["not_recorded"] if item.startswith("sampling:")]
             parts += [item.replace("sampling: ", "the sampling parameters ") for item in absent]
@@ -57,15 +59,19 @@ def task_count_limits(card: dict) -> str | None:
     target = level(result["confidence"])
     text = f"With {count(n, 'task')}, one task moves the pass rate by {part['one_task_moves_points']:.0f} points"
     if headline.get("width") is not None:
-        text += (f" and the {target} interval is {headline['width'] * 100:.0f} points wide: this run alone cannot "
-                 "support a difference between settings smaller than that, and two settings are compared only "
-                 "paired on their shared tasks")
+        text += (
+            f" and the {target} interval is {headline['width'] * 100:.0f} points wide: this run alone cannot "
+            "support a difference between settings smaller than that, and two settings are compared only "
+            "paired on their shared tasks"
+        )
     text += "."
     if headline.get("reaches_target") is False:
         text += f" No interval method reaches {target} coverage at {count(n, 'task')}, so the interval itself is approximate."
     if part["tasks_under_min_tries"]:
-        text += (f" {len(part['tasks_under_min_tries'])} of {count(n, 'task')} have fewer than {part['min_tries_wanted']} "
-                 "tries, too few to tell a hard task from a flaky one.")
+        text += (
+            f" {len(part['tasks_under_min_tries'])} of {count(n, 'task')} have fewer than {part['min_tries_wanted']} "
+            "tries, too few to tell a hard task from a flaky one."
+        )
     return text
 
 
@@ -79,14 +85,25 @@ def per_task_line(record: dict, listed: int = 12) -> str:
     sometimes passed, and where the list is."""
     rows = record["per_task"]
     if len(rows) <= listed:
-        return "Per task: " + ", ".join(
-            f"{row['task']} {row['passed']}/{row['trials']}"
-            + (f" ({count(row['timed_out'], 'try', 'tries')} stopped at the time limit)" if row["timed_out"] else "")
-            for row in rows) + "."
+        return (
+            "Per task: "
+            + ", ".join(
+                f"{row['task']} {row['passed']}/{row['trials']}"
+                + (
+                    f" ({count(row['timed_out'], 'try', 'tries')} stopped at the time limit)"
+                    if row["timed_out"]
+                    else ""
+                )
+                for row in rows
+            )
+            + "."
+        )
     always = sum(row["passed"] == row["trials"] for row in rows)
     never = sum(row["passed"] == 0 for row in rows)
-    return (f"Per task: {always} always passed, {never} never passed, {len(rows) - always - never} sometimes "
-            f"(each task's count is in report.md and summary.json, per_task).")
+    return (
+        f"Per task: {always} always passed, {never} never passed, {len(rows) - always - never} sometimes "
+        f"(each task's count is in report.md and summary.json, per_task)."
+    )
 
 
 def writeup(record: dict, card: dict) -> list[str]:
@@ -98,14 +115,23 @@ def writeup(record: dict, card: dict) -> list[str]:
     effort = key.get("reasoning_effort") or "the agent's default effort"
     served = ", ".join(record["settings"].get("served_models") or {})
     tries = card["tasks_and_tries"]["tries_per_task"]
-    tries_text = (tries_phrase(tries["min"]) + " each" if tries and tries["min"] == tries["max"]
-                  else f"{tries['min']} to {tries['max']} tries each" if tries else "no tries")
+    tries_text = (
+        tries_phrase(tries["min"]) + " each"
+        if tries and tries["min"] == tries["max"]
+        else f"{tries['min']} to {tries['max']} tries each"
+        if tries
+        else "no tries"
+    )
     benchmark = card["benchmark"]
-    version = (f"at {benchmark['text']}" if benchmark and benchmark["basis"] != "not recorded"
-               else "(benchmark version not recorded)")
+    version = (
+        f"at {benchmark['text']}"
+        if benchmark and benchmark["basis"] != "not recorded"
+        else "(benchmark version not recorded)"
+    )
     lines = [
         f"{key.get('agent') or 'agent not recorded'} ({harness}) on {model}"
-        + (f" (served: {served})" if served else "") + f", {effort};",
+        + (f" (served: {served})" if served else "")
+        + f", {effort};",
         f"BenchFlow {key.get('benchflow_version') or '(version not recorded)'} on "
         f"{key.get('sandbox') or 'an unrecorded sandbox'}; {count(c['tasks'], 'task')} {version}, {tries_text} "
         f"({count(c['trials'], 'trial')}), retries as BenchFlow ran them ({count(c['retried'], 'trial')} retried, "
@@ -114,8 +140,12 @@ def writeup(record: dict, card: dict) -> list[str]:
         f"{c['passed']} of {count(c['trials'], 'trial')} passed; pass rate {pct(record['pass_rate']['value'])} "
         f"(mean over the {count(c['tasks'], 'task')}). {level(record['confidence'])} interval: "
         f"{interval_text(headline.get('low'), headline.get('high'))} ({method(headline.get('method'))}"
-        + (f", {coverage_text(headline)} worst-case coverage at {shape_text(headline['coverage'])}"
-           if headline.get("coverage") else "") + ");",
+        + (
+            f", {coverage_text(headline)} worst-case coverage at {shape_text(headline['coverage'])}"
+            if headline.get("coverage")
+            else ""
+        )
+        + ");",
         f"resampled over tasks: {interval_text(record['intervals']['over_tasks'].get('low'), record['intervals']['over_tasks'].get('high'))}; "
         f"Wilson {over_trials_label(c['trials'])}: "
         f"{interval_text(record['intervals']['over_trials'].get('low'), record['intervals']['over_trials'].get('high'))}"
@@ -131,8 +161,10 @@ def writeup(record: dict, card: dict) -> list[str]:
         reasons = "; ".join(row["reason"] for row in record.get("unpriced_reasons") or []) or "no trial recorded a cost"
         lines.append(f"{tokens}; no cost: {reasons}.")
     else:
-        lines.append(f"{tokens}; cost {usd(usage['cost_measures']['spent']['value_usd'])} over every attempt, "
-                     f"{cost_measure(per_solved, not usage['cost_complete'])}.")
+        lines.append(
+            f"{tokens}; cost {usd(usage['cost_measures']['spent']['value_usd'])} over every attempt, "
+            f"{cost_measure(per_solved, not usage['cost_complete'])}."
+        )
     for item in record["warnings"]:
         lines.append(f"Warning: {warning(item)}.")
     for sentence in (card["limits"]["not_controlled"], card["limits"]["task_count"], missing_parts(card)):
