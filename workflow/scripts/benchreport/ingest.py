@@ -45,6 +45,7 @@ from .files import (
 )
 from .forked import forked_map
 from .secrets import find, secret_env_values
+from .trial import check_rows
 
 SAMPLING_KEYS = (
     "max_tokens",
@@ -844,6 +845,7 @@ def ingest_job(
         for row in reader.ledger
     ]
     shown = {}
+    check_rows(trials)
     return {
         "job": described,
         "attempt_folders_found": len(folders),

@@ -1,0 +1,110 @@
+"""A trial: the row ingest writes to results/ingest/<job>/trials.json, one per (task, agent, model)
+of a job folder with its retries collapsed, and the contract of what stats, trial_rows and the
+renderers read from it. JSON rows stay dicts (they are read and written by the thousand); this
+record names every field, its type and what it holds, and `check_rows` holds ingest to it."""
+
+from __future__ import annotations
+
+import types
+import typing
+from typing import TypedDict
+
+
+class Trial(TypedDict):
+    # where it is
+    job: str  # the job folder's name, as outputs show it
+    folder: str  # the kept attempt's folder inside the job folder (<task>__<hex>)
+    rollout_name: str  # BenchFlow's trial name (result.json rollout_name or trial_name)
+    try_index: int | None  # the try this job folder is, from its layout (trial-NN, seed-N, ...)
+    try_rule: str | None  # how try_index was decided ("folder", or settings.number_tries' rule)
+    try_folders: list[str]  # the layout folders above the job folder that name a try
+    attempts: int  # attempt folders of this trial in the job folder (retries included)
+    attempt_folders: list[str]  # every one of them
+    attempt_outcomes: list[str]  # each attempt's outcome, by started_at
+    # what ran
+    task: str
+    task_digest: str | None  # the task version BenchFlow hashed
+    task_path: str | None
+    task_variant: str | None
+    dataset: str | None
+    agent: str | None  # the agent as configured (e.g. claude-agent-acp)
+    agent_name: str | None  # the name the agent reported
+    model: str | None
+    reasoning_effort: str | None
+    sandbox: str | None  # the environment it ran in (docker, daytona, ...)
+    route: str | None  # the model route (the provider the requests went to)
+    seed: int | str | None
+    sampling: dict  # sampling parameters read from the first requests of the trajectory
+    served_models: list[str]  # models the provider said it served, from the same requests
+    harness_version: None  # BenchFlow <= 0.7.12 records none
+    benchflow_version: None  # nor its own version
+    control: str | None  # "oracle" or "nop" when the agent is a control, else None
+    setting: str  # the setting's id (settings.setting_id of setting_key)
+    setting_key: dict  # the values that define the setting (agent, model, effort, sampling, ...)
+    # when
+    started_at: str | None
+    finished_at: str | None
+    timing: dict  # the phases' seconds (timing.json / result.json), only the ones recorded
+    seconds_all_attempts: float  # summed over every attempt
+    timed_out: bool  # the agent's error was a timeout (classify.timed_out)
+    # the verdict
+    complete: bool  # a result.json was written
+    review_pending: bool  # only the solver's record: its rubric review has not run yet
+    has_scoring: bool  # an integrated review (`scoring`) decided the verdict
+    reward: float | None
+    gate: bool | None  # the review's own passed verdict, where it gave one
+    outcome: str  # passed / failed / errored / unscored / interrupted: what the pass rate counts
+    audit: str | None  # the bucket BenchFlow's summary.json counts this trial in (classify.audit_outcome)
+    benchflow_bucket: str | None  # audit of the attempt BenchFlow counts (its last), for the cross-check
+    error: str | None  # the agent's error, redacted
+    error_category: str | None
+    verifier_error: str | None
+    verifier_error_category: str | None
+    grading: dict | None  # how a model graded it, where one did (grader.trial_grading)
+    provenance: dict  # the versions and digests the trial recorded (provenance.trial_provenance)
+    # what it used
+    tokens: dict  # the kept attempt's input, output and cache tokens
+    tokens_all_attempts: dict  # summed over every attempt
+    cost_usd: float | None  # the kept attempt's cost, None where not recorded
+    cost_usd_all_attempts: float | None
+    usage_source: str | None  # where BenchFlow took the usage from
+    price_source: str | None  # where BenchFlow took the price from
+    trajectory: bool  # a trajectory/llm_trajectory.jsonl was read
+    requests_read: int  # its requests read (at most ingest.max_requests)
+
+
+FIELDS = typing.get_type_hints(Trial)
+
+
+def _matches(value, kind) -> bool:
+    if kind is type(None) or kind is None:
+        return value is None
+    if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union:
+        return any(_matches(value, part) for part in typing.get_args(kind))
+    kind = typing.get_origin(kind) or kind
+    if kind is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind)
+
+
+def problems(row: dict) -> list[str]:
+    """What in a row does not match the record: missing or extra fields, values of another type."""
+    found = [f"missing field {name}" for name in FIELDS if name not in row]
+    found += [f"field {name} is not a Trial field" for name in row if name not in FIELDS]
+    found += [
+        f"{name} is {type(row[name]).__name__}, the record says {kind}"
+        for name, kind in FIELDS.items()
+        if name in row and not _matches(row[name], kind)
+    ]
+    return found
+
+
+def check_rows(rows: list[dict]) -> None:
+    """Hold ingest to the record: a mismatch is this program's error, not the input's (the
+    input's errors are ledger rows by then), so it stops the job and names the field."""
+    for row in rows:
+        wrong = problems(row)
+        if wrong:
+            raise TypeError(f"trial {row.get('job')}/{row.get('folder')} breaks the Trial record: " + "; ".join(wrong))
