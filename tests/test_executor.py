@@ -320,6 +320,9 @@ def test_every_rule_declares_threads_and_mem_mb(workflow, real_jobs):
     assert {name for name, rule in declared.items() if rule["local"]} == MUST_STAY_LOCAL | targets
 
 
+# slow: it needs the slurm extra, which CI installs only for the slow run (with it installed,
+# every snakemake start imports the plugin, and pandas through it: ~0.4 s a start here)
+@pytest.mark.slow
 def test_slurm_executor_dry_run_needs_no_slurm(workflow, real_jobs):
     # requirements-slurm.txt (.ci/run installs it); requirements.txt leaves it out
     pytest.importorskip("snakemake_executor_plugin_slurm", reason="pip install -r requirements-slurm.txt")

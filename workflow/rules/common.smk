@@ -367,8 +367,14 @@ def report_environment(wildcards):
 
 
 def user_ingests(wildcards):
-    """The ingest of every job folder found at parse time (no checkpoint involved)."""
-    return [ingest_output(job_id) for job_id in JOBS]
+    """The ingest of every job folder found at parse time, and the control runs they call for
+    (no checkpoint involved): all enter the first DAG, so the oracle and nop runs go at once
+    rather than one after the other, as all_jobs would ask for them."""
+    runs = [
+        f"results/controls/run-{kind}.json"
+        for kind in (controls.KINDS if RUN_CONTROLS["enabled"] else ())
+    ]
+    return [ingest_output(job_id) for job_id in JOBS] + runs
 
 
 def get_final_outputs(wildcards):
