@@ -79,6 +79,8 @@ CASES = {
     # the page's own renderer and template
     "benchreport/html_report.py": lambda n: {"html_report": 1, "all": 1},
     "benchreport/templates/report.html.j2": lambda n: {"html_report": 1, "all": 1},
+    # the index and the exclusions: those, and the page that lists the ledger
+    "benchreport/overview.py": lambda n: {"overview": 1, "html_report": 1, "all": 1},
     # the paired comparisons: their files, the paper table of them, the page
     "benchreport/comparisons.py": lambda n: {"comparisons": 1, "paper": 1, "html_report": 1, "all": 1},
 }
