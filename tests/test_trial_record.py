@@ -20,7 +20,7 @@ def rows() -> list[dict]:
 
 def test_every_ingested_row_is_a_trial_record(rows):
     assert len(rows) > 100
-    assert {name: problems for row in rows if (problems := trial.problems(row))} == {}
+    assert {f"{row['job']}/{row['folder']}": found for row in rows if (found := trial.problems(row))} == {}
     # the record is the whole row: every field occurs, and each optional one is set somewhere
     assert set().union(*(row.keys() for row in rows)) == set(trial.FIELDS)
     assert any(row["cost_usd"] is not None for row in rows) and any(row["reward"] is None for row in rows)
