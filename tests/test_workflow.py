@@ -162,13 +162,27 @@ def test_reruns_only_what_changed(real_run_copy):
 
 
 def test_two_runs_give_identical_bytes(real_run, tmp_path):
-    """A second run from nothing, in another folder, writes the bytes of the shared run."""
+    """A second run from nothing, in another folder and on one core (the shared run has two),
+    writes the bytes of the shared run: neither the folder nor --cores moves an output."""
     first = {path: data for path, (_, data) in real_run.snapshot().items()}
     again = real_workflow(tmp_path / "again")
-    again.run(roots=REAL_JOB_ROOTS)
+    again.run("--cores", "1", roots=REAL_JOB_ROOTS)  # the last --cores is the one snakemake takes
     second = {path: data for path, (_, data) in again.snapshot().items()}
     assert first.keys() == second.keys()
     assert [path for path in first if first[path] != second[path]] == []
+
+
+def test_the_coverage_design_is_the_same_on_one_core_and_on_two(tmp_path):
+    """Rule coverage_design's threads follow --cores, and a BLAS on several threads sums in
+    another order: at 4x3+6x4 that moved the last bits of the mean widths (and so stats.json and
+    summary.json) until the rule pinned BLAS to one thread."""
+    target = "results/coverage/4x3+6x4.json"
+    designs = []
+    for cores in ("1", "2"):
+        flow = real_workflow(tmp_path / f"cores-{cores}")
+        flow.run("--cores", cores, target, roots=REAL_JOB_ROOTS)
+        designs.append((flow.path / target).read_bytes())
+    assert designs[0] == designs[1]
 
 
 def test_broken_files_reach_the_ledger_and_the_rest_reports(real_run_copy):
