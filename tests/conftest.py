@@ -22,6 +22,25 @@ REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "resources" / "example"
 REAL_ROOTS = ("benchflow-real-jobs", "benchflow-samples")
 REAL_JOB_ROOTS = [f"jobs/{name}" for name in REAL_ROOTS]  # where copy_real_jobs puts them
+# every file under results/paper/ a run writes (rules paper and figures)
+PAPER_FILES = [
+    f"paper/{name}"
+    for name in (
+        "settings.md",
+        "settings.csv",
+        "settings.tex",
+        "comparisons.md",
+        "comparisons.csv",
+        "comparisons.tex",
+        "figures.json",
+        "forest.svg",
+        "forest.png",
+        "heatmap.svg",
+        "heatmap.png",
+        "cost.svg",
+        "cost.png",
+    )
+]
 # The shared real run's Docker socket: one that is never there, so its image records are the same
 # ("daemon unavailable") whether or not this machine runs a daemon, and whether one starts or
 # stops while the tests run. Tests of the environment stage point their own config at a daemon.

@@ -19,7 +19,7 @@ from benchflow_synth import write_matrix
 from benchreport import figure_data, figures, paper, tables
 from benchreport.page import LISTED_ROWS, PAGE_TRIALS, page_trials
 from benchreport.present import interval_text, pct
-from conftest import copy_workflow
+from conftest import PAPER_FILES, copy_workflow
 
 # ---------------------------------------------------------------------------------------------
 # hand-made summaries
@@ -471,24 +471,6 @@ GRID = {
     "nop": {"alpha": "EE", "beta": "EE", "gamma": "EE", "xss": "EE"},
 }
 KINDS = {"P": "passed", "F": "failed", "E": "suspected_api_error"}
-PAPER_FILES = [
-    f"paper/{name}"
-    for name in (
-        "settings.md",
-        "settings.csv",
-        "settings.tex",
-        "comparisons.md",
-        "comparisons.csv",
-        "comparisons.tex",
-        "figures.json",
-        "forest.svg",
-        "forest.png",
-        "heatmap.svg",
-        "heatmap.png",
-        "cost.svg",
-        "cost.png",
-    )
-]
 
 
 def rename_task(jobs: Path, old: str, new: str) -> None:

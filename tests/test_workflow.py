@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from benchreport import lineage
-from conftest import REAL_JOB_ROOTS, REPO, real_workflow
+from conftest import PAPER_FILES, REAL_JOB_ROOTS, REPO, real_workflow
 
 SCRIPTS = REPO / "workflow" / "scripts"
 
@@ -128,24 +128,7 @@ def test_reruns_only_what_changed(real_run_copy):
         "index.md",
         "exclusions.tsv",
         "trials.csv",
-        *(
-            f"paper/{n}"
-            for n in (
-                "settings.md",
-                "settings.csv",
-                "settings.tex",
-                "comparisons.md",
-                "comparisons.csv",
-                "comparisons.tex",
-                "figures.json",
-                "forest.svg",
-                "forest.png",
-                "heatmap.svg",
-                "heatmap.png",
-                "cost.svg",
-                "cost.png",
-            )
-        ),
+        *PAPER_FILES,
         "report.html",
     }
     assert summaries(workflow)[nop_tc]["counts"]["passed"] == 1

@@ -777,39 +777,30 @@ def _simulated(
     cells.sort(key=lambda cell: (-abs(float(_logit(means[cell[1]]))), cell[0], cell[1]))
     found = {name: {} for name in methods}
     cheap = [name for name in methods if name not in BOOTSTRAP_METHODS]
-    _sequential(
-        cells,
-        cheap,
-        found,
-        tries,
-        families,
-        means,
-        target,
-        seed=seed,
-        simulations=simulations,
-        confidence=confidence,
-        bootstrap=bootstrap,
-        workers=workers,
-    )
+
+    def sequential(names):  # the same design for both groups of methods
+        _sequential(
+            cells,
+            names,
+            found,
+            tries,
+            families,
+            means,
+            target,
+            seed=seed,
+            simulations=simulations,
+            confidence=confidence,
+            bootstrap=bootstrap,
+            workers=workers,
+        )
+
+    sequential(cheap)
     lowest = {
         cell: min((tally[cell][0] / tally[cell][1] for tally in found.values() if cell in tally), default=1.0)
         for cell in cells
     }
     cells.sort(key=lambda cell: lowest[cell])  # stable: hardest first among equals
-    _sequential(
-        cells,
-        [name for name in methods if name in BOOTSTRAP_METHODS],
-        found,
-        tries,
-        families,
-        means,
-        target,
-        seed=seed,
-        simulations=simulations,
-        confidence=confidence,
-        bootstrap=bootstrap,
-        workers=workers,
-    )
+    sequential([name for name in methods if name in BOOTSTRAP_METHODS])
     return found
 
 
