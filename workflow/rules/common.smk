@@ -4,7 +4,7 @@ import sys
 from pathlib import Path
 
 import yaml
-from snakemake.exceptions import WorkflowError
+from snakemake.exceptions import IncompleteCheckpointException, WorkflowError
 from snakemake.utils import validate
 
 # The package beside the rules (workflow/scripts), found from this file rather than from the main
@@ -238,10 +238,10 @@ def controls_policy():
     return {key: config["controls"][key] for key in ("on_failure", "on_unverified")}
 
 
-def stats_jobs(wildcards):
+def stats_jobs(setting):
     """The setting's own job folders, plus those holding controls on any of its tasks."""
     found = settings_map()
-    mine = found[wildcards.setting]
+    mine = found[setting]
     jobs = set(mine["jobs"])
     if not mine["control"]:
         for other in found.values():
@@ -252,17 +252,43 @@ def stats_jobs(wildcards):
 
 def setting_ingests(wildcards):
     """The ingested trials of stats_jobs: what the setting's numbers and trial rows are made of."""
-    return [ingest_output(job_id) for job_id in stats_jobs(wildcards)]
+    return [ingest_output(job_id) for job_id in stats_jobs(wildcards.setting)]
+
+
+def setting_profile(setting):
+    """The setting's shape (tasks x tries, planned from the folders' index.json by
+    benchreport.shapes; None when no task was scored)."""
+    indexes = [job_index(job_id) for job_id in stats_jobs(setting)]
+    return shapes.planned_profile(setting, indexes, controls_policy())
 
 
 def stats_inputs(wildcards):
-    """setting_ingests, and the coverage design at the setting's shape (tasks x tries, planned
-    from the folders' index.json by benchreport.shapes; none when no task was scored).
-    """
-    indexes = [job_index(job_id) for job_id in stats_jobs(wildcards)]
-    profile = shapes.planned_profile(wildcards.setting, indexes, controls_policy())
+    """setting_ingests, and the coverage design at the setting's shape."""
+    profile = setting_profile(wildcards.setting)
     grid = {} if profile is None else {"coverage": shapes.coverage_file(profile)}
     return {"trials": setting_ingests(wildcards)} | grid
+
+
+def coverage_threads(wildcards):
+    """The cores shared out among the run's coverage designs: one design alone takes them all
+    (its families and blocks share the threads), several run side by side on one each, beside
+    the trial_rows jobs, rather than one after the other on all of them."""
+    try:
+        cores = workflow.cores
+    except WorkflowError:  # no --cores (a dry run, some executors)
+        cores = 1
+    try:
+        planned = derived(
+            "shapes",
+            lambda: {
+                profile
+                for profile in map(setting_profile, settings_map())
+                if profile is not None
+            },
+        )
+    except IncompleteCheckpointException:  # a design asked for by name before any ingest
+        return cores
+    return max(1, cores // max(1, len(planned)))
 
 
 def report_files(setting):

@@ -7,10 +7,11 @@ rule coverage_design:
     wildcard_constraints:
         # tasks x tries groups, e.g. 10x3 or 4x3+6x4 (benchreport.shapes)
         shape=r"[1-9][0-9]*x[1-9][0-9]*(\+[1-9][0-9]*x[1-9][0-9]*)*",
+    # the stats jobs wait for it: started before the jobs that wait for nothing
+    priority: 3
     conda:
         "../envs/benchreport.yaml"
-    # the design's families and blocks share the threads; stats jobs wait for it, so it may take them all
-    threads: 8
+    threads: coverage_threads
     resources:
         mem_mb=lambda wildcards, threads: shapes.memory_mb(wildcards.shape, threads),
     params:
