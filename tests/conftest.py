@@ -11,12 +11,17 @@ an agent's job folder added, gated by the controls the real folders hold.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+# The suite tests the designs it computes: a machine's coverage design cache is not read by its runs
+# (tests/test_design_cache.py sets one of its own).
+os.environ.pop("BENCHREPORT_COVERAGE_CACHE", None)
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "resources" / "example"

@@ -286,7 +286,9 @@ def coverage_threads(wildcards):
                 if profile is not None
             },
         )
-    except IncompleteCheckpointException:  # a design asked for by name before any ingest
+    except (
+        IncompleteCheckpointException
+    ):  # a design asked for by name before any ingest
         return cores
     return max(1, cores // max(1, len(planned)))
 
