@@ -192,7 +192,10 @@ def test_the_lattice_no_longer_flatters_the_bootstrap_at_one_try():
         assert coverage_design.choose_headline(found)["method"] == "clopper-pearson over task means"
 
 
-@pytest.mark.parametrize("shape", ["3x1", "10x3", "4x3+6x4", "1x4", "50x1", "100x3"])
+# 100x3 with -m slow (CI), like the five-seed test's larger shapes
+@pytest.mark.parametrize(
+    "shape", ["3x1", "10x3", "4x3+6x4", "1x4", "50x1", pytest.param("100x3", marks=pytest.mark.slow)]
+)
 def test_all_pass_and_all_fail_runs_get_a_real_interval_with_exact_edges(shape):
     tries = coverage_design._profile_tries(shapes.parse_shape(shape))
     for passes in (np.zeros_like(tries), tries.copy()):
