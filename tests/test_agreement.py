@@ -12,7 +12,7 @@ import sys
 
 import pytest
 from benchreport import agreement
-from conftest import EXAMPLE, REPO
+from conftest import EXAMPLE, REAL_JOB_ROOTS, REPO
 
 ROOTS = ["benchflow-real-jobs", "benchflow-samples", "generated"]
 # At 0.9, fewer folders: two agent settings on the same tasks and their controls, which is every
@@ -30,10 +30,14 @@ def run_example(workflow, folders: list[str], confidence: float):
 
 
 @pytest.fixture(scope="module")
-def results_95(tmp_path_factory):
-    from conftest import copy_workflow
-
-    return run_example(copy_workflow(tmp_path_factory.mktemp("agree95") / "wf"), ROOTS, 0.95)
+def results_95(real_run, tmp_path_factory):
+    """The whole embedded example at the default level: the shared real run (the real folders,
+    its Docker socket one that is never there) with the generated folders added, so only their
+    jobs and the stages over every setting run."""
+    workflow = real_run.copy(tmp_path_factory.mktemp("agree95") / "wf")
+    shutil.copytree(EXAMPLE / "generated", workflow.path / "jobs" / "generated")
+    workflow.run(roots=sorted({*REAL_JOB_ROOTS, *(f"jobs/{name}" for name in ROOTS)}))
+    return workflow.results
 
 
 @pytest.fixture(scope="module")

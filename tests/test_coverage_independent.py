@@ -34,13 +34,14 @@ def probabilities(rng, family, mean, size):
 SHAPES = {
     "11 x 2": [2] * 11,
     "14 mixed 2/3/5": [2] * 5 + [3] * 6 + [5] * 3,
-    "25 x 6": [6] * 25,
     "37 x 1": [1] * 37,
-    "23 mixed 1-5": [1, 2, 3, 4, 5] * 4 + [2, 3, 4],
 }
-# Larger shapes, where the design simulates every method but the two on the sum of task means and
-# the bootstrap is read over a window (from coverage_design.WINDOWED_MIN_TASKS tasks): run with -m slow.
+# Run with -m slow (CI): a second shape of equal tries and a second of mixed tries, and larger
+# shapes, where the design simulates every method but the two on the sum of task means and the
+# bootstrap is read over a window (from coverage_design.WINDOWED_MIN_TASKS tasks).
 SLOW_SHAPES = {
+    "25 x 6": [6] * 25,
+    "23 mixed 1-5": [1, 2, 3, 4, 5] * 4 + [2, 3, 4],
     "150 x 10": [10] * 150,
     "64 mixed 1-8": list(range(1, 9)) * 8,
 }

@@ -12,21 +12,17 @@ import sys
 
 import pytest
 from benchreport import lineage
-from conftest import EXAMPLE, REAL_ROOTS, REPO, copy_workflow
+from conftest import REAL_ROOTS, REPO
 
 SUMMARIES_READERS = {"overview": 1, "paper": 1, "html_report": 1, "trials_table": 1, "all": 1}
 
 
 @pytest.fixture(scope="module")
-def done(tmp_path_factory):
-    """A workflow copy that has run once to the end (no Docker: environment.inspect off)."""
-    import shutil
-
-    workflow = copy_workflow(tmp_path_factory.mktemp("stagecode") / "wf")
-    for name in REAL_ROOTS:
-        shutil.copytree(EXAMPLE / name, workflow.path / "jobs" / name)
-    (workflow.path / "settings.json").write_text(json.dumps({"environment": {"inspect": False}}))
-    workflow.run("--configfile", "settings.json", roots=[f"jobs/{name}" for name in REAL_ROOTS])
+def done(real_run, tmp_path_factory):
+    """A copy of the shared real run, which has run to the end (its Docker socket one that is
+    never there), with an empty settings.json for the dry runs' --configfile."""
+    workflow = real_run.copy(tmp_path_factory.mktemp("stagecode") / "wf")
+    (workflow.path / "settings.json").write_text(json.dumps({}))
     return workflow
 
 

@@ -120,6 +120,9 @@ def rule_named(text: str) -> str:
     return re.sub(r'("try_numbering": \{\s*)"\w+"', r'\1"<the rule>"', text)
 
 
+# slow (CI runs it): three workflow runs; the quick tests above check the try numbers each layout
+# gives, from which the reports follow
+@pytest.mark.slow
 def test_one_matrix_run_and_per_try_jobs_give_the_same_report(tmp_path):
     """The acceptance of issue 25: the same trials laid out both ways, one real workflow run each;
     every output of the setting is the same once the job folders' names are swapped. Then a job

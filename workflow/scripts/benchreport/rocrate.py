@@ -6,7 +6,11 @@ step, the engine's OrganizeAction over them, and one CreateAction for the whole 
 job-folder files in, every output out). Every action is mentioned by the root. Each file
 carries its size, its sha256 and its media type. The profiles it declares (Process, Workflow and
 Provenance Run Crate 0.5, Workflow RO-Crate 1.0) pass roc-validator at REQUIRED and RECOMMENDED
-(tests/test_rocrate.py).
+(tests/test_rocrate.py) but for one RECOMMENDED check: process-run-crate-0.5_5.1 wants the main
+workflow's IRI to start with http, and the main workflow is a File in the crate (Workflow
+RO-Crate 1.0 requires it, and roc-validator requires the file found), so validated from a folder
+its IRI is file://. The engine is named by Snakemake's web address, and each rule's code by
+bundle.code_iri when configured (else by a local identifier, which that check flags too).
 
 Written by hand rather than with the `rocrate` library: the crate is a few hundred lines of
 plain JSON-LD from data we hold, and must be byte-identical for the same inputs.
@@ -133,6 +137,7 @@ def build(
     lineage record; source_map: job-folder path as recorded -> its arcname in the bundle. Who ran
     the workflow (the crate's author, the agent of every action, by affiliation its publisher)
     comes from the bundle's own config.yaml (bundle.agent); each unset part is "not recorded".
+    Each rule's code is identified under bundle.code_iri when that is set, else locally.
 
     Adds the crate's README.md to `entries` and returns the metadata file's bytes."""
 
@@ -145,7 +150,15 @@ def build(
     files = sorted(arcname for arcname in entries if arcname != "ro-crate-metadata.json")
     rules = sorted({rule for rule, _, _ in jobs})
     license_ref = {"@id": f"https://spdx.org/licenses/{license_id}"}
-    agent = yaml.safe_load(entries["config.yaml"]).get("bundle", {}).get("agent") or {}
+    settings = yaml.safe_load(entries["config.yaml"]).get("bundle", {})
+    agent = settings.get("agent") or {}
+    # each rule's code: under the configured web address of the workflow's published code, else a
+    # local identifier (Process Run Crate 0.5 allows both; its absolute-URI recommendation needs the first)
+    code_iri = settings.get("code_iri")
+
+    def code_id(rule: str) -> str:
+        return f"{code_iri}#rule-{rule}" if code_iri else f"#rule-{rule}"
+
     publisher = {
         "@id": agent.get("affiliation_url") or PUBLISHER,
         "@type": "Organization",
@@ -177,7 +190,7 @@ def build(
             "@type": "CreateAction",
             "name": f"rule {rule}" + (f" ({label})" if label else ""),
             "description": f"rule {rule} made {len(outputs)} file(s) from {len(inputs)} input(s)",
-            "instrument": {"@id": f"#rule-{rule}"},
+            "instrument": {"@id": code_id(rule)},
             "agent": {"@id": person["@id"]},
             "actionStatus": COMPLETED,
             "endTime": max(record["recorded_at"] for record in ran),
@@ -289,7 +302,7 @@ def build(
                     "license": license_ref,
                     "dateCreated": date,
                     "url": WORKFLOW,
-                    "hasPart": ref(f"#rule-{rule}" for rule in rules),
+                    "hasPart": ref(code_id(rule) for rule in rules),
                     "step": ref(f"#step-{rule}" for rule in rules),
                 }
             )
@@ -299,7 +312,7 @@ def build(
     for position, rule in enumerate(rules):
         code = next(records[output]["code"] for job_rule, _, outputs in jobs if job_rule == rule for output in outputs)
         tool = {
-            "@id": f"#rule-{rule}",
+            "@id": code_id(rule),
             "@type": "SoftwareSourceCode",
             "name": f"rule {rule}",
             "version": code["sha256"][:12],
@@ -321,7 +334,7 @@ def build(
                 "@id": f"#step-{rule}",
                 "@type": "HowToStep",
                 "position": str(position),
-                "workExample": {"@id": f"#rule-{rule}"},
+                "workExample": {"@id": code_id(rule)},
                 "name": f"step {rule}",
             }
         )
