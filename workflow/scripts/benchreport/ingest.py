@@ -57,6 +57,7 @@ SAMPLING_KEYS = (
     "thinking",
     "output_config",
 )
+SAMPLING_SET = frozenset(SAMPLING_KEYS)
 TOKEN_FIELDS = (
     "n_input_tokens",
     "n_output_tokens",
@@ -238,8 +239,8 @@ def read_requests(reader: JobReader, folder: str, max_requests: int) -> dict:
         model = _text(response_body.get("model")) or _text(metadata.get("provider_model"))
         if model:
             served.add(model)
-        for key in SAMPLING_KEYS:
-            if key in body and body[key] is not None:
+        for key in body.keys() & SAMPLING_SET:  # the sets are sorted below
+            if body[key] is not None:
                 sampling.setdefault(key, set()).add(_canonical(body[key]))
     return {
         "requests_read": len(lines),
@@ -605,7 +606,8 @@ def collapse(attempts: list[dict], job: JobFolder) -> list[dict]:
     groups: dict[tuple, list[dict]] = {}
     for attempt in attempts:
         groups.setdefault((attempt["task"], attempt["agent"] or "", attempt["model"] or ""), []).append(attempt)
-    trials = []
+    trials, ids = [], {}  # a job folder's trials share a few settings: each id is hashed once
+    layout = try_folders(job.relpath)
     for _, group in sorted(groups.items()):
         ordered = sorted(group, key=_rank)
         best = ordered[-1]
@@ -613,7 +615,7 @@ def collapse(attempts: list[dict], job: JobFolder) -> list[dict]:
         trial["job"] = job.name or job.job_id
         trial["try_index"] = job.try_index
         trial["try_rule"] = "folder" if job.try_index is not None else None  # number_tries may renumber
-        trial["try_folders"] = try_folders(job.relpath)
+        trial["try_folders"] = list(layout)
         trial["attempts"] = len(group)
         trial["attempt_folders"] = sorted(attempt["folder"] for attempt in group)
         trial["attempt_outcomes"] = [
@@ -626,7 +628,10 @@ def collapse(attempts: list[dict], job: JobFolder) -> list[dict]:
         trial["cost_usd_all_attempts"] = round(sum(costs), 10) if costs else None
         trial["seconds_all_attempts"] = round(sum(attempt["timing"].get("total") or 0.0 for attempt in group), 3)
         key = settings.setting_key(best)
-        trial["setting"] = settings.setting_id(key)
+        values = tuple(key.values())  # texts and None (settings.KEY_FIELDS), so hashable
+        if values not in ids:
+            ids[values] = settings.setting_id(key)
+        trial["setting"] = ids[values]
         trial["setting_key"] = key
         trials.append(trial)
     return sorted(trials, key=lambda trial: (trial["setting"], trial["task"], trial["folder"]))
@@ -756,8 +761,8 @@ def _clean_job_part(reader: JobReader, value, relpath: str, where: str):
 
 
 def _shown_path(path: str, shown: dict) -> str:
-    """A source path as the outputs show names: printable, a secret in a folder name redacted;
-    `shown` remembers each part (the file names and the job folder's path repeat)."""
+    """A path as the outputs show names: printable, a secret in a folder name redacted; `shown`
+    remembers each part (the file names repeat)."""
     parts = []
     for part in path.split("/"):
         if part not in shown:
@@ -844,7 +849,9 @@ def ingest_job(
         {key: redact_text(printable(value))[0] if isinstance(value, str) else value for key, value in row.items()}
         for row in reader.ledger
     ]
-    shown = {}
+    # every source path is the job folder's path and a relpath under it: the first is shown once
+    shown, prefix = {}, len(reader.source_prefix) + 1
+    shown_prefix = _shown_path(reader.source_prefix, shown) + "/"
     check_rows(trials)
     return {
         "job": described,
@@ -856,7 +863,10 @@ def ingest_job(
         "settings": settings_index(trials),
         "tasks": tasks,
         "sources": sorted(
-            ({**source, "path": _shown_path(source["path"], shown)} for source in reader.sources),
+            (
+                {**source, "path": shown_prefix + _shown_path(source["path"][prefix:], shown)}
+                for source in reader.sources
+            ),
             key=lambda source: source["path"],
         ),
     }
