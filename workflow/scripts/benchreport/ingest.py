@@ -536,6 +536,22 @@ def _clean_row(reader: JobReader, row: dict, known_values: tuple) -> None:
             )
 
 
+def _holding_secrets(texts: list[str], known: tuple) -> set[str]:
+    """The texts in which secrets.find may find something, by one search over them all, joined
+    by newlines (a search costs little more per text than per string). A span found across the
+    newline after a text (a private-key block opened in one text and closed in another) marks
+    every text it covers: find merges overlapping spans, so a secret of a text inside one would
+    otherwise be missed."""
+    starts, at = [], 0
+    for text in texts:
+        starts.append(at)
+        at += len(text) + 1
+    found = set()
+    for start, end, _ in find("\n".join(texts), known):
+        found.update(texts[bisect.bisect_right(starts, start) - 1 : bisect.bisect_right(starts, end - 1)])
+    return found
+
+
 def clean_attempts(reader: JobReader, attempts: list[dict]) -> None:
     """_clean_row every attempt row that needs it (in place), before any of it becomes a setting id
     or a file name: a key pasted as the model name, a token inside a sampling value or quoted in
@@ -565,11 +581,7 @@ def clean_attempts(reader: JobReader, attempts: list[dict]) -> None:
             )
         )
     fresh = sorted({text for strings, _ in seen for text in strings - clean if not _NUMERIC.match(text)})
-    starts, at = [], 0
-    for text in fresh:
-        starts.append(at)
-        at += len(text) + 1
-    flagged = {fresh[bisect.bisect_right(starts, start) - 1] for start, _, _ in find("\n".join(fresh), known)}
+    flagged = _holding_secrets(fresh, known)
     # a string redacted before this read (a bundle's inputs) gets the ledger row it got then
     flagged.update(text for text in fresh if printable(text) is not text or "[REDACTED:" in text)
     clean.update(fresh)
