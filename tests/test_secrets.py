@@ -180,3 +180,13 @@ def test_labels_never_depend_on_where_a_value_stands():
     assert {tuple(secrets.redact_text(t)[1]) for t in texts} == {("anthropic api key",)}
     once, _ = secrets.redact_text(f"error: {ANTHROPIC}")
     assert secrets.redact_text(once) == (once, [])  # redacting again changes nothing
+
+
+def test_only_a_mark_redaction_writes_is_left_as_redacted():
+    """A mark is what `label` can write; a bracket that only looks like one keeps nothing from
+    being found, alone or when it opens in one string of a joined search and closes in the next."""
+    key = "sk-ant-" + "abcdefghij" * 3
+    for text in (f"[REDACTED: see {key}]", f"a [REDACTED:note\nb {key} done]"):
+        assert key not in secrets.redact_text(text)[0]
+    for kind in ("secret", "anthropic api key", "base64 jwt", "url-encoded openai api key"):
+        assert secrets.REDACTED_MARK.fullmatch(f"[REDACTED:{kind}]")

@@ -107,8 +107,13 @@ HEX = re.compile(r"[0-9a-f]+")
 # a value this long, once found, is redacted wherever it appears (shorter ones only where found)
 PROPAGATE_MIN = 8
 SECRET_NAME = "(?:[A-Za-z0-9_.-]*[_.-])?(?:" + "|".join(map(re.escape, SECRET_WORDS)) + ")"
-# what redaction writes: found in text already redacted (a bundle's inputs), never redacted again
-REDACTED_MARK = re.compile(r"\[REDACTED:([^\]]+)\]")
+# what redaction writes, and only that (a label `label` can give): found in text already redacted
+# (a bundle's inputs), never redacted again. Any text between "[REDACTED:" and "]" would let a
+# key inside brackets, or a string that opens one ("[REDACTED: see sk-ant-...]"), stand.
+_LABELS = sorted({kind for kind, _, _ in SHAPES}, key=lambda kind: (-len(kind), kind))
+REDACTED_MARK = re.compile(
+    r"\[REDACTED:((?:(?:base64|url-encoded) )?(?:" + "|".join(map(re.escape, _LABELS)) + r")|secret)\]"
+)
 SECRET_ENV_NAME = re.compile(rf"^{SECRET_NAME}$|^[A-Z][A-Z0-9_]*(?:_KEY|_PASS|_PAT)$", re.I)
 
 
