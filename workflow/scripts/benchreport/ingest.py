@@ -782,15 +782,19 @@ def _clean_job_part(reader: JobReader, value, relpath: str, where: str):
     return value
 
 
-def _shown_path(path: str, shown: dict) -> str:
-    """A path as the outputs show names: printable, a secret in a folder name redacted; `shown`
-    remembers each part (the file names repeat)."""
-    parts = []
-    for part in path.split("/"):
-        if part not in shown:
-            shown[part] = redact_text(printable(part))[0]
-        parts.append(shown[part])
-    return "/".join(parts)
+def shown_names(names) -> dict[str, str]:
+    """Each folder or file name as the outputs show it: printable, a secret in it redacted, as
+    redact_text(printable(name)) gives it. The ASCII names (nearly all) are searched at once
+    (_holding_secrets) and only those the search marks one by one, and so are the others (one
+    search per name: 18 ms per 1,000 attempt folders, against 3 ms at once). In ASCII text joined by
+    newlines a search finds a span wherever the search of one name alone does (a newline stops
+    every pattern where the end of a name does, and nothing but a label closes a mark), so a name
+    it does not mark holds nothing to redact."""
+    printed = {name: printable(name) for name in names}
+    marked = _holding_secrets(sorted({text for text in printed.values() if text.isascii()}), ())
+    return {
+        name: redact_text(text)[0] if text in marked or not text.isascii() else text for name, text in printed.items()
+    }
 
 
 def ingest_job(
@@ -872,8 +876,9 @@ def ingest_job(
         for row in reader.ledger
     ]
     # every source path is the job folder's path and a relpath under it: the first is shown once
-    shown, prefix = {}, len(reader.source_prefix) + 1
-    shown_prefix = _shown_path(reader.source_prefix, shown) + "/"
+    relpaths = [source["path"][len(reader.source_prefix) + 1 :].split("/") for source in reader.sources]
+    shown = shown_names({name for names in relpaths for name in names} | set(reader.source_prefix.split("/")))
+    shown_prefix = "/".join(shown[name] for name in reader.source_prefix.split("/")) + "/"
     check_rows(trials)
     return {
         "job": described,
@@ -886,8 +891,8 @@ def ingest_job(
         "tasks": tasks,
         "sources": sorted(
             (
-                {**source, "path": shown_prefix + _shown_path(source["path"][prefix:], shown)}
-                for source in reader.sources
+                {**source, "path": shown_prefix + "/".join(shown[name] for name in names)}
+                for source, names in zip(reader.sources, relpaths)
             ),
             key=lambda source: source["path"],
         ),
