@@ -2,8 +2,10 @@
 
 In one run, over the same generated folders (resources/benchflow_synth/, `scale`):
   (a) the floor: a bare script that reads and json-parses every file ingest must read (each
-      attempt's result.json, config.json and timing.json, each job's summary.json, the first
-      20 lines of each trajectory/llm_trajectory.jsonl), nothing else;
+      attempt's result.json, config.json, timing.json and solver.json, the files under its
+      reviews/ and scoring/ folders, each job's summary.json, the first 20 lines of each
+      trajectory/llm_trajectory.jsonl), nothing else and nothing twice (bench_ingest.py holds
+      ingest to it per job folder);
   (b) a cold `snakemake --cores 2` in a fresh copy of the workflow (empty results/ and
       .snakemake/), Docker inspection off;
   (c) the run after one trial's result.json changed its reward (the median of --repeats runs);
@@ -233,13 +235,21 @@ while pending:
     except FileNotFoundError:
         pass
     for attempt in attempts:
-        for name in ("result.json", "config.json", "timing.json"):
+        for name in ("result.json", "config.json", "timing.json", "solver.json"):
             try:
                 with open(os.path.join(attempt, name), "rb") as f:
                     data = f.read()
             except FileNotFoundError:
                 continue
             json.loads(data); files += 1; parsed_bytes += len(data)
+        for sub in ("reviews", "scoring"):  # every file read; a reviewer's result.json parsed
+            for folder, _, names in os.walk(os.path.join(attempt, sub)):
+                for name in names:
+                    with open(os.path.join(folder, name), "rb") as f:
+                        data = f.read()
+                    files += 1
+                    if sub == "reviews" and name == "result.json":
+                        json.loads(data); parsed_bytes += len(data)
         t0 = time.perf_counter()
         try:
             f = open(os.path.join(attempt, "trajectory", "llm_trajectory.jsonl"), "rb")

@@ -375,3 +375,25 @@ def test_an_attempt_folder_that_is_a_link_is_a_ledger_row(tmp_path):
     assert sorted(t["task"] for t in result["trials"]) == ["spec-fail", "spec-noreward", "spec-partial"]
     (row,) = [row for row in result["ledger"] if row["folder"] == "spec-pass__3d1c0484"]
     assert "a link to a folder outside the job root" in row["reason"]
+
+
+def test_a_secret_inside_a_span_begun_in_another_string_is_still_redacted(tmp_path):
+    """clean_attempts searches the rows' strings joined: a private-key block opened in one trial's
+    error and closed in another's spans the strings between them, and a key standing alone in one
+    of those is still found and redacted."""
+    job = job_copy(tmp_path, "v0.7.12-real/oracle-run/2026-11-30__04-23-02")
+    key = "sk-ant-" + "abcdefghij" * 3
+    errors = {
+        "spec-fail__67b8813a": "a -----BEGIN RSA PRIVATE KEY-----",
+        "spec-pass__3d1c0484": f"b the agent printed {key}",
+    }
+    for folder, error in errors.items():
+        data = json.loads((job.path / folder / "result.json").read_text())
+        data["error"] = error
+        (job.path / folder / "result.json").write_text(json.dumps(data))
+    (job.path / "oracle-closing__00000000").mkdir()
+    data["error"] = "c -----END RSA PRIVATE KEY-----"
+    (job.path / "oracle-closing__00000000/result.json").write_text(json.dumps(data))
+    result = ingest.ingest_job(job)
+    assert key not in json.dumps(result)
+    assert "b the agent printed [REDACTED:anthropic api key]" in [t["error"] for t in result["trials"]]

@@ -180,3 +180,46 @@ def test_labels_never_depend_on_where_a_value_stands():
     assert {tuple(secrets.redact_text(t)[1]) for t in texts} == {("anthropic api key",)}
     once, _ = secrets.redact_text(f"error: {ANTHROPIC}")
     assert secrets.redact_text(once) == (once, [])  # redacting again changes nothing
+
+
+def test_only_a_mark_redaction_writes_is_left_as_redacted():
+    """A mark is what `label` can write; a bracket that only looks like one keeps nothing from
+    being found, alone or when it opens in one string of a joined search and closes in the next."""
+    key = "sk-ant-" + "abcdefghij" * 3
+    for text in (f"[REDACTED: see {key}]", f"a [REDACTED:note\nb {key} done]"):
+        assert key not in secrets.redact_text(text)[0]
+    for kind in ("secret", "anthropic api key", "base64 jwt", "url-encoded openai api key"):
+        assert secrets.REDACTED_MARK.fullmatch(f"[REDACTED:{kind}]")
+
+
+def test_names_searched_at_once_show_as_each_searched_alone():
+    """ingest.shown_names searches the ASCII names joined: every name comes out as
+    redact_text(printable(name)) gives it, whatever the names beside it."""
+    key = "sk-ant-" + "abcdefghij" * 3
+    names = [
+        "result.json",
+        f"{key}__0123abcd",  # a key as a task name: "__<8 hex>" kept
+        "a -----BEGIN RSA PRIVATE KEY-----",
+        f"b {key}",
+        "c -----END RSA PRIVATE KEY-----",
+        "x [REDACTED:note",
+        f"y {key} done]",
+        "[REDACTED:anthropic api key]__0123abcd",
+        "password=hunter22",
+        "Bearer",
+        "abcdefghijklmnopqrstuvwx",
+        "to\u212aen=abcdefgh12",  # KELVIN SIGN: lower-cases to an ASCII k
+        "\u0130 token=abcdefgh12",  # lower-cases to two characters
+        "caf\u00e9 sk%2Dant%2D" + "abcdefghij" * 3,
+        "api_key",
+        "=abcdefgh12",
+        "odd\udcff-name",
+        "plain-task__89abcdef",
+    ]
+    from benchreport import ingest
+    from benchreport.discover import redact_text
+    from benchreport.files import printable
+
+    alone = {name: redact_text(printable(name))[0] for name in names}
+    assert ingest.shown_names(names) == alone
+    assert all(key not in shown for shown in alone.values())

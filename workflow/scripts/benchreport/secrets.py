@@ -107,9 +107,22 @@ HEX = re.compile(r"[0-9a-f]+")
 # a value this long, once found, is redacted wherever it appears (shorter ones only where found)
 PROPAGATE_MIN = 8
 SECRET_NAME = "(?:[A-Za-z0-9_.-]*[_.-])?(?:" + "|".join(map(re.escape, SECRET_WORDS)) + ")"
-# what redaction writes: found in text already redacted (a bundle's inputs), never redacted again
-REDACTED_MARK = re.compile(r"\[REDACTED:([^\]]+)\]")
+# what redaction writes, and only that (a label `label` can give): found in text already redacted
+# (a bundle's inputs), never redacted again. Any text between "[REDACTED:" and "]" would let a
+# key inside brackets, or a string that opens one ("[REDACTED: see sk-ant-...]"), stand.
+_LABELS = sorted({kind for kind, _, _ in SHAPES}, key=lambda kind: (-len(kind), kind))
+REDACTED_MARK = re.compile(
+    r"\[REDACTED:((?:(?:base64|url-encoded) )?(?:" + "|".join(map(re.escape, _LABELS)) + r")|secret)\]"
+)
 SECRET_ENV_NAME = re.compile(rf"^{SECRET_NAME}$|^[A-Z][A-Z0-9_]*(?:_KEY|_PASS|_PAT)$", re.I)
+
+
+@functools.lru_cache(maxsize=4096)
+def _secret_env_name(name: str) -> bool:
+    """Whether an agent_env name says its value is secret. Cached: every attempt of a run names
+    the same few variables, and the pattern backtracks over each separator of a long name
+    (3 µs for CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: 1% of an ingest of plain attempts)."""
+    return SECRET_ENV_NAME.match(name) is not None
 
 
 def secret_env_values(agent_env) -> list[str]:
@@ -119,10 +132,7 @@ def secret_env_values(agent_env) -> list[str]:
     return [
         str(value)
         for name, value in agent_env.items()
-        if SECRET_ENV_NAME.match(str(name))
-        and isinstance(value, str)
-        and len(value) >= 4
-        and not NOT_A_SECRET.match(value)
+        if _secret_env_name(str(name)) and isinstance(value, str) and len(value) >= 4 and not NOT_A_SECRET.match(value)
     ]
 
 
