@@ -52,6 +52,18 @@ PAPER_FILES = [
 NO_DAEMON = "unix:///nonexistent/benchreport-tests.sock"
 
 
+# Fixtures that make an end-to-end run of their own of a minute or more (the hostile corpus with
+# its bundle): every test that takes one is slow, and so runs in CI (-m slow), not by default.
+END_TO_END_FIXTURES = {"corpus_run"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before the -m selection reads the marks
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if END_TO_END_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 class Workflow:
     """A copy of the workflow in a temporary folder, run with real `snakemake` subprocesses."""
 
