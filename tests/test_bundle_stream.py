@@ -159,3 +159,20 @@ def test_job_folder_paths_map_to_their_bundled_names():
     assert find("/data/r/j1/t__1/config.json") is None  # not bundled
     assert find("/data/r/j2/summary.json") is None
     assert find("a.json") == "jobs/x/a.json"  # a root "." that is itself a job folder
+
+
+def test_the_inflater_reads_what_gzip_wrote_and_notices_a_cut():
+    for size in (0, 1000, 65_536, 3_000_000):
+        data = bytes(range(256)) * (size // 512) + bytes(size - size // 512 * 256)
+        for level in (1, 9):
+            packed = gzip.compress(data, compresslevel=level, mtime=0)
+            assert verifier.inflated(io.BytesIO(packed)).read() == data
+            if size:
+                with pytest.raises(EOFError, match="truncated"):
+                    verifier.inflated(io.BytesIO(packed[: len(packed) - 12])).read()
+    # the trailer is not checked (as tarfile's r|gz does not): a member is refused for its header
+    packed = bytearray(gzip.compress(b"x" * 100, mtime=0))
+    packed[-8] ^= 0xFF
+    assert verifier.inflated(io.BytesIO(bytes(packed))).read() == b"x" * 100
+    with pytest.raises(tarfile.ReadError, match="not a gzip file"):
+        verifier.Inflate(io.BytesIO(b"plain text, not gzip"))
