@@ -201,3 +201,23 @@ def test_the_crate_writer_leaves_nothing_behind_with_the_collector_off():
         if enabled:
             gc.enable()
     assert left < 100, left
+
+
+def test_the_temporary_tree_is_removed_whole_and_links_are_not_followed(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("kept")
+    root = tmp_path / "rerun"
+    for job in range(70):  # more folders at one level than `enough`: removed side by side
+        for trial in range(3):
+            folder = root / "jobs" / "label" / f"job-{job}" / f"t__{trial}"
+            folder.mkdir(parents=True)
+            (folder / "result.json").write_text("{}")
+    (root / "results").mkdir()
+    (root / "results" / "index.md").write_text("x")
+    (root / "jobs" / "label" / "job-3" / "link").symlink_to(outside)
+    (root / "top-link").symlink_to(outside)
+    verifier.remove_tree(root, enough=10)
+    assert not root.exists()
+    assert (outside / "keep.txt").read_text() == "kept"
+    verifier.remove_tree(root)  # nothing there: nothing to do

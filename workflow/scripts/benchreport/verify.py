@@ -31,6 +31,7 @@ import tarfile
 import tempfile
 import time
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .files import printable
@@ -417,8 +418,34 @@ def verify(
         )
         progress("removing the temporary folder")
         removing = time.monotonic()
+        remove_tree(Path(temporary) / "rerun")
     progress(f"verify: removed the temporary folder in {time.monotonic() - removing:.0f} s")
     return code
+
+
+def remove_tree(root: Path, workers: int = 8, enough: int = 64) -> None:
+    """shutil.rmtree, with disjoint subtrees removed side by side: the time goes to the file
+    system's unlinks, which release the GIL and overlap (here, on ext4 with online discard, a file
+    written back to disk took 0.6 ms to unlink one at a time and 0.2 ms with 8 at once; the re-run
+    of 100 x 1,000 leaves ~600,000 files). The subtrees are the folders of the first level below
+    `root` that has `enough` of them; links are removed, never followed."""
+    if not root.is_dir():
+        return
+    level: list[str] = [str(root)]
+    for _ in range(8):
+        below = []
+        for folder in level:
+            with os.scandir(folder) as entries:
+                below += [entry.path for entry in entries if entry.is_dir(follow_symlinks=False)]
+        if not below:
+            break
+        level = below
+        if len(level) >= enough:
+            break
+    if level != [str(root)]:
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(shutil.rmtree, level))
+    shutil.rmtree(root)
 
 
 def check(
