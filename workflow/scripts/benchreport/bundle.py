@@ -7,8 +7,10 @@ every file and file name with one label) and once to redact, hash and write them
 archive. Memory holds the names, each member's size and sha256, and the lineage records (kept
 aside for the RO-Crate), never the archive: at 100 job folders x 1,000 trials, 700,000 members.
 
-The tar is deterministic (sorted entries, then the five files made from them; mtime 0, root
-owner, fixed modes, gzip without a name or time), so the same results give the same archive bytes.
+The tar is deterministic (sorted entries, then the five files made from them, in this order:
+README.md, REDACTIONS.json, BUNDLE.json, ro-crate-metadata.json and MANIFEST.sha256, which covers
+every file but itself; mtime 0, root owner, fixed modes, gzip without a name or time), so the same
+results give the same archive bytes.
 """
 
 from __future__ import annotations
@@ -35,8 +37,6 @@ from .lineage import record_path
 
 VERIFIER_FILES = ("verifier/reward.txt", "verifier/reward.json", "verifier/test-stdout.txt", "verifier/test-stderr.txt")
 CODE_PATHS = ("Snakefile", "workflow", "config/schema.yaml", "config/config.yaml", "requirements.txt", "pyproject.toml")
-# written last, in this order, made from the others (the manifest covers every file but itself)
-MADE_LAST = ("README.md", "REDACTIONS.json", "BUNDLE.json", "ro-crate-metadata.json", "MANIFEST.sha256")
 
 
 def trajectory_extract(path: Path, max_requests: int) -> bytes:
