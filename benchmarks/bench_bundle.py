@@ -4,11 +4,15 @@ On the folders benchmarks/bench_scale.py generates (the same arguments, the same
   (a) a cold `snakemake --cores 2` in a fresh copy of the workflow (Docker inspection off);
   (b) `snakemake --cores 2 bundle` after it (the archive alone: every other output is there);
   (c) `benchreport verify` of that archive in an empty folder (--cores 2);
-each with its wall time and the peak summed RSS of its process tree (psutil, every 50 ms).
-Prints b/a and c/a. Nothing is asserted: the numbers are for reading.
+each with its wall time, its CPU seconds (the tree's, from getrusage of the children), the peak
+summed RSS of its process tree (psutil, every 50 ms), the largest single process (getrusage) and
+the load average around it. Prints b/a and c/a against the cold run of the same call, with the
+targets (peak tree RSS <= 1 GiB; bundle <= 2x, verify <= 3x the cold run at 100 x 1,000).
+Nothing is asserted: the numbers are for reading. With --shape 100x1000 the folders are the
+target shape's (one request line of 1 KiB a trial), as bench_scale.py builds them.
 
     python benchmarks/bench_bundle.py --jobs 10 --trials 1000
-    python benchmarks/bench_bundle.py --jobs 100 --trials 1000 --requests 20 --request-kb 5
+    python benchmarks/bench_bundle.py --shape 100x1000
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -27,6 +32,10 @@ import bench_scale as scale
 
 
 def timed(command: list[str], cwd: Path, log: Path, env: dict) -> dict:
+    """Run a command: wall and CPU seconds, peak summed RSS of its tree, its largest process and
+    the load average at the start and at the end."""
+    load = os.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     with open(log, "w") as handle:
         process = subprocess.Popen(command, cwd=cwd, stdout=handle, stderr=subprocess.STDOUT, env=env)
@@ -36,14 +45,33 @@ def timed(command: list[str], cwd: Path, log: Path, env: dict) -> dict:
         monitor.stop.set()
     wall = time.perf_counter() - start
     monitor.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if code != 0:
         print(log.read_text(errors="replace")[-4000:])
         raise SystemExit(f"{command[:4]} failed with {code}; log: {log}")
-    return {"wall": wall, "tree_rss": monitor.peak}
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "tree_rss": monitor.peak,
+        # ru_maxrss of the children is the largest one process reached so far (KiB on Linux)
+        "largest_rss": after.ru_maxrss * 1024,
+        "load": [load, os.getloadavg()[0]],
+    }
+
+
+def line(label: str, run: dict, cold: dict | None = None) -> str:
+    ratio = f" = {run['wall'] / cold['wall']:.2f}x cold" if cold else ""
+    return (
+        f"{label}: {run['wall']:.1f} s{ratio}, CPU {run.get('cpu', float('nan')):.1f} s; peak tree RSS "
+        f"{scale.fmt_bytes(run['tree_rss'])} (largest process so far {scale.fmt_bytes(run.get('largest_rss', 0))}); "
+        f"load {run.get('load', [float('nan')] * 2)[0]:.1f} -> {run.get('load', [float('nan')] * 2)[1]:.1f}"
+    )
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--shape", choices=sorted(scale.SHAPES), help="one of bench_scale.py's target shapes")
     parser.add_argument("--jobs", type=int, default=10)
     parser.add_argument("--trials", type=int, default=100)
     parser.add_argument("--requests", type=int, default=scale.synth.SCALE_REQUESTS)
@@ -55,9 +83,13 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--reuse",
         action="store_true",
-        help="keep the workflow copy and cold run of an earlier call (its time is saved there)",
+        help="keep the cold run of an earlier call (its results and time are saved there); the workflow "
+        "code is copied again, so only rule bundle re-runs, with this code",
     )
     args = parser.parse_args(argv)
+    if args.shape:
+        for key, value in scale.SHAPES[args.shape].items():
+            setattr(args, key, value)
 
     name = f"{args.jobs}x{args.trials}-r{args.requests}-k{args.request_kb:g}-s{args.seed}"
     data = args.tmp / f"data-{name}"
@@ -73,20 +105,19 @@ def main(argv=None) -> int:
     if args.reuse and saved.is_file():
         cold = json.loads(saved.read_text())
         shutil.rmtree(workdir / "results" / "bundle", ignore_errors=True)
-        print("(a) the cold run of an earlier call (--reuse)")
+        shutil.rmtree(workdir / "workflow")
+        shutil.copytree(scale.REPO / "workflow", workdir / "workflow", ignore=shutil.ignore_patterns("__pycache__"))
+        print("(a) the cold run of an earlier call (--reuse; the ratios are to it, not to one of this call)")
     else:
         scale.copy_workflow(workdir)
         cold = timed(scale.snakemake_command(jobs_root), workdir, workdir / "bench-cold.log", env)
         saved.write_text(json.dumps(cold))
-    print(f"(a) cold run: {cold['wall']:.1f} s, peak tree RSS {scale.fmt_bytes(cold['tree_rss'])}")
+    print(line("(a) cold run", cold))
     command = scale.snakemake_command(jobs_root)
     command.insert(command.index("snakemake") + 1, "bundle")  # after --configfile/--config it would be read as one
     packed = timed(command, workdir, workdir / "bench-bundle.log", env)
     archive = workdir / "results" / "bundle" / "benchreport.tar.gz"
-    print(
-        f"(b) bundle: {packed['wall']:.1f} s ({packed['wall'] / cold['wall']:.2f}x cold), peak tree RSS "
-        f"{scale.fmt_bytes(packed['tree_rss'])}; {scale.fmt_bytes(archive.stat().st_size)} archive"
-    )
+    print(line("(b) bundle", packed, cold) + f"; {scale.fmt_bytes(archive.stat().st_size)} archive")
     env["PYTHONPATH"] = str(scale.REPO / "workflow" / "scripts")
     with tempfile.TemporaryDirectory(dir=args.tmp) as empty:
         checked = timed(
@@ -95,13 +126,11 @@ def main(argv=None) -> int:
             workdir / "bench-verify.log",
             env,
         )
-    print(
-        f"(c) verify: {checked['wall']:.1f} s ({checked['wall'] / cold['wall']:.2f}x cold), peak tree RSS "
-        f"{scale.fmt_bytes(checked['tree_rss'])}"
-    )
-    for line in (workdir / "bench-verify.log").read_text(errors="replace").splitlines():
-        if line.startswith(("manifest:", "re-run: ", "REFUSED", "MANIFEST")) and "steps (" not in line:
-            print("    " + line)
+    print(line("(c) verify", checked, cold))
+    print("targets at 100 x 1,000: bundle <= 2x and verify <= 3x the cold run; peak tree RSS <= 1,024 MiB")
+    for said in (workdir / "bench-verify.log").read_text(errors="replace").splitlines():
+        if said.startswith(("manifest:", "re-run: ", "REFUSED", "MANIFEST", "verify: ")) and "steps (" not in said:
+            print("    " + said)
     return 0
 
 

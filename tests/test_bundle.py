@@ -29,8 +29,8 @@ SETTING = {
 }
 
 
-def verify(path, cwd, *flags):
-    env = dict(os.environ, PYTHONPATH=str(REPO / "workflow" / "scripts"))
+def verify(path, cwd, *flags, env=None):
+    env = dict(os.environ, PYTHONPATH=str(REPO / "workflow" / "scripts")) | (env or {})
     return subprocess.run(
         [sys.executable, "-m", "benchreport", "verify", str(path), *flags],
         cwd=cwd,
@@ -84,9 +84,25 @@ def bundled(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def verified(bundled):
-    """`benchreport verify` of that bundle, as it stands (read by several tests)."""
-    return verify(bundled.results / "bundle" / "benchreport.tar.gz", bundled.path)
+def verified(bundled, tmp_path_factory):
+    """`benchreport verify` of that bundle, as it stands (read by several tests), on a machine whose
+    design cache holds a wrong design for each of the run's shapes under the very key the rule
+    looks up: verify computes every design again, so its re-run is still byte-identical."""
+    from benchreport import design_cache
+
+    cache = tmp_path_factory.mktemp("poisoned-design-cache")
+    for path in (bundled.results / "lineage" / "coverage").glob("*.json.json"):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        params = {key: record["params"][key] for key in ("seed", "simulations", "confidence", "code")}
+        design = json.loads((bundled.path / record["output"]).read_text(encoding="utf-8"))
+        for row in design["methods"].values():
+            row["worst_coverage"] = row["lower_bound"] = 1.0
+        key = design_cache.design_key(record["wildcards"]["shape"], **params)
+        design_cache.store(cache, key, json.dumps(design))
+    assert list(cache.glob("*.json"))
+    return verify(
+        bundled.results / "bundle" / "benchreport.tar.gz", bundled.path, env={design_cache.CACHE_VARIABLE: str(cache)}
+    )
 
 
 def workflow_copy(workflow, tmp_path):

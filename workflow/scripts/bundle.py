@@ -1,8 +1,10 @@
 """Rule bundle: results/bundle/<name>.tar.gz, secret-scanned, with a manifest and an RO-Crate."""
 
+import io
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from benchreport import bundle, rocrate, rulejob
@@ -20,8 +22,9 @@ def progress(line):
 
 
 files = bundle.every_output(list(snakemake.input), closure(list(snakemake.input)))
+# only each ingest's job: its trial rows (a thousand a job folder) are parsed and let go one at a time
 ingests = [
-    json.loads(Path(f).read_text(encoding="utf-8"))
+    {"job": json.loads(Path(f).read_text(encoding="utf-8"))["job"]}
     for f in files
     if f.startswith("results/ingest/") and f.endswith("/trials.json")
 ]
@@ -46,42 +49,60 @@ del ingests
 progress(f"{len(plan):,} files to scan")
 target = Path(snakemake.output.bundle)
 target.parent.mkdir(parents=True, exist_ok=True)
-entries, directories, hits = bundle.scan_and_spool(plan, directories, target.parent, progress)
+found = bundle.scan(plan, directories, target.parent, progress)
+# written under another name and moved into place when whole; refused (on_secret: fail), removed
+partial = target.with_name(target.name + ".partial")
+# kept to be read again: the lineage records (the RO-Crate's actions) and config.yaml (its agent)
+kept = lambda name: name.startswith("results/lineage/") or name == "config.yaml"  # noqa: E731
+archive = bundle.Archive(partial, params.name, target.parent, keep=kept)
+hits = list(found.name_hits)
+for name, data, rows in bundle.redacted(plan, found, progress):
+    if data is None:
+        archive.folder(name)
+    else:
+        archive.add(name, data)
+        hits += rows
+del plan
+hits = bundle.sort_hits(hits)
 if hits and params.on_secret == "fail":
-    found = sorted({f"{hit['file']} ({hit['kind']})" for hit in hits})
-    sys.exit("bundle refused: secrets found in " + "; ".join(found) + " (config bundle.on_secret is 'fail')")
-entries.add("REDACTIONS.json", dump_json(hits).encode())
-info = extra["info"] | {"redactions": len(hits)}
-info["not_bundled"] = [row | {"file": entries.name_of(row["file"])} for row in info["not_bundled"]]
-entries.add("BUNDLE.json", dump_json(info).encode())
+    archive.close()
+    partial.unlink()
+    named = sorted({f"{hit['file']} ({hit['kind']})" for hit in hits})
+    sys.exit("bundle refused: secrets found in " + "; ".join(named) + " (config bundle.on_secret is 'fail')")
 # the crate names files as the bundle holds them (a secret in a file name is redacted there too)
-outputs = [entries.name_of(f) for f in files]
-records = {
-    output: json.loads(entries[f"results/lineage/{output[len('results/') :]}.json"])
-    for output in outputs
-    if not output.startswith("results/lineage/") and f"results/lineage/{output[len('results/') :]}.json" in entries
-}
-source_map = {entries.name_of(path): entries.name_of(name) for path, name in extra["source_map"].items()}
+records = bundle.Records(archive, [found.name_of(f) for f in files])
+job_dirs = {found.name_of(path): found.name_of(base) for path, base in extra["job_dirs"].items()}
+archive.add("README.md", rocrate.readme_for(archive.files, records, params.name))
+archive.add("REDACTIONS.json", dump_json(hits).encode())
+info = extra["info"] | {"redactions": len(hits)}
+info["not_bundled"] = [row | {"file": found.name_of(row["file"])} for row in info["not_bundled"]]
+archive.add("BUNDLE.json", dump_json(info).encode())
 committed = subprocess.run(
     ["git", "-C", str(WORKFLOW_DIR), "log", "-1", "--format=%cs"], capture_output=True, text=True
 )
-entries.add(
-    "ro-crate-metadata.json",
+progress("writing the RO-Crate")
+with tempfile.TemporaryFile(dir=target.parent) as crate:
+    text = io.TextIOWrapper(crate, encoding="utf-8", newline="")  # newline="": the bytes as written
     rocrate.build(
-        entries,
+        text,
+        archive.files,
         records,
-        source_map,
+        bundle.source_of(job_dirs, archive.files),
+        config=archive.read("config.yaml"),
         name=params.name,
         date=committed.stdout.strip() or "1970-01-01",
         license_id=params.license,
         snakemake_version=software_versions()["snakemake"] or "unknown",
-    ),
-)
-del records, source_map
-entries.add("MANIFEST.sha256", bundle.manifest(entries.hashes))
-progress("writing the archive")
-bundle.write_targz(target, params.name, entries, directories)
-entries.spool.close()
+    )
+    text.flush()
+    archive.add_file("ro-crate-metadata.json", crate)
+    text.detach()
+with tempfile.TemporaryFile(dir=target.parent) as listing:
+    bundle.write_manifest(listing, archive.files)
+    archive.add_file("MANIFEST.sha256", listing)
+count = len(archive.files)
+archive.close()
+partial.replace(target)
 write_text(snakemake.output.redactions, dump_json(hits))
-progress(f"{len(entries.hashes):,} files, {len(hits)} redactions")
+progress(f"{count:,} files, {len(hits)} redactions")
 write_for_rule(snakemake)

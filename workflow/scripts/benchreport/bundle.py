@@ -3,11 +3,14 @@ the job-folder files the numbers came from, secret-scanned, with a sha256 manife
 
 It streams: the files are listed first (where each one's bytes come from), then read one at a time
 twice, once to find every secret value anywhere (so a value seen once as a secret is redacted in
-every file and file name with one label) and once to redact, hash and spool them; the tar is
-written from the spool. Memory holds names and hashes, never the archive.
+every file and file name with one label) and once to redact, hash and write them into the
+archive. Memory holds the names, each member's size and sha256, and the lineage records (kept
+aside for the RO-Crate), never the archive: at 100 job folders x 1,000 trials, 700,000 members.
 
-The tar is deterministic (sorted entries, then the four files made from them; mtime 0, root owner,
-fixed modes, gzip without a name or time), so the same results give the same archive bytes.
+The tar is deterministic (sorted entries, then the five files made from them, in this order:
+README.md, REDACTIONS.json, BUNDLE.json, ro-crate-metadata.json and MANIFEST.sha256, which covers
+every file but itself; mtime 0, root owner, fixed modes, gzip without a name or time), so the same
+results give the same archive bytes.
 """
 
 from __future__ import annotations
@@ -15,14 +18,13 @@ from __future__ import annotations
 import gzip
 import hashlib
 import importlib.metadata
-import io
 import json
 import os
 import platform
 import re
 import tarfile
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import yaml
@@ -35,8 +37,6 @@ from .lineage import record_path
 
 VERIFIER_FILES = ("verifier/reward.txt", "verifier/reward.json", "verifier/test-stdout.txt", "verifier/test-stderr.txt")
 CODE_PATHS = ("Snakefile", "workflow", "config/schema.yaml", "config/config.yaml", "requirements.txt", "pyproject.toml")
-# written last, made from the others (the manifest covers every file but itself)
-MADE_LAST = ("REDACTIONS.json", "BUNDLE.json", "ro-crate-metadata.json", "MANIFEST.sha256")
 
 
 def trajectory_extract(path: Path, max_requests: int) -> bytes:
@@ -157,10 +157,6 @@ def every_output(outputs: list[str], closure: list[str], lineage_dir: Path = Pat
     return sorted(found)
 
 
-def manifest(hashes: dict[str, str]) -> bytes:
-    return "".join(f"{digest}  {name}\n" for name, digest in sorted(hashes.items())).encode()
-
-
 def collect(
     *,
     name: str,
@@ -174,11 +170,12 @@ def collect(
     git: dict,
 ) -> tuple[dict, set, dict]:
     """What goes in (arcname -> where its bytes come from; nothing is read yet), the folders, and
-    a note of what was left out of the bundle and why. `roots` maps a root label to its folder."""
+    a note of what was left out of the bundle and why, with each job folder's path -> its arcname
+    (`job_dirs`, for `source_of`). `roots` maps a root label to its folder."""
     plan: dict[str, tuple] = {}
     directories: set[str] = set()
     skipped: list[dict] = []
-    source_map: dict[str, str] = {}
+    job_dirs: dict[str, str] = {}
     for ingest in ingests:
         job = ingest["job"]
         root = roots[job["label"]]
@@ -187,9 +184,16 @@ def collect(
         base = f"jobs/{job['id']}"
         directories.add(base)
         directories.update(f"{base}/{folder}" for folder in folders)
+        job_dir = str(Path(root) / job["relpath"])
+        job_dirs[(Path(root) / job["relpath"]).as_posix()] = base
+        # A file read where locate() first looks (no link on the way, the usual case) shares one
+        # source tuple per job folder, its path made from its name (`load`): at 700,000 files a
+        # tuple and a path string each were ~250 MB.
+        shared = {"file": ("job-file", base, job_dir), "trajectory": ("job-trajectory", base, job_dir, max_requests)}
         for relpath, source in files.items():
+            if source[1] == f"{job_dir}/{relpath}":
+                source = shared[source[0]]
             plan[f"{base}/{relpath}"] = source
-            source_map[(Path(root) / job["relpath"] / relpath).as_posix()] = f"{base}/{relpath}"
     for path in results:
         plan[path] = ("file", path)
         if path.startswith("results/environment/images/"):
@@ -208,7 +212,7 @@ def collect(
         "not_bundled": sorted(skipped, key=lambda row: row["file"]),
         "rerun": "benchreport verify <this archive> (or python -m benchreport verify)",
     }
-    return plan, directories, {"info": info, "source_map": source_map}
+    return plan, directories, {"info": info, "job_dirs": job_dirs}
 
 
 class Spool:
@@ -233,11 +237,18 @@ class Spool:
         self.handle.close()
 
 
-def load(source: tuple, raw: Spool | None = None, name: str = "") -> bytes:
+def load(source: tuple, name: str = "", raw: Spool | None = None) -> bytes:
+    """The bytes of the entry `name` planned from `source`: a file, a trajectory's extract (made
+    once, in the first pass, and read back from `raw` in the second) or bytes made in memory."""
     kind = source[0]
+    if kind in ("job-file", "job-trajectory"):  # a job-folder file at <job folder>/<name past the base>
+        path = source[2] + name[len(source[1]) :]
+        if kind == "job-file":
+            return Path(path).read_bytes()
+        source = ("trajectory", path, source[3])
     if kind == "file":
         return Path(source[1]).read_bytes()
-    if kind == "trajectory":
+    if source[0] == "trajectory":
         return (
             raw.read(name) if raw is not None and name in raw.where else trajectory_extract(Path(source[1]), source[2])
         )
@@ -251,14 +262,14 @@ def _agent_env_values(data: bytes) -> list[str]:
         return []
 
 
-class Bundle(Mapping):
-    """The redacted entries, arcname -> bytes, read back from the spool (a Mapping, so that the
-    RO-Crate writer reads them like a dict); `extra` holds the few made in memory from the
-    others, which are made of redacted names and bytes already."""
+class Scan:
+    """What the first pass found: the secret values (sorted), the names it changes (planned name
+    -> name in the bundle; every other name stays), the files with a hit of their own, the
+    folders as the bundle holds them and the trajectory extracts made (read back in pass 2)."""
 
-    def __init__(self, spool: Spool, hashes: dict[str, str], renamed: dict[str, str], values: list[str]):
-        self.spool, self.hashes, self.extra = spool, hashes, {}
-        self.renamed, self.values = renamed, values  # planned name -> name in the bundle; the secret values
+    def __init__(self, values: list[str], renamed: dict[str, str], dirty: set[str], directories: set, raw: Spool):
+        self.values, self.renamed, self.dirty, self.directories, self.raw = values, renamed, dirty, directories, raw
+        self.name_hits: list[dict] = []
 
     def name_of(self, path: str) -> str:
         """A path as the bundle holds it: its planned name renamed, any other path redacted."""
@@ -266,101 +277,257 @@ class Bundle(Mapping):
             return self.renamed[path]
         return secrets.redact_text(path, self.values)[0] if self.values else path
 
-    def __getitem__(self, name: str) -> bytes:
-        return self.extra[name] if name in self.extra else self.spool.read(name)
-
-    def __iter__(self):
-        return iter(sorted({*self.spool.where, *self.extra}))
-
-    def __len__(self) -> int:
-        return len(set(self.spool.where) | set(self.extra))
-
-    def add(self, name: str, data: bytes) -> None:
-        self.extra[name] = data
-        self.hashes[name] = hashlib.sha256(data).hexdigest()
-
-    # the RO-Crate writer adds its README like an entry of a dict
-    __setitem__ = add
+    def order(self, plan: Mapping) -> list[tuple[str, str | None]]:
+        """(name in the bundle, planned name or None for a folder) in archive order: sorted by the
+        name in the bundle. A folder that is also a file's name is only the file."""
+        planned = {self.renamed.get(name, name): name for name in plan}
+        folders = {name: None for name in self.directories if name not in planned}
+        return sorted({**planned, **folders}.items(), key=lambda item: item[0])
 
 
-def redact_names(names, known: list[str]) -> tuple[dict[str, str], list[dict]]:
-    """name -> its redacted name (a secret in a file or folder name), and one hit row per name.
-    Two names that become one keep apart by a numbered suffix."""
-    renamed, hits, taken = {}, [], set()
+def redact_names(names, known: list[str], clean=frozenset()) -> tuple[dict[str, str], list[dict]]:
+    """name -> its redacted name, for each name with a secret in it (a file or folder name), and
+    one hit row per hit. `clean` are names the first pass found no secret in: each needs only the
+    search for the known values. Two names that become one keep apart by a numbered suffix, and
+    so does one that would become a name that is already there."""
+    found = {}
     for name in sorted(names):
-        clean, kinds = secrets.redact_text(name, known)
+        if name in clean:
+            data, kinds = secrets.redact_known(name.encode("utf-8", "surrogateescape"), known)
+            text = data.decode("utf-8", "surrogateescape") if kinds else name
+        else:
+            text, kinds = secrets.redact_text(name, known)
         if kinds:
-            base, number = clean, 2
-            while clean in taken:
-                clean, number = f"{base}~{number}", number + 1
-            hits += [{"file": clean, "kind": kind, "where": "file name"} for kind in kinds]
-        taken.add(clean)
-        renamed[name] = clean
+            found[name] = (text, kinds)
+    renamed, hits = {}, []
+    taken = set(names) - set(found) if found else set()
+    for name, (text, kinds) in found.items():
+        base, number = text, 2
+        while text in taken:
+            text, number = f"{base}~{number}", number + 1
+        hits += [{"file": text, "kind": kind, "where": "file name"} for kind in kinds]
+        taken.add(text)
+        renamed[name] = text
     return renamed, hits
 
 
-def scan_and_spool(
-    plan: dict[str, tuple], directories: set[str], folder: Path, progress=None
-) -> tuple[Bundle, dict, list[dict]]:
-    """Two passes, one file in memory at a time. The first finds every secret value in every
-    file and name (and agent_env values with secret names); the second redacts each file with
-    all of them, hashes it and spools it under its redacted name. Returns the entries, the
-    folder names (redacted) and one row per hit (file and label, never the value)."""
-    raw, known, dirty = Spool(folder), set(), set()
+def scan(plan: dict[str, tuple], directories: set[str], folder: Path, progress=None) -> Scan:
+    """The first pass, one file in memory at a time: every secret value in every file and name
+    (and agent_env values with secret names), and the names they change."""
+    raw, known, dirty, dirty_names = Spool(folder), set(), set(), set()
     for count, name in enumerate(sorted(plan), 1):
-        data = load(plan[name])
-        if plan[name][0] == "trajectory":
+        data = load(plan[name], name)
+        if plan[name][0] in ("trajectory", "job-trajectory"):
             raw.add(name, data)
         text = data.decode("utf-8", errors="surrogateescape")
         spans = secrets.find(text)
         if spans:
             dirty.add(name)
             known |= {text[start:end] for start, end, _ in spans if secrets.propagates(text[start:end])}
-        known |= secrets.values(name)
+        in_name = secrets.find(name)
+        if in_name:
+            dirty_names.add(name)
+            known |= {name[start:end] for start, end, _ in in_name if secrets.propagates(name[start:end])}
         if name.endswith("/config.json"):
             known.update(value for value in _agent_env_values(data) if secrets.propagates(value))
         if progress and count % 50000 == 0:
             progress(f"scanned {count:,} of {len(plan):,} files")
-    known |= {value for directory in directories for value in secrets.values(directory)}
+    for directory in directories:
+        in_name = secrets.find(directory)
+        if in_name:
+            dirty_names.add(directory)
+            known |= {directory[s:e] for s, e, _ in in_name if secrets.propagates(directory[s:e])}
     values = sorted(known)
-    renamed, hits = redact_names([*plan, *directories], values)
-    clean, hashes = Spool(folder), {}
-    for count, name in enumerate(sorted(plan), 1):
-        data = load(plan[name], raw, name)
+    everything = [*plan, *directories]
+    renamed, hits = redact_names(everything, values, clean=set(everything) - dirty_names)
+    found = Scan(values, renamed, dirty, {renamed.get(d, d) for d in directories}, raw)
+    found.name_hits = hits
+    return found
+
+
+def redacted(plan: dict[str, tuple], found: Scan, progress=None):
+    """The second pass: (name in the bundle, bytes or None for a folder, hit rows) in archive
+    order, each file redacted with every value the first pass found."""
+    order = found.order(plan)
+    for count, (name, planned) in enumerate(order, 1):
+        if planned is None:
+            yield name, None, []
+            continue
+        data = load(plan[planned], planned, found.raw)
         # a file with no hit in the first pass can only hold the values found elsewhere
-        data, kinds = secrets.redact(data, values) if name in dirty else secrets.redact_known(data, values)
-        hits += [{"file": renamed[name], "kind": kind} for kind in kinds]
-        clean.add(renamed[name], data)
-        hashes[renamed[name]] = hashlib.sha256(data).hexdigest()
+        redact = secrets.redact if planned in found.dirty else secrets.redact_known
+        data, kinds = redact(data, found.values)
+        yield name, data, [{"file": name, "kind": kind} for kind in kinds]
         if progress and count % 50000 == 0:
-            progress(f"redacted and hashed {count:,} of {len(plan):,} files")
-    raw.close()
-    hits.sort(key=lambda hit: (hit["file"], hit["kind"], hit.get("where", "")))
-    return Bundle(clean, hashes, renamed, values), {renamed[d] for d in directories}, hits
+            progress(f"redacted and hashed {count:,} of {len(order):,} entries")
+    found.raw.close()
 
 
-def write_targz(target: Path, prefix: str, entries: Bundle, directories: set[str]) -> None:
-    """A .tar.gz whose bytes depend only on the names and contents given, written member by member."""
+class Bundle(Mapping):
+    """The redacted entries, arcname -> bytes, read back from a spool (for a caller that wants
+    them by name rather than in an archive: `scan_and_spool`)."""
 
-    def info_for(name: str, size: int | None) -> tarfile.TarInfo:
-        info = tarfile.TarInfo(f"{prefix}/{name}")
+    def __init__(self, spool: Spool, hashes: dict[str, str], found: Scan):
+        self.spool, self.hashes, self.found = spool, hashes, found
+
+    def name_of(self, path: str) -> str:
+        return self.found.name_of(path)
+
+    def __getitem__(self, name: str) -> bytes:
+        return self.spool.read(name)
+
+    def __iter__(self):
+        return iter(sorted(self.spool.where))
+
+    def __len__(self) -> int:
+        return len(self.spool.where)
+
+
+def sort_hits(hits: list[dict]) -> list[dict]:
+    return sorted(hits, key=lambda hit: (hit["file"], hit["kind"], hit.get("where", "")))
+
+
+def scan_and_spool(
+    plan: dict[str, tuple], directories: set[str], folder: Path, progress=None
+) -> tuple[Bundle, set, list[dict]]:
+    """Both passes, into a spool: the redacted entries by name (with their sha256), the folder
+    names (redacted) and one row per hit (file and label, never the value)."""
+    found = scan(plan, directories, folder, progress)
+    spool, hashes, hits = Spool(folder), {}, list(found.name_hits)
+    for name, data, rows in redacted(plan, found, progress):
+        if data is not None:
+            spool.add(name, data)
+            hashes[name] = hashlib.sha256(data).hexdigest()
+            hits += rows
+    return Bundle(spool, hashes, found), found.directories, sort_hits(hits)
+
+
+class Archive:
+    """The .tar.gz being written member by member, whose bytes depend only on the names and
+    contents given (mtime 0, root owner, fixed modes, gzip without a name or time). It keeps each
+    file's size and sha256 (`files`, in the order written: for the manifest and the RO-Crate) and
+    a copy of the files `keep` names (read back with `read`).
+
+    The tar stream is written here rather than with tarfile.TarFile, which keeps a TarInfo of
+    every member it wrote (~300 MB at 700,000 members); tarfile still makes each header."""
+
+    def __init__(self, target: Path, prefix: str, folder: Path, keep=lambda name: False):
+        self.prefix, self.keep, self.kept = prefix, keep, Spool(folder)
+        self.files: dict[str, tuple[int, bytes]] = {}
+        self.raw = open(target, "wb")
+        self.packed = gzip.GzipFile(filename="", mode="wb", fileobj=self.raw, mtime=0, compresslevel=6)
+        self.offset = 0
+
+    def _header(self, name: str, size: int | None) -> None:
+        info = tarfile.TarInfo(f"{self.prefix}/{name}")
         info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
         if size is None:
             info.type, info.mode = tarfile.DIRTYPE, 0o755
         else:
             info.size, info.mode = size, 0o644
-        return info
+        # One 512-byte header where the name fits ustar's 155 + 100 split at a "/" (nearly every
+        # name): GNU's format adds a header and a block for each name over 100 characters, which
+        # doubled what verify parses. A name or size past ustar's fields keeps GNU's long forms.
+        try:
+            header = info.tobuf(tarfile.USTAR_FORMAT, "utf-8", "surrogateescape")
+        except ValueError:
+            header = info.tobuf(tarfile.GNU_FORMAT, "utf-8", "surrogateescape")
+        self._write(header)
 
-    last = [name for name in MADE_LAST if name in entries.extra]
-    names = sorted({*directories, *(n for n in entries.spool.where), *(n for n in entries.extra if n not in last)})
-    with (
-        open(target, "wb") as raw,
-        gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as packed,
-        tarfile.open(fileobj=packed, mode="w", format=tarfile.GNU_FORMAT) as tar,
-    ):
-        for name in [*names, *last]:
-            if name in directories and name not in entries.spool.where and name not in entries.extra:
-                tar.addfile(info_for(name, None))
-            else:
-                data = entries[name]
-                tar.addfile(info_for(name, len(data)), io.BytesIO(data))
+    def _write(self, data: bytes) -> None:
+        self.packed.write(data)
+        self.offset += len(data)
+
+    def _pad(self) -> None:
+        if self.offset % tarfile.BLOCKSIZE:
+            self._write(tarfile.NUL * (tarfile.BLOCKSIZE - self.offset % tarfile.BLOCKSIZE))
+
+    def folder(self, name: str) -> None:
+        self._header(name, None)
+
+    def add(self, name: str, data: bytes) -> None:
+        self._header(name, len(data))
+        self._write(data)
+        self._pad()
+        self.files[name] = (len(data), hashlib.sha256(data).digest())
+        if self.keep(name):
+            self.kept.add(name, data)
+
+    def add_file(self, name: str, handle) -> None:
+        """A member from an open binary file (read from its start), hashed as it is copied."""
+        size = handle.seek(0, os.SEEK_END)
+        handle.seek(0)
+        self._header(name, size)
+        digest = hashlib.sha256()
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+            self._write(chunk)
+        self._pad()
+        self.files[name] = (size, digest.digest())
+
+    def read(self, name: str) -> bytes:
+        return self.kept.read(name)
+
+    def close(self) -> None:
+        """The end of the archive as tarfile writes it: two zero blocks, then zeros to a whole
+        record (20 blocks)."""
+        self._write(tarfile.NUL * (2 * tarfile.BLOCKSIZE))
+        if self.offset % tarfile.RECORDSIZE:
+            self._write(tarfile.NUL * (tarfile.RECORDSIZE - self.offset % tarfile.RECORDSIZE))
+        self.packed.close()
+        self.raw.close()
+        self.kept.close()
+
+
+def write_manifest(handle, files: Mapping[str, tuple[int, bytes]]) -> None:
+    """MANIFEST.sha256: "<sha256>  <name>" for every file, sorted by name."""
+    for name in sorted(files):
+        handle.write(f"{files[name][1].hex()}  {name}\n".encode())
+
+
+class Records(Mapping):
+    """output -> its lineage record, as the archive holds it, parsed when asked for (the RO-Crate
+    reads each a few times; an ingest's lists thousands of job-folder files). The last two parsed
+    are kept: a rule job's outputs share the record that lists its sources."""
+
+    def __init__(self, archive: Archive, outputs: list[str]):
+        self.archive = archive
+        self.where = {
+            output: record
+            for output in outputs
+            if not output.startswith("results/lineage/")
+            and (record := f"results/lineage/{output[len('results/') :]}.json") in archive.kept.where
+        }
+        self.recent: dict[str, dict] = {}
+
+    def __getitem__(self, output: str) -> dict:
+        if output not in self.recent:
+            if len(self.recent) >= 2:
+                self.recent.pop(next(iter(self.recent)))
+            self.recent[output] = json.loads(self.archive.read(self.where[output]))
+        return self.recent[output]
+
+    def __iter__(self):
+        return iter(self.where)
+
+    def __len__(self) -> int:
+        return len(self.where)
+
+
+def source_of(job_dirs: dict[str, str], files: Mapping) -> Callable[[str], str | None]:
+    """A job-folder path as a lineage record lists it -> its arcname in the bundle, or None: the
+    job folder is found by walking up the path (a file lies a few folders below it), its name
+    as the bundle holds it comes first, and the rest of the path follows."""
+
+    def find(path: str) -> str | None:
+        head, rest = path, ""
+        while "/" in head:
+            head, _, part = head.rpartition("/")
+            rest = f"{part}/{rest}" if rest else part
+            base = job_dirs.get(head)
+            if base is not None and f"{base}/{rest}" in files:
+                return f"{base}/{rest}"
+        # a root "." that is itself the job folder: its files are recorded by their relpath alone
+        return f"{job_dirs['.']}/{path}" if "." in job_dirs and f"{job_dirs['.']}/{path}" in files else None
+
+    return find

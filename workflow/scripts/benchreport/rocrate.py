@@ -18,9 +18,11 @@ plain JSON-LD from data we hold, and must be byte-identical for the same inputs.
 
 from __future__ import annotations
 
-import hashlib
+import itertools
 import json
+from collections.abc import Callable, Mapping
 from pathlib import PurePosixPath
+from typing import TextIO
 
 import yaml
 
@@ -83,13 +85,67 @@ def ref(ids):
     return refs[0] if len(refs) == 1 else refs
 
 
-def file_entity(name: str, data: bytes) -> dict:
+class Lazy:
+    """A JSON list written as its items are made (`write_json`): the crate lists every file of
+    the bundle, 700,000 of them at 100 job folders x 1,000 trials, and holding their entities at
+    once took more memory than the rest of the bundle."""
+
+    def __init__(self, items):
+        self.items = items
+
+
+def refs(ids, count: int):
+    """`ref` of `count` ids given as an iterable, written as they come when there are several."""
+    if count == 1:
+        return {"@id": next(iter(ids))}
+    return Lazy({"@id": item} for item in ids)
+
+
+# Scalars through the C encoder (no indent: json's pure-Python encoder, which json.dumps uses
+# with indent=, makes a cycle of closures at every call, and rule jobs run with the collector off:
+# one call per entity kept ~5 KB each, gigabytes over a crate of 700,000 files).
+SCALAR = json.JSONEncoder(ensure_ascii=False)
+
+
+def write_json(out, value, level: int = 0) -> None:
+    """Write what json.dumps(value, indent=2, ensure_ascii=False) gives, piece by piece: a Lazy
+    is written as its items are made, like a list. Keys must be strings (all of the crate's are)."""
+    if isinstance(value, dict):
+        if not value:
+            out.write("{}")
+            return
+        inner = "\n" + "  " * (level + 1)
+        out.write("{")
+        for number, (key, item) in enumerate(value.items()):
+            if not isinstance(key, str):
+                raise TypeError(f"a key of the crate is not a string: {key!r}")
+            out.write(("," if number else "") + inner + SCALAR.encode(key) + ": ")
+            write_json(out, item, level + 1)
+        out.write("\n" + "  " * level + "}")
+    elif isinstance(value, (list, tuple, Lazy)):
+        items = iter(value.items if isinstance(value, Lazy) else value)
+        first = next(items, out)  # `out` stands for none: no item can be the file itself
+        if first is out:
+            out.write("[]")
+            return
+        inner = "\n" + "  " * (level + 1)
+        out.write("[" + inner)
+        write_json(out, first, level + 1)
+        for item in items:
+            out.write("," + inner)
+            write_json(out, item, level + 1)
+        out.write("\n" + "  " * level + "]")
+    else:
+        out.write(SCALAR.encode(value))
+
+
+def file_entity(name: str, size: int, sha256: str) -> dict:
     entity = {
         "@id": name,
         "@type": "File",
         "name": PurePosixPath(name).name,
-        "contentSize": str(len(data)),
-        "sha256": hashlib.sha256(data).hexdigest(),
+        "contentSize": str(size),
+        "sha256": sha256,
     }
     if media_type(name):
         entity["encodingFormat"] = media_type(name)
@@ -123,34 +179,46 @@ def rule_jobs(records: dict[str, dict]) -> list[tuple[str, dict, list[str]]]:
     return [(rule, json.loads(wildcards), outputs) for (rule, wildcards), outputs in sorted(jobs.items())]
 
 
+def readme_for(files: Mapping[str, tuple[int, bytes]], records: Mapping[str, dict], name: str) -> bytes:
+    """The crate's README.md, from the files bundled before it and the records."""
+    sources = sum(1 for arcname in files if arcname.startswith("jobs/"))
+    return readme(name, len(rule_jobs(records)), len(records), sources)
+
+
 def build(
-    entries: dict[str, bytes],
-    records: dict[str, dict],
-    source_map: dict[str, str],
+    out: TextIO,
+    files: Mapping[str, tuple[int, bytes]],
+    records: Mapping[str, dict],
+    source_of: Callable[[str], str | None],
     *,
+    config: bytes,
     name: str,
     date: str,
     license_id: str,
     snakemake_version: str,
-) -> bytes:
-    """entries: arcname -> bytes of every file in the bundle; records: output arcname -> its
-    lineage record; source_map: job-folder path as recorded -> its arcname in the bundle. Who ran
-    the workflow (the crate's author, the agent of every action, by affiliation its publisher)
-    comes from the bundle's own config.yaml (bundle.agent); each unset part is "not recorded".
-    Each rule's code is identified under bundle.code_iri when that is set, else locally.
+) -> None:
+    """Write ro-crate-metadata.json to `out`. files: arcname -> (size, sha256 digest) of every
+    file in the bundle but the crate metadata and the manifest (the crate's README.md among them:
+    `readme_for`); records: output arcname -> its lineage record (read as often as needed, so a
+    Mapping may load them on demand); source_of: a job-folder path as recorded -> its arcname in
+    the bundle, or None. Who ran the workflow (the crate's author, the agent of every action, by
+    affiliation its publisher) comes from `config`, the bundle's own config.yaml (bundle.agent); each
+    unset part is "not recorded". Each rule's code is identified under bundle.code_iri when that
+    is set, else locally.
 
-    Adds the crate's README.md to `entries` and returns the metadata file's bytes."""
+    The lists of every file (the root's hasPart, one entity each, the run's object) are written
+    as they are made, and one rule job's inputs at a time: memory holds the rule jobs, not the
+    files."""
 
     def bundled(path: str) -> str | None:
-        return path if path in entries else source_map.get(path)
+        return path if path in files else source_of(path)
 
     jobs = rule_jobs(records)
-    sources = sorted(arcname for arcname in entries if arcname.startswith("jobs/"))
-    entries[README] = readme(name, len(jobs), len(records), len(sources))
-    files = sorted(arcname for arcname in entries if arcname != "ro-crate-metadata.json")
+    names = sorted(files)
+    sources = [arcname for arcname in names if arcname.startswith("jobs/")]
     rules = sorted({rule for rule, _, _ in jobs})
     license_ref = {"@id": f"https://spdx.org/licenses/{license_id}"}
-    settings = yaml.safe_load(entries["config.yaml"]).get("bundle", {})
+    settings = yaml.safe_load(config).get("bundle", {})
     agent = settings.get("agent") or {}
     # each rule's code: under the configured web address of the workflow's published code, else a
     # local identifier (Process Run Crate 0.5 allows both; its absolute-URI recommendation needs the first)
@@ -173,47 +241,60 @@ def build(
         "affiliation": {"@id": publisher["@id"]},
     }
 
-    job_actions, control_actions = [], []
+    # what every action needs but its inputs (those are listed when the action is written)
+    meta = []
     for index, (rule, wildcards, outputs) in enumerate(jobs):
-        inputs = []
-        for output in outputs:
-            record = records[output]
-            shared = records.get(record.get("sources_as"), {}).get("sources", [])
-            for entry in [*record.get("inputs", []), *(record.get("sources") or shared)]:
-                found = bundled(entry["path"])
-                if found and found not in inputs:
-                    inputs.append(found)
         ran = [records[output] for output in outputs]
         label = ", ".join(f"{key}={value}" for key, value in sorted(wildcards.items()))
-        action = {
-            "@id": f"#job-{index}",
-            "@type": "CreateAction",
-            "name": f"rule {rule}" + (f" ({label})" if label else ""),
-            "description": f"rule {rule} made {len(outputs)} file(s) from {len(inputs)} input(s)",
-            "instrument": {"@id": code_id(rule)},
-            "agent": {"@id": person["@id"]},
-            "actionStatus": COMPLETED,
-            "endTime": max(record["recorded_at"] for record in ran),
-        }
         started = [record["started_at"] for record in ran if record.get("started_at")]
-        if started:
-            action["startTime"] = min(started)
-        if inputs:
-            action["object"] = ref(sorted(inputs))
-        action["result"] = ref(outputs)
-        job_actions.append(action)
-        control_actions.append(
-            {
+        end = max(record["recorded_at"] for record in ran)
+        meta.append((index, rule, outputs, f"rule {rule}" + (f" ({label})" if label else ""), end, started))
+        del ran
+
+    def job_inputs(outputs: list[str]) -> list[str]:
+        inputs: dict[str, None] = {}  # a dict, not a list: an ingest job has thousands of sources
+        for output in outputs:
+            record = records[output]
+            shared = records[record["sources_as"]].get("sources", []) if record.get("sources_as") in records else []
+            for entry in [*record.get("inputs", []), *(record.get("sources") or shared)]:
+                found = bundled(entry["path"])
+                if found:
+                    inputs[found] = None
+        return sorted(inputs)
+
+    def job_actions():
+        for index, rule, outputs, action_name, end, started in meta:
+            inputs = job_inputs(outputs)
+            action = {
+                "@id": f"#job-{index}",
+                "@type": "CreateAction",
+                "name": action_name,
+                "description": f"rule {rule} made {len(outputs)} file(s) from {len(inputs)} input(s)",
+                "instrument": {"@id": code_id(rule)},
+                "agent": {"@id": person["@id"]},
+                "actionStatus": COMPLETED,
+                "endTime": end,
+            }
+            if started:
+                action["startTime"] = min(started)
+            if inputs:
+                action["object"] = ref(inputs)
+            action["result"] = ref(outputs)
+            yield action
+
+    def control_actions():
+        for index, rule, _, action_name, _, _ in meta:
+            yield {
                 "@id": f"#control-{index}",
                 "@type": "ControlAction",
-                "name": f"run {action['name']}",
+                "name": f"run {action_name}",
                 "instrument": {"@id": f"#step-{rule}"},
-                "object": {"@id": action["@id"]},
+                "object": {"@id": f"#job-{index}"},
                 "actionStatus": COMPLETED,
             }
-        )
-    times = {"endTime": max((action["endTime"] for action in job_actions), default=date)}
-    starts = [action["startTime"] for action in job_actions if "startTime" in action]
+
+    times = {"endTime": max((end for _, _, _, _, end, _ in meta), default=date)}
+    starts = [min(started) for *_, started in meta if started]
     if starts:
         times = {"startTime": min(starts), **times}
     run = {
@@ -225,7 +306,7 @@ def build(
         "agent": {"@id": person["@id"]},
         "actionStatus": COMPLETED,
         **times,
-        "object": ref(sources),
+        "object": refs(sources, len(sources)),
         "result": ref(sorted(records)),
     }
     engine_run = {
@@ -237,12 +318,13 @@ def build(
         "agent": {"@id": person["@id"]},
         "actionStatus": COMPLETED,
         **times,
-        "object": ref(action["@id"] for action in control_actions),
+        "object": ref(f"#control-{index}" for index, *_ in meta),
         "result": {"@id": "#run"},
     }
-    actions = [run, engine_run, *job_actions, *control_actions]
+    mentions = ["#run", "#engine-run", *(f"#job-{index}" for index, *_ in meta)]
+    mentions += [f"#control-{index}" for index, *_ in meta]
 
-    graph = [
+    head = [
         {
             "@id": "ro-crate-metadata.json",
             "@type": "CreativeWork",
@@ -261,8 +343,8 @@ def build(
             "publisher": {"@id": publisher["@id"]},
             "conformsTo": [{"@id": PROFILES[kind]} for kind in ("process", "workflow", "provenance", "wroc")],
             "mainEntity": {"@id": WORKFLOW},
-            "hasPart": ref(files),
-            "mentions": ref(action["@id"] for action in actions),
+            "hasPart": refs(names, len(names)),
+            "mentions": ref(mentions),
         },
         {"@id": RO_CRATE, "@type": "CreativeWork", "name": "RO-Crate", "version": "1.1"},
         {"@id": PROFILES["wroc"], "@type": "CreativeWork", "name": "Workflow RO-Crate", "version": "1.0"},
@@ -289,55 +371,61 @@ def build(
         person,
         publisher,
     ]
-    for arcname in files:
-        entity = file_entity(arcname, entries[arcname])
-        if arcname == WORKFLOW:
-            entity.update(
-                {
-                    "@type": ["File", "SoftwareSourceCode", "ComputationalWorkflow", "HowTo"],
-                    "name": "benchreport",
-                    "conformsTo": {"@id": BIOSCHEMAS_WORKFLOW},
-                    "programmingLanguage": {"@id": "#snakemake"},
-                    "version": __version__,
-                    "license": license_ref,
-                    "dateCreated": date,
-                    "url": WORKFLOW,
-                    "hasPart": ref(code_id(rule) for rule in rules),
-                    "step": ref(f"#step-{rule}" for rule in rules),
-                }
+
+    def file_entities():
+        for arcname in names:
+            size, digest = files[arcname]
+            entity = file_entity(arcname, size, digest.hex())
+            if arcname == WORKFLOW:
+                entity.update(
+                    {
+                        "@type": ["File", "SoftwareSourceCode", "ComputationalWorkflow", "HowTo"],
+                        "name": "benchreport",
+                        "conformsTo": {"@id": BIOSCHEMAS_WORKFLOW},
+                        "programmingLanguage": {"@id": "#snakemake"},
+                        "version": __version__,
+                        "license": license_ref,
+                        "dateCreated": date,
+                        "url": WORKFLOW,
+                        "hasPart": ref(code_id(rule) for rule in rules),
+                        "step": ref(f"#step-{rule}" for rule in rules),
+                    }
+                )
+            elif arcname == README:
+                entity["about"] = {"@id": "./"}
+            yield entity
+
+    def rule_entities():
+        for position, rule in enumerate(rules):
+            code = next(
+                records[output]["code"] for job_rule, _, outputs in jobs if job_rule == rule for output in outputs
             )
-        elif arcname == README:
-            entity["about"] = {"@id": "./"}
-        graph.append(entity)
-    for position, rule in enumerate(rules):
-        code = next(records[output]["code"] for job_rule, _, outputs in jobs if job_rule == rule for output in outputs)
-        tool = {
-            "@id": code_id(rule),
-            "@type": "SoftwareSourceCode",
-            "name": f"rule {rule}",
-            "version": code["sha256"][:12],
-            "description": f"the code of rule {rule}: its script and the package modules it uses "
-            "(version: the first 12 hex of their combined sha256)",
-        }
-        parts = [
-            f"workflow-code/{path}" for path in sorted(code.get("files", {})) if f"workflow-code/{path}" in entries
-        ]
-        if parts:
-            tool["hasPart"] = ref(parts)
-            # the rule's script: the one file of its code outside the package and the schemas
-            tool["url"] = next(
-                (part for part in parts if "/benchreport/" not in part and part.endswith(".py")), parts[0]
-            )
-        graph.append(tool)
-        graph.append(
-            {
+            tool = {
+                "@id": code_id(rule),
+                "@type": "SoftwareSourceCode",
+                "name": f"rule {rule}",
+                "version": code["sha256"][:12],
+                "description": f"the code of rule {rule}: its script and the package modules it uses "
+                "(version: the first 12 hex of their combined sha256)",
+            }
+            parts = [
+                f"workflow-code/{path}" for path in sorted(code.get("files", {})) if f"workflow-code/{path}" in files
+            ]
+            if parts:
+                tool["hasPart"] = ref(parts)
+                # the rule's script: the one file of its code outside the package and the schemas
+                tool["url"] = next(
+                    (part for part in parts if "/benchreport/" not in part and part.endswith(".py")), parts[0]
+                )
+            yield tool
+            yield {
                 "@id": f"#step-{rule}",
                 "@type": "HowToStep",
                 "position": str(position),
                 "workExample": {"@id": code_id(rule)},
                 "name": f"step {rule}",
             }
-        )
-    graph += actions
-    crate = {"@context": CONTEXT, "@graph": graph}
-    return (json.dumps(crate, indent=2, ensure_ascii=False) + "\n").encode()
+
+    graph = itertools.chain(head, file_entities(), rule_entities(), [run, engine_run], job_actions(), control_actions())
+    write_json(out, {"@context": CONTEXT, "@graph": Lazy(graph)})
+    out.write("\n")
