@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 from benchreport import design_cache
 from conftest import REAL_JOB_ROOTS, real_workflow
 
@@ -23,6 +24,7 @@ def run_design(workflow, cache=None):
     return (workflow.path / TARGET).read_bytes(), (workflow.path / LOG).read_text(encoding="utf-8")
 
 
+@pytest.mark.slow  # five runs of the rule
 def test_a_cached_design_is_the_computed_one_and_a_foreign_file_is_recomputed(tmp_path):
     cache, workflow = tmp_path / "cache", real_workflow(tmp_path / "wf")
     computed, log = run_design(workflow)

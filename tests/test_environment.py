@@ -216,6 +216,7 @@ def records(workflow) -> dict[str, dict]:
     }
 
 
+@pytest.mark.slow  # two whole workflow runs against the daemon
 def test_failed_records_are_taken_again_when_the_daemon_answers(workflow, real_jobs, tmp_path):
     """A plain re-run takes again what a missing daemon or image left, once the daemon says
     otherwise, and keeps what it inspected; the daemon is never asked when nothing failed."""
