@@ -52,10 +52,9 @@ PAPER_FILES = [
 NO_DAEMON = "unix:///nonexistent/benchreport-tests.sock"
 
 
-# Fixtures that make an end-to-end run of their own (the hostile corpus with its bundle; the
-# generated folders at a 90% level): every test that takes one is slow, and so runs in CI
-# (-m slow), not by default.
-END_TO_END_FIXTURES = {"corpus_run", "results_90"}
+# Fixtures that make an end-to-end run of their own of a minute or more (the hostile corpus with
+# its bundle): every test that takes one is slow, and so runs in CI (-m slow), not by default.
+END_TO_END_FIXTURES = {"corpus_run"}
 
 
 @pytest.hookimpl(tryfirst=True)  # before the -m selection reads the marks
