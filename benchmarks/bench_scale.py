@@ -502,15 +502,8 @@ def fill_design_cache(workdir: Path, cache: Path) -> int:
     stored = 0
     for record_path in sorted((workdir / "results" / "lineage" / "coverage").glob("*.json.json")):
         record = json.loads(record_path.read_text(encoding="utf-8"))
-        params = record["params"]
-        key = design_cache.design_key(
-            record["wildcards"]["shape"],
-            seed=params["seed"],
-            simulations=params["simulations"],
-            confidence=params["confidence"],
-            code=params["code"],
-        )
-        design_cache.store(cache, key, (workdir / record["output"]).read_text(encoding="utf-8"))
+        text = (workdir / record["output"]).read_text(encoding="utf-8")
+        design_cache.store(cache, design_cache.record_key(record), text)
         stored += 1
     return stored
 

@@ -93,12 +93,10 @@ def verified(bundled, tmp_path_factory):
     cache = tmp_path_factory.mktemp("poisoned-design-cache")
     for path in (bundled.results / "lineage" / "coverage").glob("*.json.json"):
         record = json.loads(path.read_text(encoding="utf-8"))
-        params = {key: record["params"][key] for key in ("seed", "simulations", "confidence", "code")}
         design = json.loads((bundled.path / record["output"]).read_text(encoding="utf-8"))
         for row in design["methods"].values():
             row["worst_coverage"] = row["lower_bound"] = 1.0
-        key = design_cache.design_key(record["wildcards"]["shape"], **params)
-        design_cache.store(cache, key, json.dumps(design))
+        design_cache.store(cache, design_cache.record_key(record), json.dumps(design))
     assert list(cache.glob("*.json"))
     return verify(
         bundled.results / "bundle" / "benchreport.tar.gz", bundled.path, env={design_cache.CACHE_VARIABLE: str(cache)}

@@ -255,16 +255,27 @@ def setting_ingests(wildcards):
     return [ingest_output(job_id) for job_id in stats_jobs(wildcards.setting)]
 
 
-def setting_profile(setting):
-    """The setting's shape (tasks x tries, planned from the folders' index.json by
-    benchreport.shapes; None when no task was scored)."""
-    indexes = [job_index(job_id) for job_id in stats_jobs(setting)]
-    return shapes.planned_profile(setting, indexes, controls_policy())
+def setting_profiles():
+    """setting id -> its shape (tasks x tries, planned from the folders' index.json by
+    benchreport.shapes; None when no task was scored), once per state of the index files: the
+    stats jobs and coverage_threads read the same plan."""
+
+    def plan():
+        return {
+            setting: shapes.planned_profile(
+                setting,
+                [job_index(job_id) for job_id in stats_jobs(setting)],
+                controls_policy(),
+            )
+            for setting in settings_map()
+        }
+
+    return derived("profiles", plan)
 
 
 def stats_inputs(wildcards):
     """setting_ingests, and the coverage design at the setting's shape."""
-    profile = setting_profile(wildcards.setting)
+    profile = setting_profiles()[wildcards.setting]
     grid = {} if profile is None else {"coverage": shapes.coverage_file(profile)}
     return {"trials": setting_ingests(wildcards)} | grid
 
@@ -278,14 +289,7 @@ def coverage_threads(wildcards):
     except WorkflowError:  # no --cores (a dry run, some executors)
         cores = 1
     try:
-        planned = derived(
-            "shapes",
-            lambda: {
-                profile
-                for profile in map(setting_profile, settings_map())
-                if profile is not None
-            },
-        )
+        planned = set(setting_profiles().values()) - {None}
     except (
         IncompleteCheckpointException
     ):  # a design asked for by name before any ingest

@@ -43,6 +43,19 @@ def design_key(shape: str, *, seed: int, simulations: int, confidence: float, co
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
 
 
+def record_key(record: dict) -> str:
+    """The key the rule looks up for the design a coverage file's lineage record describes (its
+    shape and params): how a cache is filled from a run's own designs."""
+    params = record["params"]
+    return design_key(
+        record["wildcards"]["shape"],
+        seed=params["seed"],
+        simulations=params["simulations"],
+        confidence=params["confidence"],
+        code=params["code"],
+    )
+
+
 def load(folder: Path, key: str, *, profile, seed: int, simulations: int, confidence: float) -> str | None:
     """The cached design's text, or None when there is none or it is not the design asked for (a
     torn write, a file put there by hand): the design is then computed as if never cached."""
