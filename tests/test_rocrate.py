@@ -1,9 +1,11 @@
 """The bundle's RO-Crate, checked by roc-validator against the profiles it declares, offline.
 
-roc-validator ships the profiles; the one thing it fetches is the RO-Crate 1.1 JSON-LD context,
-through its HTTP cache (requests_cache). The test puts the copy stored under tests/data/rocrate/
-(the published context, CC0) into a fresh cache, runs the validator in offline mode (cache
-only) and blocks every socket, so a missing file fails the test instead of reaching the network.
+roc-validator ships the profiles; what it fetches is the RO-Crate 1.1 JSON-LD context and, since
+the crate says where the workflow's code is published (bundle.code_iri), the main workflow at that
+address (it checks a web-based entity is there and its size matches). The test answers every
+HTTP request from stored copies (the published context under tests/data/rocrate/, CC0; the bundled
+workflow file for its published address), refuses any other address and blocks every socket, so
+a missing file fails the test instead of reaching the network.
 """
 
 from __future__ import annotations
@@ -19,26 +21,17 @@ import pytest
 from conftest import REPO, copy_workflow
 from test_bundle import make_jobs
 
-STORED = {"https://w3id.org/ro/crate/1.1/context": REPO / "tests" / "data" / "rocrate" / "ro-crate-1.1-context.jsonld"}
-# The one RECOMMENDED check a crate that carries its own workflow cannot pass, validated from a
-# folder: roc-validator's shape for it (process-run-crate should/0_software-application.ttl,
-# ProcRCSoftwareApplicationID) wants every SoftwareApplication, SoftwareSourceCode and
-# ComputationalWorkflow IRI to start with http, while Workflow RO-Crate 1.0 REQUIRES the main
-# workflow to be a File, and roc-validator REQUIRES that file found in the crate: a relative @id
-# is then file://, an absolute http one is looked up over the network (crs4/rocrate-validator
-# issue 51, open), and an @base in the context makes every file a web-based entity (a
-# RECOMMENDED sdDatePublished on each). The Process Run Crate 0.5 text allows it: the @id
-# "SHOULD be an absolute URI, but MAY be a relative URI to a data entity in the crate". The test
-# allows exactly that check on exactly the main workflow; the engine and every rule's code
-# (bundle.code_iri set) pass it.
-UNREACHABLE = "process-run-crate-0.5_5.1"
+CONTEXT = "https://w3id.org/ro/crate/1.1/context"
+STORED_CONTEXT = REPO / "tests" / "data" / "rocrate" / "ro-crate-1.1-context.jsonld"
 WORKFLOW = "workflow-code/Snakefile"
-# where the test says the workflow's code is published (example.org: a name reserved for examples)
+# where the test says the workflow's code is published (example.org: a name reserved for examples);
+# the crate's main workflow is then a web-based data entity at CODE_IRI/Snakefile, which the test
+# serves from the bundled copy: what a reader fetches once the code is published there
 CODE_IRI = "https://code.example.org/benchreport/0.1.0"
-pytestmark = pytest.mark.slow  # a bundle run (~70 s here) and a validation (~25 s)
+MAIN_WORKFLOW = f"{CODE_IRI}/Snakefile"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module")  # a bundle run (~20 s here); the validation ~8 s
 def crate_dir(tmp_path_factory) -> Path:
     workflow = copy_workflow(tmp_path_factory.mktemp("crate") / "wf")
     make_jobs(workflow)
@@ -55,37 +48,39 @@ def crate_dir(tmp_path_factory) -> Path:
     return target / "benchreport"
 
 
-def stored_cache(path: Path) -> Path:
-    """An HTTP cache holding the stored copies, as roc-validator's offline mode reads it."""
+def serve(stored: dict[str, tuple[Path, str]], monkeypatch) -> None:
+    """Answer every HTTP(S) request from `stored` (address -> file, media type), and any other
+    address with a connection error: the validator's whole network is these files."""
     import requests
-    import requests_cache
     import urllib3
 
-    class Stored(requests.adapters.HTTPAdapter):
-        def send(self, request, **kwargs):
-            body = io.BytesIO(STORED[request.url].read_bytes())
-            raw = urllib3.HTTPResponse(
-                body=body,
-                headers={"Content-Type": "application/ld+json"},
-                status=200,
-                preload_content=False,
-                request_url=request.url,
-            )
-            return self.build_response(request, raw)
+    def send(adapter, request, **kwargs):
+        if request.url not in stored:
+            raise requests.ConnectionError(f"the test is offline: {request.url}")
+        file, kind = stored[request.url]
+        raw = urllib3.HTTPResponse(
+            body=io.BytesIO(b"" if request.method == "HEAD" else file.read_bytes()),
+            headers={"Content-Type": kind, "Content-Length": str(file.stat().st_size)},
+            status=200,
+            preload_content=False,
+            request_url=request.url,
+            enforce_content_length=request.method != "HEAD",  # a HEAD answer has no body
+        )
+        return adapter.build_response(request, raw)
 
-    session = requests_cache.CachedSession(str(path), backend="sqlite", expire_after=-1)
-    session.mount("https://", Stored())
-    for url in STORED:
-        assert session.get(url).status_code == 200
-    session.close()
-    return path
+    monkeypatch.setattr(requests.adapters.HTTPAdapter, "send", send)
 
 
+@pytest.mark.slow
 def test_the_crate_passes_its_profiles_offline(crate_dir, tmp_path, monkeypatch):
     services = pytest.importorskip("rocrate_validator.services", reason="pip install -r requirements-test.txt")
     from rocrate_validator import models
 
-    cache = stored_cache(tmp_path / "http-cache")
+    stored = {
+        CONTEXT: (STORED_CONTEXT, "application/ld+json"),
+        MAIN_WORKFLOW: (crate_dir / WORKFLOW, "text/plain"),
+    }
+    serve(stored, monkeypatch)
 
     def no_network(self, address, *args):
         raise OSError(f"the test is offline: {address}")
@@ -98,33 +93,34 @@ def test_the_crate_passes_its_profiles_offline(crate_dir, tmp_path, monkeypatch)
         rocrate_uri=str(crate_dir),
         profile_identifier="provenance-run-crate",
         requirement_severity=models.Severity.RECOMMENDED,
-        offline=True,
-        cache_path=cache,
+        cache_path=tmp_path / "http-cache",
     )
     result = services.validate(settings)
     issues = [
         (issue.severity.name, issue.check.identifier, issue.message, issue.violatingPropertyValue)
         for issue in result.get_issues()
     ]
-    assert not [issue for issue in issues if issue[0] == "REQUIRED"], issues
-    # every issue is the one check, on the main workflow's IRI alone (once per type it has)
-    others = [
-        issue for issue in issues if issue[1] != UNREACHABLE or str(issue[3]) != f"{crate_dir.as_uri()}/{WORKFLOW}"
-    ]
-    assert not others, sorted(set(others))
-    assert issues, "the main workflow's file:// IRI is no longer flagged: make this test strict"
-    # the tools the actions' instruments name have absolute http IRIs: Snakemake, each rule's code
+    assert not issues, sorted(set(issues))
     graph = {entity["@id"]: entity for entity in metadata["@graph"]}
+    main = graph["./"]["mainEntity"]["@id"]
+    assert main == MAIN_WORKFLOW and "ComputationalWorkflow" in graph[main]["@type"]
+    assert (
+        graph[main]["sha256"]
+        == graph[WORKFLOW]["sha256"]
+        == hashlib.sha256((crate_dir / WORKFLOW).read_bytes()).hexdigest()
+    )
+    # the tools the actions' instruments name have absolute http IRIs: Snakemake, each rule's code
     tools = {
         entity["instrument"]["@id"]
         for entity in metadata["@graph"]
         if entity["@type"] in ("CreateAction", "OrganizeAction")
     }
-    assert tools - {WORKFLOW} and all(tool.startswith(("https://", "http://")) for tool in tools - {WORKFLOW}), tools
-    code = {key for key, entity in graph.items() if "SoftwareSourceCode" in entity["@type"]} - {WORKFLOW}
+    assert MAIN_WORKFLOW in tools and all(tool.startswith(("https://", "http://")) for tool in tools), tools
+    code = {key for key, entity in graph.items() if "SoftwareSourceCode" in entity["@type"]} - {MAIN_WORKFLOW}
     assert code and all(key.startswith(f"{CODE_IRI}#rule-") for key in code), code
 
 
+@pytest.mark.slow
 def test_one_action_per_rule_job_with_times_agent_and_checksums(crate_dir):
     metadata = json.loads((crate_dir / "ro-crate-metadata.json").read_text())
     assert metadata["@context"][1] == {"sha256": "http://schema.org/sha256"}  # a defined term
@@ -133,9 +129,10 @@ def test_one_action_per_rule_job_with_times_agent_and_checksums(crate_dir):
     ids = lambda value: [item["@id"] for item in (value if isinstance(value, list) else [value])]  # noqa: E731
     # every file but the metadata itself and the manifest (made last, over both), README included
     files = {p.relative_to(crate_dir).as_posix() for p in crate_dir.rglob("*") if p.is_file()}
-    assert set(ids(root["hasPart"])) == files - {"ro-crate-metadata.json", "MANIFEST.sha256"}
+    # and the main workflow where its code is published (bundle.code_iri), a copy of the bundled one
+    assert set(ids(root["hasPart"])) == files - {"ro-crate-metadata.json", "MANIFEST.sha256"} | {MAIN_WORKFLOW}
     assert graph["README.md"]["about"] == {"@id": "./"} and graph["README.md"]["encodingFormat"] == "text/markdown"
-    for name in ids(root["hasPart"]):
+    for name in set(ids(root["hasPart"])) - {MAIN_WORKFLOW}:
         assert graph[name]["sha256"] == hashlib.sha256((crate_dir / name).read_bytes()).hexdigest(), name
     assert graph["results/paper/forest.svg"]["encodingFormat"] == "image/svg+xml"
     # one CreateAction per rule job: the lineage records' (rule, wildcards)
@@ -162,3 +159,41 @@ def test_one_action_per_rule_job_with_times_agent_and_checksums(crate_dir):
     assert any(name.startswith("jobs/") and name.endswith("/result.json") for name in ids(made[ingest]["object"]))
     # the ledger comes from the same job as the trials it was read with
     assert made[ingest.replace("/trials.json", "/ledger.json")] is made[ingest]
+
+
+@pytest.mark.parametrize("code_iri", [None, CODE_IRI, CODE_IRI + "/"])
+def test_the_main_workflow_is_the_published_code_when_its_address_is_given(code_iri):
+    """bundle.code_iri set: the main workflow is the web-based entity <code_iri>/Snakefile, with the
+    bundled file's size and checksum, and the bundled file a copy of it; unset: the bundled file."""
+    from benchreport import rocrate
+
+    record = {
+        "rule": "report",
+        "wildcards": {},
+        "recorded_at": "2026-12-01T10:00:00+00:00",
+        "code": {"sha256": "ab" * 32},
+    }
+    files = {WORKFLOW: (5, hashlib.sha256(b"rules").digest()), "results/report.md": (2, hashlib.sha256(b"ok").digest())}
+    out = io.StringIO()
+    rocrate.build(
+        out,
+        files,
+        {"results/report.md": record},
+        lambda path: None,
+        config=json.dumps({"bundle": {"code_iri": code_iri}}).encode(),
+        name="example",
+        date="2026-12-01",
+        license_id="CC-BY-4.0",
+        snakemake_version="9.27.1",
+    )
+    graph = {entity["@id"]: entity for entity in json.loads(out.getvalue())["@graph"]}
+    main = graph["./"]["mainEntity"]["@id"]
+    parts = {part["@id"] for part in graph["./"]["hasPart"]}
+    assert graph["#run"]["instrument"] == {"@id": main} and "ComputationalWorkflow" in graph[main]["@type"]
+    if code_iri is None:
+        assert main == WORKFLOW and parts == set(files)
+        return
+    assert main == MAIN_WORKFLOW and parts == {*files, MAIN_WORKFLOW}
+    assert graph[main]["sdDatePublished"] == "2026-12-01" and graph[main]["url"] == MAIN_WORKFLOW
+    assert (graph[main]["contentSize"], graph[main]["sha256"]) == ("5", files[WORKFLOW][1].hex())
+    assert graph[WORKFLOW]["@type"] == "File" and MAIN_WORKFLOW in graph[WORKFLOW]["description"]

@@ -6,11 +6,12 @@ step, the engine's OrganizeAction over them, and one CreateAction for the whole 
 job-folder files in, every output out). Every action is mentioned by the root. Each file
 carries its size, its sha256 and its media type. The profiles it declares (Process, Workflow and
 Provenance Run Crate 0.5, Workflow RO-Crate 1.0) pass roc-validator at REQUIRED and RECOMMENDED
-(tests/test_rocrate.py) but for one RECOMMENDED check: process-run-crate-0.5_5.1 wants the main
-workflow's IRI to start with http, and the main workflow is a File in the crate (Workflow
-RO-Crate 1.0 requires it, and roc-validator requires the file found), so validated from a folder
-its IRI is file://. The engine is named by Snakemake's web address, and each rule's code by
-bundle.code_iri when configured (else by a local identifier, which that check flags too).
+(tests/test_rocrate.py) once bundle.code_iri says where the workflow's code is published: the
+engine is named by Snakemake's web address, each rule's code by <code_iri>#rule-<rule>, and the
+main workflow is the web-based data entity <code_iri>/Snakefile, with the size and sha256 of the
+bundled copy (workflow-code/Snakefile, a File of its own). Unset, the main workflow is the bundled
+file and the rules' code has local identifiers, which process-run-crate-0.5_5.1 (an absolute
+http IRI for every SoftwareSourceCode) flags as RECOMMENDED.
 
 Written by hand rather than with the `rocrate` library: the crate is a few hundred lines of
 plain JSON-LD from data we hold, and must be byte-identical for the same inputs.
@@ -227,6 +228,11 @@ def build(
     def code_id(rule: str) -> str:
         return f"{code_iri}#rule-{rule}" if code_iri else f"#rule-{rule}"
 
+    # the main workflow: where its code is published (a web-based data entity, which the crate
+    # also carries as WORKFLOW), else the bundled file itself
+    main_workflow = f"{code_iri.rstrip('/')}/{PurePosixPath(WORKFLOW).name}" if code_iri else WORKFLOW
+    parts = names if main_workflow == WORKFLOW else [*names, main_workflow]
+
     publisher = {
         "@id": agent.get("affiliation_url") or PUBLISHER,
         "@type": "Organization",
@@ -302,7 +308,7 @@ def build(
         "@type": "CreateAction",
         "name": f"benchreport run of {name}",
         "description": "the workflow run: the job-folder files it read, the outputs it wrote",
-        "instrument": {"@id": WORKFLOW},
+        "instrument": {"@id": main_workflow},
         "agent": {"@id": person["@id"]},
         "actionStatus": COMPLETED,
         **times,
@@ -342,8 +348,8 @@ def build(
             "author": {"@id": person["@id"]},
             "publisher": {"@id": publisher["@id"]},
             "conformsTo": [{"@id": PROFILES[kind]} for kind in ("process", "workflow", "provenance", "wroc")],
-            "mainEntity": {"@id": WORKFLOW},
-            "hasPart": refs(names, len(names)),
+            "mainEntity": {"@id": main_workflow},
+            "hasPart": refs(parts, len(parts)),
             "mentions": ref(mentions),
         },
         {"@id": RO_CRATE, "@type": "CreativeWork", "name": "RO-Crate", "version": "1.1"},
@@ -376,6 +382,10 @@ def build(
         for arcname in names:
             size, digest = files[arcname]
             entity = file_entity(arcname, size, digest.hex())
+            if arcname == WORKFLOW and main_workflow != WORKFLOW:
+                yield {**entity, "description": f"the bundled copy of the main workflow, {main_workflow}"}
+                # as published: its bytes are the bundled copy's, fetched on the date of the bundle
+                entity = {**file_entity(main_workflow, size, digest.hex()), "sdDatePublished": date}
             if arcname == WORKFLOW:
                 entity.update(
                     {
@@ -386,7 +396,7 @@ def build(
                         "version": __version__,
                         "license": license_ref,
                         "dateCreated": date,
-                        "url": WORKFLOW,
+                        "url": main_workflow,
                         "hasPart": ref(code_id(rule) for rule in rules),
                         "step": ref(f"#step-{rule}" for rule in rules),
                     }
