@@ -90,15 +90,33 @@ def test_one_try_runs_are_exact_and_the_same_under_every_family():
             assert entry["worst_coverage"] == pytest.approx(min(direct), abs=1e-12)
 
 
-@pytest.mark.parametrize("shape", ["10x3", "4x3+6x4", "6x2"])
-def test_the_sum_of_task_means_convolved_gives_the_enumerated_coverage(monkeypatch, shape):
+@pytest.mark.parametrize(
+    "shape, totals_max",
+    [
+        ("10x3", None),
+        ("4x3+6x4", None),
+        ("6x2", None),
+        ("3x2+2x3+3x5", None),
+        ("2x1+5x4", None),
+        ("4x3+6x4", 1),
+        ("3x2+2x3+3x5", 1),
+    ],
+)
+def test_the_sum_of_task_means_convolved_gives_the_enumerated_coverage(monkeypatch, shape, totals_max):
+    """Split into the main group and the rest on the lattice of their lcm, or (totals_max: 1)
+    with every task mean on the run's own lattice: the enumerated coverage either way."""
+    if totals_max:
+        monkeypatch.setattr(coverage_design, "TOTALS_MAX", totals_max)
     profile = shapes.parse_shape(shape)
     means = coverage_design.design_means(coverage_design.MEANS)
     enumerated = coverage_design._enumerated(profile, coverage_design.FAMILIES, means, 0.95, "auto")
     convolved = coverage_design._convolved(profile, coverage_design.FAMILIES, means, 0.95, workers=2)
     for name in coverage_design.SUM_METHODS:
-        for a, b in zip(enumerated[name], convolved[name]):
-            np.testing.assert_allclose(a, b, atol=1e-9, equal_nan=True, err_msg=name)
+        (cover, width), (convolved_cover, convolved_width) = enumerated[name], convolved[name]
+        np.testing.assert_allclose(convolved_cover, cover, atol=1e-9, equal_nan=True, err_msg=name)
+        # widths at the Monte-Carlo means, the only ones the design reads
+        mc = slice(None, None, coverage_design.MC_STEP)
+        np.testing.assert_allclose(convolved_width[:, mc], width[:, mc], atol=1e-9, equal_nan=True, err_msg=name)
 
 
 @pytest.mark.parametrize(
@@ -236,3 +254,23 @@ def test_the_headline_is_built_around_the_mean_over_tasks_whatever_the_tries(see
 def test_bad_profiles_are_refused(profile):
     with pytest.raises(ValueError):
         coverage_design.coverage_design(profile, seed=1)
+
+
+def test_rounded_task_means_stay_within_the_monte_carlo_error():
+    """Tries whose lcm is too large for one lattice: the rest's task means are rounded to 1/L
+    (at most 1/(2L) off each); the coverage it gives stays within Monte Carlo error of runs
+    simulated with the tries as they are."""
+    profile = ((11, 6), (13, 6), (12, 28))
+    main, rest, step, totals = coverage_design.sum_layout(profile)
+    assert main == (12, 28) and step % 11  # the 11-try task means are rounded
+    family, parameter, mean = "logit-normal", 1.5, 0.3
+    convolved = coverage_design._convolved(profile, ((family, parameter),), np.array([mean]), 0.95)
+    runs = 40_000
+    tries = coverage_design._profile_tries(profile)
+    passes = coverage_design.draw_passes(np.random.default_rng(5), family, parameter, mean, tries, runs)
+    bounds = coverage_design.batch_intervals(passes, tries)
+    for name in coverage_design.SUM_METHODS:
+        low, high = bounds[name]
+        simulated = np.mean((low <= mean) & (mean <= high))
+        truth = convolved[name][0][0, 0]
+        assert abs(simulated - truth) <= 4.5 * math.sqrt(truth * (1 - truth) / runs), name

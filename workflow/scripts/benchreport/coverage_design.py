@@ -33,7 +33,7 @@ import numpy as np
 from . import intervals
 
 # Bumped whenever the design or a method changes what a coverage file holds.
-DESIGN_VERSION = 2
+DESIGN_VERSION = 3
 MODEL = (
     "each task's pass probability p_i is drawn from a family with mean μ; the task is tried K_i "
     "times (the run's own tries per task), each try passing with probability p_i; an interval "
@@ -79,6 +79,9 @@ ENUMERATION_MAX = 25_000
 CONVOLUTION_MAX = 1 << 22
 LATTICE_MAX = 120
 CONVOLUTION_ELEMENTS = 1 << 22
+# The sum of task means is read on the lattice of lcm(main tries, rest's lattice) when it has at
+# most this many totals (the bounds are evaluated at each), else on the run's `sum_lattice`.
+TOTALS_MAX = 1 << 18
 # The exact bootstrap with unequal tries runs on the lcm lattice when it has at most this many totals.
 BOOTSTRAP_LATTICE_MAX = 1 << 12
 # Monte Carlo: runs per batch, and the z of the score bounds that decide a verdict (one-sided 99%).
@@ -653,88 +656,148 @@ def _positions(tries: int, step: int) -> np.ndarray:
     return (2 * np.arange(tries + 1) * step + tries) // (2 * tries)
 
 
+def sum_layout(profile) -> tuple[tuple[int, int], tuple, int, int]:
+    """How `_convolved` splits the sum of task means: the main group (tries K, tasks), the rest
+    (the other groups), the lattice 1/L of the rest's task means (`sum_lattice`; 1 if none) and
+    the lattice 1/Λ of the totals, Λ = lcm(K, L). The main group is the one with the most
+    outcomes in its sum (tasks·K); when n·Λ is above TOTALS_MAX, every task mean is on the
+    run's `sum_lattice` L instead (Λ = L, the main group one whose tries divide it)."""
+    tries = _profile_tries(profile)
+    main = max(profile, key=lambda group: (group[0] * group[1], group[0]))
+    rest = tuple(group for group in profile if group != main)
+    step = sum_lattice([group_tries for group_tries, _ in rest]) if rest else 1
+    totals = math.lcm(main[0], step)
+    if tries.size * totals + 1 > TOTALS_MAX:
+        totals = sum_lattice(tries)
+        main = max((group for group in profile if totals % group[0] == 0), key=lambda group: group[0] * group[1])
+        rest, step = tuple(group for group in profile if group != main), totals
+    return main, rest, step, totals
+
+
+def _sum_window(pmfs, groups, step, cells, width, centre, support):
+    """Per cell, the distribution of the sum over `groups` of each task's position on the lattice
+    of `step` (`_positions`), over the window of totals first … first + width − 1: a circular
+    convolution of that length (by FFT), which folds onto the window only the mass outside it."""
+    spectrum = np.ones((len(cells), width // 2 + 1), dtype=complex)
+    for group_tries, count in groups:
+        placed = np.zeros((len(cells), width))
+        np.add.at(placed, (slice(None), _positions(group_tries, step) % width), pmfs[group_tries][cells])
+        spectrum *= _power(np.fft.rfft(placed, axis=1), count)
+    folded = np.fft.irfft(spectrum, width, axis=1).clip(0)
+    if width >= support:
+        return np.zeros(len(cells), dtype=np.int64), folded[:, :support]
+    first = np.clip(np.round(centre[cells]).astype(np.int64) - width // 2, 0, support - width)
+    return first, np.take_along_axis(folded, (first[:, None] + np.arange(width)) % width, axis=1)
+
+
+def _window_widths(pmfs, groups, step, support, count):
+    """Per cell (of `count`), the mean of the sum `_sum_window` computes and the power-of-two window width
+    that holds all of its distribution but at most WINDOW_TAIL (Bernstein's inequality: each
+    task adds at most `step`)."""
+    centre, variance = np.zeros(count), np.zeros(count)
+    for group_tries, tasks in groups:
+        values = _positions(group_tries, step)
+        first = np.nan_to_num(pmfs[group_tries]) @ values
+        centre += tasks * first
+        variance += tasks * np.maximum(np.nan_to_num(pmfs[group_tries]) @ values**2 - first**2, 0)
+    log_bound = math.log(2 / WINDOW_TAIL)
+    half = log_bound * step / 3 + np.sqrt((log_bound * step / 3) ** 2 + 2 * log_bound * variance)
+    full = 1 << (support - 1).bit_length()
+    return centre, np.array([min(1 << int(2 * math.ceil(h) + 2).bit_length(), full) for h in half])
+
+
 def _convolved(profile, families, means, confidence, workers=1) -> dict:
     """name -> (families x means) coverage and width of the SUM_METHODS, from the distribution of
-    T = L·Σx̄_i over its lattice 0 … n·L (L = `sum_lattice`: exact but for a tries mix with a
-    large lcm; the groups' task-mean distributions convolved by FFT). Each cell's distribution is computed over a window of W totals around its
-    mean that holds all of it but at most WINDOW_TAIL (Bernstein's inequality, as for the
-    bootstrap): a circular convolution of length W folds only that mass onto the window.
+    the sum of task means S, on the lattice 1/Λ of `sum_layout`. S = B/K + U/L: B the passes of
+    the main group's tasks (K tries each), U the rest's sum on the lattice 1/L; each is convolved
+    by FFT over a window of its totals that holds all of its distribution but at most WINDOW_TAIL
+    (`_window_widths`). Both bounds grow with S, so the runs an interval covering μ comes from
+    are an interval of totals: for each U, a range of B, read off B's cdf. Widths are computed at
+    the Monte-Carlo means only (every MC_STEP-th, all the design reads): S's distribution there
+    by one more convolution. Exact when the rest's tries all divide L (`sum_lattice`).
     `workers` threads share the families."""
-    tries = _profile_tries(profile)
-    tasks, step = tries.size, sum_lattice(tries)
-    support = tasks * step + 1
-    sums = np.arange(support) / step
+    (main_tries, main_tasks), rest, step, totals = sum_layout(profile)
+    tasks = sum(count for _, count in profile)
+    support = tasks * totals + 1
+    scale_main, scale_rest = totals // main_tries, totals // step
+    main_support, rest_support = main_tasks * main_tries + 1, sum(count for _, count in rest) * step + 1
+    sums = np.arange(support) / totals
     bounds = {
         "clopper-pearson over task means": intervals.clopper_pearson_bounds(sums, tasks, confidence),
         "wilson over task means": intervals.wilson_bounds(sums, tasks, confidence),
+    }
+    # per method and mean: the totals whose interval covers μ are reach … past − 1
+    covering = {
+        name: (np.searchsorted(high, means, side="left"), np.searchsorted(low, means, side="right"))
+        for name, (low, high) in bounds.items()
     }
     found = {
         name: (np.full((len(families), len(means)), np.nan), np.full((len(families), len(means)), np.nan))
         for name in bounds
     }
-    log_bound = math.log(2 / WINDOW_TAIL)
+    on_mc = np.zeros(len(means), dtype=bool)
+    on_mc[::MC_STEP] = True
 
     def family(f):
         name, parameter = families[f]
         pmfs = {group_tries: task_mean_pmf(name, parameter, means, group_tries) for group_tries, _ in profile}
         valid = np.flatnonzero(np.isfinite(pmfs[profile[0][0]]).all(axis=1))
-        centre, variance = np.zeros(len(means)), np.zeros(len(means))
-        for group_tries, count in profile:
-            values = _positions(group_tries, step)
-            first = np.nan_to_num(pmfs[group_tries]) @ values
-            centre += count * first
-            variance += count * np.maximum(np.nan_to_num(pmfs[group_tries]) @ values**2 - first**2, 0)
-        half = log_bound * step / 3 + np.sqrt((log_bound * step / 3) ** 2 + 2 * log_bound * variance)
-        widths = np.array(
-            [min(1 << int(2 * math.ceil(h) + 2).bit_length(), 1 << (support - 1).bit_length()) for h in half]
+        main_centre, main_widths = _window_widths(
+            pmfs, [(main_tries, main_tasks)], main_tries, main_support, len(means)
         )
-        for width in np.unique(widths[valid]):
-            cells = valid[widths[valid] == width]
-            for start in range(0, len(cells), max(1, CONVOLUTION_ELEMENTS // int(width))):
-                _window_cells(
-                    cells[start : start + max(1, CONVOLUTION_ELEMENTS // int(width))],
-                    int(width),
-                    f,
-                    pmfs,
-                    centre,
-                    profile,
-                    step,
-                    support,
-                    means,
-                    bounds,
-                    found,
+        rest_centre, rest_widths = _window_widths(pmfs, rest, step, rest_support, len(means))
+        pairs = np.stack([main_widths[valid], rest_widths[valid]], axis=1)
+        for main_width, rest_width in np.unique(pairs, axis=0):
+            cells = valid[(pairs == (main_width, rest_width)).all(axis=1)]
+            chunk = max(1, CONVOLUTION_ELEMENTS // int(main_width + 4 * rest_width))
+            for start in range(0, len(cells), chunk):
+                block = cells[start : start + chunk]
+                main_first, main_pmf = _sum_window(
+                    pmfs, [(main_tries, main_tasks)], main_tries, block, int(main_width), main_centre, main_support
                 )
+                rest_first, rest_pmf = _sum_window(pmfs, rest, step, block, int(rest_width), rest_centre, rest_support)
+                offsets = scale_rest * (rest_first[:, None] + np.arange(rest_pmf.shape[1]))
+                for method, (reach, past) in covering.items():
+                    found[method][0][f, block] = _covered(
+                        main_first, main_pmf, scale_main, offsets, rest_pmf, reach[block], past[block]
+                    )
+                mc = on_mc[block]
+                if mc.any():
+                    _widths(
+                        found, f, block[mc], main_first[mc], main_pmf[mc], scale_main, offsets[mc], rest_pmf[mc], bounds
+                    )
 
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
         list(pool.map(family, range(len(families))))
     return found
 
 
-def _window_cells(cells, width, f, pmfs, centre, profile, step, support, means, bounds, found):
-    """`_convolved` for cells that share a window width: the folded distribution, read over each
-    cell's window of totals first … first + W − 1, its coverage and mean width."""
-    spectrum = np.ones((len(cells), width // 2 + 1), dtype=complex)
-    for group_tries, count in profile:
-        placed = np.zeros((len(cells), width))
-        positions = _positions(group_tries, step) % width
-        np.add.at(placed, (slice(None), positions), pmfs[group_tries][cells])
-        spectrum *= _power(np.fft.rfft(placed, axis=1), count)
-    folded = np.fft.irfft(spectrum, width, axis=1).clip(0)
-    if width >= support:
-        first = np.zeros(len(cells), dtype=np.int64)
-    else:
-        first = np.clip(np.round(centre[cells]).astype(np.int64) - width // 2, 0, support - width)
-    span = np.minimum(width, support)
-    totals = first[:, None] + np.arange(span)
-    pmf = np.take_along_axis(folded, totals % width, axis=1)
-    cdf = np.hstack([np.zeros((len(cells), 1)), np.cumsum(pmf, axis=1)])
-    block = means[cells]
-    rows = np.arange(len(cells))
+def _covered(main_first, main_pmf, scale_main, offsets, rest_pmf, reach, past):
+    """Per cell, P(reach ≤ T < past) for T = scale_main·B + the rest's total (at `offsets`, each
+    with its probability in `rest_pmf`), B's distribution over the window from `main_first`."""
+    main_cdf = np.hstack([np.zeros((len(main_pmf), 1)), np.cumsum(main_pmf, axis=1)])
+
+    def below(total):  # P(scale_main·B < total − offset), per cell and rest total
+        passes = -((offsets - total[:, None]) // scale_main)  # ceil((total − offset) / scale_main)
+        return np.take_along_axis(main_cdf, np.clip(passes - main_first[:, None], 0, main_pmf.shape[1]), axis=1)
+
+    return (rest_pmf * np.maximum(below(past) - below(reach), 0)).sum(axis=1)
+
+
+def _widths(found, f, cells, main_first, main_pmf, scale_main, offsets, rest_pmf, bounds):
+    """Mean width of the SUM_METHODS at `cells`: S's distribution on the lattice of the totals,
+    the main group's placed every `scale_main` totals convolved with the rest's at `offsets`."""
+    span = scale_main * (main_pmf.shape[1] - 1) + offsets[0, -1] - offsets[0, 0] + 1
+    width = 1 << int(span - 1).bit_length()
+    placed_main = np.zeros((len(cells), width))
+    placed_main[:, : scale_main * main_pmf.shape[1] : scale_main] = main_pmf
+    placed_rest = np.zeros((len(cells), width))
+    np.put_along_axis(placed_rest, offsets - offsets[:, :1], rest_pmf, axis=1)
+    pmf = np.fft.irfft(np.fft.rfft(placed_main, axis=1) * np.fft.rfft(placed_rest, axis=1), width, axis=1)
+    first = scale_main * main_first + offsets[:, 0]
     for method, (low, high) in bounds.items():
-        reach = np.clip(np.searchsorted(high, block, side="left") - first, 0, span)  # first total reaching μ
-        past = np.clip(np.searchsorted(low, block, side="right") - first, 0, span)  # one past the last
-        found[method][0][f, cells] = cdf[rows, np.maximum(past, reach)] - cdf[rows, reach]
-        found[method][1][f, cells] = (pmf * (high[totals] - low[totals])).sum(axis=1)
+        spread = np.concatenate([high - low, np.zeros(width)])
+        found[method][1][f, cells] = (pmf.clip(0) * spread[first[:, None] + np.arange(width)]).sum(axis=1)
 
 
 def futility_bound(target: float, simulations: int) -> float:
@@ -878,13 +941,17 @@ def coverage_design(
         for name in exact:
             evaluation[name] = "exact, every distinct run enumerated"
     else:
-        step = sum_lattice(tries)
-        exact = _convolved(profile, families, means, confidence, workers) if tries.size * step < CONVOLUTION_MAX else {}
+        _, rest_groups, step, totals = sum_layout(profile)
+        exact = (
+            _convolved(profile, families, means, confidence, workers) if tries.size * totals < CONVOLUTION_MAX else {}
+        )
+        rounded = sorted({group_tries for group_tries, _ in rest_groups if step % group_tries})
         for name in exact:
             evaluation[name] = (
-                "exact, from the distribution of the sum of task means"
-                if step == lattice(tries)
-                else f"from the distribution of the sum of task means, each rounded to a multiple of 1/{step}"
+                "from the distribution of the sum of task means, those of tasks with "
+                f"{' or '.join(map(str, rounded))} tries rounded to a multiple of 1/{step}"
+                if rounded
+                else "exact, from the distribution of the sum of task means"
             )
         rest = [
             name
