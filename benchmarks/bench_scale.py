@@ -12,7 +12,7 @@ In one run, over the same generated folders (resources/benchflow_synth/, `scale`
   (d) a run with nothing changed (the median of --repeats runs);
   (b') the cold run again in another fresh copy, its coverage designs read from a design cache
       (BENCHREPORT_COVERAGE_CACHE) filled with (b)'s designs: b − b' is what computing the
-      designs adds to a cold run;
+      designs adds to a cold run (--cold-repeats K: the median of K such pairs);
   (e) peak memory: the largest sum of RSS over the snakemake process tree (psutil, polled every
       50 ms) and the largest single process (getrusage of the waited-for children);
   (p) the peer: BenchFlow 0.7.12's own `bench eval metrics <jobs> --json` on the same folders
@@ -73,7 +73,8 @@ MAX_REQUESTS = 20
 
 # The four folder shapes of the speed targets (job folders x trials, request lines x KiB per
 # trial); the last with real-sized trajectories. The generator cycles its four settings over the
-# job folders, so 50 x 200 is 200 tasks with 12-13 tries in each of four settings.
+# job folders, so 50 x 200 is 200 tasks with 12-13 tries in each of four settings (--settings 1:
+# 200 tasks x 50 tries in one).
 SHAPES = {
     "10x100": dict(jobs=10, trials=100, requests=1, request_kb=1),
     "50x200": dict(jobs=50, trials=200, requests=1, request_kb=1),
@@ -183,6 +184,7 @@ def generate(data: Path, args) -> float:
         request_kb=args.request_kb,
         requests=args.requests,
         workers=args.workers,
+        settings=args.settings,
     )
     elapsed = time.perf_counter() - start
     stamp.write_text(json.dumps(wanted))
@@ -691,6 +693,13 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--request-kb", type=float, default=synth.SCALE_REQUEST_KB, help="KiB per request line")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--settings",
+        type=int,
+        default=len(synth.SCALE_SETTINGS),
+        help="settings the job folders cycle through (1: every folder one try of the same tasks, "
+        "so 100 x 1,000 is 1,000 tasks x 100 tries, the coverage target's shape)",
+    )
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes generating the folders")
     parser.add_argument("--tmp", type=Path, default=Path("/tmp/benchreport-scale"))
     parser.add_argument("--regenerate", action="store_true")
@@ -705,6 +714,12 @@ def main(argv=None) -> int:
         type=int,
         default=3,
         help="edited-trial and nothing-changed runs, each; (c) and (d) are their medians",
+    )
+    parser.add_argument(
+        "--cold-repeats",
+        type=int,
+        default=1,
+        help="(b, b') pairs, each in fresh copies; b − b' is their median (a cold run varies by seconds)",
     )
     parser.add_argument("--keep", action="store_true", help="keep the workflow copy")
     parser.add_argument(
@@ -739,7 +754,9 @@ def main(argv=None) -> int:
                 else "run without it (Python's default: compiled modules are cached)"
             )
         )
-    name = f"{args.jobs}x{args.trials}-r{args.requests}-k{args.request_kb:g}-s{args.seed}"
+    name = f"{args.jobs}x{args.trials}-r{args.requests}-k{args.request_kb:g}-s{args.seed}" + (
+        f"-settings{args.settings}" if args.settings != len(synth.SCALE_SETTINGS) else ""
+    )
     data = args.tmp / f"data-{name}"
     data.mkdir(parents=True, exist_ok=True)
     jobs_root = data / "jobs"
@@ -788,6 +805,19 @@ def main(argv=None) -> int:
     read = sum(
         "read from the cache" in path.read_text() for path in (cached / "logs" / "coverage_design").glob("*.log")
     )
+    shutil.rmtree(cached, ignore_errors=True)
+    pairs = [(runs["cold"], runs["cold-cached"])]
+    for repeat in range(2, args.cold_repeats + 1):  # more (b, b') pairs, each in fresh copies
+        pair = []
+        for label, env in (
+            (f"cold-{repeat}", None),
+            (f"cold-cached-{repeat}", {design_cache.CACHE_VARIABLE: str(cache)}),
+        ):
+            fresh = copy_workflow(args.tmp / f"wf-{label}-{name}", args.coverage_simulations)
+            runs[label] = run_snakemake(fresh, jobs_root, label, env=env)
+            pair.append(runs[label])
+            shutil.rmtree(fresh, ignore_errors=True)
+        pairs.append(tuple(pair))
     edited_runs, nochange_runs = [], []
     edited, edited_path, original, stat = edit_one_trial(jobs_root)
     try:
@@ -813,10 +843,13 @@ def main(argv=None) -> int:
     c, d = statistics.median(edited_runs), statistics.median(nochange_runs)
     print(f"(b) cold run:      {b:8.2f} s")
     bc = runs["cold-cached"]["wall"]
+    added = [cold["wall"] - cached_run["wall"] for cold, cached_run in pairs]
+    added_cpu = [cold["cpu"] - cached_run["cpu"] for cold, cached_run in pairs]
     print(
         f"(b') designs cached: {bc:7.2f} s   ({read} of {designs} designs read from the cache): computing "
-        f"the designs adds b − b' = {b - bc:.2f} s to the cold run, "
-        f"{runs['cold']['cpu'] - runs['cold-cached']['cpu']:.2f} s of CPU"
+        f"the designs adds b − b' = {statistics.median(added):.2f} s to the cold run, "
+        f"{statistics.median(added_cpu):.2f} s of CPU (medians of {len(pairs)} pairs: "
+        f"{', '.join(f'{w:.2f}' for w in added)} s; CPU {', '.join(f'{w:.2f}' for w in added_cpu)} s)"
     )
     print(
         f"(c) edited trial:  {c:8.2f} s   median of {len(edited_runs)} runs, each after flipping "

@@ -102,6 +102,18 @@ def test_matrix_layout_settings_and_try_indexes(scale):
         assert [run["trial"] for run in matrix["runs"]] == sorted(by_alias[spec["alias"]])
 
 
+def test_one_setting_makes_every_job_folder_a_try_of_the_same_tasks():
+    """bench_scale.py --settings 1: N job folders are N tries of one setting (the coverage
+    target's shape, tasks x tries in one setting), each in its own trial-NN folder."""
+    specs = synth.scale_job_specs(5, TRIALS, 7, settings=1)
+    assert {spec["setting_index"] for spec in specs} == {0}
+    assert [spec["try"] for spec in specs] == [1, 2, 3, 4, 5]
+    assert {spec["jobs_dir"] for spec in specs} == {f"{synth.SCALE_SETTINGS[0]['dir']}-x5"}
+    assert synth.scale_job_specs(5, TRIALS, 7) != specs  # the default cycles four settings
+    with pytest.raises(ValueError):
+        synth.scale_job_specs(5, TRIALS, 7, settings=0)
+
+
 def test_ingest_reads_every_trial_and_recounts_benchflow(scale):
     outcomes = Counter()
     settings = set()

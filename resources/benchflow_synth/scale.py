@@ -139,16 +139,16 @@ def _scale_draw(rng: random.Random, p_pass: float) -> list[dict]:
     return [final]
 
 
-def scale_job_specs(jobs: int, trials: int, seed: int = 0) -> list[dict]:
+def scale_job_specs(jobs: int, trials: int, seed: int = 0, settings: int = len(SCALE_SETTINGS)) -> list[dict]:
     """Where each job folder of a scale build goes and what it holds (no file is written).
 
-    Job i has setting ``SCALE_SETTINGS[i % S]`` (S = min(4, jobs)) and try index i // S + 1;
+    Job i has setting ``SCALE_SETTINGS[i % S]`` (S = min(settings, 4, jobs)) and try index i // S + 1;
     it lands in ``<setting dir>/<alias>/trial-NN/<YYYY-MM-DD__HH-MM-SS>/``. Tries of one setting
     start a day apart, settings five hours apart.
     """
-    if jobs < 1 or trials < 1:
-        raise ValueError("jobs and trials must be at least 1")
-    n_settings = min(len(SCALE_SETTINGS), jobs)
+    if jobs < 1 or trials < 1 or settings < 1:
+        raise ValueError("jobs, trials and settings must be at least 1")
+    n_settings = min(len(SCALE_SETTINGS), jobs, settings)
     tries = [len(range(k, jobs, n_settings)) for k in range(n_settings)]
     base = _parse_start(SCALE_START)
     specs = []
@@ -231,11 +231,12 @@ def build_scale(
     requests: int = SCALE_REQUESTS,
     workers: int = 1,
     results_steps: bool = False,
+    settings: int = len(SCALE_SETTINGS),
 ) -> dict:
     """Write ``jobs`` BenchFlow 0.7.12 job folders of ``trials`` trials each into ``out_dir``.
 
-    Matrix layout, ``<setting dir>-x<tries>/<alias>/trial-NN/<job>/``, cycling through
-    ``SCALE_SETTINGS`` (four agent/model/effort settings); each job runs the same ``trials``
+    Matrix layout, ``<setting dir>-x<tries>/<alias>/trial-NN/<job>/``, cycling through the first
+    ``settings`` of ``SCALE_SETTINGS`` (four agent/model/effort settings); each job runs the same ``trials``
     tasks (``scale_task_names``) once, with a drawn outcome per task (passes, fails, partial
     credit, agent errors, verifier errors, unscored, retries, interrupted attempts) and the
     ``SCALE_SPECIALS`` cases at fixed positions in every job. Every attempt that reached the
@@ -251,7 +252,7 @@ def build_scale(
         raise ValueError("request_kb must be >= 0")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    specs = scale_job_specs(jobs, trials, seed)
+    specs = scale_job_specs(jobs, trials, seed, settings)
     line_bytes = round(request_kb * 1024) or None
     tasks = [(str(out_dir), spec, trials, seed, requests, line_bytes, results_steps) for spec in specs]
     done: dict[int, dict] = {}

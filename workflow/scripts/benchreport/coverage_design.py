@@ -678,12 +678,14 @@ def _sum_window(pmfs, groups, step, cells, width, centre, support):
     """Per cell, the distribution of the sum over `groups` of each task's position on the lattice
     of `step` (`_positions`), over the window of totals first … first + width − 1: a circular
     convolution of that length (by FFT), which folds onto the window only the mass outside it."""
+    from scipy import fft
+
     spectrum = np.ones((len(cells), width // 2 + 1), dtype=complex)
     for group_tries, count in groups:
         placed = np.zeros((len(cells), width))
         np.add.at(placed, (slice(None), _positions(group_tries, step) % width), pmfs[group_tries][cells])
-        spectrum *= _power(np.fft.rfft(placed, axis=1), count)
-    folded = np.fft.irfft(spectrum, width, axis=1).clip(0)
+        spectrum *= _power(fft.rfft(placed, axis=1), count)
+    folded = fft.irfft(spectrum, width, axis=1).clip(0)
     if width >= support:
         return np.zeros(len(cells), dtype=np.int64), folded[:, :support]
     first = np.clip(np.round(centre[cells]).astype(np.int64) - width // 2, 0, support - width)
@@ -691,7 +693,7 @@ def _sum_window(pmfs, groups, step, cells, width, centre, support):
 
 
 def _window_widths(pmfs, groups, step, support, count):
-    """Per cell (of `count`), the mean of the sum `_sum_window` computes and the power-of-two window width
+    """Per cell (of `count`), the mean of the sum `_sum_window` computes and the window width
     that holds all of its distribution but at most WINDOW_TAIL (Bernstein's inequality: each
     task adds at most `step`)."""
     centre, variance = np.zeros(count), np.zeros(count)
@@ -702,8 +704,15 @@ def _window_widths(pmfs, groups, step, support, count):
         variance += tasks * np.maximum(np.nan_to_num(pmfs[group_tries]) @ values**2 - first**2, 0)
     log_bound = math.log(2 / WINDOW_TAIL)
     half = log_bound * step / 3 + np.sqrt((log_bound * step / 3) ** 2 + 2 * log_bound * variance)
-    full = 1 << (support - 1).bit_length()
-    return centre, np.array([min(1 << int(2 * math.ceil(h) + 2).bit_length(), full) for h in half])
+    return centre, np.array([min(_fast_length(2 * math.ceil(h) + 2), _fast_length(support)) for h in half])
+
+
+def _fast_length(count: int) -> int:
+    """The shortest of 2^k, 1.25·2^k and 1.5·2^k that holds `count`: the FFT is about as fast on
+    these as on powers of two, which waste up to half the window; and few distinct lengths keep
+    the cells in few batches."""
+    power = 1 << max(int(count) - 1, 1).bit_length()
+    return min(length for length in (power, power * 5 // 8, power * 3 // 4) if length >= count)
 
 
 def _convolved(profile, families, means, confidence, workers=1) -> dict:
@@ -787,13 +796,15 @@ def _covered(main_first, main_pmf, scale_main, offsets, rest_pmf, reach, past):
 def _widths(found, f, cells, main_first, main_pmf, scale_main, offsets, rest_pmf, bounds):
     """Mean width of the SUM_METHODS at `cells`: S's distribution on the lattice of the totals,
     the main group's placed every `scale_main` totals convolved with the rest's at `offsets`."""
+    from scipy import fft
+
     span = scale_main * (main_pmf.shape[1] - 1) + offsets[0, -1] - offsets[0, 0] + 1
-    width = 1 << int(span - 1).bit_length()
+    width = _fast_length(span)
     placed_main = np.zeros((len(cells), width))
     placed_main[:, : scale_main * main_pmf.shape[1] : scale_main] = main_pmf
     placed_rest = np.zeros((len(cells), width))
     np.put_along_axis(placed_rest, offsets - offsets[:, :1], rest_pmf, axis=1)
-    pmf = np.fft.irfft(np.fft.rfft(placed_main, axis=1) * np.fft.rfft(placed_rest, axis=1), width, axis=1)
+    pmf = fft.irfft(fft.rfft(placed_main, axis=1) * fft.rfft(placed_rest, axis=1), width, axis=1)
     first = scale_main * main_first + offsets[:, 0]
     for method, (low, high) in bounds.items():
         spread = np.concatenate([high - low, np.zeros(width)])
