@@ -58,7 +58,8 @@ STAGE_DATA = {
 }
 
 
-def imported_modules(name: str) -> set[str]:
+@functools.cache  # every stage's closure walks the shared modules: parse each once per process
+def imported_modules(name: str) -> frozenset[str]:
     """workflow/scripts-relative paths of the benchreport modules one file there imports, at any
     depth of its code (an import inside a function may run too)."""
     found = set()
@@ -72,7 +73,7 @@ def imported_modules(name: str) -> set[str]:
         else:
             continue
         found.update(f"benchreport/{module}.py" for module in modules)
-    return {path for path in found if (SCRIPTS_DIR / path).is_file()}
+    return frozenset(path for path in found if (SCRIPTS_DIR / path).is_file())
 
 
 def code_closure(script: str) -> list[str]:
