@@ -98,6 +98,7 @@ def test_one_try_runs_are_exact_and_the_same_under_every_family():
         ("6x2", None),
         ("3x2+2x3+3x5", None),
         ("2x1+5x4", None),
+        ("4x3+4x3", None),  # two groups alike: both are counted
         ("4x3+6x4", 1),
         ("3x2+2x3+3x5", 1),
     ],

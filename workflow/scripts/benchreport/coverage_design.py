@@ -662,15 +662,19 @@ def sum_layout(profile) -> tuple[tuple[int, int], tuple, int, int]:
     the lattice 1/Λ of the totals, Λ = lcm(K, L). The main group is the one with the most
     outcomes in its sum (tasks·K); when n·Λ is above TOTALS_MAX, every task mean is on the
     run's `sum_lattice` L instead (Λ = L, the main group one whose tries divide it)."""
-    tries = _profile_tries(profile)
-    main = max(profile, key=lambda group: (group[0] * group[1], group[0]))
-    rest = tuple(group for group in profile if group != main)
+    profile, tries = tuple(profile), _profile_tries(profile)
+
+    def split(candidates):  # the candidate group with the most outcomes, and every other group
+        index = max(candidates, key=lambda i: (profile[i][0] * profile[i][1], profile[i][0], -i))
+        return profile[index], profile[:index] + profile[index + 1 :]
+
+    main, rest = split(range(len(profile)))
     step = sum_lattice([group_tries for group_tries, _ in rest]) if rest else 1
     totals = math.lcm(main[0], step)
     if tries.size * totals + 1 > TOTALS_MAX:
         totals = sum_lattice(tries)
-        main = max((group for group in profile if totals % group[0] == 0), key=lambda group: group[0] * group[1])
-        rest, step = tuple(group for group in profile if group != main), totals
+        main, rest = split([i for i, (group_tries, _) in enumerate(profile) if totals % group_tries == 0])
+        step = totals
     return main, rest, step, totals
 
 
