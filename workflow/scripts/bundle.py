@@ -22,11 +22,11 @@ def progress(line):
 
 
 files = bundle.every_output(list(snakemake.input), closure(list(snakemake.input)))
-# only each ingest's job: its trial rows (a thousand a job folder) are parsed and let go one at a time
+# only each ingest's job, from its index.json (the same job as its trials.json, without the trial rows)
 ingests = [
     {"job": json.loads(Path(f).read_text(encoding="utf-8"))["job"]}
     for f in files
-    if f.startswith("results/ingest/") and f.endswith("/trials.json")
+    if f.startswith("results/ingest/") and f.endswith("/index.json")
 ]
 used = {ingest["job"]["label"] for ingest in ingests}
 roots = {

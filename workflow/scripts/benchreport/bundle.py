@@ -245,10 +245,10 @@ def load(source: tuple, name: str = "", raw: Spool | None = None) -> bytes:
         path = source[2] + name[len(source[1]) :]
         if kind == "job-file":
             return Path(path).read_bytes()
-        source = ("trajectory", path, source[3])
+        kind, source = "trajectory", ("trajectory", path, source[3])
     if kind == "file":
         return Path(source[1]).read_bytes()
-    if source[0] == "trajectory":
+    if kind == "trajectory":
         return (
             raw.read(name) if raw is not None and name in raw.where else trajectory_extract(Path(source[1]), source[2])
         )

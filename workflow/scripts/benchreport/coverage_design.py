@@ -702,10 +702,10 @@ def _window_widths(pmfs, groups, step, support, count):
     task adds at most `step`)."""
     centre, variance = np.zeros(count), np.zeros(count)
     for group_tries, tasks in groups:
-        values = _positions(group_tries, step)
-        first = np.nan_to_num(pmfs[group_tries]) @ values
+        values, pmf = _positions(group_tries, step), np.nan_to_num(pmfs[group_tries])
+        first = pmf @ values
         centre += tasks * first
-        variance += tasks * np.maximum(np.nan_to_num(pmfs[group_tries]) @ values**2 - first**2, 0)
+        variance += tasks * np.maximum(pmf @ values**2 - first**2, 0)
     log_bound = math.log(2 / WINDOW_TAIL)
     half = log_bound * step / 3 + np.sqrt((log_bound * step / 3) ** 2 + 2 * log_bound * variance)
     return centre, np.array([min(_fast_length(2 * math.ceil(h) + 2), _fast_length(support)) for h in half])
@@ -729,7 +729,8 @@ def _convolved(profile, families, means, confidence, workers=1) -> dict:
     the Monte-Carlo means only (every MC_STEP-th, all the design reads): S's distribution there
     by one more convolution. Exact when the rest's tries all divide L (`sum_lattice`).
     `workers` threads share the families."""
-    (main_tries, main_tasks), rest, step, totals = sum_layout(profile)
+    main, rest, step, totals = sum_layout(profile)
+    (main_tries, main_tasks), main = main, [main]
     tasks = sum(count for _, count in profile)
     support = tasks * totals + 1
     scale_main, scale_rest = totals // main_tries, totals // step
@@ -744,6 +745,7 @@ def _convolved(profile, families, means, confidence, workers=1) -> dict:
         name: (np.searchsorted(high, means, side="left"), np.searchsorted(low, means, side="right"))
         for name, (low, high) in bounds.items()
     }
+    spreads = {name: high - low for name, (low, high) in bounds.items()}
     found = {
         name: (np.full((len(families), len(means)), np.nan), np.full((len(families), len(means)), np.nan))
         for name in bounds
@@ -755,9 +757,7 @@ def _convolved(profile, families, means, confidence, workers=1) -> dict:
         name, parameter = families[f]
         pmfs = {group_tries: task_mean_pmf(name, parameter, means, group_tries) for group_tries, _ in profile}
         valid = np.flatnonzero(np.isfinite(pmfs[profile[0][0]]).all(axis=1))
-        main_centre, main_widths = _window_widths(
-            pmfs, [(main_tries, main_tasks)], main_tries, main_support, len(means)
-        )
+        main_centre, main_widths = _window_widths(pmfs, main, main_tries, main_support, len(means))
         rest_centre, rest_widths = _window_widths(pmfs, rest, step, rest_support, len(means))
         pairs = np.stack([main_widths[valid], rest_widths[valid]], axis=1)
         for main_width, rest_width in np.unique(pairs, axis=0):
@@ -766,7 +766,7 @@ def _convolved(profile, families, means, confidence, workers=1) -> dict:
             for start in range(0, len(cells), chunk):
                 block = cells[start : start + chunk]
                 main_first, main_pmf = _sum_window(
-                    pmfs, [(main_tries, main_tasks)], main_tries, block, int(main_width), main_centre, main_support
+                    pmfs, main, main_tries, block, int(main_width), main_centre, main_support
                 )
                 rest_first, rest_pmf = _sum_window(pmfs, rest, step, block, int(rest_width), rest_centre, rest_support)
                 offsets = scale_rest * (rest_first[:, None] + np.arange(rest_pmf.shape[1]))
@@ -776,9 +776,9 @@ def _convolved(profile, families, means, confidence, workers=1) -> dict:
                     )
                 mc = on_mc[block]
                 if mc.any():
-                    _widths(
-                        found, f, block[mc], main_first[mc], main_pmf[mc], scale_main, offsets[mc], rest_pmf[mc], bounds
-                    )
+                    widths = _widths(main_first[mc], main_pmf[mc], scale_main, offsets[mc], rest_pmf[mc], spreads)
+                    for method, width in widths.items():
+                        found[method][1][f, block[mc]] = width
 
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
         list(pool.map(family, range(len(families))))
@@ -797,22 +797,23 @@ def _covered(main_first, main_pmf, scale_main, offsets, rest_pmf, reach, past):
     return (rest_pmf * np.maximum(below(past) - below(reach), 0)).sum(axis=1)
 
 
-def _widths(found, f, cells, main_first, main_pmf, scale_main, offsets, rest_pmf, bounds):
-    """Mean width of the SUM_METHODS at `cells`: S's distribution on the lattice of the totals,
-    the main group's placed every `scale_main` totals convolved with the rest's at `offsets`."""
+def _widths(main_first, main_pmf, scale_main, offsets, rest_pmf, spreads):
+    """method -> per cell, the mean of its width (`spreads`: high − low at each total): S's
+    distribution on the lattice of the totals, the main group's placed every `scale_main` totals
+    convolved with the rest's at `offsets`."""
     from scipy import fft
 
     span = scale_main * (main_pmf.shape[1] - 1) + offsets[0, -1] - offsets[0, 0] + 1
     width = _fast_length(span)
-    placed_main = np.zeros((len(cells), width))
+    placed_main = np.zeros((len(main_pmf), width))
     placed_main[:, : scale_main * main_pmf.shape[1] : scale_main] = main_pmf
-    placed_rest = np.zeros((len(cells), width))
+    placed_rest = np.zeros((len(main_pmf), width))
     np.put_along_axis(placed_rest, offsets - offsets[:, :1], rest_pmf, axis=1)
     pmf = fft.irfft(fft.rfft(placed_main, axis=1) * fft.rfft(placed_rest, axis=1), width, axis=1)
-    first = scale_main * main_first + offsets[:, 0]
-    for method, (low, high) in bounds.items():
-        spread = np.concatenate([high - low, np.zeros(width)])
-        found[method][1][f, cells] = (pmf.clip(0) * spread[first[:, None] + np.arange(width)]).sum(axis=1)
+    totals = scale_main * main_first[:, None] + offsets[:, :1] + np.arange(width)
+    inside = totals < next(iter(spreads.values())).size  # the window may reach past the last total
+    pmf = pmf.clip(0) * inside
+    return {method: (pmf * spread[np.where(inside, totals, 0)]).sum(axis=1) for method, spread in spreads.items()}
 
 
 def futility_bound(target: float, simulations: int) -> float:

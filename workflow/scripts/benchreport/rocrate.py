@@ -148,8 +148,9 @@ def file_entity(name: str, size: int, sha256: str) -> dict:
         "contentSize": str(size),
         "sha256": sha256,
     }
-    if media_type(name):
-        entity["encodingFormat"] = media_type(name)
+    kind = media_type(name)
+    if kind:
+        entity["encodingFormat"] = kind
     return entity
 
 

@@ -69,13 +69,12 @@ class Refused(Exception):
     """The archive is refused as it stands (unsafe, over a limit, truncated, incomplete)."""
 
 
-def check_name(name: str, what: str = "path") -> str:
+def check_name(name: str, what: str = "path") -> None:
     """A relative path of plain components, as a member name or a manifest line may hold."""
     if not name or "\0" in name or "\\" in name or name.startswith("/") or DRIVE.match(name):
         raise Refused(f"{what} refused (absolute or malformed): {name!r}")
     if any(part in ("..", ".", "") for part in name.rstrip("/").split("/")):
         raise Refused(f"{what} with '..' or an empty part refused: {name!r}")
-    return name
 
 
 def check_member(member: tarfile.TarInfo) -> None:
