@@ -138,6 +138,32 @@ def test_a_change_within_the_same_timestamp_tick_is_seen(job, tmp_path):
     assert refresh(job, state, sources) != second
 
 
+def test_stats_from_the_future_are_trusted_until_the_clock_reaches_them(job, tmp_path, monkeypatch):
+    """A folder written under a clock ahead of this one: a parse with nothing changed reads no
+    file, and once this clock has passed its times, a write that kept them is still seen."""
+    state = tmp_path / "state"
+    state.mkdir()
+    sources = recorded(job)
+    ahead = discover.time.time_ns() + 86_400 * 10**9  # a day ahead
+    for path in [job.path, *job.path.rglob("*")]:
+        os.utime(path, ns=(ahead, ahead))
+    first = refresh(job, state, sources)
+    hashed = []
+    real_hash = discover._prefix_or_file_sha256
+    monkeypatch.setattr(discover, "_prefix_or_file_sha256", lambda *a: hashed.append(a[1]) or real_hash(*a))
+    assert refresh(job, state, sources) == first
+    assert hashed == []  # nothing read: every stat is one no write since the save can have made
+
+    config = attempt(job) / "config.json"
+    text = config.read_text()
+    config.write_text(text.replace('"', "'", 1))  # same size, new bytes, the times put back
+    os.utime(config, ns=(ahead, ahead))
+    clock = discover.time.time_ns
+    monkeypatch.setattr(discover.time, "time_ns", lambda: clock() + 2 * 86_400 * 10**9)  # the day has come
+    assert refresh(job, state, sources) != first
+    assert "config.json" in "".join(hashed)
+
+
 def test_forked_processes_write_the_same_stamps_as_one(tmp_path):
     root = tmp_path / "jobs"
     for number in range(5):

@@ -30,6 +30,7 @@ TRIAL_FILES = ("result.json", "config.json", "timing.json", "solver.json")
 TRAJECTORY = "trajectory/llm_trajectory.jsonl"
 # Rubric review revisions (spec §3.7): every file under these folders of an attempt is read.
 REVIEW_DIRS = ("reviews", "scoring")
+REVIEW_ENTRIES = frozenset((*REVIEW_DIRS, *(f"{name}/" for name in REVIEW_DIRS)))  # as listed, or a link
 TRY_FOLDER = re.compile(r"^(?:trial|seed|repeat|sample)-?(\d+)$")
 TRIAL_NAME = re.compile(r"^(?P<task>.+)__[0-9a-f]{8}$")
 MAX_REQUEST_LINE = 4 << 20
@@ -351,7 +352,7 @@ def stat_state(job: JobFolder, folders_before: dict | None = None) -> tuple[dict
                     state[relpath] = [info.st_size, info.st_mtime_ns]
                 else:
                     checked(relpath)
-            if any(entry.rstrip("/") in REVIEW_DIRS for entry in entries):
+            if not REVIEW_ENTRIES.isdisjoint(entries):
                 for path in review_files(f"{job_dir}/{name}"):  # walked every time: a new file deep
                     checked(f"{name}/{path}")  # inside leaves the attempt folder's mtime as it was
     finally:
@@ -398,22 +399,50 @@ def content_changed(
 
 # A file or folder changed this recently may change again within the same timestamp tick (file
 # systems stamp times from a coarse clock, some in 2 s steps): its stat is not kept as a sign of
-# "unchanged" ("racy" entries, as git calls them), so the next parse looks at it again.
+# "unchanged" ("racy" entries, as git calls them), so the next parse looks at it again. A stat
+# from the future (a clock ahead where the folder was written, a copy that kept its times) is
+# kept while the clock has not reached it: no write since the save can have given it that mtime.
+# Without that, every parse re-hashed such a folder whole (issue 24: 38 of the benchmark's 100
+# folders, dated into next year, made a run with nothing changed 13 s of hashing).
 RACY_NS = 2_000_000_000
+
+
+def _racy(mtime_ns: int, since_ns: int, now_ns: int) -> bool:
+    """Whether a write between `since_ns` and `now_ns` could have left this mtime as it was."""
+    return since_ns - RACY_NS <= mtime_ns <= now_ns + RACY_NS
 
 
 def _settled(files: dict, hashes: dict, folders: dict) -> dict:
     """The cache to keep: racy file stats made unmatchable (-1 for the mtime, no sha256) and racy
-    folder listings made unusable (None for the mtime)."""
-    recent = time.time_ns() - RACY_NS
+    folder listings made unusable (None for the mtime); the time it was saved."""
+    now = time.time_ns()
     files = {
-        relpath: entry if len(entry) == 1 or entry[1] < recent else [entry[0], -1] for relpath, entry in files.items()
+        relpath: [entry[0], -1] if len(entry) == 2 and _racy(entry[1], now, now) else entry
+        for relpath, entry in files.items()
     }
     return {
+        "saved_ns": now,
         "files": files,
         "hashes": {relpath: sha for relpath, sha in hashes.items() if files[relpath][-1] != -1},
-        "folders": {name: entry if entry[0] < recent else [None, entry[1]] for name, entry in folders.items()},
+        "folders": {name: [None, entry[1]] if _racy(entry[0], now, now) else entry for name, entry in folders.items()},
     }
+
+
+def _trusted(cache: dict) -> tuple[dict, dict, dict]:
+    """(files, hashes, folders) of a saved cache, less the stats from the future that the clock
+    has reached since it was saved: a write since then may have given one of them its mtime."""
+    files, hashes, folders = cache["files"], cache["hashes"], cache["folders"]
+    saved, now = cache.get("saved_ns"), time.time_ns()
+    if saved is None:  # saved before stats from the future were kept: it holds none
+        return files, hashes, folders
+    reached = {relpath for relpath, entry in files.items() if len(entry) == 2 and _racy(entry[1], saved, now)}
+    files = {relpath: [entry[0], -1] if relpath in reached else entry for relpath, entry in files.items()}
+    hashes = {relpath: sha for relpath, sha in hashes.items() if relpath not in reached}
+    folders = {
+        name: [None, entry[1]] if entry[0] is not None and _racy(entry[0], saved, now) else entry
+        for name, entry in folders.items()
+    }
+    return files, hashes, folders
 
 
 def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) -> Path:
@@ -427,8 +456,7 @@ def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) 
     key = hashlib.sha256(f"{job.job_id}\0{max_requests}".encode()).hexdigest()[:16]
     stamp, cache_file = state_dir / f"{key}.stamp", state_dir / f"{key}.json"
     try:
-        before = json.loads(cache_file.read_bytes())
-        files_before, hashes_before, folders_before = before["files"], before["hashes"], before["folders"]
+        files_before, hashes_before, folders_before = _trusted(json.loads(cache_file.read_bytes()))
     except (OSError, ValueError, KeyError, TypeError):
         files_before = hashes_before = folders_before = None
     now, folders = stat_state(job, folders_before)
@@ -548,7 +576,8 @@ def duplicates(jobs: list[JobFolder], roots: list[str], records: dict[str, dict]
             continue
         for folder, (relpath, size) in records.get(job.job_id, {}).items():
             places.setdefault((folder, size), []).append((job, relpath))
-    for (folder, _), group in sorted(places.items()):
+    shared = sorted((key, group) for key, group in places.items() if len(group) > 1)  # 100,000 keys: sort few
+    for (folder, _), group in shared:
         if len({job.job_id for job, _ in group}) < 2:
             continue
         kept: dict[str, JobFolder] = {}
