@@ -38,3 +38,47 @@ def test_a_row_that_breaks_the_record_is_named(rows):
     with pytest.raises(TypeError, match=f"{row['folder']} breaks the Trial record: missing field task"):
         trial.check_rows([rows[1], row])
     trial.check_rows(rows[:2])
+
+
+def test_ingests_loaded_together_hold_each_repeated_value_once(rows, tmp_path):
+    """load_ingests gives the rows json.load gives, with each repeated value one object."""
+    import json
+
+    from benchreport.files import write_json
+
+    paths = []
+    for number, part in enumerate((rows[: len(rows) // 2], rows[len(rows) // 2 :])):
+        paths.append(tmp_path / f"{number}.json")
+        write_json(paths[-1], {"job": {"id": str(number)}, "trials": part})
+    loaded = trial.load_ingests(paths)
+    assert loaded == [json.loads(path.read_text()) for path in paths]
+    found = [row for ingest in loaded for row in ingest["trials"]]
+    for name in (*trial.SHARED_TEXT, *trial.SHARED_VALUES):
+        values = {repr(row[name]) for row in found}
+        assert len({id(row[name]) for row in found}) == len(values), name
+
+
+def _fields_named(stage: str) -> set[str]:
+    """The Trial fields a stage's code names as a string anywhere (its script and every module it
+    imports, as lineage hashes them; not trial.py, which defines the record)."""
+    import ast
+
+    from benchreport import lineage
+
+    named = set()
+    for name in lineage.code_closure(f"{stage}.py"):
+        if name != "benchreport/trial.py":
+            tree = ast.parse((lineage.SCRIPTS_DIR / name).read_text(encoding="utf-8"))
+            named |= {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)}
+    return named & set(trial.FIELDS)
+
+
+@pytest.mark.parametrize("stage", ["stats", "trial_rows"])
+def test_a_stage_loads_every_field_its_code_reads(stage):
+    """trial.load_ingests drops the fields not in the stage's TRIAL_FIELDS: a field the code reads
+    by name but the list leaves out would read as missing."""
+    import importlib
+
+    fields = importlib.import_module(f"benchreport.{stage}").TRIAL_FIELDS
+    assert _fields_named(stage) - set(fields) == set()
+    assert set(fields) <= set(trial.FIELDS)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from benchreport import bundle, rocrate, rulejob
 from benchreport.discover import root_labels
-from benchreport.files import dump_json, write_text
+from benchreport.files import dump_json, write_json
 from benchreport.lineage import WORKFLOW_DIR, closure, git_state, software_versions, write_for_rule
 
 rulejob.start(snakemake)
@@ -103,6 +103,6 @@ with tempfile.TemporaryFile(dir=target.parent) as listing:
 count = len(archive.files)
 archive.close()
 partial.replace(target)
-write_text(snakemake.output.redactions, dump_json(hits))
+write_json(snakemake.output.redactions, hits)
 progress(f"{count:,} files, {len(hits)} redactions")
 write_for_rule(snakemake)

@@ -2,7 +2,7 @@
 
 from benchreport import rulejob
 from benchreport.comparisons import comparisons, render_csv, render_markdown
-from benchreport.files import dump_json, load_json, write_text
+from benchreport.files import load_json, write_json, write_text
 from benchreport.lineage import write_for_rule
 
 rulejob.start(snakemake)
@@ -12,7 +12,7 @@ for path in snakemake.input.stats:
     data = load_json(path)
     stats[data["setting"]] = data
 result = comparisons(stats, snakemake.params.pairs, snakemake.params.statistics, snakemake.params.power)
-write_text(snakemake.output.json, dump_json(result))
+write_json(snakemake.output.json, result)
 write_text(snakemake.output.markdown, render_markdown(result))
 write_text(snakemake.output.csv, render_csv(result))
 write_for_rule(snakemake)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from benchreport import rulejob
 from benchreport.controls import run_controls
-from benchreport.files import dump_json, write_text
+from benchreport.files import write_json
 from benchreport.lineage import write_for_rule
 
 log = rulejob.start(snakemake)
@@ -14,5 +14,5 @@ tasks = json.loads(snakemake.params.tasks)
 manifest = run_controls(
     snakemake.wildcards.kind, tasks, snakemake.params.run, Path(snakemake.params.run["jobs_dir"]), log
 )
-write_text(snakemake.output.manifest, dump_json(manifest))
+write_json(snakemake.output.manifest, manifest)
 write_for_rule(snakemake)

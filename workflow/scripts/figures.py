@@ -1,7 +1,7 @@
 """Rule figures: forest, heatmap and cost figures (SVG and PNG) and the numbers behind them."""
 
 from benchreport import figure_data, figures, rulejob
-from benchreport.files import dump_json, load_json, write_text
+from benchreport.files import load_json, write_json
 from benchreport.lineage import write_for_rule
 
 rulejob.start(snakemake)
@@ -9,7 +9,7 @@ rulejob.start(snakemake)
 
 numbers = [load_json(path) for path in snakemake.input.numbers]  # each setting's stats.json
 data = figure_data.figures_data(numbers)
-write_text(snakemake.output.figures, dump_json(data))
+write_json(snakemake.output.figures, data)
 for name, formats in figures.render_all(data).items():
     for fmt, content in formats.items():
         with open(snakemake.output[f"{name}_{fmt}"], "wb") as handle:

@@ -7,7 +7,7 @@ import sys
 
 from benchreport import rulejob
 from benchreport.discover import JobFolder, location_file
-from benchreport.files import dump_json, write_text
+from benchreport.files import write_json
 from benchreport.ingest import ingest_job, job_ledger
 from benchreport.lineage import write_for_rule
 
@@ -26,8 +26,8 @@ print(
     f"{len(result['trials'])} trials, {len(result['ledger'])} ledger rows",
     file=sys.stderr,
 )
-write_text(snakemake.output.trials, dump_json({key: value for key, value in result.items() if key != "sources"}))
-write_text(snakemake.output.index, dump_json({key: result[key] for key in ("job", "settings")}))
-write_text(snakemake.output.tasks, dump_json({"job": result["job"]["id"], "tasks": result["tasks"]}))
-write_text(snakemake.output.ledger, dump_json(job_ledger(result)))
+write_json(snakemake.output.trials, {key: value for key, value in result.items() if key != "sources"})
+write_json(snakemake.output.index, {key: result[key] for key in ("job", "settings")})
+write_json(snakemake.output.tasks, {"job": result["job"]["id"], "tasks": result["tasks"]})
+write_json(snakemake.output.ledger, job_ledger(result))
 write_for_rule(snakemake, sources=result["sources"])

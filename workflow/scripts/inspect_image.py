@@ -8,7 +8,7 @@ from pathlib import Path
 
 from benchreport import rulejob
 from benchreport.environment import inspect_image, replay_record
-from benchreport.files import dump_json, write_text
+from benchreport.files import write_json
 from benchreport.lineage import write_for_rule
 
 rulejob.start(snakemake)
@@ -38,5 +38,5 @@ if params.retry:
     # taken again by itself: the last record failed and the daemon now says otherwise
     record["retried"] = json.loads(params.retry)
 print(f"{params.reference}: {record['status']} {record.get('reason') or ''}", file=sys.stderr)
-write_text(snakemake.output.record, dump_json(record))
+write_json(snakemake.output.record, record)
 write_for_rule(snakemake, extra=when)

@@ -2,7 +2,7 @@
 report.md, writeup.md, run-card.json, run-summary.json, and the trials report.html lists of it."""
 
 from benchreport import rulejob, runcard
-from benchreport.files import dump_json, load_json, write_text
+from benchreport.files import load_json, write_json, write_text
 from benchreport.lineage import write_for_rule
 from benchreport.page import page_trials
 from benchreport.report import (
@@ -28,9 +28,7 @@ validate_record(record)
 write_text(snakemake.output.summary, render_summary(record))
 write_text(snakemake.output.report, render_report(record, card, trials))
 write_text(snakemake.output.writeup, render_writeup(record, card))
-write_text(snakemake.output.run_card, dump_json(card))
-write_text(snakemake.output.run_summary, dump_json(card["run_summary"]))
-write_text(
-    snakemake.output.page, dump_json({"setting": stats["setting"]} | page_trials(stats["per_task"], stats["trials"]))
-)
+write_json(snakemake.output.run_card, card)
+write_json(snakemake.output.run_summary, card["run_summary"])
+write_json(snakemake.output.page, {"setting": stats["setting"]} | page_trials(stats["per_task"], stats["trials"]))
 write_for_rule(snakemake)

@@ -2,10 +2,11 @@
 rule trial_rows writes what else the report needs of its trials from the same folders."""
 
 from benchreport import rulejob
-from benchreport.files import dump_json, load_json, write_text
+from benchreport.files import load_json, write_json
 from benchreport.lineage import write_for_rule
 from benchreport.settings import number_tries
-from benchreport.stats import setting_stats
+from benchreport.stats import TRIAL_FIELDS, setting_stats
+from benchreport.trial import load_ingests
 
 rulejob.start(snakemake)
 
@@ -22,8 +23,9 @@ def grid_for(profile):
     return load_json(grid)
 
 
-trials = number_tries([trial for path in snakemake.input.trials for trial in load_json(path)["trials"]])
+ingests = load_ingests(snakemake.input.trials, TRIAL_FIELDS)
+trials = number_tries([trial for ingest in ingests for trial in ingest["trials"]])
 params = snakemake.params.stats | {"controls": snakemake.params.controls}
 stats = setting_stats(snakemake.wildcards.setting, trials, params, grid_for)
-write_text(snakemake.output.stats, dump_json(stats))
+write_json(snakemake.output.stats, stats)
 write_for_rule(snakemake)

@@ -2,21 +2,22 @@
 what its run card counts from them (settings/<setting>/card-parts.json)."""
 
 from benchreport import rulejob
-from benchreport.files import dump_json, load_json, write_text
+from benchreport.files import write_json
 from benchreport.lineage import write_for_rule
 from benchreport.settings import number_ingest_tries
-from benchreport.trial_rows import card_parts, setting_trial_rows
+from benchreport.trial import load_ingests
+from benchreport.trial_rows import TRIAL_FIELDS, card_parts, setting_trial_rows
 
 rulejob.start(snakemake)
 
 
 setting = snakemake.wildcards.setting
-ingests = number_ingest_tries([load_json(path) for path in snakemake.input.trials])
+ingests = number_ingest_tries(load_ingests(snakemake.input.trials, TRIAL_FIELDS))
 trials = [trial for ingest in ingests for trial in ingest["trials"]]
 rows, excluded = setting_trial_rows(setting, trials, snakemake.params.controls)
 card = card_parts(
     setting, ingests, excluded, benchmark_config=snakemake.params.benchmark_version, gate=snakemake.params.gate
 )
-write_text(snakemake.output.trials, dump_json(rows))
-write_text(snakemake.output.card, dump_json(card))
+write_json(snakemake.output.trials, rows)
+write_json(snakemake.output.card, card)
 write_for_rule(snakemake)

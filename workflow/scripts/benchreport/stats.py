@@ -13,6 +13,44 @@ from .settings import describe
 from .verdicts import SCORED, version_verdict
 
 OUTCOME_ORDER = ("passed", "failed", "errored", "verifier_errored", "unscored")
+# The Trial fields rule stats reads; trial.load_ingests loads no other (a test holds this to the
+# field names the stage's code states)
+TRIAL_FIELDS = (
+    "job",
+    "folder",
+    "try_index",
+    "try_rule",
+    "try_folders",
+    "attempts",
+    "task",
+    "task_digest",
+    "dataset",
+    "agent",
+    "agent_name",
+    "model",
+    "reasoning_effort",
+    "sandbox",
+    "route",
+    "seed",
+    "sampling",
+    "served_models",
+    "harness_version",
+    "benchflow_version",
+    "control",
+    "setting",
+    "setting_key",
+    "started_at",
+    "timing",
+    "seconds_all_attempts",
+    "timed_out",
+    "reward",
+    "outcome",
+    "tokens_all_attempts",
+    "cost_usd_all_attempts",
+    "usage_source",
+    "price_source",
+    "trajectory",
+)
 
 
 def _ratio(numerator, denominator):

@@ -15,6 +15,58 @@ from . import grader, provenance, stats
 from .classify import LEFT_OUT, REVIEWER_RUN
 
 GATE_KINDS = ("failed", "errored", "verifier_errored", "timed_out")
+# The Trial fields rule trial_rows reads; trial.load_ingests loads no other (a test holds this to
+# the field names the stage's code states)
+TRIAL_FIELDS = (
+    "job",
+    "folder",
+    "try_index",
+    "try_rule",
+    "try_folders",
+    "attempts",
+    "attempt_outcomes",
+    "task",
+    "task_digest",
+    "dataset",
+    "agent",
+    "agent_name",
+    "model",
+    "reasoning_effort",
+    "sandbox",
+    "route",
+    "seed",
+    "sampling",
+    "served_models",
+    "harness_version",
+    "benchflow_version",
+    "control",
+    "setting",
+    "setting_key",
+    "started_at",
+    "timing",
+    "seconds_all_attempts",
+    "timed_out",
+    "complete",
+    "review_pending",
+    "has_scoring",
+    "reward",
+    "gate",
+    "outcome",
+    "benchflow_bucket",
+    "error",
+    "error_category",
+    "verifier_error",
+    "verifier_error_category",
+    "grading",
+    "provenance",
+    "tokens",
+    "tokens_all_attempts",
+    "cost_usd",
+    "cost_usd_all_attempts",
+    "usage_source",
+    "price_source",
+    "trajectory",
+)
 
 
 def _own(setting: str, ingests: list[dict]) -> tuple[list[dict], list[dict]]:

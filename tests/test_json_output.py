@@ -1,0 +1,33 @@
+"""The one JSON serialisation (benchreport.files): write_json, which writes a file piece by piece,
+writes exactly the bytes of dump_json, on any JSON value (hypothesis), hostile characters too."""
+
+from __future__ import annotations
+
+import json
+
+from benchreport.files import dump_json, write_json
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+TEXT = st.text(st.characters(codec="utf-8") | st.sampled_from(["\ud800", "\u200b", "\x00", "\u202e", "\ufeff"]))
+SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | TEXT
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(TEXT, inner, max_size=4)
+        # a list of records, as trials.json holds them
+        | st.lists(st.dictionaries(TEXT, SCALARS | st.lists(SCALARS, max_size=2), max_size=3), min_size=1, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(VALUES)
+def test_write_json_writes_the_bytes_of_dump_json(tmp_path_factory, value):
+    path = tmp_path_factory.mktemp("json") / "out.json"
+    write_json(path, value)
+    text = path.read_bytes().decode("utf-8")
+    assert text == dump_json(value)
+    assert json.loads(text) == json.loads(json.dumps(value))  # and it reads back as the value
