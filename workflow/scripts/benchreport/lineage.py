@@ -60,7 +60,7 @@ STAGE_DATA = {
 
 # `from . import x`, `from .x import y`, `from benchreport(.x) import y` at any indentation, the
 # names in parentheses across lines. Read by a pattern, not by ast: parsing and walking the
-# package's modules took 0.6 s of every snakemake start (1.8 s is Snakemake's own), and
+# package's modules took 0.3 s of every snakemake start (1.8 s is Snakemake's own), and
 # tests/test_stage_code.py checks that the pattern finds what ast finds in every module. Text in
 # a string that looks like an import can only add a module, never hide one.
 _IMPORT_FROM = re.compile(r"^[ \t]*from[ \t]+(\.?)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.MULTILINE)

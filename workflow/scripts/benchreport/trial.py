@@ -158,20 +158,21 @@ SHARED_TEXT = (
 SHARED_VALUES = ("setting_key", "provenance", "sampling", "served_models", "try_folders", "attempt_outcomes")
 
 
-def load_ingests(paths, fields=tuple(FIELDS)) -> list[dict]:
+def load_ingests(paths, fields=FIELDS) -> list[dict]:
     """The ingests' trials.json files, for a stage that holds a whole setting's rows at once
     (stats, trial_rows): each row keeps only `fields` (the stage's TRIAL_FIELDS, what its code
     reads) and each repeated value is one object across them, not one per row. At 100,000
     trials of one setting the rows take 7.5 KB each in memory as json.load gives them, 4.5 KB
     shared, 4.2 KB with trial_rows' fields, 3.1 KB with stats' (issue 24's 1 GiB). Sharing is
     safe because the stages set a row's fields but never change a value inside one."""
-    keep = tuple(fields)
+    keep = tuple(name for name in FIELDS if name in fields)  # the record's order, whatever the list's
+    whole = keep == tuple(FIELDS)
     text = {name: {} for name in SHARED_TEXT if name in keep}
     values = {name: {} for name in SHARED_VALUES if name in keep}
     ingests = []
     for path in paths:
         ingest = load_json(path)
-        if keep != tuple(FIELDS):
+        if not whole:
             ingest["trials"] = [{name: row[name] for name in keep} for row in ingest["trials"]]
         for row in ingest["trials"]:
             for name, seen in text.items():

@@ -15,43 +15,16 @@ from . import grader, provenance, stats
 from .classify import LEFT_OUT, REVIEWER_RUN
 
 GATE_KINDS = ("failed", "errored", "verifier_errored", "timed_out")
-# The Trial fields rule trial_rows reads; trial.load_ingests loads no other (a test holds this to
-# the field names the stage's code states)
+# The Trial fields rule trial_rows reads: stats' (it calls stats.setting_trials), and those of a
+# verdict's details, the grading and the kept attempt's usage; trial.load_ingests loads no other
+# (a test holds this to the field names the stage's code states)
 TRIAL_FIELDS = (
-    "job",
-    "folder",
-    "try_index",
-    "try_rule",
-    "try_folders",
-    "attempts",
+    *stats.TRIAL_FIELDS,
     "attempt_outcomes",
-    "task",
-    "task_digest",
-    "dataset",
-    "agent",
-    "agent_name",
-    "model",
-    "reasoning_effort",
-    "sandbox",
-    "route",
-    "seed",
-    "sampling",
-    "served_models",
-    "harness_version",
-    "benchflow_version",
-    "control",
-    "setting",
-    "setting_key",
-    "started_at",
-    "timing",
-    "seconds_all_attempts",
-    "timed_out",
     "complete",
     "review_pending",
     "has_scoring",
-    "reward",
     "gate",
-    "outcome",
     "benchflow_bucket",
     "error",
     "error_category",
@@ -60,12 +33,7 @@ TRIAL_FIELDS = (
     "grading",
     "provenance",
     "tokens",
-    "tokens_all_attempts",
     "cost_usd",
-    "cost_usd_all_attempts",
-    "usage_source",
-    "price_source",
-    "trajectory",
 )
 
 
