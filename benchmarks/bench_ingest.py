@@ -174,6 +174,9 @@ def main(argv=None) -> int:
     parser.add_argument("--max-requests", type=int, default=bench_scale.MAX_REQUESTS)
     parser.add_argument("--workers", type=int, nargs="+", default=[1], help="ingest_job's workers, each measured")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--settings", type=int, default=1, help="settings the job folders cycle through (as bench_scale's)"
+    )
     parser.add_argument("--tmp", type=Path, default=Path("/tmp/benchreport-ingest"))
     parser.add_argument("--regenerate", action="store_true")
     parser.add_argument("--profile", action="store_true", help="cProfile one folder's ingest in this process")

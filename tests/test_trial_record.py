@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 from benchreport import discover, ingest, trial
 from conftest import EXAMPLE
@@ -61,7 +63,6 @@ def test_ingests_loaded_together_hold_each_repeated_value_once(rows, tmp_path):
 def _fields_named(stage: str) -> set[str]:
     """The Trial fields a stage's code names as a string anywhere (its script and every module it
     imports, as lineage hashes them; not trial.py, which defines the record)."""
-    import ast
 
     from benchreport import lineage
 
@@ -82,3 +83,77 @@ def test_a_stage_loads_every_field_its_code_reads(stage):
     fields = importlib.import_module(f"benchreport.{stage}").TRIAL_FIELDS
     assert _fields_named(stage) - set(fields) == set()
     assert set(fields) <= set(trial.FIELDS)
+
+
+def _parts_read(stage: str) -> tuple[dict[str, set], list[str]]:
+    """Per dict field, the keys a stage's code reads of it (`row["timing"].get("total")`,
+    `row["timing"]["total"]`), and every other use of such a field (which would need it whole)."""
+    from benchreport import lineage
+
+    read, whole = {}, []
+    for name in lineage.code_closure(f"{stage}.py"):
+        if name == "benchreport/trial.py":
+            continue
+        tree = ast.parse((lineage.SCRIPTS_DIR / name).read_text(encoding="utf-8"))
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            field = _named_key(node)
+            if field not in ("timing", "tokens", "tokens_all_attempts", "provenance", "sampling", "setting_key"):
+                continue
+            parent = parents[node]
+            key = _named_key(parent) if isinstance(parent, ast.Subscript) else _named_key(parents.get(parent))
+            if key is not None and (isinstance(parent, ast.Subscript) or parent.attr == "get"):
+                read.setdefault(field, set()).add(key)
+            else:
+                whole.append(f"{name}:{node.lineno} {field}")
+    return read, whole
+
+
+def _named_key(node):
+    """The constant key of `x["key"]` or `x.get("key", ...)`, else None."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        return node.slice.value
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+    ):
+        return node.args[0].value
+    return None
+
+
+@pytest.mark.parametrize("stage", ["stats", "trial_rows"])
+def test_a_stage_reads_only_the_parts_of_a_field_it_loads(stage):
+    """load_ingests keeps of a dict field in TRIAL_PARTS only the keys listed: the stage's code
+    must read nothing else of it, and never use it whole."""
+    import importlib
+
+    parts = importlib.import_module(f"benchreport.{stage}").TRIAL_PARTS
+    read, whole = _parts_read(stage)
+    assert parts, "the stage loads every dict field whole: this test then checks nothing"
+    for field, keys in parts.items():
+        assert read.get(field, set()) <= set(keys), field
+        assert [use for use in whole if use.endswith(f" {field}")] == []
+
+
+def test_parts_and_equal_fields_are_loaded_as_the_stage_reads_them(rows, tmp_path):
+    """Of timing only the listed keys are loaded; the tokens of every attempt are the kept
+    attempt's object when they are equal; every other field is as json.load gives it."""
+    import json
+
+    from benchreport.files import write_json
+
+    path = tmp_path / "trials.json"
+    write_json(path, {"job": {"id": "j"}, "trials": rows})
+    loaded = trial.load_ingests([path], parts={"timing": ("total",)})[0]["trials"]
+    plain = json.loads(path.read_text())["trials"]
+    assert [{**row, "timing": None} for row in loaded] == [{**row, "timing": None} for row in plain]
+    assert [row["timing"] for row in loaded] == [
+        {"total": row["timing"]["total"]} if "total" in row["timing"] else {} for row in plain
+    ]
+    assert any("total" in row["timing"] for row in loaded) and any(len(row["timing"]) > 1 for row in plain)
+    equal = [row for row in loaded if row["tokens_all_attempts"] == row["tokens"]]
+    assert equal and all(row["tokens_all_attempts"] is row["tokens"] for row in equal)
+    assert any(row["tokens_all_attempts"] != row["tokens"] for row in loaded)

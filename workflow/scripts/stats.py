@@ -5,7 +5,7 @@ from benchreport import rulejob
 from benchreport.files import load_json, write_json
 from benchreport.lineage import write_for_rule
 from benchreport.settings import number_tries
-from benchreport.stats import TRIAL_FIELDS, setting_stats
+from benchreport.stats import TRIAL_FIELDS, TRIAL_PARTS, setting_stats
 from benchreport.trial import load_ingests
 
 rulejob.start(snakemake)
@@ -23,7 +23,7 @@ def grid_for(profile):
     return load_json(grid)
 
 
-ingests = load_ingests(snakemake.input.trials, TRIAL_FIELDS)
+ingests = load_ingests(snakemake.input.trials, TRIAL_FIELDS, TRIAL_PARTS)
 trials = number_tries([trial for ingest in ingests for trial in ingest["trials"]])
 params = snakemake.params.stats | {"controls": snakemake.params.controls}
 stats = setting_stats(snakemake.wildcards.setting, trials, params, grid_for)

@@ -6,13 +6,13 @@ from benchreport.files import write_json
 from benchreport.lineage import write_for_rule
 from benchreport.settings import number_ingest_tries
 from benchreport.trial import load_ingests
-from benchreport.trial_rows import TRIAL_FIELDS, card_parts, setting_trial_rows
+from benchreport.trial_rows import TRIAL_FIELDS, TRIAL_PARTS, card_parts, setting_trial_rows
 
 rulejob.start(snakemake)
 
 
 setting = snakemake.wildcards.setting
-ingests = number_ingest_tries(load_ingests(snakemake.input.trials, TRIAL_FIELDS))
+ingests = number_ingest_tries(load_ingests(snakemake.input.trials, TRIAL_FIELDS, TRIAL_PARTS))
 trials = [trial for ingest in ingests for trial in ingest["trials"]]
 rows, excluded = setting_trial_rows(setting, trials, snakemake.params.controls)
 card = card_parts(

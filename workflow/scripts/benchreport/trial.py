@@ -156,30 +156,42 @@ SHARED_TEXT = (
     "try_rule",
 )
 SHARED_VALUES = ("setting_key", "provenance", "sampling", "served_models", "try_folders", "attempt_outcomes")
+# (field, field it usually equals): summed over every attempt, the tokens are the kept attempt's
+# when there was one attempt (99 % of the trials of bench_scale's folders).
+SAME_WHEN_EQUAL = (("tokens_all_attempts", "tokens"),)
 
 
-def load_ingests(paths, fields=FIELDS) -> list[dict]:
+def load_ingests(paths, fields=FIELDS, parts=None) -> list[dict]:
     """The ingests' trials.json files, for a stage that holds a whole setting's rows at once
     (stats, trial_rows): each row keeps only `fields` (the stage's TRIAL_FIELDS, what its code
-    reads) and each repeated value is one object across them, not one per row. At 100,000
-    trials of one setting the rows take 7.5 KB each in memory as json.load gives them, 4.5 KB
-    shared, 4.2 KB with trial_rows' fields, 3.1 KB with stats' (issue 24's 1 GiB). Sharing is
-    safe because the stages set a row's fields but never change a value inside one."""
+    reads), of a dict field named in `parts` only the keys listed (its TRIAL_PARTS), and each
+    repeated value is one object across them, not one per row. At 100,000 trials of one setting
+    the rows take 7.5 KB each in memory as json.load gives them, 4.5 KB shared, 4.2 KB with
+    trial_rows' fields, 3.1 KB with stats' (issue 24's 1 GiB). Sharing is safe because the
+    stages set a row's fields but never change a value inside one."""
     keep = tuple(name for name in FIELDS if name in fields)  # the record's order, whatever the list's
     whole = keep == tuple(FIELDS)
+    parts = {name: wanted for name, wanted in (parts or {}).items() if name in keep}
     text = {name: {} for name in SHARED_TEXT if name in keep}
-    values = {name: {} for name in SHARED_VALUES if name in keep}
+    values = {name: {} for name in (*SHARED_VALUES, *parts) if name in keep}
+    same = [(name, other) for name, other in SAME_WHEN_EQUAL if name in keep and other in keep]
     ingests = []
     for path in paths:
         ingest = load_json(path)
         if not whole:
             ingest["trials"] = [{name: row[name] for name in keep} for row in ingest["trials"]]
         for row in ingest["trials"]:
+            for name, wanted in parts.items():
+                value = row[name]
+                row[name] = {key: value[key] for key in wanted if key in value}
             for name, seen in text.items():
                 value = row[name]
                 row[name] = seen.setdefault(value, value)
             for name, seen in values.items():
                 value = row[name]
                 row[name] = seen.setdefault(repr(value), value)
+            for name, other in same:
+                if row[name] == row[other]:
+                    row[name] = row[other]
         ingests.append(ingest)
     return ingests

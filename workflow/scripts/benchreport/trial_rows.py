@@ -35,6 +35,7 @@ TRIAL_FIELDS = (
     "tokens",
     "cost_usd",
 )
+TRIAL_PARTS = stats.TRIAL_PARTS  # of the timing, the total seconds (a trials table column)
 
 
 def _own(setting: str, ingests: list[dict]) -> tuple[list[dict], list[dict]]:
