@@ -77,6 +77,9 @@ def main(argv=None) -> int:
     parser.add_argument("--requests", type=int, default=scale.synth.SCALE_REQUESTS)
     parser.add_argument("--request-kb", type=float, default=scale.synth.SCALE_REQUEST_KB)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--settings", type=int, default=len(scale.synth.SCALE_SETTINGS), help="as bench_scale.py's --settings"
+    )
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--tmp", type=Path, default=Path("/tmp/benchreport-scale"))
     parser.add_argument("--regenerate", action="store_true")
@@ -91,7 +94,7 @@ def main(argv=None) -> int:
         for key, value in scale.SHAPES[args.shape].items():
             setattr(args, key, value)
 
-    name = f"{args.jobs}x{args.trials}-r{args.requests}-k{args.request_kb:g}-s{args.seed}"
+    name = scale.data_name(args)
     data = args.tmp / f"data-{name}"
     data.mkdir(parents=True, exist_ok=True)
     scale.generate(data, args)

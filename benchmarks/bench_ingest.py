@@ -175,7 +175,7 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, nargs="+", default=[1], help="ingest_job's workers, each measured")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--settings", type=int, default=1, help="settings the job folders cycle through (as bench_scale's)"
+        "--settings", type=int, default=len(bench_scale.synth.SCALE_SETTINGS), help="as bench_scale.py's --settings"
     )
     parser.add_argument("--tmp", type=Path, default=Path("/tmp/benchreport-ingest"))
     parser.add_argument("--regenerate", action="store_true")
@@ -192,7 +192,7 @@ def main(argv=None) -> int:
             setattr(args, key, value)
     args.jobs = jobs or args.jobs or 10
     args.workers_generate = os.cpu_count() or 1
-    name = f"{args.jobs}x{args.trials}-r{args.requests}-k{args.request_kb:g}-s{args.seed}"
+    name = bench_scale.data_name(args)
     data = args.tmp / f"data-{name}"
     data.mkdir(parents=True, exist_ok=True)
     generate_args = argparse.Namespace(**{**vars(args), "workers": args.workers_generate})

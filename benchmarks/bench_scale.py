@@ -191,6 +191,14 @@ def generate(data: Path, args) -> float:
     return elapsed
 
 
+def data_name(args) -> str:
+    """The folders' name under --tmp: what the generator was given (bench_ingest and bench_bundle
+    name theirs the same way, so they reuse one another's folders)."""
+    return f"{args.jobs}x{args.trials}-r{args.requests}-k{args.request_kb:g}-s{args.seed}" + (
+        f"-settings{args.settings}" if args.settings != len(synth.SCALE_SETTINGS) else ""
+    )
+
+
 def synth_digest() -> str:
     import hashlib
 
@@ -754,9 +762,7 @@ def main(argv=None) -> int:
                 else "run without it (Python's default: compiled modules are cached)"
             )
         )
-    name = f"{args.jobs}x{args.trials}-r{args.requests}-k{args.request_kb:g}-s{args.seed}" + (
-        f"-settings{args.settings}" if args.settings != len(synth.SCALE_SETTINGS) else ""
-    )
+    name = data_name(args)
     data = args.tmp / f"data-{name}"
     data.mkdir(parents=True, exist_ok=True)
     jobs_root = data / "jobs"

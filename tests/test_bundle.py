@@ -530,3 +530,44 @@ def test_sparse_truncated_and_incomplete_archives_get_one_line(bundled, tmp_path
         assert done.stdout.startswith("REFUSED") and len(done.stdout.splitlines()) == 1, (kind, done.stdout)
         assert words in done.stdout, (kind, done.stdout)
         assert "Traceback" not in done.stderr, (kind, done.stderr)
+
+
+def test_the_first_pass_in_forked_shares_finds_what_one_pass_finds(tmp_path):
+    """bundle.scan splits the files over forked processes: the values, files and names found, and
+    the redacted entries of the second pass, are those of one process, whatever the split; a value
+    one share finds (an agent_env secret in a late config.json) is redacted in another's file."""
+    from benchreport import bundle, forked
+
+    secret, key = "hunter2-hunter2-hunter2", "sk-ant-api03-PLANTEDplantedPLANTED0123456789abcdef"
+    trajectory = tmp_path / "llm_trajectory.jsonl"
+    trajectory.write_text(
+        json.dumps({"request": {"body": {"temperature": 0.5, "note": secret}}, "response": {"body": {"model": "m"}}})
+        + "\n",
+        encoding="utf-8",
+    )
+    plan = {
+        "aa/t__1/result.json": ("bytes", json.dumps({"error": f"login failed for {secret}"}).encode()),
+        "aa/t__1/trajectory/llm_trajectory.jsonl": ("trajectory", str(trajectory), 20),
+        f"bb/{secret}.log": ("bytes", b"plain"),
+        "results/index.md": ("bytes", b"nothing secret at all"),
+        "results/report.md": ("bytes", f"served {key}".encode()),
+        "zz/t__2/trajectory/llm_trajectory.jsonl": ("trajectory", str(trajectory), 20),
+        "zz/t__9/config.json": ("bytes", json.dumps({"agent_env": {"MY_DB_PASSWORD": secret}}).encode()),
+    }
+    assert forked.can_fork()
+
+    def both_passes(processes):
+        found = bundle.scan(plan, {"aa", "bb", "zz"}, tmp_path, processes=processes)
+        entries = list(bundle.redacted(plan, found))
+        return (found.values, found.dirty, found.renamed, found.name_hits, found.directories, entries)
+
+    one = both_passes(1)
+    assert one[0] == sorted([secret, key]) and one[1] == {
+        "results/report.md",
+        "zz/t__9/config.json",
+    }  # the secret found in zz/ only
+    assert set(one[2]) == {f"bb/{secret}.log"}
+    assert all(data is None or (secret.encode() not in data and b"PLANTED" not in data) for _, data, _ in one[5])
+    assert any(data and b"temperature" in data for name, data, _ in one[5] if name.endswith(".jsonl"))
+    for processes in (2, 3, 8):
+        assert both_passes(processes) == one, processes

@@ -13,7 +13,8 @@ rule bundle:
     localrule: True
     conda:
         "../envs/benchreport.yaml"
-    threads: 1
+    # the first pass scans in this many forked shares; Snakemake gives at most --cores
+    threads: 4
     resources:
         mem_mb=2000,
     params:

@@ -49,7 +49,7 @@ del ingests
 progress(f"{len(plan):,} files to scan")
 target = Path(snakemake.output.bundle)
 target.parent.mkdir(parents=True, exist_ok=True)
-found = bundle.scan(plan, directories, target.parent, progress)
+found = bundle.scan(plan, directories, target.parent, progress, processes=snakemake.threads)
 # written under another name and moved into place when whole; refused (on_secret: fail), removed
 partial = target.with_name(target.name + ".partial")
 # kept to be read again: the lineage records (the RO-Crate's actions) and config.yaml (its agent)

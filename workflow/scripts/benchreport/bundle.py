@@ -32,6 +32,7 @@ import yaml
 from . import secrets
 from .discover import TRAJECTORY, TRIAL_FILES, attempt_folders, request_prefix, review_files
 from .files import MISSING, BadFile, locate, parse_json_bytes, sha256_file
+from .forked import forked_map
 from .ingest import SAMPLING_KEYS, exchange_parts
 from .lineage import record_path
 
@@ -228,6 +229,9 @@ class Spool:
         self.where[name] = (self.size, len(data))
         self.size += len(data)
 
+    def __contains__(self, name: str) -> bool:
+        return name in self.where
+
     def read(self, name: str) -> bytes:
         offset, length = self.where[name]
         self.handle.flush()
@@ -237,7 +241,25 @@ class Spool:
         self.handle.close()
 
 
-def load(source: tuple, name: str = "", raw: Spool | None = None) -> bytes:
+class Spools:
+    """Spools read as one: each share of the first pass writes its own."""
+
+    def __init__(self, spools: list[Spool]):
+        self.spools = spools
+        self.owner = {name: spool for spool in spools for name in spool.where}
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.owner
+
+    def read(self, name: str) -> bytes:
+        return self.owner[name].read(name)
+
+    def close(self) -> None:
+        for spool in self.spools:
+            spool.close()
+
+
+def load(source: tuple, name: str = "", raw: Spool | Spools | None = None) -> bytes:
     """The bytes of the entry `name` planned from `source`: a file, a trajectory's extract (made
     once, in the first pass, and read back from `raw` in the second) or bytes made in memory."""
     kind = source[0]
@@ -249,9 +271,7 @@ def load(source: tuple, name: str = "", raw: Spool | None = None) -> bytes:
     if kind == "file":
         return Path(source[1]).read_bytes()
     if kind == "trajectory":
-        return (
-            raw.read(name) if raw is not None and name in raw.where else trajectory_extract(Path(source[1]), source[2])
-        )
+        return raw.read(name) if raw is not None and name in raw else trajectory_extract(Path(source[1]), source[2])
     return source[1]
 
 
@@ -267,7 +287,7 @@ class Scan:
     -> name in the bundle; every other name stays), the files with a hit of their own, the
     folders as the bundle holds them and the trajectory extracts made (read back in pass 2)."""
 
-    def __init__(self, values: list[str], renamed: dict[str, str], dirty: set[str], directories: set, raw: Spool):
+    def __init__(self, values: list[str], renamed: dict[str, str], dirty: set[str], directories: set, raw: Spools):
         self.values, self.renamed, self.dirty, self.directories, self.raw = values, renamed, dirty, directories, raw
         self.name_hits: list[dict] = []
 
@@ -311,11 +331,41 @@ def redact_names(names, known: list[str], clean=frozenset()) -> tuple[dict[str, 
     return renamed, hits
 
 
-def scan(plan: dict[str, tuple], directories: set[str], folder: Path, progress=None) -> Scan:
+def scan(plan: dict[str, tuple], directories: set[str], folder: Path, progress=None, processes: int = 1) -> Scan:
     """The first pass, one file in memory at a time: every secret value in every file and name
-    (and agent_env values with secret names), and the names they change."""
-    raw, known, dirty, dirty_names = Spool(folder), set(), set(), set()
-    for count, name in enumerate(sorted(plan), 1):
+    (and agent_env values with secret names), and the names they change. The files are split in
+    `processes` contiguous shares, each scanned in a process forked from this one (forked_map; one
+    after the other where it cannot fork): what each finds is a set, so the union is the same
+    whatever the split."""
+    names = sorted(plan)
+    bounds = [len(names) * share // processes for share in range(processes + 1)]
+    spools = [Spool(folder) for _ in range(processes)]
+    shares = [(plan, names[start:end], spool, progress) for start, end, spool in zip(bounds, bounds[1:], spools)]
+    known, dirty, dirty_names = set(), set(), set()
+    for spool, (values, files, file_names, where) in zip(spools, forked_map(_scan_files, shares)):
+        known |= values
+        dirty |= files
+        dirty_names |= file_names
+        spool.where, spool.size = where, sum(length for _, length in where.values())
+    raw = Spools(spools)
+    for directory in directories:
+        in_name = secrets.find(directory)
+        if in_name:
+            dirty_names.add(directory)
+            known |= {directory[s:e] for s, e, _ in in_name if secrets.propagates(directory[s:e])}
+    values = sorted(known)
+    everything = [*plan, *directories]
+    renamed, hits = redact_names(everything, values, clean=set(everything) - dirty_names)
+    found = Scan(values, renamed, dirty, {renamed.get(d, d) for d in directories}, raw)
+    found.name_hits = hits
+    return found
+
+
+def _scan_files(plan: dict[str, tuple], names: list[str], raw: Spool, progress=None) -> tuple:
+    """One share of the first pass: (the secret values found, the files with a hit, the names
+    with a hit, where each trajectory extract made is in `raw`, which it writes and flushes)."""
+    known, dirty, dirty_names = set(), set(), set()
+    for count, name in enumerate(names, 1):
         data = load(plan[name], name)
         if plan[name][0] in ("trajectory", "job-trajectory"):
             raw.add(name, data)
@@ -331,18 +381,9 @@ def scan(plan: dict[str, tuple], directories: set[str], folder: Path, progress=N
         if name.endswith("/config.json"):
             known.update(value for value in _agent_env_values(data) if secrets.propagates(value))
         if progress and count % 50000 == 0:
-            progress(f"scanned {count:,} of {len(plan):,} files")
-    for directory in directories:
-        in_name = secrets.find(directory)
-        if in_name:
-            dirty_names.add(directory)
-            known |= {directory[s:e] for s, e, _ in in_name if secrets.propagates(directory[s:e])}
-    values = sorted(known)
-    everything = [*plan, *directories]
-    renamed, hits = redact_names(everything, values, clean=set(everything) - dirty_names)
-    found = Scan(values, renamed, dirty, {renamed.get(d, d) for d in directories}, raw)
-    found.name_hits = hits
-    return found
+            progress(f"scanned {count:,} of {len(names):,} files of a share")
+    raw.handle.flush()
+    return known, dirty, dirty_names, raw.where
 
 
 def redacted(plan: dict[str, tuple], found: Scan, progress=None):
