@@ -545,13 +545,15 @@ def test_the_first_pass_in_forked_shares_finds_what_one_pass_finds(tmp_path):
         + "\n",
         encoding="utf-8",
     )
+    other = tmp_path / "other.jsonl"  # another extract, so that one read from the wrong share's spool shows
+    other.write_text(json.dumps({"request": {"body": {"top_p": 0.9}}}) + "\n", encoding="utf-8")
     plan = {
         "aa/t__1/result.json": ("bytes", json.dumps({"error": f"login failed for {secret}"}).encode()),
         "aa/t__1/trajectory/llm_trajectory.jsonl": ("trajectory", str(trajectory), 20),
         f"bb/{secret}.log": ("bytes", b"plain"),
         "results/index.md": ("bytes", b"nothing secret at all"),
         "results/report.md": ("bytes", f"served {key}".encode()),
-        "zz/t__2/trajectory/llm_trajectory.jsonl": ("trajectory", str(trajectory), 20),
+        "zz/t__2/trajectory/llm_trajectory.jsonl": ("trajectory", str(other), 20),
         "zz/t__9/config.json": ("bytes", json.dumps({"agent_env": {"MY_DB_PASSWORD": secret}}).encode()),
     }
     assert forked.can_fork()
@@ -568,6 +570,8 @@ def test_the_first_pass_in_forked_shares_finds_what_one_pass_finds(tmp_path):
     }  # the secret found in zz/ only
     assert set(one[2]) == {f"bb/{secret}.log"}
     assert all(data is None or (secret.encode() not in data and b"PLANTED" not in data) for _, data, _ in one[5])
-    assert any(data and b"temperature" in data for name, data, _ in one[5] if name.endswith(".jsonl"))
+    extracts = {name: data for name, data, _ in one[5] if name.endswith(".jsonl")}
+    assert b"temperature" in extracts["aa/t__1/trajectory/llm_trajectory.jsonl"]
+    assert b"top_p" in extracts["zz/t__2/trajectory/llm_trajectory.jsonl"]
     for processes in (2, 3, 8):
         assert both_passes(processes) == one, processes

@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import sys
 import threading
+from concurrent.futures import ProcessPoolExecutor
 
 # (function, arguments) per share while forked_map runs. A fork inherits it, so no argument (a
 # callable, a closure) has to be pickled; only the results travel back.
@@ -29,8 +30,16 @@ def forked_map(function, shares: list[tuple]) -> list:
     if len(shares) < 2 or not can_fork():
         return [function(*share) for share in shares]
     _SHARES[:] = [(function, share) for share in shares]
+    # what this process has buffered would otherwise be written again by each child as it exits
+    sys.stdout.flush()
+    sys.stderr.flush()
     try:
-        with multiprocessing.get_context("fork").Pool(len(shares)) as pool:
-            return pool.map(_run_share, range(len(shares)))
+        # not multiprocessing.Pool, whose map waits for ever when a child is killed (the
+        # out-of-memory killer) or returns an exception that cannot be rebuilt: here either
+        # raises BrokenProcessPool. With "fork" the executor forks every child at the first
+        # submit, before it starts its own thread.
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=len(shares), mp_context=context) as executor:
+            return list(executor.map(_run_share, range(len(shares))))
     finally:
         _SHARES.clear()

@@ -1,0 +1,65 @@
+"""forked.forked_map: the shares' results in order, and a share that fails (an exception, or a
+child the out-of-memory killer ends) fails the call instead of leaving it waiting for ever."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+from benchreport import forked
+
+
+def _square_and_pid(value):
+    return value * value, os.getpid()
+
+
+def test_results_come_back_in_the_order_of_the_shares_from_other_processes():
+    assert forked.can_fork()
+    found = forked.forked_map(_square_and_pid, [(value,) for value in range(5)])
+    assert [square for square, _ in found] == [0, 1, 4, 9, 16]
+    assert os.getpid() not in {pid for _, pid in found}
+
+
+def _run(script: str) -> subprocess.CompletedProcess:
+    """A script in its own interpreter, so that a forked_map that waits for ever fails the test
+    at the timeout instead of hanging the suite."""
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True, timeout=120)
+
+
+def test_an_exception_of_a_share_reaches_the_caller_whole():
+    done = _run(
+        """
+        from benchreport import forked
+        from benchreport.files import BadFile
+
+        def share(value):
+            if value == 1:
+                raise BadFile("jobs/a/t__1/result.json", "is not JSON")
+            return value
+
+        try:
+            forked.forked_map(share, [(0,), (1,)])
+        except BadFile as error:
+            print(repr((error.path, error.reason)))
+        """
+    )
+    assert done.stdout.strip() == repr(("jobs/a/t__1/result.json", "is not JSON")), done.stderr
+
+
+def test_a_killed_child_fails_the_call_and_does_not_hang():
+    done = _run(
+        f"""
+        import os
+        from benchreport import forked
+
+        def share(value):
+            if value == 1:
+                os.kill(os.getpid(), {int(signal.SIGKILL)})
+            return value
+
+        forked.forked_map(share, [(0,), (1,)])
+        """
+    )
+    assert done.returncode != 0
+    assert "BrokenProcessPool" in done.stderr
