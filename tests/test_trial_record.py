@@ -85,8 +85,8 @@ def test_a_stage_loads_every_field_its_code_reads(stage):
     assert set(fields) <= set(trial.FIELDS)
 
 
-def _parts_read(stage: str) -> tuple[dict[str, set], list[str]]:
-    """Per dict field, the keys a stage's code reads of it (`row["timing"].get("total")`,
+def _parts_read(stage: str, fields) -> tuple[dict[str, set], list[str]]:
+    """Per dict field in `fields`, the keys a stage's code reads of it (`row["timing"].get("total")`,
     `row["timing"]["total"]`), and every other use of such a field (which would need it whole)."""
     from benchreport import lineage
 
@@ -98,7 +98,7 @@ def _parts_read(stage: str) -> tuple[dict[str, set], list[str]]:
         parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
         for node in ast.walk(tree):
             field = _named_key(node)
-            if field not in ("timing", "tokens", "tokens_all_attempts", "provenance", "sampling", "setting_key"):
+            if field not in fields:
                 continue
             parent = parents[node]
             key = _named_key(parent) if isinstance(parent, ast.Subscript) else _named_key(parents.get(parent))
@@ -131,7 +131,7 @@ def test_a_stage_reads_only_the_parts_of_a_field_it_loads(stage):
     import importlib
 
     parts = importlib.import_module(f"benchreport.{stage}").TRIAL_PARTS
-    read, whole = _parts_read(stage)
+    read, whole = _parts_read(stage, parts)
     assert parts, "the stage loads every dict field whole: this test then checks nothing"
     for field, keys in parts.items():
         assert read.get(field, set()) <= set(keys), field

@@ -232,9 +232,12 @@ class Spool:
     def __contains__(self, name: str) -> bool:
         return name in self.where
 
+    def flush(self) -> None:
+        self.handle.flush()
+
     def read(self, name: str) -> bytes:
         offset, length = self.where[name]
-        self.handle.flush()
+        self.flush()
         return os.pread(self.handle.fileno(), length, offset)
 
     def close(self) -> None:
@@ -382,7 +385,7 @@ def _scan_files(plan: dict[str, tuple], names: list[str], raw: Spool, progress=N
             known.update(value for value in _agent_env_values(data) if secrets.propagates(value))
         if progress and count % 50000 == 0:
             progress(f"scanned {count:,} of {len(names):,} files of a share")
-    raw.handle.flush()
+    raw.flush()  # the bytes reach the file this process shares with the one that forked it
     return known, dirty, dirty_names, raw.where
 
 
