@@ -7,10 +7,12 @@ import gzip
 import hashlib
 import io
 import json
+import random
 import tarfile
+import zlib
 
 import pytest
-from benchreport import bundle, rocrate
+from benchreport import bundle, forked, rocrate
 from benchreport import verify as verifier
 
 
@@ -42,6 +44,7 @@ def test_the_crate_writer_gives_json_dumps_bytes(count):
                     {"@id": "y", "hasPart": rocrate.Lazy({"@id": f"f{i}"} for i in range(count))},
                     rocrate.Lazy([rocrate.Lazy([]), {"k": rocrate.Lazy(iter(range(count)))}]),
                     {"plain": [1, [2, {"deep": "v"}]]},
+                    {"@id": "flat", "yes": True, "no": None, "i": 7, "f": -0.5, "é": "ü\t\u2028", "n": float("nan")},
                 ]
             ),
         }
@@ -100,6 +103,75 @@ def test_the_archive_is_deterministic_and_reads_back(tmp_path):
     name, prefix = header[:100].rstrip(b"\0"), header[345:500].rstrip(b"\0")
     assert header[257:262] == b"ustar" and prefix + b"/" + name == f"b/{deep}".encode()
     assert b"././@LongLink" in raw and raw.count(b"././@LongLink") == 1  # only the 300-character one
+
+
+def test_crc32_combine_is_zlibs():
+    """The CRC-32 of two parts joined, from theirs: what zlib.crc32 gives for the whole, at
+    lengths 0, 1, short, a block and past 2^32 bits."""
+    rng = random.Random(7)
+    for first, second in [(0, 0), (1, 0), (0, 1), (5, 3), (512, 10_240), (1 << 20, 1 << 20), (3, (1 << 29) // 64)]:
+        a, b = rng.randbytes(first), rng.randbytes(second)
+        assert bundle.crc32_combine(zlib.crc32(a), zlib.crc32(b), len(b)) == zlib.crc32(a + b)
+
+
+def test_shares_and_blocks_are_cut_by_cost():
+    """A large cost is not taken with everything before it; equal costs split evenly; a block
+    closes once its cost is reached, a large member alone in one."""
+    assert bundle.balanced_bounds([1] * 10 + [100], 2) == [0, 10, 11]
+    assert bundle.balanced_bounds([1] * 8, 2) == [0, 4, 8]
+    assert bundle.balanced_bounds([1] * 9, 3) == [0, 3, 6, 9]
+    assert bundle.balanced_bounds([5], 1) == [0, 1] and bundle.balanced_bounds([], 2) == [0, 0, 0]
+    member, block = bundle.MEMBER_COST, bundle.BLOCK_COST
+    order = [(f"f{i}", f"f{i}") for i in range(6)] + [("dir", None)]
+    ends, costs = bundle.compression_blocks(order, {"f2": block})
+    assert ends == [3, 7] and costs == [3 * member + block, 4 * member]
+    few = block // member  # this many small members fill a block
+    ends, _ = bundle.compression_blocks([(str(i), str(i)) for i in range(2 * few + 1)], {})
+    assert ends == [few, 2 * few, 2 * few + 1]
+
+
+def test_the_second_pass_in_forked_shares_writes_the_same_archive(tmp_path, monkeypatch):
+    """Blocks of 3 members (instead of thousands): 1, 2, 3 and 8 processes give the same bytes,
+    one gzip member whose CRC-32 and length gzip checks, every member and hash back in order, the
+    kept files readable, a secret found by the first pass redacted in another share's file, and
+    the archive's own files after the shares."""
+    monkeypatch.setattr(bundle, "BLOCK_COST", 3 * bundle.MEMBER_COST)
+    secret = "sk-ant-api03-PLANTEDplantedPLANTED0123456789abcdef"
+    plan = {
+        f"jobs/j/t__{i:02d}/result.json": ("bytes", json.dumps({"i": i, "n": "x" * (37 * i)}).encode())
+        for i in range(20)
+    }
+    plan["jobs/j/t__00/result.json"] = ("bytes", json.dumps({"note": secret}).encode())
+    plan["results/lineage/a.json"] = ("bytes", b'{"rule": "a"}')
+    plan["zz/last.txt"] = ("bytes", f"the last share holds {secret} too".encode())
+    directories = {"jobs", "jobs/j", *(f"jobs/j/t__{i:02d}" for i in range(20))}
+    assert forked.can_fork()
+
+    def write(processes):
+        target = tmp_path / f"{processes}.tar.gz"
+        found = bundle.scan(plan, directories, tmp_path, processes=processes)
+        archive = bundle.Archive(target, "b", tmp_path, keep=lambda name: name.startswith("results/lineage/"))
+        hits = bundle.write_members(archive, plan, found, processes=processes)
+        found.raw.close()
+        assert archive.read("results/lineage/a.json") == b'{"rule": "a"}'
+        archive.add("README.md", b"made last")
+        files = dict(archive.files)
+        archive.close()
+        return target.read_bytes(), files, bundle.sort_hits(hits)
+
+    one = write(1)
+    for processes in (2, 3, 8):
+        assert write(processes) == one, processes
+    data, files, hits = one
+    raw = gzip.decompress(data)  # checks the trailer's CRC-32 and length
+    assert len(raw) % tarfile.RECORDSIZE == 0 and secret.encode() not in raw
+    assert [hit["file"] for hit in hits] == ["jobs/j/t__00/result.json", "zz/last.txt"]
+    read = members(tmp_path / "2.tar.gz")
+    assert len(read) == len(plan) + len(directories) + 1 and read[-1][0] == "b/README.md"
+    assert list(files) == [name[2:] for name, kind, *_ in read if kind == tarfile.REGTYPE]
+    for name, kind, _, _, _, _, content in read:
+        if kind == tarfile.REGTYPE:
+            assert files[name[2:]] == (len(content), hashlib.sha256(content).digest())
 
 
 def tiny(path, files: dict[str, bytes], manifest: bytes) -> str:

@@ -15,10 +15,24 @@ def _square_and_pid(value):
 
 
 def test_results_come_back_in_the_order_of_the_shares_from_other_processes():
+    """The first share in this process, each other in a process of its own."""
     assert forked.can_fork()
     found = forked.forked_map(_square_and_pid, [(value,) for value in range(5)])
     assert [square for square, _ in found] == [0, 1, 4, 9, 16]
-    assert os.getpid() not in {pid for _, pid in found}
+    pids = [pid for _, pid in found]
+    assert pids[0] == os.getpid() and os.getpid() not in pids[1:]
+
+
+def test_one_call_runs_in_another_process_and_its_exception_comes_back():
+    """forked_call: the result from a forked process, and an exception raised there raised here."""
+    square, pid = forked.forked_call(_square_and_pid, 7)
+    assert square == 49 and pid != os.getpid()
+    try:
+        forked.forked_call(int, "not a number")
+    except ValueError as error:
+        assert "not a number" in str(error)
+    else:
+        raise AssertionError("the ValueError of the forked call was lost")
 
 
 def _run(script: str) -> subprocess.CompletedProcess:

@@ -13,7 +13,7 @@ rule bundle:
     localrule: True
     conda:
         "../envs/benchreport.yaml"
-    # the first pass scans in this many forked shares; Snakemake gives at most --cores
+    # each pass runs in this many forked shares; Snakemake gives at most --cores
     threads: 4
     resources:
         mem_mb=2000,

@@ -5,6 +5,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from benchreport import bundle, rocrate, rulejob
@@ -13,12 +14,14 @@ from benchreport.files import dump_json, write_json
 from benchreport.lineage import WORKFLOW_DIR, closure, git_state, software_versions, write_for_rule
 
 rulejob.start(snakemake)
+STARTED = time.monotonic()
 params = snakemake.params
 config = params.config
 
 
 def progress(line):
-    print(line, file=sys.stderr, flush=True)
+    """A step of the bundle in its log, with the seconds since the job started."""
+    print(f"{time.monotonic() - STARTED:6.1f} s  {line}", file=sys.stderr, flush=True)
 
 
 files = bundle.every_output(list(snakemake.input), closure(list(snakemake.input)))
@@ -50,20 +53,18 @@ progress(f"{len(plan):,} files to scan")
 target = Path(snakemake.output.bundle)
 target.parent.mkdir(parents=True, exist_ok=True)
 found = bundle.scan(plan, directories, target.parent, progress, processes=snakemake.threads)
+progress(f"first pass done: {len(found.values)} secret values")
 # written under another name and moved into place when whole; refused (on_secret: fail), removed
 partial = target.with_name(target.name + ".partial")
 # kept to be read again: the lineage records (the RO-Crate's actions) and config.yaml (its agent)
 kept = lambda name: name.startswith("results/lineage/") or name == "config.yaml"  # noqa: E731
 archive = bundle.Archive(partial, params.name, target.parent, keep=kept)
-hits = list(found.name_hits)
-for name, data, rows in bundle.redacted(plan, found, progress):
-    if data is None:
-        archive.folder(name)
-    else:
-        archive.add(name, data)
-        hits += rows
+hits = bundle.sort_hits(
+    found.name_hits + bundle.write_members(archive, plan, found, processes=snakemake.threads, progress=progress)
+)
+found.raw.close()
+progress("second pass done")
 del plan
-hits = bundle.sort_hits(hits)
 if hits and params.on_secret == "fail":
     archive.close()
     partial.unlink()

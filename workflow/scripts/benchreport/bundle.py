@@ -15,15 +15,17 @@ results give the same archive bytes.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import importlib.metadata
 import json
 import os
 import platform
 import re
+import shutil
+import struct
 import tarfile
 import tempfile
+import zlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -249,13 +251,12 @@ class Spools:
 
     def __init__(self, spools: list[Spool]):
         self.spools = spools
-        self.owner = {name: spool for spool in spools for name in spool.where}
 
     def __contains__(self, name: str) -> bool:
-        return name in self.owner
+        return any(name in spool for spool in self.spools)
 
     def read(self, name: str) -> bytes:
-        return self.owner[name].read(name)
+        return next(spool for spool in self.spools if name in spool).read(name)
 
     def close(self) -> None:
         for spool in self.spools:
@@ -288,10 +289,12 @@ def _agent_env_values(data: bytes) -> list[str]:
 class Scan:
     """What the first pass found: the secret values (sorted), the names it changes (planned name
     -> name in the bundle; every other name stays), the files with a hit of their own, the
-    folders as the bundle holds them and the trajectory extracts made (read back in pass 2)."""
+    folders as the bundle holds them, the trajectory extracts made (read back in pass 2) and the
+    sizes of the entries that are not job-folder files (`planned_sizes`)."""
 
-    def __init__(self, values: list[str], renamed: dict[str, str], dirty: set[str], directories: set, raw: Spools):
+    def __init__(self, values, renamed: dict[str, str], dirty: set[str], directories: set, raw: Spools, sizes: dict):
         self.values, self.renamed, self.dirty, self.directories, self.raw = values, renamed, dirty, directories, raw
+        self.sizes = sizes
         self.name_hits: list[dict] = []
 
     def name_of(self, path: str) -> str:
@@ -339,9 +342,10 @@ def scan(plan: dict[str, tuple], directories: set[str], folder: Path, progress=N
     (and agent_env values with secret names), and the names they change. The files are split in
     `processes` contiguous shares, each scanned in a process forked from this one (forked_map; one
     after the other where it cannot fork): what each finds is a set, so the union is the same
-    whatever the split."""
+    whatever the split. The shares are balanced by cost (MEMBER_COST and the bytes)."""
     names = sorted(plan)
-    bounds = [len(names) * share // processes for share in range(processes + 1)]
+    sizes = planned_sizes(plan)
+    bounds = balanced_bounds([MEMBER_COST + sizes.get(name, 0) for name in names], processes)
     spools = [Spool(folder) for _ in range(processes)]
     shares = [(plan, names[start:end], spool, progress) for start, end, spool in zip(bounds, bounds[1:], spools)]
     known, dirty, dirty_names = set(), set(), set()
@@ -351,6 +355,8 @@ def scan(plan: dict[str, tuple], directories: set[str], folder: Path, progress=N
         dirty_names |= file_names
         spool.where, spool.size = where, sum(length for _, length in where.values())
     raw = Spools(spools)
+    if progress:
+        progress("first pass: the shares are done")
     for directory in directories:
         in_name = secrets.find(directory)
         if in_name:
@@ -358,8 +364,10 @@ def scan(plan: dict[str, tuple], directories: set[str], folder: Path, progress=N
             known |= {directory[s:e] for s, e, _ in in_name if secrets.propagates(directory[s:e])}
     values = sorted(known)
     everything = [*plan, *directories]
+    if progress:
+        progress("first pass: the folder names are scanned")
     renamed, hits = redact_names(everything, values, clean=set(everything) - dirty_names)
-    found = Scan(values, renamed, dirty, {renamed.get(d, d) for d in directories}, raw)
+    found = Scan(values, renamed, dirty, {renamed.get(d, d) for d in directories}, raw, sizes)
     found.name_hits = hits
     return found
 
@@ -389,10 +397,11 @@ def _scan_files(plan: dict[str, tuple], names: list[str], raw: Spool, progress=N
     return known, dirty, dirty_names, raw.where
 
 
-def redacted(plan: dict[str, tuple], found: Scan, progress=None):
+def redacted(plan: dict[str, tuple], found: Scan, progress=None, order: list | None = None):
     """The second pass: (name in the bundle, bytes or None for a folder, hit rows) in archive
-    order, each file redacted with every value the first pass found."""
-    order = found.order(plan)
+    order (or of `order`, a part of it), each file redacted with every value the first pass
+    found."""
+    order = found.order(plan) if order is None else order
     for count, (name, planned) in enumerate(order, 1):
         if planned is None:
             yield name, None, []
@@ -404,7 +413,6 @@ def redacted(plan: dict[str, tuple], found: Scan, progress=None):
         yield name, data, [{"file": name, "kind": kind} for kind in kinds]
         if progress and count % 50000 == 0:
             progress(f"redacted and hashed {count:,} of {len(order):,} entries")
-    found.raw.close()
 
 
 class Bundle(Mapping):
@@ -443,24 +451,75 @@ def scan_and_spool(
             spool.add(name, data)
             hashes[name] = hashlib.sha256(data).hexdigest()
             hits += rows
+    found.raw.close()
     return Bundle(spool, hashes, found), found.directories, sort_hits(hits)
 
 
-class Archive:
-    """The .tar.gz being written member by member, whose bytes depend only on the names and
-    contents given (mtime 0, root owner, fixed modes, gzip without a name or time). It keeps each
-    file's size and sha256 (`files`, in the order written: for the manifest and the RO-Crate) and
-    a copy of the files `keep` names (read back with `read`).
+# What a member costs beside its bytes, counted in bytes: opening it, its tar header, the set-up
+# of its scan and its hash. Measured at 100 job folders x 1,000 trials: pass 1 takes ~200 us a
+# job-folder file and ~60 ns a byte of content, pass 2 ~45 us and ~10 ns, so in either pass a
+# member is worth a few KiB. The shares of both passes are balanced by this cost, not by count:
+# the outputs (600 MB there, a few hundred files) would otherwise all fall in the last share.
+MEMBER_COST = 4096
+# The tar stream is compressed in blocks, each on its own (no history from the block before) and
+# ended by a sync flush: the blocks join into one deflate stream, so the archive's bytes are the
+# same whichever process compresses which block, and the second pass can be split over
+# processes (`write_members`). A block closes once its members cost this much (about 3,000
+# job-folder files, or one large output alone); the fresh start costs nothing measurable in size.
+BLOCK_COST = 16 << 20
+# gzip's header as gzip.GzipFile writes it with mtime=0 and no file name: deflate, no flags, mtime
+# 0, no extra flags, operating system unknown
+GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+CRC32_POLYNOMIAL = 0xEDB88320  # reflected, as zlib uses it
+
+
+def _times_mod_crc(a: int, b: int) -> int:
+    """a(x) * b(x) modulo the CRC-32 polynomial, both bit-reflected (zlib's multmodp); a != 0."""
+    bit, product = 1 << 31, 0
+    while True:
+        if a & bit:
+            product ^= b
+            if a & (bit - 1) == 0:
+                return product
+        bit >>= 1
+        b = (b >> 1) ^ CRC32_POLYNOMIAL if b & 1 else b >> 1
+
+
+def crc32_combine(crc1: int, crc2: int, length2: int) -> int:
+    """The CRC-32 of A + B from A's, B's and B's length (zlib's crc32_combine, which Python's zlib
+    does not expose): A's CRC times x^(8 * length2), plus B's."""
+    power, square = 1 << 31, 1 << 30  # x^0 and x^1, bit-reflected
+    for _ in range(3):
+        square = _times_mod_crc(square, square)  # x^2, x^4, x^8: a shift by one byte
+    while length2:
+        if length2 & 1:
+            power = _times_mod_crc(square, power)
+        length2 >>= 1
+        square = _times_mod_crc(square, square)
+    return _times_mod_crc(power, crc1) ^ crc2
+
+
+class Members:
+    """A run of tar members written to `out` as raw deflate, in blocks the caller closes
+    (`end_block`; the run starts one), with the CRC-32 and length of the tar bytes: one share of
+    the archive, which Archive joins to the others. Each file's size and sha256 are kept (`files`, in
+    the order written), and a copy of the files `keep` names in `kept`.
 
     The tar stream is written here rather than with tarfile.TarFile, which keeps a TarInfo of
     every member it wrote (~300 MB at 700,000 members); tarfile still makes each header."""
 
-    def __init__(self, target: Path, prefix: str, folder: Path, keep=lambda name: False):
-        self.prefix, self.keep, self.kept = prefix, keep, Spool(folder)
+    def __init__(self, prefix: str, out, keep=lambda name: False, kept: Spool | None = None):
+        self.prefix, self.out, self.keep, self.kept = prefix, out, keep, kept
         self.files: dict[str, tuple[int, bytes]] = {}
-        self.raw = open(target, "wb")
-        self.packed = gzip.GzipFile(filename="", mode="wb", fileobj=self.raw, mtime=0, compresslevel=6)
-        self.offset = 0
+        self.crc = self.length = 0
+        self.compressor = None
+
+    def _write(self, data: bytes) -> None:
+        if self.compressor is None:
+            self.compressor = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+        self.out.write(self.compressor.compress(data))
+        self.crc = zlib.crc32(data, self.crc)
+        self.length += len(data)
 
     def _header(self, name: str, size: int | None) -> None:
         info = tarfile.TarInfo(f"{self.prefix}/{name}")
@@ -478,21 +537,24 @@ class Archive:
             header = info.tobuf(tarfile.GNU_FORMAT, "utf-8", "surrogateescape")
         self._write(header)
 
-    def _write(self, data: bytes) -> None:
-        self.packed.write(data)
-        self.offset += len(data)
+    def _end_member(self, size: int) -> None:
+        if size % tarfile.BLOCKSIZE:
+            self._write(tarfile.NUL * (tarfile.BLOCKSIZE - size % tarfile.BLOCKSIZE))
 
-    def _pad(self) -> None:
-        if self.offset % tarfile.BLOCKSIZE:
-            self._write(tarfile.NUL * (tarfile.BLOCKSIZE - self.offset % tarfile.BLOCKSIZE))
+    def end_block(self) -> None:
+        """Close the block being written (a sync flush: byte-aligned, not the stream's end)."""
+        if self.compressor is not None:
+            self.out.write(self.compressor.flush(zlib.Z_SYNC_FLUSH))
+            self.compressor = None
 
     def folder(self, name: str) -> None:
         self._header(name, None)
+        self._end_member(0)
 
     def add(self, name: str, data: bytes) -> None:
         self._header(name, len(data))
         self._write(data)
-        self._pad()
+        self._end_member(len(data))
         self.files[name] = (len(data), hashlib.sha256(data).digest())
         if self.keep(name):
             self.kept.add(name, data)
@@ -506,21 +568,167 @@ class Archive:
         while chunk := handle.read(1 << 20):
             digest.update(chunk)
             self._write(chunk)
-        self._pad()
+        self._end_member(size)
         self.files[name] = (size, digest.digest())
+
+
+class Archive:
+    """The .tar.gz being written member by member, whose bytes depend only on the names and
+    contents given (mtime 0, root owner, fixed modes, gzip without a name or time): one gzip
+    member whose deflate stream is the Members runs joined in order (`join`, for runs written by
+    other processes) and those added here. It keeps each file's size and sha256 (`files`, in the
+    order written: for the manifest and the RO-Crate) and a copy of the files `keep` names (read
+    back with `read`)."""
+
+    def __init__(self, target: Path, prefix: str, folder: Path, keep=lambda name: False):
+        self.prefix, self.keep, self.spool_folder = prefix, keep, folder
+        self.raw = open(target, "wb")
+        self.raw.write(GZIP_HEADER)
+        self.kept = Spools([Spool(folder)])
+        self.files: dict[str, tuple[int, bytes]] = {}
+        self.crc = self.length = 0
+        self.members: Members | None = None
+
+    def _members(self) -> Members:
+        if self.members is None:
+            self.members = Members(self.prefix, self.raw, self.keep, self.kept.spools[0])
+        return self.members
+
+    def _fold(self, crc: int, length: int) -> None:
+        self.crc = crc32_combine(self.crc, crc, length)
+        self.length += length
+
+    def join(self, compressed, crc: int, length: int, files: dict, kept: Spool) -> None:
+        """A run of Members written by another process into the file `compressed` (from its
+        start, its last block closed), its CRC-32 and length, its files and its kept files."""
+        if self.members is not None:  # the run written here ends, so the joined one starts a block
+            self.members.end_block()
+            self._fold(self.members.crc, self.members.length)
+            self.members = None
+        compressed.flush()
+        compressed.seek(0)
+        shutil.copyfileobj(compressed, self.raw, 1 << 20)
+        self._fold(crc, length)
+        self.files.update(files)
+        self.kept.spools.append(kept)
+
+    def folder(self, name: str) -> None:
+        self._members().folder(name)
+
+    def add(self, name: str, data: bytes) -> None:
+        self._members().add(name, data)
+        self.files[name] = self.members.files[name]
+
+    def add_file(self, name: str, handle) -> None:
+        self._members().add_file(name, handle)
+        self.files[name] = self.members.files[name]
 
     def read(self, name: str) -> bytes:
         return self.kept.read(name)
 
     def close(self) -> None:
-        """The end of the archive as tarfile writes it: two zero blocks, then zeros to a whole
-        record (20 blocks)."""
-        self._write(tarfile.NUL * (2 * tarfile.BLOCKSIZE))
-        if self.offset % tarfile.RECORDSIZE:
-            self._write(tarfile.NUL * (tarfile.RECORDSIZE - self.offset % tarfile.RECORDSIZE))
-        self.packed.close()
+        """The end of the archive as tarfile writes it (two zero blocks, then zeros to a whole
+        record of 20 blocks), the deflate stream's last block and gzip's CRC-32 and length."""
+        members = self._members()
+        end = 2 * tarfile.BLOCKSIZE
+        end += -(self.length + members.length + end) % tarfile.RECORDSIZE
+        members._write(tarfile.NUL * end)
+        self._fold(members.crc, members.length)
+        self.raw.write(members.compressor.flush(zlib.Z_FINISH))
+        self.raw.write(struct.pack("<II", self.crc, self.length & 0xFFFFFFFF))
+        self.members = None
         self.raw.close()
         self.kept.close()
+
+
+def planned_sizes(plan: dict[str, tuple]) -> dict[str, int]:
+    """name -> size of each planned entry that is not a job-folder file: the outputs, the code and
+    the bytes made here (a few thousand, some of hundreds of MB). Job-folder files are small and
+    counted by number (MEMBER_COST), so the 600,000 of them need no stat."""
+    sizes = {}
+    for name, source in plan.items():
+        if source[0] == "file":
+            sizes[name] = os.stat(source[1]).st_size
+        elif source[0] == "bytes":
+            sizes[name] = len(source[1])
+    return sizes
+
+
+def balanced_bounds(costs: list[int], parts: int) -> list[int]:
+    """Cut points (0 first, len(costs) last) of `costs` into `parts` contiguous runs of about
+    equal sum: each cut before or after the cost its share of the total falls in, whichever is
+    nearer (so one large cost is not taken with everything before it)."""
+    total, running, bounds = sum(costs), 0, [0]
+    for position, cost in enumerate(costs):
+        while len(bounds) < parts and (running + cost) * parts >= total * len(bounds):
+            target = total * len(bounds) / parts
+            bounds.append(position if target - running < running + cost - target else position + 1)
+        running += cost
+    return bounds + [len(costs)] * (parts + 1 - len(bounds))
+
+
+def compression_blocks(order: list, sizes: dict[str, int]) -> tuple[list[int], list[int]]:
+    """Where each block of the archive order ends (an index past its last member), and its cost:
+    a block closes once its members cost BLOCK_COST, the last at the end. A function of the names
+    and sizes alone."""
+    ends, costs, cost = [], [], 0
+    for position, (_, planned) in enumerate(order, 1):
+        cost += MEMBER_COST + sizes.get(planned, 0)
+        if cost >= BLOCK_COST or position == len(order):
+            ends.append(position)
+            costs.append(cost)
+            cost = 0
+    return ends, costs
+
+
+def _write_share(plan: dict[str, tuple], found: Scan, order: list, ends: set, prefix: str, keep, out, kept, progress):
+    """One share of the second pass, a Members run into `out` whose blocks close after the
+    positions in `ends`: (its CRC-32, its length, each file's size and sha256 in the order of
+    `order`, where its kept files are in `kept`, its hit rows). The files' names stay behind: the
+    caller has them, and 700,000 names pickled back and rebuilt were each a second copy of a
+    name the caller holds."""
+    members, hits = Members(prefix, out, keep, kept), []
+    for position, (name, data, rows) in enumerate(redacted(plan, found, progress, order), 1):
+        if data is None:
+            members.folder(name)
+        else:
+            members.add(name, data)
+            hits += rows
+        if position in ends:
+            members.end_block()
+    out.flush()  # the bytes reach the files this process shares with the one that forked it
+    kept.flush()
+    return members.crc, members.length, list(members.files.values()), kept.where, hits
+
+
+def write_members(archive: Archive, plan: dict[str, tuple], found: Scan, processes: int = 1, progress=None) -> list:
+    """The second pass into `archive`: every planned file and folder, redacted, in archive order,
+    in `processes` contiguous shares of whole compression blocks of about equal cost
+    (`compression_blocks`), each written by a process of its own (forked_map); the archive's
+    bytes do not depend on the split. Returns the hit rows."""
+    order = found.order(plan)
+    ends, costs = compression_blocks(order, found.sizes)
+    bounds = sorted({0, len(order), *(ends[block - 1] for block in balanced_bounds(costs, processes) if block)})
+    outs = [tempfile.TemporaryFile(dir=archive.spool_folder) for _ in bounds[1:]]
+    kept = [Spool(archive.spool_folder) for _ in bounds[1:]]
+    shares = [
+        (plan, found, order[start:end], {e - start for e in ends if start < e <= end}, archive.prefix, archive.keep)
+        + (out, spool, progress)
+        for start, end, out, spool in zip(bounds, bounds[1:], outs, kept)
+    ]
+    del order
+    if progress:
+        progress(f"second pass: {len(ends):,} blocks in {len(shares)} shares")
+    hits = []
+    for share, out, spool, (crc, length, entries, where, rows) in zip(
+        shares, outs, kept, forked_map(_write_share, shares)
+    ):
+        spool.where, spool.size = where, sum(size for _, size in where.values())
+        names = (name for name, planned in share[2] if planned is not None)
+        archive.join(out, crc, length, dict(zip(names, entries)), spool)
+        out.close()
+        hits += rows
+    return hits
 
 
 def write_manifest(handle, files: Mapping[str, tuple[int, bytes]]) -> None:
@@ -540,7 +748,7 @@ class Records(Mapping):
             output: record
             for output in outputs
             if not output.startswith("results/lineage/")
-            and (record := f"results/lineage/{output[len('results/') :]}.json") in archive.kept.where
+            and (record := f"results/lineage/{output[len('results/') :]}.json") in archive.kept
         }
         self.recent: dict[str, dict] = {}
 

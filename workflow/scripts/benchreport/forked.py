@@ -1,4 +1,5 @@
-"""One function over shares of work, each share in a process forked from this one."""
+"""One function over shares of work, each share in a process forked from this one (or one call
+in a forked process, for the memory it frees)."""
 
 from __future__ import annotations
 
@@ -25,10 +26,28 @@ def _run_share(position: int):
 
 
 def forked_map(function, shares: list[tuple]) -> list:
-    """[function(*share) for share in shares], the results in the order of the shares: each share
-    in its own forked process where can_fork(), else one after the other in this process."""
+    """[function(*share) for share in shares], the results in the order of the shares: the first
+    share in this process while each other runs in a process forked from it, where can_fork();
+    else one after the other in this process. This process works rather than waits: the tree
+    holds one copy fewer of the pages a fork starts with (each forked process's RSS begins at
+    this one's)."""
     if len(shares) < 2 or not can_fork():
         return [function(*share) for share in shares]
+    return _in_forks(function, shares[1:], here=shares[0])
+
+
+def forked_call(function, *arguments):
+    """function(*arguments) in one process forked from this one where can_fork(), else here: the
+    memory it takes goes back to the system when that process ends (CPython keeps what a process
+    freed), and only its result comes back."""
+    if not can_fork():
+        return function(*arguments)
+    return _in_forks(function, [arguments])[0]
+
+
+def _in_forks(function, shares: list[tuple], here: tuple | None = None) -> list:
+    """function(*share) for each share in its own forked process, and for `here` (first in the
+    results) in this one meanwhile."""
     _SHARES[:] = [(function, share) for share in shares]
     # what this process has buffered would otherwise be written again by each child as it exits
     sys.stdout.flush()
@@ -40,6 +59,8 @@ def forked_map(function, shares: list[tuple]) -> list:
         # submit, before it starts its own thread.
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=len(shares), mp_context=context) as executor:
-            return list(executor.map(_run_share, range(len(shares))))
+            forked = [executor.submit(_run_share, position) for position in range(len(shares))]
+            first = [] if here is None else [function(*here)]
+            return first + [future.result() for future in forked]
     finally:
         _SHARES.clear()

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from . import design_cache
 from .files import printable
+from .forked import forked_call
 from .lineage import WORKFLOW_DIR
 
 NOT_RERUN = ("results/lineage/", "results/bundle/", "results/controls/")
@@ -272,6 +273,19 @@ def check_listing(lines, hashes: dict[str, bytes], wanted) -> tuple[list[str], d
     return [f"not in the manifest: {name}" for name in unlisted] + [line for _, line in sorted(problems)], kept, count
 
 
+def read_and_check(path: Path, work: Path, keep_code: bool, limits: Limits, progress) -> tuple:
+    """read_archive, then the manifest checked against the members' digests: (the problems, the
+    outputs' and the code's manifest lines, how many lines, the small files but the manifest)."""
+    _, hashes, small = read_archive(path, work, keep_code=keep_code, limits=limits, progress=progress)
+    if "MANIFEST.sha256" not in small:
+        raise Refused("no MANIFEST.sha256 in the archive: not a benchreport bundle, or an incomplete one")
+    # checked as it is read; only the outputs' and the code's lines are kept
+    problems, listed, files = check_listing(
+        manifest_lines(small.pop("MANIFEST.sha256")), hashes, lambda name: name.startswith(("results/", CODE))
+    )
+    return problems, listed, files, small
+
+
 def within_nodes(value, limit: int) -> bool:
     """Whether a parsed YAML value has at most `limit` values counted as written out: YAML aliases
     share one object, so a few kilobytes can stand for billions of values, or for a cycle."""
@@ -465,16 +479,11 @@ def check(
         workflow = None if run_bundled_code else installed_workflow()
         size = path.stat().st_size
         progress(f"reading {path} ({size:,} bytes)")
-        _, hashes, small = read_archive(
-            path, work, keep_code=run_bundled_code, limits=Limits(size, max_bytes, max_ratio), progress=progress
+        # in a forked process: the members' digests (~200 MB at 700,000 members) are freed before
+        # the re-run starts, and CPython would keep the pages they took for the rest of verify
+        problems, listed, files, small = forked_call(
+            read_and_check, path, work, run_bundled_code, Limits(size, max_bytes, max_ratio), progress
         )
-        if "MANIFEST.sha256" not in small:
-            raise Refused("no MANIFEST.sha256 in the archive: not a benchreport bundle, or an incomplete one")
-        # checked as it is read; only the outputs' and the code's lines are kept
-        problems, listed, files = check_listing(
-            manifest_lines(small.pop("MANIFEST.sha256")), hashes, lambda name: name.startswith(("results/", CODE))
-        )
-        del hashes  # the re-run needs only the outputs' hashes: free the rest before it starts
         if "config.yaml" not in small:
             raise Refused("no config.yaml in the archive")
         labels = sorted(p.name for p in (work / "jobs").iterdir()) if (work / "jobs").is_dir() else []
