@@ -561,6 +561,7 @@ def test_the_first_pass_in_forked_shares_finds_what_one_pass_finds(tmp_path):
     def both_passes(processes):
         found = bundle.scan(plan, {"aa", "bb", "zz"}, tmp_path, processes=processes)
         entries = list(bundle.redacted(plan, found))
+        found.raw.close()
         return (found.values, found.dirty, found.renamed, found.name_hits, found.directories, entries)
 
     one = both_passes(1)

@@ -7,9 +7,12 @@ import gzip
 import hashlib
 import io
 import json
+import os
 import random
+import signal
 import tarfile
 import zlib
+from pathlib import Path
 
 import pytest
 from benchreport import bundle, forked, rocrate
@@ -293,3 +296,29 @@ def test_the_temporary_tree_is_removed_whole_and_links_are_not_followed(tmp_path
     assert not root.exists()
     assert (outside / "keep.txt").read_text() == "kept"
     verifier.remove_tree(root)  # nothing there: nothing to do
+
+
+def test_verify_reads_in_a_fork_only_where_its_lines_arrive(tmp_path, monkeypatch):
+    """The archive is read in a forked process when verify's messages go to a file, here when they
+    go to a StringIO (whose copy in a fork nobody reads); either way the same verdict. A reader
+    that is killed is a failure to read, said in one line, not a traceback."""
+    archive = tiny(tmp_path / "t.tar.gz", {"results/a.json": b"1"}, line("results/a.json", b"1").encode())
+    assert verifier.writes_through_a_fork(open(tmp_path / "log", "w")) and not verifier.writes_through_a_fork(
+        io.StringIO()
+    )
+    said = []
+    for err in (io.StringIO(), open(tmp_path / "err.log", "w")):
+        out = io.StringIO()
+        code = verifier.verify(archive, out=out, err=err)
+        said.append((code, out.getvalue()))
+    assert said[0] == said[1] and said[0][0] == 2 and "no config.yaml" in said[0][1]
+
+    def killed(*arguments):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    monkeypatch.setattr(verifier, "read_and_check", killed)
+    out = io.StringIO()
+    code = verifier.check(
+        Path(archive), tmp_path / "w", 1, out, lambda line: None, False, 1 << 30, 200, forked.forked_call
+    )
+    assert code == 1 and "ended before it was done" in out.getvalue()

@@ -6,6 +6,8 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
+from pathlib import Path
 
 from benchreport import forked
 
@@ -77,3 +79,44 @@ def test_a_killed_child_fails_the_call_and_does_not_hang():
     )
     assert done.returncode != 0
     assert "BrokenProcessPool" in done.stderr
+
+
+def test_a_forked_process_ends_with_the_process_that_forked_it(tmp_path):
+    """The caller killed (Ctrl-C on snakemake, the out-of-memory killer) while a forked share
+    still runs: that process ends too, instead of finishing and waiting for work for ever."""
+    pid_file = tmp_path / "child.pid"
+    done = _run(
+        f"""
+        import os, signal, time
+        from benchreport import forked
+
+        def share(value):
+            if value == 1:
+                open({str(pid_file)!r}, "w").write(str(os.getpid()))
+                time.sleep(60)
+            else:
+                while not os.path.exists({str(pid_file)!r}):
+                    time.sleep(0.01)
+                os.kill(os.getpid(), signal.SIGKILL)
+
+        forked.forked_map(share, [(0,), (1,)])
+        """
+    )
+    assert done.returncode == -signal.SIGKILL
+    child = int(pid_file.read_text())
+    for _ in range(200):  # the child gets SIGTERM as its parent dies; waited for up to 20 s
+        if not _alive(child):
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(child, signal.SIGKILL)
+        raise AssertionError("the forked process outlived the one that forked it")
+
+
+def _alive(pid: int) -> bool:
+    """Running: neither gone nor a zombie (a process ended and not yet reaped)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"

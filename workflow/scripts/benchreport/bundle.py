@@ -345,8 +345,8 @@ def scan(plan: dict[str, tuple], directories: set[str], folder: Path, progress=N
     whatever the split. The shares are balanced by cost (MEMBER_COST and the bytes)."""
     names = sorted(plan)
     sizes = planned_sizes(plan)
-    bounds = balanced_bounds([MEMBER_COST + sizes.get(name, 0) for name in names], processes)
-    spools = [Spool(folder) for _ in range(processes)]
+    bounds = sorted(set(balanced_bounds([MEMBER_COST + sizes.get(name, 0) for name in names], processes)))
+    spools = [Spool(folder) for _ in bounds[1:]]
     shares = [(plan, names[start:end], spool, progress) for start, end, spool in zip(bounds, bounds[1:], spools)]
     known, dirty, dirty_names = set(), set(), set()
     for spool, (values, files, file_names, where) in zip(spools, forked_map(_scan_files, shares)):
@@ -412,7 +412,7 @@ def redacted(plan: dict[str, tuple], found: Scan, progress=None, order: list | N
         data, kinds = redact(data, found.values)
         yield name, data, [{"file": name, "kind": kind} for kind in kinds]
         if progress and count % 50000 == 0:
-            progress(f"redacted and hashed {count:,} of {len(order):,} entries")
+            progress(f"redacted and hashed {count:,} of {len(order):,} entries of a share")
 
 
 class Bundle(Mapping):
@@ -642,15 +642,18 @@ class Archive:
 
 
 def planned_sizes(plan: dict[str, tuple]) -> dict[str, int]:
-    """name -> size of each planned entry that is not a job-folder file: the outputs, the code and
-    the bytes made here (a few thousand, some of hundreds of MB). Job-folder files are small and
-    counted by number (MEMBER_COST), so the 600,000 of them need no stat."""
+    """name -> size of each planned entry that is not a small job-folder file: the outputs, the
+    code, the bytes made here (a few thousand, some of hundreds of MB) and whole trajectories
+    (bundle.trajectories: true; often MBs each). The other job-folder files are small and counted
+    by number (MEMBER_COST), so the 600,000 of them need no stat."""
     sizes = {}
     for name, source in plan.items():
         if source[0] == "file":
             sizes[name] = os.stat(source[1]).st_size
         elif source[0] == "bytes":
             sizes[name] = len(source[1])
+        elif source[0] == "job-file" and name.endswith(TRAJECTORY):
+            sizes[name] = os.stat(source[2] + name[len(source[1]) :]).st_size
     return sizes
 
 
@@ -704,8 +707,8 @@ def _write_share(plan: dict[str, tuple], found: Scan, order: list, ends: set, pr
 def write_members(archive: Archive, plan: dict[str, tuple], found: Scan, processes: int = 1, progress=None) -> list:
     """The second pass into `archive`: every planned file and folder, redacted, in archive order,
     in `processes` contiguous shares of whole compression blocks of about equal cost
-    (`compression_blocks`), each written by a process of its own (forked_map); the archive's
-    bytes do not depend on the split. Returns the hit rows."""
+    (`compression_blocks`), the first written by this process and each other by a forked one
+    (forked_map); the archive's bytes do not depend on the split. Returns the hit rows."""
     order = found.order(plan)
     ends, costs = compression_blocks(order, found.sizes)
     bounds = sorted({0, len(order), *(ends[block - 1] for block in balanced_bounds(costs, processes) if block)})

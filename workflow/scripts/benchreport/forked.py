@@ -3,7 +3,10 @@ in a forked process, for the memory it frees)."""
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
+import os
+import signal
 import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor
@@ -11,10 +14,11 @@ from concurrent.futures import ProcessPoolExecutor
 # (function, arguments) per share while forked_map runs. A fork inherits it, so no argument (a
 # callable, a closure) has to be pickled; only the results travel back.
 _SHARES: list = []
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
 
 
 def can_fork() -> bool:
-    """Whether forked_map forks: on Linux, and only while this process has one thread (as
+    """Whether forked_map and forked_call fork: on Linux, and only while this process has one thread (as
     Snakemake's has when it parses, and a rule job's): a fork copies no other thread, so one
     holding a lock could leave it held in the child."""
     return sys.platform == "linux" and threading.active_count() == 1
@@ -23,6 +27,14 @@ def can_fork() -> bool:
 def _run_share(position: int):
     function, arguments = _SHARES[position]
     return function(*arguments)
+
+
+def _end_with_parent(parent: int) -> None:
+    """A forked process is ended when the process that forked it ends (killed, say, with Ctrl-C
+    on snakemake): else it would finish its share and wait for more work for ever."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:  # the parent ended before the line above
+        os._exit(1)
 
 
 def forked_map(function, shares: list[tuple]) -> list:
@@ -47,7 +59,7 @@ def forked_call(function, *arguments):
 
 def _in_forks(function, shares: list[tuple], here: tuple | None = None) -> list:
     """function(*share) for each share in its own forked process, and for `here` (first in the
-    results) in this one meanwhile."""
+    results) in this one meanwhile. An exception in any is raised once all have finished."""
     _SHARES[:] = [(function, share) for share in shares]
     # what this process has buffered would otherwise be written again by each child as it exits
     sys.stdout.flush()
@@ -58,7 +70,9 @@ def _in_forks(function, shares: list[tuple], here: tuple | None = None) -> list:
         # raises BrokenProcessPool. With "fork" the executor forks every child at the first
         # submit, before it starts its own thread.
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=len(shares), mp_context=context) as executor:
+        with ProcessPoolExecutor(
+            max_workers=len(shares), mp_context=context, initializer=_end_with_parent, initargs=(os.getpid(),)
+        ) as executor:
             forked = [executor.submit(_run_share, position) for position in range(len(shares))]
             first = [] if here is None else [function(*here)]
             return first + [future.result() for future in forked]

@@ -32,6 +32,7 @@ import tempfile
 import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from . import design_cache
@@ -435,8 +436,18 @@ def verify(
         print(line, file=err, flush=True)
 
     with tempfile.TemporaryDirectory(prefix="benchreport-verify-") as temporary:
+        # the archive is read in a forked process where that process's progress lines reach `err`
+        reader = forked_call if writes_through_a_fork(err) else call_here
         code = check(
-            Path(bundle), Path(temporary) / "rerun", cores, out, progress, run_bundled_code, max_bytes, max_ratio
+            Path(bundle),
+            Path(temporary) / "rerun",
+            cores,
+            out,
+            progress,
+            run_bundled_code,
+            max_bytes,
+            max_ratio,
+            reader,
         )
         progress("removing the temporary folder")
         removing = time.monotonic()
@@ -470,18 +481,40 @@ def remove_tree(root: Path, workers: int = 8, enough: int = 64) -> None:
     shutil.rmtree(root)
 
 
+def writes_through_a_fork(stream) -> bool:
+    """Whether what a forked process writes to `stream` reaches it: a file does, a StringIO not."""
+    try:
+        stream.fileno()
+    except (AttributeError, OSError):  # io.UnsupportedOperation is an OSError
+        return False
+    return True
+
+
+def call_here(function, *arguments):
+    return function(*arguments)
+
+
 def check(
-    path: Path, work: Path, cores: int, out, progress, run_bundled_code: bool, max_bytes: int, max_ratio: float
+    path: Path,
+    work: Path,
+    cores: int,
+    out,
+    progress,
+    run_bundled_code: bool,
+    max_bytes: int,
+    max_ratio: float,
+    reader=call_here,
 ) -> int:
-    """verify's work in the folder `work` (made here; its parent is removed by the caller)."""
+    """verify's work in the folder `work` (made here; its parent is removed by the caller).
+    `reader` calls read_and_check: forked_call, so that the members' digests (~200 MB at 700,000
+    members) go back to the system before the re-run starts (CPython would keep the pages they
+    took for the rest of verify), or call_here."""
     started = time.monotonic()
     try:
         workflow = None if run_bundled_code else installed_workflow()
         size = path.stat().st_size
         progress(f"reading {path} ({size:,} bytes)")
-        # in a forked process: the members' digests (~200 MB at 700,000 members) are freed before
-        # the re-run starts, and CPython would keep the pages they took for the rest of verify
-        problems, listed, files, small = forked_call(
+        problems, listed, files, small = reader(
             read_and_check, path, work, run_bundled_code, Limits(size, max_bytes, max_ratio), progress
         )
         if "config.yaml" not in small:
@@ -491,6 +524,9 @@ def check(
     except Refused as exc:
         print(f"REFUSED: {shown(str(exc))}", file=out)
         return 2
+    except BrokenProcessPool:
+        print("verify FAILED: the process reading the archive ended before it was done (out of memory?)", file=out)
+        return 1
     except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(
