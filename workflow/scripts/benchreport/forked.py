@@ -32,7 +32,7 @@ def _run_share(position: int):
 def _end_with_parent(parent: int) -> None:
     """A forked process is ended when the process that forked it ends (killed, say, with Ctrl-C
     on snakemake): else it would finish its share and wait for more work for ever."""
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
     if os.getppid() != parent:  # the parent ended before the line above
         os._exit(1)
 
