@@ -714,11 +714,10 @@ def write_members(archive: Archive, plan: dict[str, tuple], found: Scan, process
     bounds = sorted({0, len(order), *(ends[block - 1] for block in balanced_bounds(costs, processes) if block)})
     outs = [tempfile.TemporaryFile(dir=archive.spool_folder) for _ in bounds[1:]]
     kept = [Spool(archive.spool_folder) for _ in bounds[1:]]
-    shares = [
-        (plan, found, order[start:end], {e - start for e in ends if start < e <= end}, archive.prefix, archive.keep)
-        + (out, spool, progress)
-        for start, end, out, spool in zip(bounds, bounds[1:], outs, kept)
-    ]
+    shares = []
+    for start, end, out, spool in zip(bounds, bounds[1:], outs, kept):
+        block_ends = {position - start for position in ends if start < position <= end}
+        shares.append((plan, found, order[start:end], block_ends, archive.prefix, archive.keep, out, spool, progress))
     del order
     if progress:
         progress(f"second pass: {len(ends):,} blocks in {len(shares)} shares")
