@@ -234,6 +234,10 @@ class Spool:
     def __contains__(self, name: str) -> bool:
         return name in self.where
 
+    def took(self, where: dict[str, tuple[int, int]]) -> None:
+        """The index of what a forked process appended (its copy of `where`): read here from now."""
+        self.where, self.size = where, sum(length for _, length in where.values())
+
     def flush(self) -> None:
         self.handle.flush()
 
@@ -251,6 +255,9 @@ class Spools:
 
     def __init__(self, spools: list[Spool]):
         self.spools = spools
+
+    def add(self, spool: Spool) -> None:
+        self.spools.append(spool)
 
     def __contains__(self, name: str) -> bool:
         return any(name in spool for spool in self.spools)
@@ -345,7 +352,7 @@ def scan(plan: dict[str, tuple], directories: set[str], folder: Path, progress=N
     whatever the split. The shares are balanced by cost (MEMBER_COST and the bytes)."""
     names = sorted(plan)
     sizes = planned_sizes(plan)
-    bounds = sorted(set(balanced_bounds([MEMBER_COST + sizes.get(name, 0) for name in names], processes)))
+    bounds = sorted(set(balanced_bounds([entry_cost(name, sizes) for name in names], processes)))
     spools = [Spool(folder) for _ in bounds[1:]]
     shares = [(plan, names[start:end], spool, progress) for start, end, spool in zip(bounds, bounds[1:], spools)]
     known, dirty, dirty_names = set(), set(), set()
@@ -353,7 +360,7 @@ def scan(plan: dict[str, tuple], directories: set[str], folder: Path, progress=N
         known |= values
         dirty |= files
         dirty_names |= file_names
-        spool.where, spool.size = where, sum(length for _, length in where.values())
+        spool.took(where)
     raw = Spools(spools)
     if progress:
         progress("first pass: the shares are done")
@@ -508,9 +515,9 @@ class Members:
     The tar stream is written here rather than with tarfile.TarFile, which keeps a TarInfo of
     every member it wrote (~300 MB at 700,000 members); tarfile still makes each header."""
 
-    def __init__(self, prefix: str, out, keep=lambda name: False, kept: Spool | None = None):
+    def __init__(self, prefix: str, out, keep=lambda name: False, kept: Spool | None = None, files=None):
         self.prefix, self.out, self.keep, self.kept = prefix, out, keep, kept
-        self.files: dict[str, tuple[int, bytes]] = {}
+        self.files: dict[str, tuple[int, bytes]] = {} if files is None else files
         self.crc = self.length = 0
         self.compressor = None
 
@@ -591,7 +598,7 @@ class Archive:
 
     def _members(self) -> Members:
         if self.members is None:
-            self.members = Members(self.prefix, self.raw, self.keep, self.kept.spools[0])
+            self.members = Members(self.prefix, self.raw, self.keep, self.kept.spools[0], self.files)
         return self.members
 
     def _fold(self, crc: int, length: int) -> None:
@@ -610,18 +617,16 @@ class Archive:
         shutil.copyfileobj(compressed, self.raw, 1 << 20)
         self._fold(crc, length)
         self.files.update(files)
-        self.kept.spools.append(kept)
+        self.kept.add(kept)
 
     def folder(self, name: str) -> None:
         self._members().folder(name)
 
     def add(self, name: str, data: bytes) -> None:
         self._members().add(name, data)
-        self.files[name] = self.members.files[name]
 
     def add_file(self, name: str, handle) -> None:
         self._members().add_file(name, handle)
-        self.files[name] = self.members.files[name]
 
     def read(self, name: str) -> bytes:
         return self.kept.read(name)
@@ -657,6 +662,11 @@ def planned_sizes(plan: dict[str, tuple]) -> dict[str, int]:
     return sizes
 
 
+def entry_cost(name: str | None, sizes: dict[str, int]) -> int:
+    """What reading, scanning or writing a planned entry (None: a folder) costs, in bytes."""
+    return MEMBER_COST + sizes.get(name, 0)
+
+
 def balanced_bounds(costs: list[int], parts: int) -> list[int]:
     """Cut points (0 first, len(costs) last) of `costs` into `parts` contiguous runs of about
     equal sum: each cut before or after the cost its share of the total falls in, whichever is
@@ -676,7 +686,7 @@ def compression_blocks(order: list, sizes: dict[str, int]) -> tuple[list[int], l
     and sizes alone."""
     ends, costs, cost = [], [], 0
     for position, (_, planned) in enumerate(order, 1):
-        cost += MEMBER_COST + sizes.get(planned, 0)
+        cost += entry_cost(planned, sizes)
         if cost >= BLOCK_COST or position == len(order):
             ends.append(position)
             costs.append(cost)
@@ -712,21 +722,22 @@ def write_members(archive: Archive, plan: dict[str, tuple], found: Scan, process
     order = found.order(plan)
     ends, costs = compression_blocks(order, found.sizes)
     bounds = sorted({0, len(order), *(ends[block - 1] for block in balanced_bounds(costs, processes) if block)})
-    outs = [tempfile.TemporaryFile(dir=archive.spool_folder) for _ in bounds[1:]]
-    kept = [Spool(archive.spool_folder) for _ in bounds[1:]]
+    parts = [order[start:end] for start, end in zip(bounds, bounds[1:])]
+    outs = [tempfile.TemporaryFile(dir=archive.spool_folder) for _ in parts]
+    kept = [Spool(archive.spool_folder) for _ in parts]
     shares = []
-    for start, end, out, spool in zip(bounds, bounds[1:], outs, kept):
+    for part, start, end, out, spool in zip(parts, bounds, bounds[1:], outs, kept):
         block_ends = {position - start for position in ends if start < position <= end}
-        shares.append((plan, found, order[start:end], block_ends, archive.prefix, archive.keep, out, spool, progress))
+        shares.append((plan, found, part, block_ends, archive.prefix, archive.keep, out, spool, progress))
     del order
     if progress:
         progress(f"second pass: {len(ends):,} blocks in {len(shares)} shares")
     hits = []
-    for share, out, spool, (crc, length, entries, where, rows) in zip(
-        shares, outs, kept, forked_map(_write_share, shares)
+    for part, out, spool, (crc, length, entries, where, rows) in zip(
+        parts, outs, kept, forked_map(_write_share, shares)
     ):
-        spool.where, spool.size = where, sum(size for _, size in where.values())
-        names = (name for name, planned in share[2] if planned is not None)
+        spool.took(where)
+        names = (name for name, planned in part if planned is not None)
         archive.join(out, crc, length, dict(zip(names, entries)), spool)
         out.close()
         hits += rows

@@ -196,13 +196,13 @@ def _pieces(value, indent: str):
             yield f",\n{inner}{_key(key)}: " if number else f"{inner}{_key(key)}: "
             yield from _pieces(item, inner)
         yield "\n" + indent + "}"
-    elif isinstance(value, Records) and value:
-        yield "[\n"
-        for number, item in enumerate(value):
-            yield ",\n" + inner + _ENCODE(item) if number else inner + _ENCODE(item)
-        yield "\n" + indent + "]"
-    elif isinstance(value, list) and value and any(isinstance(item, (dict, list)) for item in value):
-        records = all(isinstance(item, dict) for item in value)  # one record per line
+    elif isinstance(value, Records) and not value:
+        yield "[]"
+    elif isinstance(value, Records) or (
+        isinstance(value, list) and value and any(isinstance(item, (dict, list)) for item in value)
+    ):
+        # one record per line (a Records' items are made as they are written)
+        records = isinstance(value, Records) or all(isinstance(item, dict) for item in value)
         yield "[\n"
         for number, item in enumerate(value):
             yield ",\n" + inner if number else inner
@@ -212,9 +212,7 @@ def _pieces(value, indent: str):
                 yield from _pieces(item, inner)
         yield "\n" + indent + "]"
     else:
-        yield _ENCODE(
-            list(value) if isinstance(value, Records) else value
-        )  # a scalar, or a list of scalars on one line
+        yield _ENCODE(value)  # a scalar, or a list of scalars on one line
 
 
 def dump_json(value) -> str:

@@ -18,9 +18,9 @@ PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
 
 
 def can_fork() -> bool:
-    """Whether forked_map and forked_call fork: on Linux, and only while this process has one thread (as
-    Snakemake's has when it parses, and a rule job's): a fork copies no other thread, so one
-    holding a lock could leave it held in the child."""
+    """Whether forked_map and forked_call fork: on Linux, and only while this process has one
+    thread (as Snakemake's has when it parses, and a rule job's): a fork copies no other thread,
+    so one holding a lock could leave it held in the child."""
     return sys.platform == "linux" and threading.active_count() == 1
 
 
