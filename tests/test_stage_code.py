@@ -14,7 +14,7 @@ import pytest
 from benchreport import lineage
 from conftest import REAL_ROOTS, REPO
 
-SUMMARIES_READERS = {"overview": 1, "paper": 1, "html_report": 1, "trials_table": 1, "all": 1}
+SUMMARIES_READERS = {"overview": 1, "paper": 1, "html_report": 1, "all": 1}
 
 
 @pytest.fixture(scope="module")

@@ -16,14 +16,14 @@ HOSTILE = ['=HYPERLINK("http://x")', "+1", "-2+3", "@SUM(A1)", "\tx", "\rx"]
 
 
 def test_formula_like_text_is_escaped_and_numbers_are_not():
-    summary = {"setting": "s", "settings": {"agent": "=cmd|' /C calc'!A0", "model": "m"}}
+    key = {"agent": "=cmd|' /C calc'!A0", "model": "m"}
     trials = {
         "trials": [
             {"task": text, "reward": -0.5, "tokens": 3, "served_models": ["a", "b"], "left_out": None}
             for text in HOSTILE
         ]
     }
-    table = list(csv.DictReader(io.StringIO(render_csv(rows([(summary, trials)])))))
+    table = list(csv.DictReader(io.StringIO(render_csv(rows([("s", key, trials)])))))
     assert [row["task"] for row in table] == ["'" + text for text in HOSTILE]
     assert {row["agent"] for row in table} == {"'=cmd|' /C calc'!A0"}
     assert {(row["reward"], row["tokens"], row["served_models"], row["left_out"]) for row in table} == {
@@ -49,6 +49,13 @@ def test_every_trial_once_with_its_setting_and_load_gives_the_same(agent_run):
         (task, outcome) for row in AGENT_TRIES for task, outcome in row
     )
     assert (workflow.results / "lineage" / "trials.csv.json").is_file()
+    # the rule reads what defines each setting from stats.json; the record (summary.json) says the same
+    from_records = [
+        (summary["setting"], summary["settings"], json.loads((report / "trials.json").read_text()))
+        for report in reports
+        for summary in [json.loads((report / "summary.json").read_text())]
+    ]
+    assert render_csv(rows(from_records)) == (workflow.results / "trials.csv").read_text()
 
     loaded = benchreport.load(workflow.results)
     assert list(loaded.trials["setting"]) == [row["setting"] for row in table]

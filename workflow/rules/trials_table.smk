@@ -1,8 +1,10 @@
-# results/trials.csv: every trial of every setting, one row each (benchreport.trials_table)
+# results/trials.csv: every trial of every setting, one row each (benchreport.trials_table).
+# What defines a setting is read from its stats.json (the key the record copies), not from
+# summary.json: the table then runs beside rule report, not after it.
 rule trials_table:
     input:
-        summaries=lambda wildcards: [
-            f"results/reports/{setting}/summary.json"
+        stats=lambda wildcards: [
+            f"results/settings/{setting}/stats.json"
             for setting in sorted(settings_map())
         ],
         trials=lambda wildcards: [

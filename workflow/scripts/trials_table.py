@@ -8,9 +8,9 @@ from benchreport.trials_table import render_csv, rows
 rulejob.start(snakemake)
 
 
-settings = [
-    (load_json(summary), load_json(trials))
-    for summary, trials in zip(snakemake.input.summaries, snakemake.input.trials, strict=True)
-]
+settings = []
+for stats, trials in zip(snakemake.input.stats, snakemake.input.trials, strict=True):
+    numbers = load_json(stats)
+    settings.append((numbers["setting"], numbers["key"], load_json(trials)))
 write_text(snakemake.output.table, render_csv(rows(settings)))
 write_for_rule(snakemake)

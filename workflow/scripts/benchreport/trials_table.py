@@ -36,15 +36,15 @@ def flat(value):
     return value
 
 
-def rows(settings: list[tuple[dict, dict]]) -> list[dict]:
-    """(summary.json, trials.json) of each setting -> one dict per trial, settings in id order."""
+def rows(settings: list[tuple[str, dict, dict]]) -> list[dict]:
+    """(setting id, what defines it, trials.json) of each setting -> one dict per trial, settings
+    in id order. What defines a setting is its key: stats.json's `key`, which summary.json's
+    `settings` holds as it is."""
     table = []
-    for summary, trials in sorted(settings, key=lambda pair: pair[0]["setting"]):
-        defined = {field: summary["settings"].get(field) for field in SETTING_FIELDS}
+    for setting, key, trials in sorted(settings, key=lambda item: item[0]):
+        defined = {field: key.get(field) for field in SETTING_FIELDS}
         for trial in trials["trials"]:
-            table.append(
-                {"setting": summary["setting"], **defined, **{key: flat(value) for key, value in trial.items()}}
-            )
+            table.append({"setting": setting, **defined, **{name: flat(value) for name, value in trial.items()}})
     return table
 
 
