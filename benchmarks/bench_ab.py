@@ -1,0 +1,91 @@
+"""Before and after on the same folders: two revisions of the workflow, each in its own copy,
+their edited-trial and nothing-changed runs interleaved (A B, then B A, ...) so that both see
+the same machine. For a change smaller than the drift of one machine over minutes: here the
+same cold run moved by 15 % within an hour, the peer's by 40 %.
+
+    python benchmarks/bench_ab.py --before fc48bc2 --after HEAD \\
+        --jobs-root /tmp/benchreport-scale/data-100x1000-r1-k1-s0-settings1/jobs --rounds 3
+
+--jobs-root is a folder of job folders, such as one bench_scale.py generated. Each copy first
+runs cold once (printed, not compared: the first one also fills the page cache). Then each round
+flips the reward of one trial (bench_scale.edit_one_trial; the next round flips it back) and runs
+both copies, then runs both again with nothing changed. Prints every run, the medians and
+after / before. The trial is put back as it was at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import bench_scale
+
+
+def copy_revision(revision: str, destination: Path) -> Path:
+    """The workflow (Snakefile, config/, workflow/) as committed at `revision`, with
+    bench_scale's config (no Docker)."""
+    destination.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "archive", revision, "Snakefile", "config", "workflow"],
+        cwd=bench_scale.REPO,
+        capture_output=True,
+        check=True,
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(destination)], input=archive, check=True)
+    (destination / "bench.yaml").write_text("# bench_ab.py: no Docker\nenvironment:\n  inspect: false\n")
+    return destination
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--before", required=True, help="a git revision")
+    parser.add_argument("--after", default="HEAD", help="a git revision (default HEAD)")
+    parser.add_argument("--jobs-root", type=Path, required=True, help="a folder of BenchFlow job folders")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--tmp", type=Path, default=Path("/tmp/benchreport-ab"))
+    args = parser.parse_args(argv)
+
+    if args.tmp.exists():
+        raise SystemExit(f"{args.tmp} exists: remove it or name another --tmp")
+    bench_scale.SNAKEMAKE_ENV.pop("PYTHONDONTWRITEBYTECODE", None)  # as bench_scale runs them
+    copies = {
+        label: copy_revision(revision, args.tmp / label)
+        for label, revision in (("before", args.before), ("after", args.after))
+    }
+    print(f"before: {args.before}, after: {args.after}, folders: {args.jobs_root}")
+    print(f"interpreter: {sys.executable}; load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for label, workdir in copies.items():
+        run = bench_scale.run_snakemake(workdir, args.jobs_root, "cold")
+        print(f"cold {label}: {run['wall']:.2f} s, CPU {run['cpu']:.2f} s", flush=True)
+
+    walls = {(kind, label): [] for kind in ("edited", "nothing changed") for label in copies}
+    edited = None
+    try:
+        for number in range(args.rounds):
+            change = bench_scale.edit_one_trial(args.jobs_root)
+            edited = edited or change  # the file as it was before the first round
+            order = list(copies) if number % 2 == 0 else list(reversed(copies))
+            for kind in ("edited", "nothing changed"):
+                for label in order:
+                    run = bench_scale.run_snakemake(copies[label], args.jobs_root, f"{kind}-{number}".replace(" ", "-"))
+                    walls[kind, label].append(run["wall"])
+                    print(f"round {number + 1} {kind} {label}: {run['wall']:.2f} s, CPU {run['cpu']:.2f} s", flush=True)
+    finally:
+        if edited is not None:
+            _, path, original, stat = edited
+            path.write_bytes(original)
+            os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+    for kind in ("edited", "nothing changed"):
+        before, after = (statistics.median(walls[kind, label]) for label in copies)
+        print(f"{kind}: before {before:.2f} s, after {after:.2f} s, after / before {after / before:.3f}")
+    print(f"load average when done: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
