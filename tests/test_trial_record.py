@@ -60,6 +60,35 @@ def test_ingests_loaded_together_hold_each_repeated_value_once(rows, tmp_path):
         assert len({id(row[name]) for row in found}) == len(values), name
 
 
+@pytest.mark.parametrize("stage", ["stats", "trial_rows"])
+def test_a_stage_loads_its_fields_as_json_gives_them_in_the_records_order(stage, rows, tmp_path):
+    """load_ingests with a stage's fields and parts: each row is the row json.load gives, cut to
+    those fields (in the Trial record's order) and parts, whatever the order of the file's keys."""
+    import importlib
+    import json
+    import random
+
+    from benchreport.files import write_json
+
+    module = importlib.import_module(f"benchreport.{stage}")
+    shuffled = [dict(random.Random(number).sample(list(row.items()), len(row))) for number, row in enumerate(rows)]
+    path = tmp_path / "trials.json"
+    write_json(path, {"job": {"id": "j"}, "trials": shuffled})
+    loaded = trial.load_ingests([path], module.TRIAL_FIELDS, module.TRIAL_PARTS)[0]["trials"]
+    order = [name for name in trial.FIELDS if name in module.TRIAL_FIELDS]
+    expected = [
+        {
+            name: {key: row[name][key] for key in module.TRIAL_PARTS[name] if key in row[name]}
+            if name in module.TRIAL_PARTS
+            else row[name]
+            for name in order
+        }
+        for row in json.loads(path.read_text())["trials"]
+    ]
+    assert loaded == expected
+    assert all(list(row) == order for row in loaded)
+
+
 def _fields_named(stage: str) -> set[str]:
     """The Trial fields a stage's code names as a string anywhere (its script and every module it
     imports, as lineage hashes them; not trial.py, which defines the record)."""

@@ -196,6 +196,6 @@ def load_ingests(paths, fields=FIELDS, parts=None) -> list[dict]:
         for name, other in same:
             pairs = zip(columns[name], columns[other])
             columns[name] = [mine if mine != theirs else theirs for mine, theirs in pairs]
-        ingest["trials"] = [dict(zip(keep, row)) for row in zip(*columns.values())] if rows else []
+        ingest["trials"] = [dict(zip(keep, row)) for row in zip(*columns.values())]
         ingests.append(ingest)
     return ingests
