@@ -4,12 +4,13 @@ the same machine. For a change smaller than the drift of one machine over minute
 same cold run moved by 15 % within an hour, the peer's by 40 %.
 
     python benchmarks/bench_ab.py --before fc48bc2 --after HEAD \\
-        --jobs-root /tmp/benchreport-scale/data-100x1000-r1-k1-s0-settings1/jobs --rounds 3
+        --jobs-root /tmp/benchreport-scale/data-100x1000-r1-k1-s0-settings1/jobs --rounds 4
 
 --jobs-root is a folder of job folders, such as one bench_scale.py generated. Each copy first
 runs cold once (printed, not compared: the first one also fills the page cache). Then each round
 flips the reward of one trial (bench_scale.edit_one_trial; the next round flips it back) and runs
-both copies, then runs both again with nothing changed. Prints every run, the medians and
+both copies, then runs both again with nothing changed; which copy goes first alternates, so an
+even number of rounds puts each first equally often. Prints every run, the medians and
 after / before. The trial is put back as it was at the end.
 """
 
@@ -45,10 +46,12 @@ def main(argv=None) -> int:
     parser.add_argument("--before", required=True, help="a git revision")
     parser.add_argument("--after", default="HEAD", help="a git revision (default HEAD)")
     parser.add_argument("--jobs-root", type=Path, required=True, help="a folder of BenchFlow job folders")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=4, help="an even number (default 4)")
     parser.add_argument("--tmp", type=Path, default=Path("/tmp/benchreport-ab"))
     args = parser.parse_args(argv)
 
+    if args.rounds < 2 or args.rounds % 2:
+        raise SystemExit("--rounds: an even number, so that each copy runs first as often as the other")
     if args.tmp.exists():
         raise SystemExit(f"{args.tmp} exists: remove it or name another --tmp")
     bench_scale.SNAKEMAKE_ENV.pop("PYTHONDONTWRITEBYTECODE", None)  # as bench_scale runs them

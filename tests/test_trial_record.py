@@ -72,9 +72,13 @@ def test_a_stage_loads_its_fields_as_json_gives_them_in_the_records_order(stage,
 
     module = importlib.import_module(f"benchreport.{stage}")
     shuffled = [dict(random.Random(number).sample(list(row.items()), len(row))) for number, row in enumerate(rows)]
-    path = tmp_path / "trials.json"
+    path, empty = tmp_path / "trials.json", tmp_path / "empty.json"
     write_json(path, {"job": {"id": "j"}, "trials": shuffled})
-    loaded = trial.load_ingests([path], module.TRIAL_FIELDS, module.TRIAL_PARTS)[0]["trials"]
+    write_json(empty, {"job": {"id": "e"}, "trials": []})
+    loaded, none = (
+        ingest["trials"] for ingest in trial.load_ingests([path, empty], module.TRIAL_FIELDS, module.TRIAL_PARTS)
+    )
+    assert none == []
     order = [name for name in trial.FIELDS if name in module.TRIAL_FIELDS]
     expected = [
         {
@@ -87,6 +91,11 @@ def test_a_stage_loads_its_fields_as_json_gives_them_in_the_records_order(stage,
     ]
     assert loaded == expected
     assert all(list(row) == order for row in loaded)
+    for name in {*trial.SHARED_TEXT, *trial.SHARED_VALUES, *module.TRIAL_PARTS} & set(order):  # one object per value
+        assert len({id(row[name]) for row in loaded}) == len({repr(row[name]) for row in loaded}), name
+    for name, other in trial.SAME_WHEN_EQUAL:
+        if {name, other} <= set(order):
+            assert all(row[name] is row[other] for row in loaded if row[name] == row[other]), name
 
 
 def _fields_named(stage: str) -> set[str]:

@@ -165,16 +165,12 @@ SAME_WHEN_EQUAL = (("tokens_all_attempts", "tokens"),)
 def load_ingests(paths, fields=FIELDS, parts=None) -> list[dict]:
     """The ingests' trials.json files, for a stage that holds a whole setting's rows at once
     (stats, trial_rows): each row keeps only `fields` (the stage's TRIAL_FIELDS, what its code
-    reads), in the record's order, of a dict field named in `parts` only the keys listed (its
-    TRIAL_PARTS), and each repeated value is one object across them, not one per row. At 100,000
-    trials of one setting the rows take 7.5 KB each in memory as json.load gives them, 4.5 KB
-    shared, 4.2 KB with trial_rows' fields, 3.1 KB with stats' (issue 24's 1 GiB). Sharing is
-    safe because the stages set a row's fields but never change a value inside one.
-
-    A file's rows are taken apart into columns, each column shared by one `map` over it, and the
-    rows made again from the columns: the same rows as a loop over rows and fields, in 3.7 of
-    its 4.3 CPU s for stats' fields at 100,000 trials and 4.0 of 4.7 for trial_rows' (the
-    collector off, as in a rule job; issue 24: the stages an edit re-runs)."""
+    reads; any other key of the file is dropped), in the record's order, of a dict field named
+    in `parts` only the keys listed (its TRIAL_PARTS), and each repeated value is one object
+    across them, not one per row. At 100,000 trials of one setting the rows take 7.5 KB each in
+    memory as json.load gives them, 4.5 KB shared, 4.2 KB with trial_rows' fields, 3.1 KB with
+    stats' (issue 24's 1 GiB). Sharing is safe because the stages set a row's fields but never
+    change a value inside one."""
     keep = tuple(name for name in FIELDS if name in fields)  # the record's order, whatever the list's
     parts = {name: wanted for name, wanted in (parts or {}).items() if name in keep}
     text = {name: {} for name in SHARED_TEXT if name in keep}
@@ -183,19 +179,28 @@ def load_ingests(paths, fields=FIELDS, parts=None) -> list[dict]:
     ingests = []
     for path in paths:
         ingest = load_json(path)
-        rows = ingest["trials"]
-        columns = {name: list(map(operator.itemgetter(name), rows)) for name in keep}
-        for name, wanted in parts.items():
-            columns[name] = [{key: value[key] for key in wanted if key in value} for value in columns[name]]
-        for name, seen in text.items():
-            column = columns[name]
-            columns[name] = list(map(seen.setdefault, column, column))
-        for name, seen in values.items():
-            column = columns[name]
-            columns[name] = list(map(seen.setdefault, map(repr, column), column))
-        for name, other in same:
-            pairs = zip(columns[name], columns[other])
-            columns[name] = [mine if mine != theirs else theirs for mine, theirs in pairs]
-        ingest["trials"] = [dict(zip(keep, row)) for row in zip(*columns.values())]
+        ingest["trials"] = _kept_rows(ingest["trials"], keep, parts, text, values, same)
         ingests.append(ingest)
     return ingests
+
+
+def _kept_rows(rows: list[dict], keep: tuple, parts: dict, text: dict, values: dict, same: list) -> list[dict]:
+    """One file's rows as load_ingests keeps them (`text` and `values`: field -> the objects seen
+    so far across files). The rows are taken apart into columns, each column shared by one `map`
+    over it, and made again from the columns: the same rows as a loop over rows and fields, in
+    3.8-4.2 of its 4.3-4.5 CPU s for stats' fields at 100,000 trials and 3.6-4.2 of 4.4-4.7 for
+    trial_rows' (the collector off, as in a rule job; issue 24: the stages an edit re-runs). The
+    file's own rows are let go on return, before the next file is read."""
+    columns = {name: list(map(operator.itemgetter(name), rows)) for name in keep}
+    for name, wanted in parts.items():
+        columns[name] = [{key: value[key] for key in wanted if key in value} for value in columns[name]]
+    for name, seen in text.items():
+        column = columns[name]
+        columns[name] = list(map(seen.setdefault, column, column))
+    for name, seen in values.items():
+        column = columns[name]
+        columns[name] = list(map(seen.setdefault, map(repr, column), column))
+    for name, other in same:
+        pairs = zip(columns[name], columns[other])
+        columns[name] = [mine if mine != theirs else theirs for mine, theirs in pairs]
+    return [dict(zip(keep, row)) for row in zip(*columns.values())]
