@@ -1,12 +1,12 @@
 """The one JSON serialisation (benchreport.files): write_json, which writes a file piece by piece,
 writes exactly the bytes of dump_json, on any JSON value (hypothesis), hostile characters too; a
-list of records made as it is written (Records) writes as the list."""
+list of records made as it is written (LazyRecords) writes as the list."""
 
 from __future__ import annotations
 
 import json
 
-from benchreport.files import Records, dump_json, write_json
+from benchreport.files import LazyRecords, dump_json, write_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -40,9 +40,9 @@ RECORDS = st.lists(st.dictionaries(TEXT, SCALARS | st.lists(SCALARS, max_size=2)
 @settings(max_examples=200, deadline=None)
 @given(RECORDS, st.dictionaries(TEXT, SCALARS, max_size=2))
 def test_records_made_as_they_are_written_give_the_bytes_of_the_list(tmp_path_factory, records, extra):
-    """Records (each made from its item when read) inside a value, empty or not, nested or at the
+    """LazyRecords (each made from its item when read) inside a value, empty or not, nested or at the
     top: the bytes of the same value holding the plain list; and it reads like the list."""
-    made = Records(lambda record: record | extra, records)
+    made = LazyRecords(lambda record: record | extra, records)
     plain = [record | extra for record in records]
     assert len(made) == len(plain) and list(made) == plain and made[:2] == plain[:2]
     for value, expected in ((made, plain), ({"rows": made, "n": 1}, {"rows": plain, "n": 1})):

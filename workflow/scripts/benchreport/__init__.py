@@ -49,9 +49,11 @@ def load(results_dir="results") -> Results:
         }
         for summary in summaries
     ]
-    names, definitions = [summary["setting"] for summary in summaries], [summary["settings"] for summary in summaries]
+    defined = [
+        (summary["setting"], summary["settings"], table) for summary, table in zip(summaries, trials, strict=True)
+    ]
     return Results(
-        trials=pandas.DataFrame(rows(list(zip(names, definitions, trials, strict=True)))),
+        trials=pandas.DataFrame(rows(defined)),
         settings=pandas.DataFrame(settings),
         exclusions=pandas.read_csv(results / "exclusions.tsv", sep="\t", dtype=str, keep_default_na=False),
     )

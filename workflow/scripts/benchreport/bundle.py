@@ -554,6 +554,13 @@ class Members:
             self.out.write(self.compressor.flush(zlib.Z_SYNC_FLUSH))
             self.compressor = None
 
+    def end_stream(self, zeros: int) -> None:
+        """The archive's last bytes: `zeros` zero bytes (tar's end), then the deflate stream's
+        final block."""
+        self._write(tarfile.NUL * zeros)
+        self.out.write(self.compressor.flush(zlib.Z_FINISH))
+        self.compressor = None
+
     def folder(self, name: str) -> None:
         self._header(name, None)
         self._end_member(0)
@@ -637,9 +644,8 @@ class Archive:
         members = self._members()
         end = 2 * tarfile.BLOCKSIZE
         end += -(self.length + members.length + end) % tarfile.RECORDSIZE
-        members._write(tarfile.NUL * end)
+        members.end_stream(end)
         self._fold(members.crc, members.length)
-        self.raw.write(members.compressor.flush(zlib.Z_FINISH))
         self.raw.write(struct.pack("<II", self.crc, self.length & 0xFFFFFFFF))
         self.members = None
         self.raw.close()

@@ -167,7 +167,7 @@ def _key(key) -> str:
     return _ENCODE(key if isinstance(key, str) else next(iter(json.loads(json.dumps({key: None})))))
 
 
-class Records(Sequence):
+class LazyRecords(Sequence):
     """A list of records, each made from its item when it is read: write_json writes them one at
     a time, so the rows of 100,000 trials are never all in memory (60 MB in rule trial_rows)."""
 
@@ -196,13 +196,13 @@ def _pieces(value, indent: str):
             yield f",\n{inner}{_key(key)}: " if number else f"{inner}{_key(key)}: "
             yield from _pieces(item, inner)
         yield "\n" + indent + "}"
-    elif isinstance(value, Records) and not value:
+    elif isinstance(value, LazyRecords) and not value:
         yield "[]"
-    elif isinstance(value, Records) or (
+    elif isinstance(value, LazyRecords) or (
         isinstance(value, list) and value and any(isinstance(item, (dict, list)) for item in value)
     ):
-        # one record per line (a Records' items are made as they are written)
-        records = isinstance(value, Records) or all(isinstance(item, dict) for item in value)
+        # one record per line (a LazyRecords' items are made as they are written)
+        records = isinstance(value, LazyRecords) or all(isinstance(item, dict) for item in value)
         yield "[\n"
         for number, item in enumerate(value):
             yield ",\n" + inner if number else inner

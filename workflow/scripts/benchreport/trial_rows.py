@@ -13,7 +13,7 @@ from collections import Counter
 
 from . import grader, provenance, stats
 from .classify import LEFT_OUT, REVIEWER_RUN
-from .files import Records
+from .files import LazyRecords
 
 GATE_KINDS = ("failed", "errored", "verifier_errored", "timed_out")
 # The Trial fields rule trial_rows reads: stats' (it calls stats.setting_trials), and those of a
@@ -369,7 +369,7 @@ def setting_trial_rows(setting: str, all_trials: list[dict], policy: dict) -> tu
     rows = {
         "setting": setting,
         # made as they are written: 100,000 rows held at once were 60 MB beside the trials
-        "trials": Records(row, sorted(finished, key=lambda t: (t["task"], stats.try_order(t)))),
+        "trials": LazyRecords(row, sorted(finished, key=lambda t: (t["task"], stats.try_order(t)))),
         "interrupted": [_trial_ref(trial) for trial in sorted(interrupted, key=stats.try_order)],
     }
     return rows, set(excluded_tasks)
