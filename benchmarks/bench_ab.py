@@ -11,13 +11,16 @@ runs cold once (printed, not compared: the first one also fills the page cache).
 flips the reward of one trial (bench_scale.edit_one_trial; the next round flips it back) and runs
 both copies, then runs both again with nothing changed; which copy goes first alternates, so an
 even number of rounds puts each first equally often. Prints every run, the medians and
-after / before. The trial is put back as it was at the end.
+after / before. The trial is put back as it was at the end. With --cold-rounds N, N cold runs of
+each copy come first, each in a fresh copy of its revision, the copies alternating likewise, and
+their medians are compared too.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -47,11 +50,17 @@ def main(argv=None) -> int:
     parser.add_argument("--after", default="HEAD", help="a git revision (default HEAD)")
     parser.add_argument("--jobs-root", type=Path, required=True, help="a folder of BenchFlow job folders")
     parser.add_argument("--rounds", type=int, default=4, help="an even number (default 4)")
+    parser.add_argument(
+        "--cold-rounds",
+        type=int,
+        default=0,
+        help="an even number of cold runs of each copy, each in a fresh copy, the copies alternating (default 0)",
+    )
     parser.add_argument("--tmp", type=Path, default=Path("/tmp/benchreport-ab"))
     args = parser.parse_args(argv)
 
-    if args.rounds < 2 or args.rounds % 2:
-        raise SystemExit("--rounds: an even number, so that each copy runs first as often as the other")
+    if args.rounds < 2 or args.rounds % 2 or args.cold_rounds % 2:
+        raise SystemExit("--rounds, --cold-rounds: even numbers, so that each copy runs first as often as the other")
     if args.tmp.exists():
         raise SystemExit(f"{args.tmp} exists: remove it or name another --tmp")
     bench_scale.SNAKEMAKE_ENV.pop("PYTHONDONTWRITEBYTECODE", None)  # as bench_scale runs them
@@ -65,7 +74,16 @@ def main(argv=None) -> int:
         run = bench_scale.run_snakemake(workdir, args.jobs_root, "cold")
         print(f"cold {label}: {run['wall']:.2f} s, CPU {run['cpu']:.2f} s", flush=True)
 
-    walls = {(kind, label): [] for kind in ("edited", "nothing changed") for label in copies}
+    walls = {(kind, label): [] for kind in ("cold", "edited", "nothing changed") for label in copies}
+    revisions = {"before": args.before, "after": args.after}
+    for number in range(args.cold_rounds):
+        for label in list(copies) if number % 2 == 0 else list(reversed(copies)):
+            workdir = copy_revision(revisions[label], args.tmp / f"{label}-cold-{number}")
+            run = bench_scale.run_snakemake(workdir, args.jobs_root, "cold")
+            walls["cold", label].append(run["wall"])
+            print(f"cold round {number + 1} {label}: {run['wall']:.2f} s, CPU {run['cpu']:.2f} s", flush=True)
+            shutil.rmtree(workdir)
+
     edited = None
     try:
         for number in range(args.rounds):
@@ -83,7 +101,7 @@ def main(argv=None) -> int:
             path.write_bytes(original)
             os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
-    for kind in ("edited", "nothing changed"):
+    for kind in ("cold", "edited", "nothing changed") if args.cold_rounds else ("edited", "nothing changed"):
         before, after = (statistics.median(walls[kind, label]) for label in copies)
         print(f"{kind}: before {before:.2f} s, after {after:.2f} s, after / before {after / before:.3f}")
     print(f"load average when done: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

@@ -34,8 +34,9 @@ from conftest import REPO, Workflow, copy_workflow
 
 CLUSTER = REPO / "tests" / "cluster"
 RULE_FILES = [REPO / "workflow" / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
-# rules that must never be submitted: they need the local Docker daemon / BenchFlow, or do nothing
-MUST_STAY_LOCAL = {"inspect_image", "controls", "bundle", "all"}
+# rules that must never be submitted: they need the local Docker daemon / BenchFlow, do nothing,
+# or (ingested) do next to nothing on the path of every later step
+MUST_STAY_LOCAL = {"inspect_image", "controls", "bundle", "ingested", "all"}
 TASKS = ["tiny-hello", "tiny-hello-net"]  # the tasks of the real oracle and nop folders used below
 AGENTS = [  # alias, model, served model, seed, outcomes per try (one per task in TASKS); one try keeps it quick
     ("sonnet", "anthropic/claude-sonnet-4-5", "claude-sonnet-4-5-20250929", 11, [("passed", "passed")]),
@@ -259,8 +260,9 @@ def test_cluster_generic_run_matches_local_run(workflow, real_jobs, tmp_path):
     # ... and the local rules ran in snakemake's own process: printed as local, never submitted
     assert len(re.findall(r"^localrule inspect_image:", log, re.MULTILINE)) == 2  # bf__tiny-hello, bf__tiny-hello-net
     assert len(re.findall(r"^localcheckpoint controls:", log, re.MULTILINE)) == 2  # oracle, nop
+    assert len(re.findall(r"^localcheckpoint ingested:", log, re.MULTILINE)) == 1
     assert re.search(r"^localrule all:", log, re.MULTILINE)
-    assert not re.search(r"^(rule|checkpoint) (inspect_image|controls|all):", log, re.MULTILINE)
+    assert not re.search(r"^(rule|checkpoint) (inspect_image|controls|ingested|all):", log, re.MULTILINE)
     for name in ran_remote:
         assert not re.search(rf"^local(rule|checkpoint) {name}:", log, re.MULTILINE), name
 
@@ -335,5 +337,6 @@ def test_slurm_executor_dry_run_needs_no_slurm(workflow, real_jobs):
     assert "This was a dry-run" in log
     # the profile's resources reach the jobs
     assert "slurm_partition=standard" in log and "runtime=30" in log
-    # only the first ingest checkpoint is planned: what follows depends on what ingest finds
+    # only the ingests and checkpoint ingested are planned: what follows depends on what ingest finds
     assert re.search(r"^ingest\s+\d+", log, re.MULTILINE) and "Ingesting BenchFlow job folder" in log
+    assert re.search(r"^ingested\s+1\b", log, re.MULTILINE)

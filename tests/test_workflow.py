@@ -116,6 +116,7 @@ def test_reruns_only_what_changed(real_run_copy):
         f"ingest/{edited_job}/index.json",
         f"ingest/{edited_job}/tasks.json",
         f"ingest/{edited_job}/ledger.json",
+        "ingested.json",  # the checkpoint after every ingest: written again, the same bytes
         f"settings/{nop_tc}/stats.json",
         f"settings/{nop_tc}/card-parts.json",
         f"settings/{nop_tc}/page.json",
@@ -132,6 +133,7 @@ def test_reruns_only_what_changed(real_run_copy):
         "report.html",
     }
     assert summaries(workflow)[nop_tc]["counts"]["passed"] == 1
+    assert second["ingested.json"][1] == first["ingested.json"][1]
 
     # adding a job folder ingests only that folder
     source = workflow.path / "jobs" / "benchflow-real-jobs/script-run/oracle-x3/oracle/trial-03"

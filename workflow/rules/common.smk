@@ -35,7 +35,7 @@ from benchreport import (
     shapes,
     stamps,
 )  # noqa: E402
-from benchreport.stamps import ingest_output, lineage_of  # noqa: E402
+from benchreport.stamps import ingest_file, ingest_output, lineage_of  # noqa: E402
 
 # The key, what is wrong and what is allowed, rather than Snakemake's message, which quotes the
 # whole schema; then Snakemake's validate, which fills in the defaults.
@@ -82,14 +82,9 @@ RUN_CONTROLS = config["controls"]["run"]
 
 
 def user_job_indexes(wildcards):
-    """The ingest of every job folder found under job_roots."""
-    return {"trials": [ingest_output(job_id) for job_id in JOBS]}
-
-
-def controls_to_run(wildcards):
-    """The tasks of agent settings that no job folder under job_roots has this control for."""
-    entries = [job_index(job_id)["settings"] for job_id in JOBS]
-    return json.dumps(controls.tasks_lacking(entries, wildcards.kind))
+    """The index of every job folder found under job_roots (what the control runs are planned
+    from, in the job: they run before checkpoint ingested)."""
+    return {"indexes": [ingest_file(job_id, "index") for job_id in JOBS]}
 
 
 def all_jobs():
@@ -163,19 +158,26 @@ DERIVED_CACHE = {}
 # yet), and image slug -> the value image_retry gave it
 PROBED = None
 RETRIES = {}
-INGEST_OUTPUTS = {}
+INGESTED = []
 
 
-def ingest_outputs(job_id):
-    """The output files of a job folder's ingest once the checkpoint has them. A checkpoint's
+def ingested_inputs(wildcards):
+    """The index of every job folder of the run (all_jobs: control runs' too)."""
+    return [ingest_file(job_id, "index") for job_id in all_jobs()]
+
+
+def ingested_job_folders(wildcards):
+    return sorted(all_jobs())
+
+
+def ingested(job_id, name):
+    """A file of a job folder's ingest (index, tasks), once checkpoint ingested has run. Its
     output, once created, stays created for the rest of the run, so get() is asked until it
-    answers once: it copies the set of every created checkpoint output on each call (about 1 ms
-    here at 100 folders), and derived() below asks for every folder each time it is called.
-    """
-    output = INGEST_OUTPUTS.get(job_id)
-    if output is None:
-        output = INGEST_OUTPUTS[job_id] = checkpoints.ingest.get(job=job_id).output
-    return output
+    answers once: it copies the set of every created checkpoint output on each call, and
+    derived() below asks for every folder each time it is called."""
+    if not INGESTED:
+        INGESTED.append(checkpoints.ingested.get().output.record)
+    return ingest_file(job_id, name)
 
 
 def read_cached(path):
@@ -191,7 +193,7 @@ def read_cached(path):
 
 def index_entry(job_id):
     """(mtime, content) of a job folder's index.json (its settings, their tasks and counts)."""
-    return read_cached(ingest_outputs(job_id).index)
+    return read_cached(ingested(job_id, "index"))
 
 
 def job_index(job_id):
@@ -203,7 +205,7 @@ def job_tasks(job_id):
     """Per task of a job folder: the task paths and digests its trials name (tasks.json, read
     only to resolve task images: a tenth of the size of the rest of the index at 1,000 tasks
     per folder, and nothing else needs it)."""
-    return read_cached(ingest_outputs(job_id).tasks)[1]["tasks"]
+    return read_cached(ingested(job_id, "tasks"))[1]["tasks"]
 
 
 def derived(name, compute):
@@ -460,6 +462,6 @@ setting_pages = per_setting("results/settings/{setting}/page.json")
 
 def overview_inputs(wildcards):
     return {
-        "ledgers": [f"results/ingest/{job_id}/ledger.json" for job_id in all_jobs()],
+        "ledgers": [ingest_file(job_id, "ledger") for job_id in all_jobs()],
         "summaries": setting_summaries(wildcards),
     }

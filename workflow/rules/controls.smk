@@ -13,7 +13,6 @@ checkpoint controls:
     resources:
         mem_mb=2000,
     params:
-        tasks=controls_to_run,
         run=config["controls"]["run"],
         code=CODE["controls"],
     script:

@@ -1,4 +1,4 @@
-checkpoint ingest:
+rule ingest:
     input:
         unpack(ingest_inputs),
     output:

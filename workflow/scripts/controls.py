@@ -1,16 +1,15 @@
 """Rule controls: run BenchFlow's oracle or nop on the tasks that have no such control."""
 
-import json
 from pathlib import Path
 
 from benchreport import rulejob
-from benchreport.controls import run_controls
-from benchreport.files import write_json
+from benchreport.controls import run_controls, tasks_lacking
+from benchreport.files import load_json, write_json
 from benchreport.lineage import write_for_rule
 
 log = rulejob.start(snakemake)
 
-tasks = json.loads(snakemake.params.tasks)
+tasks = tasks_lacking([load_json(path)["settings"] for path in snakemake.input.indexes], snakemake.wildcards.kind)
 manifest = run_controls(
     snakemake.wildcards.kind, tasks, snakemake.params.run, Path(snakemake.params.run["jobs_dir"]), log
 )

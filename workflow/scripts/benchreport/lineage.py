@@ -33,6 +33,7 @@ COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineag
 # stage reads that no import names: its templates and schemas.
 STAGES = (
     "ingest",
+    "ingested",
     "coverage_design",
     "stats",
     "trial_rows",

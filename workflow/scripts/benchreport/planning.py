@@ -12,6 +12,7 @@ from . import discover, environment
 
 # what rule all asks for beyond the reports of each setting
 RUN_OUTPUTS = (
+    "results/ingested.json",
     "results/index.md",
     "results/exclusions.tsv",
     "results/comparisons/comparisons.md",

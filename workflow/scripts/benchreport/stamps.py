@@ -21,9 +21,14 @@ def lineage_of(path: str) -> str:
     return f"results/lineage/{path.removeprefix('results/')}.json"
 
 
+def ingest_file(job_id: str, name: str) -> str:
+    """An output of a job folder's ingest: trials, index, tasks or ledger."""
+    return f"results/ingest/{job_id}/{name}.json"
+
+
 def ingest_output(job_id: str) -> str:
     """The first output of a job folder's ingest (what its stamp is compared with)."""
-    return f"results/ingest/{job_id}/trials.json"
+    return ingest_file(job_id, "trials")
 
 
 def recorded_sources(job: discover.JobFolder) -> dict[str, str]:

@@ -1,0 +1,23 @@
+# The one checkpoint between the ingests and everything planned from them (settings_map and
+# the other functions of common.smk that read the ingests' index files): Snakemake re-plans the
+# DAG once, after every ingest of the run, rather than once after each one, as it did when each
+# ingest was a checkpoint (at 100 job folders those re-plans took ~4 s of its own process).
+checkpoint ingested:
+    input:
+        indexes=ingested_inputs,
+    output:
+        record="results/ingested.json",
+        lineage=lineage_of("results/ingested.json"),
+    log:
+        "logs/ingested.log",
+    localrule: True
+    conda:
+        "../envs/benchreport.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+    params:
+        job_folders=ingested_job_folders,
+        code=CODE["ingested"],
+    script:
+        "../scripts/ingested.py"
