@@ -1,5 +1,6 @@
 """The end-of-run hook finds the installed Snakemake's re-evaluation timer and cancels it; the
-parse and the end of a run move the heap to the collector's permanent generation; every rule job
+parse and the end of a run move the heap to the collector's permanent generation; Snakemake's
+params check serialises params as it would with pandas, without importing it; every rule job
 logs to its rule's log with the cyclic collector off."""
 
 import gc
@@ -9,6 +10,7 @@ from types import SimpleNamespace
 
 from benchreport import rulejob, scheduling
 from benchreport.scheduling import cancel_rescheduling_timers
+from snakemake.persistence import PersistenceBase
 from snakemake.scheduling.job_scheduler import JobScheduler
 
 
@@ -69,3 +71,31 @@ def test_a_rule_job_logs_to_its_log_without_the_cyclic_collector(tmp_path):
         if enabled:
             gc.enable()
     assert log.read_text() == "to the log\n"
+
+
+def test_params_are_serialised_as_with_pandas_without_it():
+    # the serialisers read nothing of the instance: a bare one, without the storage methods
+    bare = type("Bare", (PersistenceBase,), {})
+    bare.__abstractmethods__ = frozenset()
+    persistence = bare()
+    params = [
+        "text",
+        3,
+        2.5,
+        None,
+        True,
+        [1, "a"],
+        ("t", 1),
+        {"nested": {"list": [1, 2], "none": None}},
+        {"b", "a"},
+        b"bytes",
+        lambda wildcards: None,  # a callable is left out, with and without
+        object(),
+    ]
+    original = PersistenceBase.__dict__["_serialize_param"]
+    try:
+        with_pandas = [persistence._serialize_param_pandas(value) for value in params]
+        assert scheduling.compare_params_without_pandas()
+        assert [persistence._serialize_param(value) for value in params] == with_pandas
+    finally:
+        PersistenceBase._serialize_param = original

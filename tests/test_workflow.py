@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -144,6 +145,18 @@ def test_reruns_only_what_changed(real_run_copy):
     assert "ingest/benchflow-real-jobs/script-run/oracle-x3/oracle/trial-04/2026-11-30__04-36-47/trials.json" in third
     unchanged_ingests = [p for p in second if p.startswith("ingest/")]
     assert all(second[p][0] == third[p][0] for p in unchanged_ingests)
+
+
+def test_a_run_with_nothing_to_do_imports_no_pandas(real_run_copy):
+    """Snakemake's params check imports pandas wherever it is installed, unless the workflow
+    steers it off (scheduling.compare_params_without_pandas): 0.3-0.45 s of such a run."""
+    process = real_run_copy.run("-n", roots=REAL_JOB_ROOTS, env=os.environ | {"PYTHONPROFILEIMPORTTIME": "1"})
+    assert "Nothing to be done" in process.stdout
+    imported = {
+        line.rsplit("|", 1)[1].strip() for line in process.stderr.splitlines() if line.startswith("import time:")
+    }
+    assert "snakemake.persistence" in imported  # the module of the params check, timed like the rest
+    assert "pandas" not in imported
 
 
 def test_two_runs_give_identical_bytes(real_run, tmp_path):

@@ -67,6 +67,7 @@ def find_jobs():
     )
 
 
+scheduling.compare_params_without_pandas()
 scheduling.keep_parsed_objects()
 JOBS, STATES, DUPLICATES = find_jobs()
 CODE = {stage: lineage.stage_code(stage)["sha256"] for stage in lineage.STAGE_CODE}

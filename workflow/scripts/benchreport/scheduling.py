@@ -1,5 +1,6 @@
 """What the workflow does about the costs of the Snakemake process it runs in: its garbage
-collector after the parse, and its scheduler's timer at the end of a run."""
+collector after the parse, the import of pandas by its params check, and its scheduler's timer at
+the end of a run."""
 
 from __future__ import annotations
 
@@ -34,6 +35,25 @@ def keep_parsed_objects() -> None:
     while Snakemake builds and updates the DAG.
     """
     gc.freeze()
+
+
+def compare_params_without_pandas() -> bool:
+    """Have Snakemake compare the params of a job whose outputs exist without importing pandas.
+
+    To tell whether such a job must run again, Snakemake serialises its params, and where pandas
+    is installed (a dependency of this package, for benchreport.load) it imports pandas first, to
+    hash a DataFrame param (persistence.PersistenceBase._serialize_param_pandas): 0.3-0.45 s of
+    the 1.1-1.9 s a run with nothing to do took at 1,000 and 10,000 trials. No rule here has a
+    pandas param, and for any other value that function returns what _serialize_param_builtin
+    does, so the same jobs run. Returns whether it applied (not where Snakemake's persistence
+    has changed shape)."""
+    from snakemake.persistence import PersistenceBase
+
+    chosen = PersistenceBase.__dict__.get("_serialize_param")
+    if not isinstance(chosen, property) or not hasattr(PersistenceBase, "_serialize_param_builtin"):
+        return False
+    PersistenceBase._serialize_param = property(lambda persistence: persistence._serialize_param_builtin)
+    return True
 
 
 def end_of_run() -> None:
