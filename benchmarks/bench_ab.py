@@ -11,9 +11,9 @@ runs cold once (printed, not compared: the first one also fills the page cache).
 flips the reward of one trial (bench_scale.edit_one_trial; the next round flips it back) and runs
 both copies, then runs both again with nothing changed; which copy goes first alternates, so an
 even number of rounds puts each first equally often. Prints every run, the medians and
-after / before. The trial is put back as it was at the end. With --cold-rounds N, N cold runs of
-each copy come first, each in a fresh copy of its revision, the copies alternating likewise, and
-their medians are compared too.
+after / before. The trial is put back as it was at the end. With --cold-rounds N, N more cold
+runs of each copy come after those first two and before the rounds, each in a fresh copy of its
+revision, the copies alternating likewise, and their medians are compared too.
 """
 
 from __future__ import annotations

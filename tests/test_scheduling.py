@@ -73,11 +73,11 @@ def test_a_rule_job_logs_to_its_log_without_the_cyclic_collector(tmp_path):
     assert log.read_text() == "to the log\n"
 
 
-def test_params_are_serialised_as_with_pandas_without_it():
+def test_params_are_serialised_as_with_pandas_without_importing_it(tmp_path, monkeypatch):
     # the serialisers read nothing of the instance: a bare one, without the storage methods
     bare = type("Bare", (PersistenceBase,), {})
     bare.__abstractmethods__ = frozenset()
-    persistence = bare()
+    persistence = bare(path=tmp_path / ".snakemake")
     params = [
         "text",
         3,
@@ -96,6 +96,12 @@ def test_params_are_serialised_as_with_pandas_without_it():
     try:
         with_pandas = [persistence._serialize_param_pandas(value) for value in params]
         assert scheduling.compare_params_without_pandas()
+        monkeypatch.delitem(sys.modules, "pandas", raising=False)
+        assert persistence._serialize_param.__func__ is PersistenceBase._serialize_param_builtin
         assert [persistence._serialize_param(value) for value in params] == with_pandas
+        assert "pandas" not in sys.modules
+        # where pandas is imported (a DataFrame param can only come from there), pandas' own
+        monkeypatch.setitem(sys.modules, "pandas", type(sys)("pandas"))
+        assert persistence._serialize_param.__func__ is PersistenceBase._serialize_param_pandas
     finally:
         PersistenceBase._serialize_param = original

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 import shutil
@@ -10,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from benchreport import lineage
 from conftest import PAPER_FILES, REAL_JOB_ROOTS, REPO, real_workflow
 
@@ -147,6 +149,10 @@ def test_reruns_only_what_changed(real_run_copy):
     assert all(second[p][0] == third[p][0] for p in unchanged_ingests)
 
 
+@pytest.mark.skipif(
+    importlib.util.find_spec("snakemake_executor_plugin_slurm") is not None,
+    reason="the SLURM executor plugin, installed, imports pandas at every snakemake start",
+)
 def test_a_run_with_nothing_to_do_imports_no_pandas(real_run_copy):
     """Snakemake's params check imports pandas wherever it is installed, unless the workflow
     steers it off (scheduling.compare_params_without_pandas): 0.3-0.45 s of such a run."""

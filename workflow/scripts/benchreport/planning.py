@@ -1,7 +1,8 @@
 """What the workflow plans once the ingests have run: each task's image and the record that
 inspects it, what a setting's report reads, and the run-level outputs. Pure functions over the
 ingests' index files (tasks.json) and the config, so that tests need no Snakemake;
-workflow/rules/common.smk reads the files through the checkpoints and caches the answers.
+workflow/rules/common.smk reads the files once checkpoint `ingested` has run, and caches the
+answers.
 """
 
 from __future__ import annotations

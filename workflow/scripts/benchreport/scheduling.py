@@ -5,6 +5,7 @@ the end of a run."""
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 
 # Snakemake's JobScheduler._schedule_reevalutation starts a threading.Timer (not a daemon) after
@@ -43,16 +44,21 @@ def compare_params_without_pandas() -> bool:
     To tell whether such a job must run again, Snakemake serialises its params, and where pandas
     is installed (a dependency of this package, for benchreport.load) it imports pandas first, to
     hash a DataFrame param (persistence.PersistenceBase._serialize_param_pandas): 0.3-0.45 s of
-    the 1.1-1.9 s a run with nothing to do took at 1,000 and 10,000 trials. No rule here has a
-    pandas param, and for any other value that function returns what _serialize_param_builtin
-    does, so the same jobs run. Returns whether it applied (not where Snakemake's persistence
-    has changed shape)."""
+    the 1.1-1.9 s a run with nothing to do took at 1,000 and 10,000 trials. A DataFrame param
+    means pandas is imported already (a workflow that uses this one as a module may have one), so
+    that serialiser is kept while pandas is in sys.modules; otherwise no param is a pandas object,
+    and for any other value it returns what _serialize_param_builtin does: the same jobs run.
+    Returns whether it applied (not where Snakemake's persistence has changed shape)."""
     from snakemake.persistence import PersistenceBase
 
     chosen = PersistenceBase.__dict__.get("_serialize_param")
     if not isinstance(chosen, property) or not hasattr(PersistenceBase, "_serialize_param_builtin"):
         return False
-    PersistenceBase._serialize_param = property(lambda persistence: persistence._serialize_param_builtin)
+    PersistenceBase._serialize_param = property(
+        lambda persistence: (
+            persistence._serialize_param_pandas if "pandas" in sys.modules else persistence._serialize_param_builtin
+        )
+    )
     return True
 
 
