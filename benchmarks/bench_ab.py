@@ -40,8 +40,13 @@ def copy_revision(revision: str, destination: Path) -> Path:
         check=True,
     ).stdout
     subprocess.run(["tar", "-x", "-C", str(destination)], input=archive, check=True)
-    (destination / "bench.yaml").write_text("# bench_ab.py: no Docker\nenvironment:\n  inspect: false\n")
+    (destination / "bench.yaml").write_text(bench_scale.BENCH_CONFIG)
     return destination
+
+
+def in_turn(copies: dict, number: int) -> list[str]:
+    """The copies' labels in round `number`'s order: each goes first in every other round."""
+    return list(copies) if number % 2 == 0 else list(reversed(copies))
 
 
 def main(argv=None) -> int:
@@ -64,10 +69,8 @@ def main(argv=None) -> int:
     if args.tmp.exists():
         raise SystemExit(f"{args.tmp} exists: remove it or name another --tmp")
     bench_scale.SNAKEMAKE_ENV.pop("PYTHONDONTWRITEBYTECODE", None)  # as bench_scale runs them
-    copies = {
-        label: copy_revision(revision, args.tmp / label)
-        for label, revision in (("before", args.before), ("after", args.after))
-    }
+    revisions = {"before": args.before, "after": args.after}
+    copies = {label: copy_revision(revision, args.tmp / label) for label, revision in revisions.items()}
     print(f"before: {args.before}, after: {args.after}, folders: {args.jobs_root}")
     print(f"interpreter: {sys.executable}; load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for label, workdir in copies.items():
@@ -75,9 +78,8 @@ def main(argv=None) -> int:
         print(f"cold {label}: {run['wall']:.2f} s, CPU {run['cpu']:.2f} s", flush=True)
 
     walls = {(kind, label): [] for kind in ("cold", "edited", "nothing changed") for label in copies}
-    revisions = {"before": args.before, "after": args.after}
     for number in range(args.cold_rounds):
-        for label in list(copies) if number % 2 == 0 else list(reversed(copies)):
+        for label in in_turn(copies, number):
             workdir = copy_revision(revisions[label], args.tmp / f"{label}-cold-{number}")
             run = bench_scale.run_snakemake(workdir, args.jobs_root, "cold")
             walls["cold", label].append(run["wall"])
@@ -89,9 +91,8 @@ def main(argv=None) -> int:
         for number in range(args.rounds):
             change = bench_scale.edit_one_trial(args.jobs_root)
             edited = edited or change  # the file as it was before the first round
-            order = list(copies) if number % 2 == 0 else list(reversed(copies))
             for kind in ("edited", "nothing changed"):
-                for label in order:
+                for label in in_turn(copies, number):
                     run = bench_scale.run_snakemake(copies[label], args.jobs_root, f"{kind}-{number}".replace(" ", "-"))
                     walls[kind, label].append(run["wall"])
                     print(f"round {number + 1} {kind} {label}: {run['wall']:.2f} s, CPU {run['cpu']:.2f} s", flush=True)

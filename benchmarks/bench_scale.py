@@ -316,6 +316,10 @@ def run_peer(bench: str, jobs_root: Path) -> dict:
     return {"wall": wall, "cpu": children_cpu() - cpu0, "trials": total}
 
 
+# the config a benchmark's copy of the workflow runs with (--configfile bench.yaml): no Docker
+BENCH_CONFIG = "# a benchmark's copy: no Docker\nenvironment:\n  inspect: false\n"
+
+
 def copy_workflow(destination: Path, coverage_simulations: int | None = None) -> Path:
     if destination.exists():
         shutil.rmtree(destination)
@@ -323,7 +327,7 @@ def copy_workflow(destination: Path, coverage_simulations: int | None = None) ->
     shutil.copy(REPO / "Snakefile", destination / "Snakefile")
     shutil.copytree(REPO / "config", destination / "config")
     shutil.copytree(REPO / "workflow", destination / "workflow", ignore=shutil.ignore_patterns("__pycache__"))
-    text = "# bench_scale.py: no Docker\nenvironment:\n  inspect: false\n"
+    text = BENCH_CONFIG
     if coverage_simulations:
         text += f"statistics:\n  coverage_simulations: {coverage_simulations}\n"
     (destination / "bench.yaml").write_text(text)

@@ -159,7 +159,7 @@ DERIVED_CACHE = {}
 # yet), and image slug -> the value image_retry gave it
 PROBED = None
 RETRIES = {}
-INGESTED = []
+INGESTED = []  # [True] once checkpoint ingested has answered
 
 
 def ingested_inputs(wildcards):
@@ -177,7 +177,8 @@ def ingested(job_id, name):
     answers once: it copies the set of every created checkpoint output on each call, and
     derived() below asks for every folder each time it is called."""
     if not INGESTED:
-        INGESTED.append(checkpoints.ingested.get().output.record)
+        checkpoints.ingested.get()
+        INGESTED.append(True)
     return ingest_file(job_id, name)
 
 

@@ -2,14 +2,14 @@ rule ingest:
     input:
         unpack(ingest_inputs),
     output:
-        trials="results/ingest/{job}/trials.json",
-        index="results/ingest/{job}/index.json",
-        tasks="results/ingest/{job}/tasks.json",
-        ledger="results/ingest/{job}/ledger.json",
-        lineage_trials=lineage_of("results/ingest/{job}/trials.json"),
-        lineage_index=lineage_of("results/ingest/{job}/index.json"),
-        lineage_tasks=lineage_of("results/ingest/{job}/tasks.json"),
-        lineage_ledger=lineage_of("results/ingest/{job}/ledger.json"),
+        trials=ingest_file("{job}", "trials"),
+        index=ingest_file("{job}", "index"),
+        tasks=ingest_file("{job}", "tasks"),
+        ledger=ingest_file("{job}", "ledger"),
+        lineage_trials=lineage_of(ingest_file("{job}", "trials")),
+        lineage_index=lineage_of(ingest_file("{job}", "index")),
+        lineage_tasks=lineage_of(ingest_file("{job}", "tasks")),
+        lineage_ledger=lineage_of(ingest_file("{job}", "ledger")),
     log:
         "logs/ingest/{job}.log",
     conda:
