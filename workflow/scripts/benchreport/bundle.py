@@ -33,7 +33,7 @@ import yaml
 
 from . import secrets
 from .discover import TRAJECTORY, TRIAL_FILES, attempt_folders, request_prefix, review_files
-from .files import MISSING, BadFile, locate, parse_json_bytes, sha256_file
+from .files import MISSING, BadFile, ReadAhead, locate, parse_json_bytes, sha256_file
 from .forked import forked_map
 from .ingest import SAMPLING_KEYS, exchange_parts
 from .lineage import record_path
@@ -270,19 +270,23 @@ class Spools:
             spool.close()
 
 
+def source_file(source: tuple, name: str) -> str | None:
+    """The file the entry `name` planned from `source` is read from; None for bytes made here."""
+    if source[0] in ("job-file", "job-trajectory"):  # a job-folder file at <job folder>/<name past the base>
+        return source[2] + name[len(source[1]) :]
+    return source[1] if source[0] in ("file", "trajectory") else None
+
+
 def load(source: tuple, name: str = "", raw: Spool | Spools | None = None) -> bytes:
     """The bytes of the entry `name` planned from `source`: a file, a trajectory's extract (made
     once, in the first pass, and read back from `raw` in the second) or bytes made in memory."""
     kind = source[0]
-    if kind in ("job-file", "job-trajectory"):  # a job-folder file at <job folder>/<name past the base>
-        path = source[2] + name[len(source[1]) :]
-        if kind == "job-file":
-            return Path(path).read_bytes()
-        kind, source = "trajectory", ("trajectory", path, source[3])
-    if kind == "file":
-        return Path(source[1]).read_bytes()
-    if kind == "trajectory":
-        return raw.read(name) if raw is not None and name in raw else trajectory_extract(Path(source[1]), source[2])
+    if kind in ("job-file", "file"):
+        return Path(source_file(source, name)).read_bytes()
+    if kind in ("job-trajectory", "trajectory"):
+        if raw is not None and name in raw:
+            return raw.read(name)
+        return trajectory_extract(Path(source_file(source, name)), source[-1])
     return source[1]
 
 
@@ -383,23 +387,25 @@ def _scan_files(plan: dict[str, tuple], names: list[str], raw: Spool, progress=N
     """One share of the first pass: (the secret values found, the files with a hit, the names
     with a hit, where each trajectory extract made is in `raw`, which it writes and flushes)."""
     known, dirty, dirty_names = set(), set(), set()
-    for count, name in enumerate(names, 1):
-        data = load(plan[name], name)
-        if plan[name][0] in ("trajectory", "job-trajectory"):
-            raw.add(name, data)
-        text = data.decode("utf-8", errors="surrogateescape")
-        spans = secrets.find(text)
-        if spans:
-            dirty.add(name)
-            known |= {text[start:end] for start, end, _ in spans if secrets.propagates(text[start:end])}
-        in_name = secrets.find(name)
-        if in_name:
-            dirty_names.add(name)
-            known |= {name[start:end] for start, end, _ in in_name if secrets.propagates(name[start:end])}
-        if name.endswith("/config.json"):
-            known.update(value for value in _agent_env_values(data) if secrets.propagates(value))
-        if progress and count % 50000 == 0:
-            progress(f"scanned {count:,} of {len(names):,} files of a share")
+    with ReadAhead(source_file(plan[name], name) for name in names) as ahead:  # made as the thread asks
+        for count, name in enumerate(names, 1):
+            data = load(plan[name], name)
+            ahead.advance()
+            if plan[name][0] in ("trajectory", "job-trajectory"):
+                raw.add(name, data)
+            text = data.decode("utf-8", errors="surrogateescape")
+            spans = secrets.find(text)
+            if spans:
+                dirty.add(name)
+                known |= {text[start:end] for start, end, _ in spans if secrets.propagates(text[start:end])}
+            in_name = secrets.find(name)
+            if in_name:
+                dirty_names.add(name)
+                known |= {name[start:end] for start, end, _ in in_name if secrets.propagates(name[start:end])}
+            if name.endswith("/config.json"):
+                known.update(value for value in _agent_env_values(data) if secrets.propagates(value))
+            if progress and count % 50000 == 0:
+                progress(f"scanned {count:,} of {len(names):,} files of a share")
     raw.flush()  # the bytes reach the file this process shares with the one that forked it
     return known, dirty, dirty_names, raw.where
 
@@ -409,17 +415,26 @@ def redacted(plan: dict[str, tuple], found: Scan, progress=None, order: list | N
     order (or of `order`, a part of it), each file redacted with every value the first pass
     found."""
     order = found.order(plan) if order is None else order
-    for count, (name, planned) in enumerate(order, 1):
-        if planned is None:
-            yield name, None, []
-            continue
-        data = load(plan[planned], planned, found.raw)
-        # a file with no hit in the first pass can only hold the values found elsewhere
-        redact = secrets.redact if planned in found.dirty else secrets.redact_known
-        data, kinds = redact(data, found.values)
-        yield name, data, [{"file": name, "kind": kind} for kind in kinds]
-        if progress and count % 50000 == 0:
-            progress(f"redacted and hashed {count:,} of {len(order):,} entries of a share")
+    # the trajectory extracts are read back from found.raw, not from their files
+    files = (
+        source_file(plan[planned], planned)
+        if planned is not None and plan[planned][0] in ("job-file", "file")
+        else None
+        for _, planned in order
+    )
+    with ReadAhead(files) as ahead:
+        for count, (name, planned) in enumerate(order, 1):
+            data = None if planned is None else load(plan[planned], planned, found.raw)
+            ahead.advance()
+            if data is None:
+                yield name, None, []
+                continue
+            # a file with no hit in the first pass can only hold the values found elsewhere
+            redact = secrets.redact if planned in found.dirty else secrets.redact_known
+            data, kinds = redact(data, found.values)
+            yield name, data, [{"file": name, "kind": kind} for kind in kinds]
+            if progress and count % 50000 == 0:
+                progress(f"redacted and hashed {count:,} of {len(order):,} entries of a share")
 
 
 class Bundle(Mapping):
