@@ -35,6 +35,7 @@ from .discover import (
 from .files import (
     MISSING,
     BadFile,
+    ReadAhead,
     finite_number,
     json_type_name,
     locate,
@@ -698,10 +699,27 @@ def crosscheck(summary, attempts: list[dict]) -> dict:
 PARALLEL_MIN_ATTEMPTS = 200
 
 
+# The files read_attempt reads first of an attempt folder, in its order: asked for ahead of it.
+ATTEMPT_FILES = ("config.json", "result.json", "solver.json", "timing.json", TRAJECTORY)
+
+
+def _read_in_turn(reader: JobReader, folders: list[str], max_requests: int, nop_agents) -> list:
+    """read_attempt of each folder in turn, the files of the next ones asked for from the disk
+    meanwhile (files.ReadAhead): a job folder the page cache no longer holds took 1.0-1.3 s to
+    ingest at 1,000 attempts here, against 0.5 s cached."""
+    paths = (f"{reader.dir_str}/{folder}/{name}" for folder in folders for name in ATTEMPT_FILES)
+    rows = []
+    with ReadAhead(paths) as ahead:
+        for folder in folders:
+            rows.append(read_attempt(reader, folder, max_requests, nop_agents))
+            ahead.advance(len(ATTEMPT_FILES))
+    return rows
+
+
 def _read_share(job: JobFolder, folders: list[str], max_requests: int, nop_agents) -> tuple:
     """read_attempt over some attempt folders with a reader of their own: (rows, ledger, sources)."""
     reader = JobReader(job)
-    rows = [read_attempt(reader, folder, max_requests, nop_agents) for folder in folders]
+    rows = _read_in_turn(reader, folders, max_requests, nop_agents)
     return rows, reader.ledger, reader.sources
 
 
@@ -713,7 +731,7 @@ def read_attempts(reader: JobReader, folders: list[str], max_requests: int, nop_
     rows, ledger rows and sources are the same either way (ingest_job sorts the last two).
     """
     if workers < 2 or len(folders) < PARALLEL_MIN_ATTEMPTS:
-        return [read_attempt(reader, folder, max_requests, nop_agents) for folder in folders]
+        return _read_in_turn(reader, folders, max_requests, nop_agents)
     size = -(-len(folders) // workers)
     shares = [
         (reader.job, folders[start : start + size], max_requests, nop_agents) for start in range(0, len(folders), size)
