@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 
-from benchreport.files import LazyRecords, dump_json, write_json
+from benchreport.files import LazyRecords, _pieces, dump_json, printable, write_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-TEXT = st.text(st.characters(codec="utf-8") | st.sampled_from(["\ud800", "\u200b", "\x00", "\u202e", "\ufeff"]))
+TEXT = st.text(
+    st.characters(codec="utf-8") | st.sampled_from(["\ud800", "\u200b", "\x00", "\x7f", "\x85", "\u202e", "\ufeff"])
+)
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | TEXT
 VALUES = st.recursive(
     SCALARS,
@@ -32,6 +34,14 @@ def test_write_json_writes_the_bytes_of_dump_json(tmp_path_factory, value):
     text = path.read_bytes().decode("utf-8")
     assert text == dump_json(value)
     assert json.loads(text) == json.loads(json.dumps(value))  # and it reads back as the value
+
+
+@settings(max_examples=300, deadline=None)
+@given(VALUES)
+def test_the_text_is_the_encoders_made_printable(value):
+    """Where write_json and dump_json skip printable's search (files._plain: ASCII without DEL),
+    they write what printable makes of the encoder's text."""
+    assert dump_json(value) == printable("".join(_pieces(value, "")) + "\n")
 
 
 RECORDS = st.lists(st.dictionaries(TEXT, SCALARS | st.lists(SCALARS, max_size=2), max_size=3), max_size=4)

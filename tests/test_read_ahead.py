@@ -57,8 +57,7 @@ def test_from_the_first_disk_read_each_next_file_is_asked_for_in_order_at_most_a
         ahead.thread.join(10)  # with a read for every path it asks for all of them
     assert [path for path, _ in calls] == paths[files.ReadAhead.PROBE :]
     assert all(
-        position < read + files.ReadAhead.AHEAD
-        for position, (_, read) in enumerate(calls, start=files.ReadAhead.PROBE)
+        position < read + files.ReadAhead.AHEAD for position, (_, read) in enumerate(calls, start=files.ReadAhead.PROBE)
     )
     assert threading.active_count() == 1
 

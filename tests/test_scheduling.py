@@ -1,11 +1,14 @@
 """The end-of-run hook finds the installed Snakemake's re-evaluation timer and cancels it; the
 parse and the end of a run move the heap to the collector's permanent generation; Snakemake's
 params check serialises params as it would with pandas, without importing it; every rule job
-logs to its rule's log with the cyclic collector off."""
+logs to its rule's log with the cyclic collector off, and one that finishes leaves at once."""
 
 import gc
+import os
+import subprocess
 import sys
 import threading
+from pathlib import Path
 from types import SimpleNamespace
 
 from benchreport import rulejob, scheduling
@@ -70,6 +73,29 @@ def test_a_rule_job_logs_to_its_log_without_the_cyclic_collector(tmp_path):
         sys.stderr = stderr
         if enabled:
             gc.enable()
+    assert log.read_text() == "to the log\n"
+
+
+def test_a_rule_job_that_finishes_keeps_its_log_and_exits_with_0(tmp_path):
+    """rulejob.finish leaves without the interpreter's teardown: what the job printed to its log
+    and to stdout is written all the same, and nothing after it runs."""
+    log = tmp_path / "stage.log"
+    script = (
+        "import sys, types\n"
+        "from benchreport import rulejob\n"
+        f"rulejob.start(types.SimpleNamespace(log=[{str(log)!r}]))\n"
+        "print('to the log', file=sys.stderr)\n"
+        "print('to stdout')\n"
+        "rulejob.finish()\n"
+        "print('after finish', file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env=os.environ | {"PYTHONPATH": str(Path(__file__).parents[1] / "workflow" / "scripts")},
+    )
+    assert done.returncode == 0 and done.stdout == "to stdout\n"
     assert log.read_text() == "to the log\n"
 
 

@@ -29,3 +29,4 @@ params = snakemake.params.stats | {"controls": snakemake.params.controls}
 stats = setting_stats(snakemake.wildcards.setting, trials, params, grid_for)
 write_json(snakemake.output.stats, stats)
 write_for_rule(snakemake)
+rulejob.finish()

@@ -21,3 +21,4 @@ card = card_parts(
 write_json(snakemake.output.trials, rows)
 write_json(snakemake.output.card, card)
 write_for_rule(snakemake)
+rulejob.finish()

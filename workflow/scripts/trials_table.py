@@ -14,3 +14,4 @@ for stats, trials in zip(snakemake.input.stats, snakemake.input.trials, strict=T
     settings.append((numbers["setting"], numbers["key"], load_json(trials)))
 write_text(snakemake.output.table, render_csv(rows(settings)))
 write_for_rule(snakemake)
+rulejob.finish()

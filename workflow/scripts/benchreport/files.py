@@ -224,7 +224,8 @@ def dump_json(value) -> str:
     and a list of scalars on one line, by the C encoder: a trial per line reads and diffs well,
     and it is 5-10x faster than indenting every field (seconds per file at 25,000 trials). A lone
     surrogate (a file name's undecodable byte) is written escaped, as ensure_ascii would."""
-    return printable("".join(_pieces(value, "")) + "\n")  # a lone surrogate written as JSON's \\uXXXX escape
+    text = "".join(_pieces(value, "")) + "\n"
+    return text if _plain(text) else printable(text)  # a lone surrogate written as JSON's \\uXXXX escape
 
 
 def write_json(path: str | os.PathLike, value) -> None:
@@ -235,8 +236,16 @@ def write_json(path: str | os.PathLike, value) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:
         for piece in _pieces(value, ""):
-            handle.write(printable(piece))
+            handle.write(piece if _plain(piece) else printable(piece))
         handle.write("\n")
+
+
+def _plain(text: str) -> bool:
+    """Whether text that _pieces made is printable as it is, so that printable's pattern search
+    can be skipped (0.25 s over trials.json's 69 MB at 100,000 trials): the encoder escapes every
+    C0 control, and each other character printable rewrites is DEL or not ASCII (isascii reads
+    a flag of the string)."""
+    return text.isascii() and "\x7f" not in text
 
 
 def write_text(path: str | os.PathLike, text: str) -> None:

@@ -9,6 +9,7 @@ compute nothing; benchreport/schemas/setting-result.schema.json is its schema.
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -118,15 +119,18 @@ def left_out_rows(stats: dict, environment: list[dict]) -> list[dict]:
 
 def trial_rows(trials: list[dict]) -> list[str]:
     """The Trials table's rows, each as one string: the table has a row per trial (25,000 at
-    1,000 tasks x 25 tries), and formatting them here takes a third of the time Jinja takes."""
+    1,000 tasks x 25 tries), and formatting them here takes a third of the time Jinja takes.
+    A task's name and the execution and verifier statuses repeat from row to row: each distinct
+    value is made a cell once (0.45 -> 0.28 CPU s at 100,000 trials)."""
+    cell_of = functools.lru_cache(maxsize=None, typed=True)(cell)  # typed: 1 and True are two cells
     rows = []
     for t in trials:
-        verifier = cell(t["verifier"] or "ok") if t["reward"] is not None else cell(t["verifier"])
+        verifier = cell_of(t["verifier"] or "ok") if t["reward"] is not None else cell_of(t["verifier"])
         outcome = t["outcome"] + (" (left out: controls)" if t["left_out"] else "")
         tokens = num(t["tokens"]) if t["tokens"] else "—"
         cost = usd(t["cost_usd"]) if t["cost_usd"] is not None else "—"
         rows.append(
-            f"| {cell(t['task'])} | {t['try'] or '—'} | {cell(t['agent_execution'])} | {verifier} | {reward(t['reward'])} "
+            f"| {cell_of(t['task'])} | {t['try'] or '—'} | {cell_of(t['agent_execution'])} | {verifier} | {reward(t['reward'])} "
             f"| {outcome} | {t['attempts']} | {tokens} | {cost} | {seconds(t['seconds'])} "
             f"| {code(t['job'] + '/' + t['folder'])} |"
         )

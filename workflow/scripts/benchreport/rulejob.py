@@ -1,9 +1,10 @@
-"""What every rule script does first."""
+"""What every rule script does first (start) and, where it holds many rows, last (finish)."""
 
 from __future__ import annotations
 
 import datetime
 import gc
+import os
 import sys
 
 # When this process's rule job began (start()), for its lineage records and the RO-Crate's actions.
@@ -25,3 +26,15 @@ def start(snakemake):
     sys.stderr = log
     gc.disable()
     return log
+
+
+def finish() -> None:
+    """End the rule job once its outputs and their lineage records are written: flush what it
+    printed (its log is sys.stderr) and leave without the interpreter's teardown, which frees
+    every object the job still holds one by one (0.2-0.6 s after stats, trial_rows, report and
+    trials_table at 100,000 trials); the operating system takes the memory back at once. Every
+    output is closed by then (written inside `with`), and a job runs no thread or atexit hook
+    that is still needed."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

@@ -13,7 +13,7 @@ import csv
 import io
 import json
 
-from .present import spreadsheet_cell
+from .present import FORMULA_START, spreadsheet_cell
 
 SETTING_FIELDS = (
     "agent",
@@ -50,6 +50,8 @@ def rows(settings: list[tuple[str, dict, dict]]) -> list[dict]:
 
 def spreadsheet_safe(value):
     """A cell: numbers as they are, booleans as true/false, text with a formula start escaped."""
+    if type(value) is str:  # most cells: spreadsheet_cell's rule, without its type checks
+        return "'" + value if value.startswith(FORMULA_START) else value
     return spreadsheet_cell(("true" if value else "false") if isinstance(value, bool) else value)
 
 
@@ -61,5 +63,5 @@ def render_csv(table: list[dict]) -> str:
     writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
     writer.writerow(columns)
     for row in table:
-        writer.writerow([spreadsheet_safe(row.get(column)) for column in columns])
+        writer.writerow(map(spreadsheet_safe, map(row.get, columns)))
     return out.getvalue()
