@@ -31,3 +31,4 @@ write_json(snakemake.output.index, {key: result[key] for key in ("job", "setting
 write_json(snakemake.output.tasks, {"job": result["job"]["id"], "tasks": result["tasks"]})
 write_json(snakemake.output.ledger, job_ledger(result))
 write_for_rule(snakemake, sources=result["sources"])
+rulejob.finish()
