@@ -387,25 +387,25 @@ def _scan_files(plan: dict[str, tuple], names: list[str], raw: Spool, progress=N
     """One share of the first pass: (the secret values found, the files with a hit, the names
     with a hit, where each trajectory extract made is in `raw`, which it writes and flushes)."""
     known, dirty, dirty_names = set(), set(), set()
-    with ReadAhead(source_file(plan[name], name) for name in names) as ahead:  # made as the thread asks
-        for count, name in enumerate(names, 1):
-            data = load(plan[name], name)
-            ahead.advance()
-            if plan[name][0] in ("trajectory", "job-trajectory"):
-                raw.add(name, data)
-            text = data.decode("utf-8", errors="surrogateescape")
-            spans = secrets.find(text)
-            if spans:
-                dirty.add(name)
-                known |= {text[start:end] for start, end, _ in spans if secrets.propagates(text[start:end])}
-            in_name = secrets.find(name)
-            if in_name:
-                dirty_names.add(name)
-                known |= {name[start:end] for start, end, _ in in_name if secrets.propagates(name[start:end])}
-            if name.endswith("/config.json"):
-                known.update(value for value in _agent_env_values(data) if secrets.propagates(value))
-            if progress and count % 50000 == 0:
-                progress(f"scanned {count:,} of {len(names):,} files of a share")
+    ahead = ReadAhead(source_file(plan[name], name) for name in names)
+    for count, name in enumerate(names, 1):
+        data = load(plan[name], name)
+        ahead.advance()
+        if plan[name][0] in ("trajectory", "job-trajectory"):
+            raw.add(name, data)
+        text = data.decode("utf-8", errors="surrogateescape")
+        spans = secrets.find(text)
+        if spans:
+            dirty.add(name)
+            known |= {text[start:end] for start, end, _ in spans if secrets.propagates(text[start:end])}
+        in_name = secrets.find(name)
+        if in_name:
+            dirty_names.add(name)
+            known |= {name[start:end] for start, end, _ in in_name if secrets.propagates(name[start:end])}
+        if name.endswith("/config.json"):
+            known.update(value for value in _agent_env_values(data) if secrets.propagates(value))
+        if progress and count % 50000 == 0:
+            progress(f"scanned {count:,} of {len(names):,} files of a share")
     raw.flush()  # the bytes reach the file this process shares with the one that forked it
     return known, dirty, dirty_names, raw.where
 
@@ -422,19 +422,19 @@ def redacted(plan: dict[str, tuple], found: Scan, progress=None, order: list | N
         else None
         for _, planned in order
     )
-    with ReadAhead(files) as ahead:
-        for count, (name, planned) in enumerate(order, 1):
-            data = None if planned is None else load(plan[planned], planned, found.raw)
-            ahead.advance()
-            if data is None:
-                yield name, None, []
-                continue
-            # a file with no hit in the first pass can only hold the values found elsewhere
-            redact = secrets.redact if planned in found.dirty else secrets.redact_known
-            data, kinds = redact(data, found.values)
-            yield name, data, [{"file": name, "kind": kind} for kind in kinds]
-            if progress and count % 50000 == 0:
-                progress(f"redacted and hashed {count:,} of {len(order):,} entries of a share")
+    ahead = ReadAhead(files)
+    for count, (name, planned) in enumerate(order, 1):
+        data = None if planned is None else load(plan[planned], planned, found.raw)
+        ahead.advance()
+        if data is None:
+            yield name, None, []
+            continue
+        # a file with no hit in the first pass can only hold the values found elsewhere
+        redact = secrets.redact if planned in found.dirty else secrets.redact_known
+        data, kinds = redact(data, found.values)
+        yield name, data, [{"file": name, "kind": kind} for kind in kinds]
+        if progress and count % 50000 == 0:
+            progress(f"redacted and hashed {count:,} of {len(order):,} entries of a share")
 
 
 class Bundle(Mapping):

@@ -13,7 +13,6 @@ import math
 import os
 import re
 import stat
-import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -301,24 +300,22 @@ def locate(job_dir: str, relpath: str, root_real: str) -> tuple[str, os.stat_res
 
 
 class ReadAhead:
-    """While a pass reads many small files in turn, a thread asks the kernel to bring each of the
-    next AHEAD files into the page cache (posix_fadvise WILLNEED), so the disk works while the pass
-    computes: out of the cache, each file costs the pass one disk wait, one after the other.
+    """While a pass reads many small files in turn, ask the kernel to bring the next ones into the
+    page cache (posix_fadvise WILLNEED starts their reads and returns), so the disk works while the
+    pass computes: out of the cache, each file would cost the pass one disk wait, one after the
+    other. The pass calls advance() after each path it reads; from then on the next AHEAD paths
+    stay asked for, asked in batches of half that.
 
-    The thread starts only once the pass is seen reading from the disk: every PROBE paths read,
-    `storage_reads` is asked, and the first time it grew the thread starts from where the pass
-    is. With every file cached, asking ahead only costs (ingest 0.205 -> 0.27 s a folder of 1,000
-    attempts, the thread's system calls contending for the GIL), so then none runs. Measured at
-    100 job folders x 1,000 trials out of the cache: an ingest 1.0-1.3 s -> 0.6-0.7 s (0.5 s
-    cached); the bundle's first pass 170-230 us a job-folder file -> 95-110 us (75 cached).
+    It starts only once the pass is seen reading from the disk: every PROBE paths read,
+    `storage_reads` is asked, and the first time it grew it starts from where the pass is. With
+    every file cached, asking costs system calls and gains nothing. Measured at 100 job folders x
+    1,000 trials out of the cache: an ingest 1.0-1.3 -> 0.6-0.7 s (0.5 s cached); the bundle's
+    first pass 170-230 us a job-folder file -> ~100 us (75 cached). (A thread asking ahead of the
+    pass, tried first, took an ingest from 0.205 to 0.27 s with every file cached: its system
+    calls and the pass contended for the GIL.)
 
     Nothing is read: a path that cannot be opened is left to the pass, which meets it and says
     so, and only a regular file is opened (a FIFO would wait for a writer, a device could act).
-
-        with ReadAhead(paths) as ahead:   # in the order the pass reads them (None: none to read)
-            for path in paths:
-                ...read path...
-                ahead.advance()
     """
 
     AHEAD = 256
@@ -328,59 +325,48 @@ class ReadAhead:
     FIRST_BYTES = 1 << 20
 
     def __init__(self, paths: Iterable[str | None]):
+        """`paths`: in the order the pass reads them (None where it reads no file)."""
         self.paths = iter(paths)
-        self.room = threading.Semaphore(self.AHEAD)
-        self.read, self.probe_at = 0, self.PROBE
+        self.read = self.asked = 0  # paths the pass read; paths asked for (or passed over)
+        self.probe_at = self.PROBE
         self.fetched = storage_reads() if hasattr(os, "posix_fadvise") else None
-        self.thread: threading.Thread | None = None
-        self.stopped = False
+        self.asking = False
 
     def advance(self, paths: int = 1) -> None:
-        """So many more paths read: the thread may ask for as many more, or starts now."""
-        if self.thread is not None:
-            self.room.release(paths)
-            return
+        """So many more paths read."""
         self.read += paths
-        if self.fetched is None or self.read < self.probe_at:
-            return
-        self.probe_at = self.read + self.PROBE
-        fetched = storage_reads()
-        if fetched is not None and fetched > self.fetched:
-            self.thread = threading.Thread(target=self._run, args=(self.read,), daemon=True)
-            self.thread.start()
-        self.fetched = fetched
-
-    def _run(self, done: int) -> None:
-        for _ in itertools.islice(self.paths, done):  # those the pass has read
-            pass
-        for path in self.paths:
-            self.room.acquire()
-            if self.stopped:
+        if not self.asking:
+            if self.fetched is None or self.read < self.probe_at:
                 return
-            if path is None:
-                continue
-            try:
-                if not stat.S_ISREG(os.stat(path).st_mode):
-                    continue
-                handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
-            except OSError:
-                continue
-            try:
-                os.posix_fadvise(handle, 0, self.FIRST_BYTES, os.POSIX_FADV_WILLNEED)
-            except OSError:
-                pass
-            finally:
-                os.close(handle)
+            self.probe_at = self.read + self.PROBE
+            fetched = storage_reads()
+            self.asking = fetched is not None and fetched > self.fetched
+            self.fetched = fetched
+            if not self.asking:
+                return
+        if self.asked < self.read:  # those the pass read meanwhile are not asked for
+            self.asked += sum(1 for _ in itertools.islice(self.paths, self.read - self.asked))
+        if self.asked - self.read <= self.AHEAD // 2:
+            for path in itertools.islice(self.paths, self.read + self.AHEAD - self.asked):
+                self.asked += 1
+                if path is not None:
+                    _ask_for(path, self.FIRST_BYTES)
 
-    def __enter__(self) -> ReadAhead:
-        return self
 
-    def __exit__(self, *exc) -> None:
-        """The thread ends before the pass returns (a process that forks must have one thread)."""
-        if self.thread is not None:
-            self.stopped = True
-            self.room.release()
-            self.thread.join()
+def _ask_for(path: str, length: int) -> None:
+    """posix_fadvise WILLNEED on the first `length` bytes of a regular file; nothing otherwise."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
+        return
+    try:
+        os.posix_fadvise(handle, 0, length, os.POSIX_FADV_WILLNEED)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
 
 
 def storage_reads() -> int | None:

@@ -709,10 +709,10 @@ def _read_in_turn(reader: JobReader, folders: list[str], max_requests: int, nop_
     ingest at 1,000 attempts here, against 0.5 s cached."""
     paths = (f"{reader.dir_str}/{folder}/{name}" for folder in folders for name in ATTEMPT_FILES)
     rows = []
-    with ReadAhead(paths) as ahead:
-        for folder in folders:
-            rows.append(read_attempt(reader, folder, max_requests, nop_agents))
-            ahead.advance(len(ATTEMPT_FILES))
+    ahead = ReadAhead(paths)
+    for folder in folders:
+        rows.append(read_attempt(reader, folder, max_requests, nop_agents))
+        ahead.advance(len(ATTEMPT_FILES))
     return rows
 
 
