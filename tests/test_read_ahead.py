@@ -5,10 +5,12 @@ or None is passed over without waiting."""
 
 import itertools
 import os
+import shutil
 import threading
 
 import pytest
-from benchreport import files
+from benchreport import discover, files, ingest
+from conftest import EXAMPLE
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "posix_fadvise"), reason="no posix_fadvise here")
 
@@ -39,13 +41,14 @@ def paths_in(folder, count):
     return [str(path) for path in paths]
 
 
-def test_from_the_first_disk_read_the_next_files_are_asked_for_in_order_at_most_ahead_early(tmp_path, advised):
+@pytest.mark.parametrize("step", [1, 3])  # ingest reads an attempt's paths at once
+def test_from_the_first_disk_read_the_next_files_are_asked_for_in_order_at_most_ahead_early(tmp_path, advised, step):
     calls, state = advised
-    paths = paths_in(tmp_path, 20)
+    paths = paths_in(tmp_path, 21)
     ahead = files.ReadAhead(paths)
-    for number, _ in enumerate(paths, 1):
+    for number in range(step, len(paths) + 1, step):
         state["read"] = number
-        ahead.advance()
+        ahead.advance(step)
         if number == files.ReadAhead.PROBE:  # the probe found the disk read: the next AHEAD at once
             assert [path for path, _ in calls] == paths[number : number + files.ReadAhead.AHEAD]
     assert [path for path, _ in calls] == paths[files.ReadAhead.PROBE :]
@@ -65,12 +68,13 @@ def test_with_everything_cached_nothing_is_asked_for(tmp_path, advised, monkeypa
     assert calls == [] and not ahead.asking
 
 
-def test_a_fifo_a_missing_file_and_none_are_passed_over(tmp_path, advised):
+def test_a_fifo_a_missing_file_a_link_and_none_are_passed_over(tmp_path, advised):
     calls, _ = advised
-    fifo, missing = tmp_path / "fifo", tmp_path / "missing.json"
+    fifo, missing, link = tmp_path / "fifo", tmp_path / "missing.json", tmp_path / "link.json"
     os.mkfifo(fifo)
     plain = paths_in(tmp_path, 4)
-    paths = [*plain[:3], str(fifo), str(missing), None, plain[3]]
+    link.symlink_to(plain[0])  # a link may lead out of the job root: locate checks it, not this
+    paths = [*plain[:3], str(fifo), str(missing), str(link), None, plain[3]]
 
     def run():
         ahead = files.ReadAhead(paths)
@@ -88,3 +92,30 @@ def test_storage_reads_are_counted_where_the_system_says():
     first = files.storage_reads()
     if os.path.exists("/proc/self/io"):
         assert isinstance(first, int) and 0 <= first <= files.storage_reads()
+
+
+def test_ingest_asks_for_files_it_reads_and_ingests_the_same(tmp_path, advised, monkeypatch):
+    """With the disk seen from the first attempt on, ingest asks only for files it then reads
+    (or that are absent), none below a linked trajectory folder, and its outputs do not change."""
+    calls, _ = advised
+    monkeypatch.setattr(files, "storage_reads", lambda: 0)
+    root = tmp_path / "jobs"
+    shutil.copytree(
+        EXAMPLE / "generated/claude-sonnet-high-x5/claude-sonnet-4-5-high/trial-01/2026-11-28__09-00-07",
+        root / "oracle",
+    )
+    [job] = discover.find_job_folders([str(root)])
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for attempt in discover.attempt_folders(job.path):  # each trajectory folder a link out of the root
+        (job.path / attempt / "trajectory").rename(outside / attempt)
+        (job.path / attempt / "trajectory").symlink_to(outside / attempt)
+    plain = ingest.ingest_job(job)
+    monkeypatch.setattr(files, "storage_reads", itertools.count(0, 4096).__next__)
+    monkeypatch.setattr(files.ReadAhead, "PROBE", 1)
+    monkeypatch.setattr(files.ReadAhead, "AHEAD", 64)  # every later attempt's paths at once
+    asked = ingest.ingest_job(job)
+    assert asked == plain
+    read = {os.path.realpath(source["path"]) for source in asked["sources"]}
+    assert len(calls) >= 6 and {path for path, _ in calls} <= read  # three attempts' files at least
+    assert not any(path.startswith(str(outside)) for path, _ in calls)

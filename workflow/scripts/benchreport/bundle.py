@@ -416,13 +416,13 @@ def redacted(plan: dict[str, tuple], found: Scan, progress=None, order: list | N
     found."""
     order = found.order(plan) if order is None else order
     # the trajectory extracts are read back from found.raw, not from their files
-    files = (
+    to_read = (
         source_file(plan[planned], planned)
         if planned is not None and plan[planned][0] in ("job-file", "file")
         else None
         for _, planned in order
     )
-    ahead = ReadAhead(files)
+    ahead = ReadAhead(to_read)
     for count, (name, planned) in enumerate(order, 1):
         data = None if planned is None else load(plan[planned], planned, found.raw)
         ahead.advance()
@@ -679,7 +679,7 @@ def planned_sizes(plan: dict[str, tuple]) -> dict[str, int]:
         elif source[0] == "bytes":
             sizes[name] = len(source[1])
         elif source[0] == "job-file" and name.endswith(TRAJECTORY):
-            sizes[name] = os.stat(source[2] + name[len(source[1]) :]).st_size
+            sizes[name] = os.stat(source_file(source, name)).st_size
     return sizes
 
 

@@ -309,13 +309,16 @@ class ReadAhead:
     It starts only once the pass is seen reading from the disk: every PROBE paths read,
     `storage_reads` is asked, and the first time it grew it starts from where the pass is. With
     every file cached, asking costs system calls and gains nothing. Measured at 100 job folders x
-    1,000 trials out of the cache: an ingest 1.0-1.3 -> 0.6-0.7 s (0.5 s cached); the bundle's
-    first pass 170-230 us a job-folder file -> ~100 us (75 cached). (A thread asking ahead of the
-    pass, tried first, took an ingest from 0.205 to 0.27 s with every file cached: its system
-    calls and the pass contended for the GIL.)
+    1,000 trials: an ingest job of 1,000 attempts took 0.8 s with its folder out of the cache and
+    0.5-0.7 s with this (0.5 s cached); the bundle rule 170 s with the job folders out of the cache
+    and 112 s with this (110 s cached). (A thread asking ahead of the pass, tried first, took
+    ingest_job from 0.205 to 0.27 s with every file cached: its system calls and the pass
+    contended for the GIL.)
 
     Nothing is read: a path that cannot be opened is left to the pass, which meets it and says
-    so, and only a regular file is opened (a FIFO would wait for a writer, a device could act).
+    so, and only a regular file that is not a link is opened (a FIFO would wait for a writer, a
+    device could act, a link may lead out of the job root). The caller leaves out a path below a
+    linked folder (None).
     """
 
     AHEAD = 256
@@ -354,11 +357,12 @@ class ReadAhead:
 
 
 def _ask_for(path: str, length: int) -> None:
-    """posix_fadvise WILLNEED on the first `length` bytes of a regular file; nothing otherwise."""
+    """posix_fadvise WILLNEED on the first `length` bytes of a regular file; nothing for a link
+    (locate checks where one leads before the pass reads through it) or anything else."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
+        if not stat.S_ISREG(os.lstat(path).st_mode):
             return
-        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_NOFOLLOW)
     except OSError:
         return
     try:

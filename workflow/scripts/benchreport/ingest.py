@@ -21,6 +21,7 @@ from . import classify, grader, provenance, settings, shapes
 from .classify import LEFT_OUT, REVIEWER_RUN, interrupted_row
 from .discover import (
     TRAJECTORY,
+    TRIAL_FILES,
     TRIAL_NAME,
     JobFolder,
     attempt_folders,
@@ -699,20 +700,27 @@ def crosscheck(summary, attempts: list[dict]) -> dict:
 PARALLEL_MIN_ATTEMPTS = 200
 
 
-# The files read_attempt reads first of an attempt folder, in its order: asked for ahead of it.
-ATTEMPT_FILES = ("config.json", "result.json", "solver.json", "timing.json", TRAJECTORY)
+# The paths of an attempt folder asked for ahead of read_attempt: its trial files and trajectory.
+ATTEMPT_PATHS = len(TRIAL_FILES) + 1
+
+
+def _attempt_files(reader: JobReader, folders: list[str]):
+    """The files read_attempt reads of each folder, ATTEMPT_PATHS of them, its trajectory None
+    when its trajectory folder is a link (locate checks where that leads first)."""
+    for folder in folders:
+        base = f"{reader.dir_str}/{folder}"
+        yield from (f"{base}/{name}" for name in TRIAL_FILES)
+        yield None if os.path.islink(f"{base}/trajectory") else f"{base}/{TRAJECTORY}"
 
 
 def _read_in_turn(reader: JobReader, folders: list[str], max_requests: int, nop_agents) -> list:
     """read_attempt of each folder in turn, the files of the next ones asked for from the disk
-    meanwhile (files.ReadAhead): a job folder the page cache no longer holds took 1.0-1.3 s to
-    ingest at 1,000 attempts here, against 0.5 s cached."""
-    paths = (f"{reader.dir_str}/{folder}/{name}" for folder in folders for name in ATTEMPT_FILES)
+    once it is seen reading from it (files.ReadAhead)."""
+    ahead = ReadAhead(_attempt_files(reader, folders))
     rows = []
-    ahead = ReadAhead(paths)
     for folder in folders:
         rows.append(read_attempt(reader, folder, max_requests, nop_agents))
-        ahead.advance(len(ATTEMPT_FILES))
+        ahead.advance(ATTEMPT_PATHS)
     return rows
 
 

@@ -113,5 +113,9 @@ def spreadsheet_cell(value):
         return ""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return value
-    text = str(value)
+    return formula_safe(str(value))
+
+
+def formula_safe(text: str) -> str:
+    """Text with a leading apostrophe where a spreadsheet would run it as a formula."""
     return "'" + text if text.startswith(FORMULA_START) else text

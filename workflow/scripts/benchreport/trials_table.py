@@ -13,7 +13,7 @@ import csv
 import io
 import json
 
-from .present import FORMULA_START, spreadsheet_cell
+from .present import formula_safe, spreadsheet_cell
 
 SETTING_FIELDS = (
     "agent",
@@ -51,7 +51,7 @@ def rows(settings: list[tuple[str, dict, dict]]) -> list[dict]:
 def spreadsheet_safe(value):
     """A cell: numbers as they are, booleans as true/false, text with a formula start escaped."""
     if type(value) is str:  # most cells: spreadsheet_cell's rule, without its type checks
-        return "'" + value if value.startswith(FORMULA_START) else value
+        return formula_safe(value)
     return spreadsheet_cell(("true" if value else "false") if isinstance(value, bool) else value)
 
 
