@@ -270,20 +270,27 @@ class Spools:
             spool.close()
 
 
+# The kinds of planned source read from a file: whole, or a trajectory's extract (made once, in
+# the first pass, and read back from the spool in the second); a "job-" one is a job-folder file
+# at <job folder>/<name past the base>, the others name their file.
+WHOLE_FILES = ("job-file", "file")
+TRAJECTORIES = ("job-trajectory", "trajectory")
+
+
 def source_file(source: tuple, name: str) -> str | None:
     """The file the entry `name` planned from `source` is read from; None for bytes made here."""
-    if source[0] in ("job-file", "job-trajectory"):  # a job-folder file at <job folder>/<name past the base>
+    if source[0].startswith("job-"):
         return source[2] + name[len(source[1]) :]
-    return source[1] if source[0] in ("file", "trajectory") else None
+    return source[1] if source[0] in WHOLE_FILES + TRAJECTORIES else None
 
 
 def load(source: tuple, name: str = "", raw: Spool | Spools | None = None) -> bytes:
     """The bytes of the entry `name` planned from `source`: a file, a trajectory's extract (made
     once, in the first pass, and read back from `raw` in the second) or bytes made in memory."""
     kind = source[0]
-    if kind in ("job-file", "file"):
+    if kind in WHOLE_FILES:
         return Path(source_file(source, name)).read_bytes()
-    if kind in ("job-trajectory", "trajectory"):
+    if kind in TRAJECTORIES:
         if raw is not None and name in raw:
             return raw.read(name)
         return trajectory_extract(Path(source_file(source, name)), source[-1])
@@ -391,7 +398,7 @@ def _scan_files(plan: dict[str, tuple], names: list[str], raw: Spool, progress=N
     for count, name in enumerate(names, 1):
         data = load(plan[name], name)
         ahead.advance()
-        if plan[name][0] in ("trajectory", "job-trajectory"):
+        if plan[name][0] in TRAJECTORIES:
             raw.add(name, data)
         text = data.decode("utf-8", errors="surrogateescape")
         spans = secrets.find(text)
@@ -417,9 +424,7 @@ def redacted(plan: dict[str, tuple], found: Scan, progress=None, order: list | N
     order = found.order(plan) if order is None else order
     # the trajectory extracts are read back from found.raw, not from their files
     to_read = (
-        source_file(plan[planned], planned)
-        if planned is not None and plan[planned][0] in ("job-file", "file")
-        else None
+        source_file(plan[planned], planned) if planned is not None and plan[planned][0] in WHOLE_FILES else None
         for _, planned in order
     )
     ahead = ReadAhead(to_read)

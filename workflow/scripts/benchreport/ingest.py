@@ -710,7 +710,8 @@ def _attempt_files(reader: JobReader, folders: list[str]):
     for folder in folders:
         base = f"{reader.dir_str}/{folder}"
         yield from (f"{base}/{name}" for name in TRIAL_FILES)
-        yield None if os.path.islink(f"{base}/trajectory") else f"{base}/{TRAJECTORY}"
+        trajectory = f"{base}/{TRAJECTORY}"
+        yield None if os.path.islink(os.path.dirname(trajectory)) else trajectory
 
 
 def _read_in_turn(reader: JobReader, folders: list[str], max_requests: int, nop_agents) -> list:
