@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import shutil
 import subprocess
 import sys
 
 import pytest
-from benchreport import classify, discover, forked, ingest
+from benchreport import classify, discover, ingest
 from conftest import EXAMPLE, REPO
 
 REAL = [str(EXAMPLE / "benchflow-real-jobs"), str(EXAMPLE / "benchflow-samples")]
@@ -101,8 +102,8 @@ def test_reading_in_forked_shares_gives_the_same_ingest(tmp_path, monkeypatch, w
     alone = ingest.ingest_job(job, 20, workers=workers)  # below PARALLEL_MIN_ATTEMPTS: one process
     monkeypatch.setattr(ingest, "PARALLEL_MIN_ATTEMPTS", 1)
     pools = []
-    get_context = forked.multiprocessing.get_context
-    monkeypatch.setattr(forked.multiprocessing, "get_context", lambda kind: pools.append(kind) or get_context(kind))
+    get_context = multiprocessing.get_context  # the module forked imports when it forks
+    monkeypatch.setattr(multiprocessing, "get_context", lambda kind: pools.append(kind) or get_context(kind))
     shared = ingest.ingest_job(job, 20, workers=workers)
     assert pools == ["fork"]  # read in forked processes
     assert shared == alone and alone["ledger"] and alone["sources"]

@@ -1,5 +1,6 @@
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -50,9 +51,10 @@ validate(config, schema="../../config/schema.yaml")
 
 def find_jobs():
     """Job folders at parse time (so a dry run shows the plan), each with its stamp file, and
-    job id -> the attempt folders it shares with a job folder that counts them
-    (discover.duplicates). The record sizes that compares are not kept: at 100,000 attempt
-    folders they held 32 MiB of this process for the whole run."""
+    beside it the attempt folders it shares with a job folder that counts them
+    (discover.duplicates, discover.write_duplicates). The record sizes that compares are not
+    kept: at 100,000 attempt folders they held 32 MiB of this process for the whole run.
+    """
     try:
         jobs = stamps.find_jobs(config["job_roots"])
     except ValueError as error:
@@ -60,17 +62,18 @@ def find_jobs():
     states, records = stamps.refresh_states(
         list(jobs.values()), config["ingest"]["max_requests"]
     )
-    return (
-        jobs,
-        states,
-        discover.duplicates(list(jobs.values()), config["job_roots"], records),
-    )
+    duplicates = discover.duplicates(list(jobs.values()), config["job_roots"], records)
+    discover.write_duplicates(states, duplicates)
+    return jobs, states
 
 
 scheduling.compare_params_without_pandas()
 scheduling.keep_parsed_objects()
-JOBS, STATES, DUPLICATES = find_jobs()
+JOBS, STATES = find_jobs()
 CODE = {stage: lineage.stage_code(stage)["sha256"] for stage in lineage.STAGE_CODE}
+os.environ[lineage.RUN_FACTS] = lineage.run_facts(
+    software=not workflow.deployment_settings.deployment_method
+)
 
 
 wildcard_constraints:
@@ -101,13 +104,9 @@ def all_jobs():
         if job.root == RUN_CONTROLS["jobs_dir"]
     ]
     found_stamps, _ = stamps.refresh_states(found, config["ingest"]["max_requests"])
+    discover.write_duplicates(found_stamps, {})
     STATES.update(found_stamps)
     return JOBS | {job.job_id: job for job in found}
-
-
-def job_duplicates(wildcards):
-    """The ingest's `duplicates`, as the JSON string scripts/ingest.py decodes."""
-    return json.dumps(DUPLICATES.get(wildcards.job, {}), sort_keys=True)
 
 
 def find_job(job_id):
@@ -116,14 +115,14 @@ def find_job(job_id):
 
 
 def ingest_inputs(wildcards):
-    """The folder's stamp file, and for a folder a control run wrote, the run's manifests."""
+    """The folder's stamp file and duplicates file, and for a folder a control run wrote, the
+    run's manifests."""
+    state = STATES[find_job(wildcards.job).job_id]
+    inputs = {"state": state, "duplicates": discover.duplicates_file(state)}
     if wildcards.job in JOBS:
-        return {"state": STATES[wildcards.job]}
-    return {
-        "state": STATES[find_job(wildcards.job).job_id],
-        "control_runs": [
-            f"results/controls/run-{kind}.json" for kind in controls.KINDS
-        ],
+        return inputs
+    return inputs | {
+        "control_runs": [f"results/controls/run-{kind}.json" for kind in controls.KINDS]
     }
 
 
@@ -467,3 +466,46 @@ def overview_inputs(wildcards):
         "ledgers": [ingest_file(job_id, "ledger") for job_id in all_jobs()],
         "summaries": setting_summaries(wildcards),
     }
+
+
+# Ingest runs its script through rulejob.main, not Snakemake's `script` directive. With one job
+# per job folder it has the most jobs (50-1,000 and more) and the directive costs each ~0.07 s
+# (its preamble imports Snakemake to unpickle the job's namespace; the script is written to a
+# file and removed): 0.24 -> 0.17 s a job at 200 attempts (benchmarks/bench_ab.py). Its
+# namespace is small (one folder's files and config values) and fits a command line; the other
+# stages take every job folder's files as input, which at a few thousand folders a command line
+# cannot hold, and run a few jobs each.
+PYTHON = (
+    # the Python running Snakemake, as `script:` uses, or the deployed environment's
+    shlex.quote(sys.executable)
+    if not workflow.deployment_settings.deployment_method
+    else "python"
+)
+
+
+def script_namespace(**params):
+    """A params function: the job's input, output, the given params (each a value or a function
+    of the wildcards) and wildcards as one JSON string, which rulejob.main hands to the rule's
+    script as Snakemake's `snakemake` object would (run_script)."""
+
+    def namespace(wildcards, input, output):
+        return json.dumps(
+            {
+                "input": list(input._allitems()),
+                "output": list(output._allitems()),
+                "params": {
+                    name: value(wildcards) if callable(value) else value
+                    for name, value in params.items()
+                },
+                "wildcards": dict(wildcards.items()),
+            },
+            sort_keys=True,
+        )
+
+    return namespace
+
+
+def run_script(rule):
+    """The shell command that runs workflow/scripts/<rule>.py with the job's namespace."""
+    # -P: the working directory is not put first on the module path (as `script:` does not)
+    return f"{PYTHON} -P -m benchreport.rulejob {rule} {{log:q}} {{threads}} {{params.namespace:q}}"

@@ -18,13 +18,14 @@ rule ingest:
     resources:
         mem_mb=1000,
     params:
-        job=job_params,
-        duplicates=job_duplicates,
-        max_requests=config["ingest"]["max_requests"],
-        nop_agents=config["controls"]["nop_agents"]
-        + [config["controls"]["run"]["nop_agent"]],
-        code=CODE["ingest"],
+        namespace=script_namespace(
+            job=job_params,
+            max_requests=config["ingest"]["max_requests"],
+            nop_agents=config["controls"]["nop_agents"]
+            + [config["controls"]["run"]["nop_agent"]],
+            code=CODE["ingest"],
+        ),
     message:
         "Ingesting BenchFlow job folder {wildcards.job}"
-    script:
-        "../scripts/ingest.py"
+    shell:
+        run_script("ingest")

@@ -4,6 +4,7 @@ was left out)."""
 
 import json
 import sys
+from pathlib import Path
 
 from benchreport import rulejob
 from benchreport.discover import JobFolder, location_file
@@ -19,7 +20,7 @@ result = ingest_job(
     snakemake.params.max_requests,
     snakemake.params.nop_agents,
     workers=snakemake.threads,
-    duplicates=json.loads(snakemake.params.duplicates),
+    duplicates=json.loads(Path(snakemake.input.duplicates).read_text(encoding="utf-8")),
 )
 print(
     f"ingest {job.job_id}: {result['attempt_folders_found']} attempt folders, "

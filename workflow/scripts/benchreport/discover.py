@@ -486,6 +486,31 @@ def location_file(stamp: Path) -> Path:
     return Path(stamp).with_suffix(".where")
 
 
+def duplicates_file(stamp: Path) -> Path:
+    """The places of the stamp's job folder that are attempts counted elsewhere (`duplicates`),
+    as its ingest reads them. A file, not a param: a copied job folder names each of its
+    attempts (~250 bytes each), more than the command line that runs ingest may hold, and the
+    reasons name other folders, which lineage records would publish."""
+    return Path(stamp).with_suffix(".duplicates")
+
+
+def write_duplicates(stamps: dict[str, Path], found: dict[str, dict[str, str]]) -> None:
+    """Each stamp's duplicates file, rewritten (whole, so newer than its ingest's outputs) only
+    when what it holds changed: the ingest rule takes it as input, so Snakemake's mtime trigger
+    re-runs exactly the ingests whose duplicates changed."""
+    for job_id, stamp in stamps.items():
+        text = json.dumps(found.get(job_id, {}), sort_keys=True)
+        path = duplicates_file(stamp)
+        try:
+            if path.read_text(encoding="utf-8") == text:
+                continue
+        except OSError:
+            pass
+        partial = path.with_name(f"{path.name}.{os.getpid()}")
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, path)
+
+
 def record_sizes(folders: dict, state: dict) -> dict[str, list]:
     """attempt folder -> [relpath, size] of the file that records it (result.json, else
     config.json, else solver.json): what `duplicates` compares first, from the stat state alone."""

@@ -3,13 +3,10 @@ in a forked process, for the memory it frees)."""
 
 from __future__ import annotations
 
-import ctypes
-import multiprocessing
 import os
 import signal
 import sys
 import threading
-from concurrent.futures import ProcessPoolExecutor
 
 # (function, arguments) per share while forked_map runs. A fork inherits it, so no argument (a
 # callable, a closure) has to be pickled; only the results travel back.
@@ -32,6 +29,8 @@ def _run_share(position: int):
 def _end_with_parent(parent: int) -> None:
     """A forked process is ended when the process that forked it ends (killed, say, with Ctrl-C
     on snakemake): else it would finish its share and wait for more work for ever."""
+    import ctypes
+
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
     if os.getppid() != parent:  # the parent ended before the line above
         os._exit(1)
@@ -60,6 +59,10 @@ def forked_call(function, *arguments):
 def _in_forks(function, shares: list[tuple], here: tuple | None = None) -> list:
     """function(*share) for each share in its own forked process, and for `here` (first in the
     results) in this one meanwhile. An exception in any is raised once all have finished."""
+    # imported here, not by the module: most jobs fork nothing, and the import costs ~20 ms
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     _SHARES[:] = [(function, share) for share in shares]
     # what this process has buffered would otherwise be written again by each child as it exits
     sys.stdout.flush()

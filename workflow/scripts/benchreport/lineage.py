@@ -12,8 +12,8 @@ from __future__ import annotations
 import datetime
 import functools
 import hashlib
-import importlib.metadata
 import json
+import os
 import platform
 import re
 import subprocess
@@ -152,8 +152,34 @@ def stage_code(stage: str) -> dict:
     return {"sha256": combined, "files": hashes}
 
 
+# The environment variable in which the Snakemake process hands every job of its run the code
+# and software facts lineage records (run_facts), found once rather than by each job: two git
+# commands and importlib.metadata cost a job ~0.04-0.06 s, ingest's job for 200 attempts ~0.2 s.
+RUN_FACTS = "BENCHREPORT_RUN_FACTS"
+
+
+def run_facts(software: bool) -> str:
+    """The git state of the workflow and, where the jobs run in this Python (`software`: no
+    conda env or container), the software versions: what common.smk puts in RUN_FACTS."""
+    facts = {"git": git_state(WORKFLOW_DIR)}
+    if software:
+        facts["software"] = software_versions()
+    return json.dumps(facts, sort_keys=True)
+
+
+def _handed(name: str):
+    """The fact `name` the Snakemake process handed this job (run_facts), or None."""
+    try:
+        return json.loads(os.environ[RUN_FACTS]).get(name)
+    except (KeyError, ValueError, AttributeError):
+        return None
+
+
 @functools.cache
 def git_state(directory: Path) -> dict:
+    if directory == WORKFLOW_DIR and (handed := _handed("git")) is not None:
+        return handed
+
     def git(*args):
         return subprocess.run(
             ["git", "-C", str(directory), *args], capture_output=True, text=True, timeout=30, check=True
@@ -167,6 +193,10 @@ def git_state(directory: Path) -> dict:
 
 @functools.cache
 def software_versions() -> dict:
+    if (handed := _handed("software")) is not None:
+        return handed
+    import importlib.metadata  # here: a job handed the versions saves its import (~30 ms)
+
     versions = {"python": platform.python_version()}
     for name in SOFTWARE:
         try:

@@ -1,11 +1,17 @@
-"""What every rule script does first (start) and, where it holds many rows, last (finish)."""
+"""What every rule script does first (start) and, where it holds many rows, last (finish); and
+the runner of a rule script that is not run by Snakemake's `script:` (main)."""
 
 from __future__ import annotations
 
 import datetime
 import gc
+import json
 import os
+import runpy
 import sys
+from pathlib import Path
+
+SCRIPTS_DIR = Path(__file__).resolve().parent.parent  # workflow/scripts: the rule scripts
 
 # When this process's rule job began (start()), for its lineage records and the RO-Crate's actions.
 STARTED_AT: str | None = None
@@ -38,3 +44,58 @@ def finish() -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
+
+
+class Names(list):
+    """One of a job's name lists (input, output, log, params, wildcards) as a rule script reads
+    Snakemake's: the values in order, each named one also an attribute and a key; a named list
+    of files is its files in order, and the list under its name."""
+
+    def __init__(self, items, files: bool):
+        super().__init__()
+        self._named = {}
+        for name, value in items:
+            if files and isinstance(value, list):
+                self.extend(value)
+                value = Names([(None, item) for item in value], files=True)
+            else:
+                self.append(value)
+            if name is not None:
+                self._named[name] = value
+        self.__dict__.update(self._named)  # ahead of list's own attributes: an output named "index"
+
+    def __getitem__(self, key):
+        return self._named[key] if isinstance(key, str) else super().__getitem__(key)
+
+    def items(self):
+        return self._named.items()
+
+
+class Job:
+    """What a rule script reads of its job, as Snakemake's `snakemake` object holds it: rule,
+    threads, log, input, output, params and wildcards."""
+
+    def __init__(self, rule: str, log: str, threads: int, namespace: dict):
+        self.rule = rule
+        self.threads = threads
+        self.log = Names([(None, log)], files=True)
+        self.input = Names(namespace["input"], files=True)
+        self.output = Names(namespace["output"], files=True)
+        self.params = Names(namespace["params"].items(), files=False)
+        self.wildcards = Names(namespace["wildcards"].items(), files=False)
+
+
+def main(argv: list[str]) -> None:
+    """Run workflow/scripts/<rule>.py as Snakemake's `script:` would, its `snakemake` a Job made
+    from the command line common.smk's run_script writes: rule, log, threads and namespace
+    (common.smk's script_namespace). Used where a rule's jobs are many and `script:`'s own cost
+    per job counts (rule ingest)."""
+    rule, log, threads, namespace = argv
+    job = Job(rule, log, int(threads), json.loads(namespace))
+    runpy.run_path(str(SCRIPTS_DIR / f"{rule}.py"), init_globals={"snakemake": job}, run_name="__main__")
+
+
+if __name__ == "__main__":  # python -m benchreport.rulejob: the one module the script imports runs it
+    from benchreport import rulejob
+
+    rulejob.main(sys.argv[1:])

@@ -1,0 +1,123 @@
+"""Rule ingest's script runs through rulejob.main, not Snakemake's `script` directive: its job
+reads the same `snakemake` object (Names as Snakemake's name lists), its duplicates come from a
+file rewritten only when they change, and a job handed the run's facts (lineage.RUN_FACTS)
+computes none of them."""
+
+import json
+import os
+import subprocess
+import sys
+
+from benchreport import discover, lineage, rulejob
+from benchreport.rulejob import Job, Names
+from snakemake.iocontainers import Namedlist
+
+
+def snakemake_list(values, names):
+    """A Snakemake name list: `names` maps a name to its index, or to (start, end) for a list."""
+    namedlist = Namedlist(values)
+    for name, where in names.items():
+        start, end = where if isinstance(where, tuple) else (where, None)
+        namedlist._set_name(name, start, end=end)
+    return namedlist
+
+
+def as_passed(namedlist):
+    """What common.smk's script_namespace puts on the command line for a file list."""
+    return json.loads(json.dumps(list(namedlist._allitems())))
+
+
+def test_names_read_as_snakemakes_name_lists():
+    inputs = snakemake_list(
+        ["s.stamp", "s.duplicates", "run-oracle.json", "run-nop.json", "plain"],
+        {"state": 0, "duplicates": 1, "control_runs": (2, 4)},
+    )
+    outputs = snakemake_list(["t.json", "i.json"], {"trials": 0, "index": 1})
+    ours_in, ours_out = Names(as_passed(inputs), files=True), Names(as_passed(outputs), files=True)
+    assert list(ours_in) == list(inputs)
+    for name in ("state", "duplicates"):
+        assert getattr(ours_in, name) == getattr(inputs, name) == ours_in[name] == inputs[name]
+    assert list(ours_in.control_runs) == list(inputs.control_runs) == ["run-oracle.json", "run-nop.json"]
+    assert {k: list(v) if isinstance(v, list) else v for k, v in ours_in.items()} == {
+        k: list(v) if isinstance(v, list) else v for k, v in inputs.items()
+    }
+    assert ours_out.index == outputs.index == "i.json"  # a name before list's own index()
+    assert ours_out[1] == outputs[1] and list(ours_out) == list(outputs)
+    params = Names({"max_requests": 20, "nop_agents": ["nop-acp"], "job": {"alias": "a"}}.items(), files=False)
+    assert params.nop_agents == ["nop-acp"] and params["job"] == {"alias": "a"}
+    assert list(params) == [20, ["nop-acp"], {"alias": "a"}]  # a list param is one value
+
+
+def test_the_runner_hands_a_script_its_job(tmp_path, monkeypatch):
+    (tmp_path / "probe.py").write_text(
+        "import json\n"
+        "seen = {'rule': snakemake.rule, 'threads': snakemake.threads, 'log': snakemake.log[0],\n"
+        "        'state': snakemake.input.state, 'inputs': list(snakemake.input),\n"
+        "        'params': dict(snakemake.params.items()), 'wildcards': dict(snakemake.wildcards.items()),\n"
+        "        'name': __name__}\n"
+        "open(snakemake.output.seen, 'w').write(json.dumps(seen))\n"
+    )
+    monkeypatch.setattr(rulejob, "SCRIPTS_DIR", tmp_path)
+    namespace = {
+        "input": [["state", "a.stamp"], ["control_runs", ["b", "c"]]],
+        "output": [["seen", str(tmp_path / "seen.json")]],
+        "params": {"max_requests": 20, "job": {"job_id": "jobs/x"}},
+        "wildcards": {"job": "jobs/x"},
+    }
+    rulejob.main(["probe", "probe.log", "3", json.dumps(namespace)])
+    seen = json.loads((tmp_path / "seen.json").read_text())
+    assert seen == {
+        "rule": "probe",
+        "threads": 3,
+        "log": "probe.log",
+        "state": "a.stamp",
+        "inputs": ["a.stamp", "b", "c"],
+        "params": {"max_requests": 20, "job": {"job_id": "jobs/x"}},
+        "wildcards": {"job": "jobs/x"},
+        "name": "__main__",
+    }
+    assert isinstance(Job("probe", "l", 1, namespace).output, Names)
+
+
+def test_duplicates_are_rewritten_only_when_they_change(tmp_path):
+    stamps = {"jobs/a": tmp_path / "a.stamp", "jobs/b": tmp_path / "b.stamp"}
+    found = {"jobs/b": {"t__1": "the same attempt as jobs/a/t__1 (...); counted once, there"}}
+    discover.write_duplicates(stamps, found)
+    files = {job: discover.duplicates_file(stamp) for job, stamp in stamps.items()}
+    assert json.loads(files["jobs/a"].read_text()) == {}
+    assert json.loads(files["jobs/b"].read_text()) == found["jobs/b"]
+    for path in files.values():
+        os.utime(path, ns=(10**9, 10**9))  # long ago: a rewrite would show
+    discover.write_duplicates(stamps, found)
+    assert all(path.stat().st_mtime_ns == 10**9 for path in files.values())
+    discover.write_duplicates(stamps, {})  # b's copy is gone
+    assert files["jobs/a"].stat().st_mtime_ns == 10**9
+    assert files["jobs/b"].stat().st_mtime_ns > 10**9 and json.loads(files["jobs/b"].read_text()) == {}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.duplicates", "b.duplicates"]  # no partial left
+
+
+PROBE = (
+    "import json, sys; from benchreport import lineage; "
+    "print(json.dumps([lineage.software_versions(), lineage.git_state(lineage.WORKFLOW_DIR), "
+    "'importlib.metadata' in sys.modules]))"
+)
+
+
+def test_a_job_handed_the_run_facts_computes_none_and_records_the_same(tmp_path):
+    def job(**env):
+        environment = {k: v for k, v in os.environ.items() if k != lineage.RUN_FACTS} | env
+        environment["PATH"] = str(tmp_path)  # no git to run: a job that needs it notes "not a git checkout"
+        done = subprocess.run(
+            [sys.executable, "-c", PROBE], env=environment, capture_output=True, text=True, check=True
+        )
+        return json.loads(done.stdout)
+
+    computed = json.loads(lineage.run_facts(software=True))
+    handed = job(**{lineage.RUN_FACTS: lineage.run_facts(software=True)})
+    assert handed == [computed["software"], computed["git"], False]
+    alone = job()
+    assert alone[0] == computed["software"] and alone[2] is True
+    assert alone[1]["commit"] is None  # it ran git itself, and found none on its PATH
+    # where the jobs run in another Python (a conda env), only the git state is handed
+    git_only = job(**{lineage.RUN_FACTS: lineage.run_facts(software=False)})
+    assert git_only[0] == computed["software"] and git_only[1] == computed["git"] and git_only[2] is True
