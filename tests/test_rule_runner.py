@@ -96,6 +96,7 @@ def test_duplicates_are_rewritten_only_when_they_change(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.duplicates", "b.duplicates"]  # no partial left
 
 
+THIS_CHECKOUT = {"PYTHONPATH": str(lineage.SCRIPTS_DIR)}  # this package, whichever is installed
 PROBE = (
     "import json, sys; from benchreport import lineage; "
     "print(json.dumps([lineage.software_versions(), lineage.git_state(lineage.WORKFLOW_DIR), "
@@ -105,7 +106,7 @@ PROBE = (
 
 def test_a_job_handed_the_run_facts_computes_none_and_records_the_same(tmp_path):
     def job(**env):
-        environment = {k: v for k, v in os.environ.items() if k != lineage.RUN_FACTS} | env
+        environment = {k: v for k, v in os.environ.items() if k != lineage.RUN_FACTS} | env | THIS_CHECKOUT
         environment["PATH"] = str(tmp_path)  # no git to run: a job that needs it notes "not a git checkout"
         done = subprocess.run(
             [sys.executable, "-c", PROBE], env=environment, capture_output=True, text=True, check=True
@@ -121,3 +122,14 @@ def test_a_job_handed_the_run_facts_computes_none_and_records_the_same(tmp_path)
     # where the jobs run in another Python (a conda env), only the git state is handed
     git_only = job(**{lineage.RUN_FACTS: lineage.run_facts(software=False)})
     assert git_only[0] == computed["software"] and git_only[1] == computed["git"] and git_only[2] is True
+    # the Snakemake process finds them anew, whatever facts it was handed itself (a run started
+    # from a job of another run)
+    inherited = {lineage.RUN_FACTS: json.dumps({"git": {"commit": "0" * 40}, "software": {"python": "2.7"}})}
+    found = subprocess.run(
+        [sys.executable, "-c", "from benchreport import lineage; print(lineage.run_facts(software=True))"],
+        env=os.environ | inherited | THIS_CHECKOUT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(found.stdout) == computed

@@ -26,13 +26,13 @@ def done(real_run, tmp_path_factory):
     return workflow
 
 
-def planned_jobs(workflow) -> dict[str, int]:
+def planned_jobs(workflow, python: str = sys.executable) -> dict[str, int]:
     """rule -> jobs of it a dry run plans (its first "Job stats" table; Snakemake prints it again
     at the end)."""
     roots = ",".join(f'"jobs/{name}"' for name in REAL_ROOTS)
     process = subprocess.run(
         [
-            sys.executable,
+            python,
             "-m",
             "snakemake",
             "-n",
@@ -92,6 +92,31 @@ def test_a_change_to_one_module_plans_exactly_the_jobs_that_run_it(done, changed
         assert planned_jobs(done) == CASES[changed](settings(done))
     finally:
         path.write_bytes(original)
+
+
+def test_ingests_code_and_config_re_run_every_ingest_and_its_python_does_not(done, tmp_path):
+    """Rule ingest runs its script through rulejob.main (a shell command): its params are still
+    the rule's own, so a change to its code or to a config value it reads re-runs it; the
+    Python that runs it is not in the command, so another path to it re-runs nothing."""
+    folders = len(list((done.results / "ingest").rglob("index.json")))
+    assert folders > 1 and planned_jobs(done) == {}
+    other_path = tmp_path / "python"  # the same interpreter by another path, as `snakemake` and
+    other_path.symlink_to(sys.executable)  # `python -m snakemake` differ, or a venv made again
+    assert planned_jobs(done, python=str(other_path)) == {}
+    module = done.path / "workflow" / "scripts" / "benchreport" / "ingest.py"
+    original = module.read_bytes()
+    try:
+        module.write_bytes(original + b"\n# an edit\n")
+        assert planned_jobs(done)["ingest"] == folders
+    finally:
+        module.write_bytes(original)
+    settings_file = done.path / "settings.json"
+    try:
+        settings_file.write_text(json.dumps({"controls": {"nop_agents": ["nop-acp", "another-nop"]}}))
+        assert planned_jobs(done)["ingest"] == folders
+    finally:
+        settings_file.write_text(json.dumps({}))
+    assert planned_jobs(done) == {}
 
 
 def test_every_stage_hashes_its_script_and_each_module_it_imports():

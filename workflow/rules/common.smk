@@ -1,11 +1,11 @@
 import json
 import os
-import shlex
 import sys
 from pathlib import Path
 
 import yaml
 from snakemake.exceptions import IncompleteCheckpointException, WorkflowError
+from snakemake_interface_executor_plugins.settings import DeploymentMethod
 from snakemake.utils import validate
 
 # The package beside the rules (workflow/scripts), found from this file rather than from the main
@@ -72,7 +72,8 @@ scheduling.keep_parsed_objects()
 JOBS, STATES = find_jobs()
 CODE = {stage: lineage.stage_code(stage)["sha256"] for stage in lineage.STAGE_CODE}
 os.environ[lineage.RUN_FACTS] = lineage.run_facts(
-    software=not workflow.deployment_settings.deployment_method
+    software=DeploymentMethod.CONDA
+    not in workflow.deployment_settings.deployment_method
 )
 
 
@@ -104,7 +105,11 @@ def all_jobs():
         if job.root == RUN_CONTROLS["jobs_dir"]
     ]
     found_stamps, _ = stamps.refresh_states(found, config["ingest"]["max_requests"])
-    discover.write_duplicates(found_stamps, {})
+    # a control run's folders hold no attempt counted elsewhere; one also under job_roots has
+    # its duplicates from the parse
+    discover.write_duplicates(
+        {job: stamp for job, stamp in found_stamps.items() if job not in JOBS}, {}
+    )
     STATES.update(found_stamps)
     return JOBS | {job.job_id: job for job in found}
 
@@ -471,22 +476,30 @@ def overview_inputs(wildcards):
 # Ingest runs its script through rulejob.main, not Snakemake's `script` directive. With one job
 # per job folder it has the most jobs (50-1,000 and more) and the directive costs each ~0.07 s
 # (its preamble imports Snakemake to unpickle the job's namespace; the script is written to a
-# file and removed): 0.24 -> 0.17 s a job at 200 attempts (benchmarks/bench_ab.py). Its
+# file and removed): 0.24 -> 0.14 s a job at 200 attempts (benchmarks/bench_ab.py). Its
 # namespace is small (one folder's files and config values) and fits a command line; the other
 # stages take every job folder's files as input, which at a few thousand folders a command line
 # cannot hold, and run a few jobs each.
-PYTHON = (
-    # the Python running Snakemake, as `script:` uses, or the deployed environment's
-    shlex.quote(sys.executable)
-    if not workflow.deployment_settings.deployment_method
-    else "python"
+#
+# The Python it starts: the one running Snakemake, as the directive uses, or under --sdm conda
+# the job's environment's. Handed in the environment, not written into the command: Snakemake
+# re-runs a job whose command text changed, and the path differs between `snakemake` and
+# `python -m snakemake`, or once a venv is made again.
+os.environ.update(
+    BENCHREPORT_PYTHON=(
+        "python"
+        if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
+        else sys.executable
+    )
 )
 
 
-def script_namespace(**params):
-    """A params function: the job's input, output, the given params (each a value or a function
-    of the wildcards) and wildcards as one JSON string, which rulejob.main hands to the rule's
-    script as Snakemake's `snakemake` object would (run_script)."""
+def script_namespace(params):
+    """A params function: the job's input, output, `params` (name -> a value or a function of the
+    wildcards, which the rule also lists as its own params, for Snakemake's params trigger) and
+    wildcards as one JSON string, which rulejob.main hands to the rule's script as Snakemake's
+    `snakemake` object would (run_script). Made from the job's files, it is itself left out of
+    the params trigger."""
 
     def namespace(wildcards, input, output):
         return json.dumps(
@@ -507,5 +520,5 @@ def script_namespace(**params):
 
 def run_script(rule):
     """The shell command that runs workflow/scripts/<rule>.py with the job's namespace."""
-    # -P: the working directory is not put first on the module path (as `script:` does not)
-    return f"{PYTHON} -P -m benchreport.rulejob {rule} {{log:q}} {{threads}} {{params.namespace:q}}"
+    # -P: the working directory is not put first on the module path (nor does `script` put it)
+    return f'"$BENCHREPORT_PYTHON" -P -m benchreport.rulejob {rule} {{log:q}} {{threads}} {{params.namespace:q}}'

@@ -160,10 +160,11 @@ RUN_FACTS = "BENCHREPORT_RUN_FACTS"
 
 def run_facts(software: bool) -> str:
     """The git state of the workflow and, where the jobs run in this Python (`software`: no
-    conda env or container), the software versions: what common.smk puts in RUN_FACTS."""
-    facts = {"git": git_state(WORKFLOW_DIR)}
+    conda env), the software versions, found now (never those handed to this process): what
+    common.smk puts in RUN_FACTS."""
+    facts = {"git": _find_git_state(WORKFLOW_DIR)}
     if software:
-        facts["software"] = software_versions()
+        facts["software"] = _find_software_versions()
     return json.dumps(facts, sort_keys=True)
 
 
@@ -179,7 +180,10 @@ def _handed(name: str):
 def git_state(directory: Path) -> dict:
     if directory == WORKFLOW_DIR and (handed := _handed("git")) is not None:
         return handed
+    return _find_git_state(directory)
 
+
+def _find_git_state(directory: Path) -> dict:
     def git(*args):
         return subprocess.run(
             ["git", "-C", str(directory), *args], capture_output=True, text=True, timeout=30, check=True
@@ -195,6 +199,10 @@ def git_state(directory: Path) -> dict:
 def software_versions() -> dict:
     if (handed := _handed("software")) is not None:
         return handed
+    return _find_software_versions()
+
+
+def _find_software_versions() -> dict:
     import importlib.metadata  # here: a job handed the versions saves its import (~30 ms)
 
     versions = {"python": platform.python_version()}
