@@ -79,6 +79,36 @@ def test_the_runner_hands_a_script_its_job(tmp_path, monkeypatch):
     assert isinstance(Job("probe", "l", 1, namespace).output, Names)
 
 
+EMPTY = json.dumps({"input": [], "output": [], "params": {}, "wildcards": {}})
+
+
+def test_the_runner_finds_its_package_without_pythonpath(tmp_path):
+    """As run_script starts it (a file, -P) from another folder with no PYTHONPATH, as Snakemake
+    runs a job in a conda env: it imports benchreport from beside itself and gets as far as
+    looking for the rule's script."""
+    (tmp_path / "benchreport").mkdir()  # a folder of that name where the job runs is not imported
+    (tmp_path / "benchreport" / "__init__.py").write_text("raise SystemExit('the working directory was imported')")
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-P",
+            str(rulejob.SCRIPTS_DIR / "benchreport" / "rulejob.py"),
+            "no_such_rule",
+            "l",
+            "1",
+            EMPTY,
+        ],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0
+    assert "No module named" not in done.stderr and "working directory" not in done.stderr, done.stderr
+    assert str(rulejob.SCRIPTS_DIR / "no_such_rule.py") in done.stderr, done.stderr
+
+
 def test_duplicates_are_rewritten_only_when_they_change(tmp_path):
     stamps = {"jobs/a": tmp_path / "a.stamp", "jobs/b": tmp_path / "b.stamp"}
     found = {"jobs/b": {"t__1": "the same attempt as jobs/a/t__1 (...); counted once, there"}}

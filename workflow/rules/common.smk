@@ -14,6 +14,8 @@ from snakemake.utils import validate
 # the rules too, through PYTHONPATH (Snakemake appends a script's folder after site-packages), so
 # the code that runs is the code the lineage hashes even where another benchreport is installed:
 # a bundle's re-run runs the bundle's code. PYTHONPATH is set here, not required of the user.
+# (Snakemake clears it for a job in a conda env; that env installs no benchreport, so the
+# scripts' folder is the one found there too.)
 SCRIPTS_DIR = Path(
     workflow.current_basedir.get_path_or_uri(secret_free=True), "..", "scripts"
 ).resolve()
@@ -481,16 +483,18 @@ def overview_inputs(wildcards):
 # stages take every job folder's files as input, which at a few thousand folders a command line
 # cannot hold, and run a few jobs each.
 #
-# The Python it starts: the one running Snakemake, as the directive uses, or under --sdm conda
-# the job's environment's. Handed in the environment, not written into the command: Snakemake
-# re-runs a job whose command text changed, and the path differs between `snakemake` and
-# `python -m snakemake`, or once a venv is made again.
+# The Python it starts (the one running Snakemake, as the directive uses, or under --sdm conda
+# the job's environment's) and the runner's file are handed in the environment, not written into
+# the command: Snakemake re-runs a job whose command text changed, and the interpreter's path
+# differs between `snakemake` and `python -m snakemake`, or once a venv is made again. The runner
+# is started as a file, not with -m: Snakemake clears PYTHONPATH for a job in a conda env.
 os.environ.update(
     BENCHREPORT_PYTHON=(
         "python"
         if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
         else sys.executable
-    )
+    ),
+    BENCHREPORT_RUNNER=str(SCRIPTS_DIR / "benchreport" / "rulejob.py"),
 )
 
 
@@ -520,5 +524,5 @@ def script_namespace(params):
 
 def run_script(rule):
     """The shell command that runs workflow/scripts/<rule>.py with the job's namespace."""
-    # -P: the working directory is not put first on the module path (nor does `script` put it)
-    return f'"$BENCHREPORT_PYTHON" -P -m benchreport.rulejob {rule} {{log:q}} {{threads}} {{params.namespace:q}}'
+    # -P: neither the working directory nor the runner's own folder goes first on the module path
+    return f'"$BENCHREPORT_PYTHON" -P "$BENCHREPORT_RUNNER" {rule} {{log:q}} {{threads}} {{params.namespace:q}}'

@@ -86,16 +86,20 @@ class Job:
 
 
 def main(argv: list[str]) -> None:
-    """Run workflow/scripts/<rule>.py as Snakemake's `script:` would, its `snakemake` a Job made
-    from the command line common.smk's run_script writes: rule, log, threads and namespace
-    (common.smk's script_namespace). Used where a rule's jobs are many and `script:`'s own cost
-    per job counts (rule ingest)."""
+    """Run workflow/scripts/<rule>.py as Snakemake's `script` directive would, its `snakemake` a
+    Job made from the command line common.smk's run_script writes: rule, log, threads and
+    namespace (common.smk's script_namespace). Used where a rule's jobs are many and the
+    directive's own cost per job counts (rule ingest)."""
     rule, log, threads, namespace = argv
     job = Job(rule, log, int(threads), json.loads(namespace))
     runpy.run_path(str(SCRIPTS_DIR / f"{rule}.py"), init_globals={"snakemake": job}, run_name="__main__")
 
 
-if __name__ == "__main__":  # python -m benchreport.rulejob: the one module the script imports runs it
+if __name__ == "__main__":
+    # started as a file by common.smk's run_script, with -P: the package is found from here, not
+    # from PYTHONPATH, which Snakemake clears for a job in a conda env; and the module the script
+    # imports, benchreport.rulejob, not this copy of it, runs the script
+    sys.path.insert(0, str(SCRIPTS_DIR))
     from benchreport import rulejob
 
     rulejob.main(sys.argv[1:])
