@@ -73,10 +73,9 @@ scheduling.compare_params_without_pandas()
 scheduling.keep_parsed_objects()
 JOBS, STATES = find_jobs()
 CODE = {stage: lineage.stage_code(stage)["sha256"] for stage in lineage.STAGE_CODE}
-os.environ[lineage.RUN_FACTS] = lineage.run_facts(
-    software=DeploymentMethod.CONDA
-    not in workflow.deployment_settings.deployment_method
-)
+# Whether the jobs run in a conda env's Python (--sdm conda), not in the one running Snakemake
+IN_CONDA_ENVS = DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
+os.environ[lineage.RUN_FACTS] = lineage.run_facts(software=not IN_CONDA_ENVS)
 
 
 wildcard_constraints:
@@ -489,11 +488,7 @@ def overview_inputs(wildcards):
 # differs between `snakemake` and `python -m snakemake`, or once a venv is made again. The runner
 # is started as a file, not with -m: Snakemake clears PYTHONPATH for a job in a conda env.
 os.environ.update(
-    BENCHREPORT_PYTHON=(
-        "python"
-        if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
-        else sys.executable
-    ),
+    BENCHREPORT_PYTHON="python" if IN_CONDA_ENVS else sys.executable,
     BENCHREPORT_RUNNER=str(SCRIPTS_DIR / "benchreport" / "rulejob.py"),
 )
 

@@ -17,6 +17,8 @@ import os
 import platform
 from pathlib import Path
 
+from .files import write_whole
+
 CACHE_VARIABLE = "BENCHREPORT_COVERAGE_CACHE"
 
 
@@ -76,8 +78,6 @@ def load(folder: Path, key: str, *, profile, seed: int, simulations: int, confid
 
 
 def store(folder: Path, key: str, text: str) -> None:
-    """Write atomically (a temporary file renamed), so a reader never sees half a design."""
+    """Write whole (files.write_whole), so a reader never sees half a design."""
     folder.mkdir(parents=True, exist_ok=True)
-    partial = folder / f".{key}.{os.getpid()}.partial"
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, folder / f"{key}.json")
+    write_whole(folder / f"{key}.json", text)

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .files import BadFile, locate, printable, sha256_bytes, sha256_file
+from .files import BadFile, locate, printable, sha256_bytes, sha256_file, write_whole
 from .forked import can_fork, forked_map
 from .secrets import REDACTED_MARK, find, replace_spans
 
@@ -468,15 +468,9 @@ def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) 
         changed, hashes = content_changed(job, max_requests, files_before, hashes_before, now, recorded)
     if changed:
         stamp.write_text(hashlib.sha256(json.dumps(now, sort_keys=True).encode()).hexdigest() + "\n")
-    where = json.dumps({"root": job.root, "relpath": job.relpath}, sort_keys=True)
-    location = location_file(stamp)
-    if not location.is_file() or location.read_text() != where:
-        location.write_text(where)
+    _write_if_changed(location_file(stamp), json.dumps({"root": job.root, "relpath": job.relpath}, sort_keys=True))
     if changed or now != files_before or hashes != hashes_before or folders != folders_before:
-        # whole or not at all: a cluster job parsing the workflow at the same time may read it
-        partial = cache_file.with_name(f"{cache_file.name}.{os.getpid()}")
-        partial.write_text(json.dumps(_settled(now, hashes, folders), sort_keys=True))
-        os.replace(partial, cache_file)
+        write_whole(cache_file, json.dumps(_settled(now, hashes, folders), sort_keys=True))
     return stamp, record_sizes(folders, now)
 
 
@@ -499,16 +493,18 @@ def write_duplicates(stamps: dict[str, Path], found: dict[str, dict[str, str]]) 
     when what it holds changed: the ingest rule takes it as input, so Snakemake's mtime trigger
     re-runs exactly the ingests whose duplicates changed."""
     for job_id, stamp in stamps.items():
-        text = json.dumps(found.get(job_id, {}), sort_keys=True)
-        path = duplicates_file(stamp)
-        try:
-            if path.read_text(encoding="utf-8") == text:
-                continue
-        except OSError:
-            pass
-        partial = path.with_name(f"{path.name}.{os.getpid()}")
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
+        _write_if_changed(duplicates_file(stamp), json.dumps(found.get(job_id, {}), sort_keys=True))
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    """Write `text` whole (files.write_whole) unless `path` holds it already: a file beside a
+    stamp that a job takes as input keeps its mtime while what it says stays the same."""
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except OSError:
+        pass
+    write_whole(path, text)
 
 
 def record_sizes(folders: dict, state: dict) -> dict[str, list]:

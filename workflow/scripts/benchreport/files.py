@@ -216,6 +216,14 @@ def _pieces(value, indent: str):
         yield _ENCODE(value)  # a scalar, or a list of scalars on one line
 
 
+def write_whole(path: Path, text: str) -> None:
+    """Write `text` to a temporary file beside `path`, then rename it over `path`: a reader (a
+    cluster job parsing the workflow at the same time) sees the old file or the new, never half."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)
+
+
 def dump_json(value) -> str:
     """The one serialisation of every JSON output: stable, readable, newline-terminated.
 
