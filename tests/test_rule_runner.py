@@ -1,10 +1,11 @@
-"""Rule ingest's script runs through rulejob.main, not Snakemake's `script` directive: its job
+"""Every rule's script runs through rulejob.main, not Snakemake's `script` directive: its job
 reads the same `snakemake` object (Names as Snakemake's name lists), its duplicates come from a
 file rewritten only when they change, and a job handed the run's facts (lineage.RUN_FACTS)
 computes none of them."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -23,7 +24,7 @@ def snakemake_list(values, names):
 
 
 def as_passed(namedlist):
-    """What common.smk's script_namespace puts on the command line for a file list."""
+    """What rulejob.script_namespace hands the runner for a file list."""
     return json.loads(json.dumps(list(namedlist._allitems())))
 
 
@@ -41,6 +42,9 @@ def test_names_read_as_snakemakes_name_lists():
     assert {k: list(v) if isinstance(v, list) else v for k, v in ours_in.items()} == {
         k: list(v) if isinstance(v, list) else v for k, v in inputs.items()
     }
+    assert ours_in.get("state") == inputs.get("state") == "s.stamp"
+    assert ours_in.get("coverage") is inputs.get("coverage") is None  # an input a rule may not have
+    assert ours_in.get("coverage", []) == inputs.get("coverage", []) == []
     assert ours_out.index == outputs.index == "i.json"  # a name before list's own index()
     assert ours_out[1] == outputs[1] and list(ours_out) == list(outputs)
     params = Names({"max_requests": 20, "nop_agents": ["nop-acp"], "job": {"alias": "a"}}.items(), files=False)
@@ -64,7 +68,7 @@ def test_the_runner_hands_a_script_its_job(tmp_path, monkeypatch):
         "params": {"max_requests": 20, "job": {"job_id": "jobs/x"}},
         "wildcards": {"job": "jobs/x"},
     }
-    rulejob.main(["probe", "probe.log", "3", json.dumps(namespace)])
+    rulejob.main(["probe", "probe.log", "3"], json.dumps(namespace))
     seen = json.loads((tmp_path / "seen.json").read_text())
     assert seen == {
         "rule": "probe",
@@ -97,8 +101,8 @@ def test_the_runner_finds_its_package_without_pythonpath(tmp_path):
             "no_such_rule",
             "l",
             "1",
-            EMPTY,
         ],
+        input=EMPTY,
         cwd=tmp_path,
         env=environment,
         capture_output=True,
@@ -163,3 +167,55 @@ def test_a_job_handed_the_run_facts_computes_none_and_records_the_same(tmp_path)
         check=True,
     )
     assert json.loads(found.stdout) == computed
+
+
+PROBE_SNAKEFILE = """
+import os, sys
+sys.path.insert(0, "scripts")
+from benchreport.rulejob import run_script, runner_params
+os.environ.update(BENCHREPORT_PYTHON=sys.executable, BENCHREPORT_RUNNER=os.path.abspath("scripts/benchreport/rulejob.py"))
+INPUTS = [f"inputs/{i:05d}-{'x' * 100}" for i in range(2000)]
+rule probe:
+    input: files=INPUTS, first=INPUTS[0]
+    output: seen="seen.json"
+    log: "probe.log"
+    threads: 2
+    params: **runner_params(level=0.95, tricky=lambda wildcards: TRICKY)
+    shell: run_script("probe")
+"""
+
+# a param the here-document must carry as it is: a line that would end it, quotes, expansions
+TRICKY = 'it\'s "quoted"\nNAMESPACE\n$HOME `echo x` $(echo y) \\ é'
+
+
+def test_a_real_snakemake_job_gets_a_namespace_longer_than_a_command_line_may_hold(tmp_path):
+    """run_script's command, run by Snakemake: 2,000 input files of ~110 characters are a namespace
+    of more than 128 KiB, longer than one argument may be, and reach the script whole."""
+    scripts = tmp_path / "scripts"
+    shutil.copytree(
+        rulejob.SCRIPTS_DIR / "benchreport", scripts / "benchreport", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    (scripts / "probe.py").write_text(
+        "import json\n"
+        "seen = {'inputs': list(snakemake.input), 'first': snakemake.input.first, 'files': len(snakemake.input.files),\n"
+        "        'params': dict(snakemake.params.items()), 'threads': snakemake.threads}\n"
+        "open(snakemake.output.seen, 'w').write(json.dumps(seen))\n"
+    )
+    (tmp_path / "Snakefile").write_text(f"TRICKY = {TRICKY!r}\n" + PROBE_SNAKEFILE)
+    (tmp_path / "inputs").mkdir()
+    inputs = [f"inputs/{i:05d}-{'x' * 100}" for i in range(2000)]
+    for name in inputs:
+        (tmp_path / name).touch()
+    assert len(json.dumps(inputs)) > 128 * 1024
+    done = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "2", "--quiet"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr + (tmp_path / "probe.log").read_text()
+    seen = json.loads((tmp_path / "seen.json").read_text())
+    assert seen == {
+        "inputs": inputs + inputs[:1],
+        "first": inputs[0],
+        "files": 2000,
+        "params": {"level": 0.95, "tricky": TRICKY},
+        "threads": 2,
+    }

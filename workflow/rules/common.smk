@@ -38,6 +38,7 @@ from benchreport import (
     shapes,
     stamps,
 )  # noqa: E402
+from benchreport.rulejob import run_script, runner_params  # noqa: E402
 from benchreport.stamps import ingest_file, ingest_output, lineage_of  # noqa: E402
 
 # The key, what is wrong and what is allowed, rather than Snakemake's message, which quotes the
@@ -474,13 +475,14 @@ def overview_inputs(wildcards):
     }
 
 
-# Ingest runs its script through rulejob.main, not Snakemake's `script` directive. With one job
-# per job folder it has the most jobs (50-1,000 and more) and the directive costs each ~0.07 s
-# (its preamble imports Snakemake to unpickle the job's namespace; the script is written to a
-# file and removed): 0.24 -> 0.14 s a job at 200 attempts (benchmarks/bench_ab.py). Its
-# namespace is small (one folder's files and config values) and fits a command line; the other
-# stages take every job folder's files as input, which at a few thousand folders a command line
-# cannot hold, and run a few jobs each.
+# Every rule runs its script through rulejob.main, a shell command, not Snakemake's `script`
+# directive, which costs each job ~0.14 s more (its preamble imports Snakemake to unpickle the
+# job's namespace; the script is written to a file and removed): 0.24 -> 0.14 s an ingest job at
+# 200 attempts (benchmarks/bench_ab.py), and ingest runs one job per job folder. The job's
+# namespace goes to the runner on its standard input (a here-document), not on its command
+# line: the stages after ingest take every job folder's files as input, more than one argument
+# may hold (128 KiB) at a few thousand folders, and Snakemake writes a command too long for a
+# command line to a script file, here-document and all.
 #
 # The Python it starts (the one running Snakemake, as the directive uses, or under --sdm conda
 # the job's environment's) and the runner's file are handed in the environment, not written into
@@ -491,33 +493,3 @@ os.environ.update(
     BENCHREPORT_PYTHON="python" if IN_CONDA_ENVS else sys.executable,
     BENCHREPORT_RUNNER=str(SCRIPTS_DIR / "benchreport" / "rulejob.py"),
 )
-
-
-def script_namespace(params):
-    """A params function: the job's input, output, `params` (name -> a value or a function of the
-    wildcards, which the rule also lists as its own params, for Snakemake's params trigger) and
-    wildcards as one JSON string, which rulejob.main hands to the rule's script as Snakemake's
-    `snakemake` object would (run_script). Made from the job's files, it is itself left out of
-    the params trigger."""
-
-    def namespace(wildcards, input, output):
-        return json.dumps(
-            {
-                "input": list(input._allitems()),
-                "output": list(output._allitems()),
-                "params": {
-                    name: value(wildcards) if callable(value) else value
-                    for name, value in params.items()
-                },
-                "wildcards": dict(wildcards.items()),
-            },
-            sort_keys=True,
-        )
-
-    return namespace
-
-
-def run_script(rule):
-    """The shell command that runs workflow/scripts/<rule>.py with the job's namespace."""
-    # -P: neither the working directory nor the runner's own folder goes first on the module path
-    return f'"$BENCHREPORT_PYTHON" -P "$BENCHREPORT_RUNNER" {rule} {{log:q}} {{threads}} {{params.namespace:q}}'

@@ -17,9 +17,11 @@ rule comparisons:
     resources:
         mem_mb=1000,
     params:
-        pairs=config["comparisons"]["pairs"],
-        power=config["comparisons"]["power"],
-        statistics=config["statistics"],
-        code=CODE["comparisons"],
-    script:
-        "../scripts/comparisons.py"
+        **runner_params(
+            pairs=config["comparisons"]["pairs"],
+            power=config["comparisons"]["power"],
+            statistics=config["statistics"],
+            code=CODE["comparisons"],
+        ),
+    shell:
+        run_script("comparisons")

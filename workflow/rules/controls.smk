@@ -13,7 +13,9 @@ checkpoint controls:
     resources:
         mem_mb=2000,
     params:
-        run=config["controls"]["run"],
-        code=CODE["controls"],
-    script:
-        "../scripts/controls.py"
+        **runner_params(
+            run=config["controls"]["run"],
+            code=CODE["controls"],
+        ),
+    shell:
+        run_script("controls")

@@ -15,9 +15,11 @@ rule coverage_design:
     resources:
         mem_mb=lambda wildcards, threads: shapes.memory_mb(wildcards.shape, threads),
     params:
-        seed=config["statistics"]["seed"],
-        simulations=config["statistics"]["coverage_simulations"],
-        confidence=config["statistics"]["confidence"],
-        code=CODE["coverage_design"],
-    script:
-        "../scripts/coverage_design.py"
+        **runner_params(
+            seed=config["statistics"]["seed"],
+            simulations=config["statistics"]["coverage_simulations"],
+            confidence=config["statistics"]["confidence"],
+            code=CODE["coverage_design"],
+        ),
+    shell:
+        run_script("coverage_design")

@@ -25,6 +25,8 @@ rule html_report:
     resources:
         mem_mb=1000,
     params:
-        code=CODE["html_report"],
-    script:
-        "../scripts/html_report.py"
+        **runner_params(
+            code=CODE["html_report"],
+        ),
+    shell:
+        run_script("html_report")

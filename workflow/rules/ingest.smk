@@ -1,14 +1,3 @@
-# What the script reads as its params: listed in the rule for Snakemake's params trigger (a new
-# code hash or config value re-runs the ingests), and carried to the script in its namespace
-INGEST_PARAMS = dict(
-    job=job_params,
-    max_requests=config["ingest"]["max_requests"],
-    nop_agents=config["controls"]["nop_agents"]
-    + [config["controls"]["run"]["nop_agent"]],
-    code=CODE["ingest"],
-)
-
-
 rule ingest:
     input:
         unpack(ingest_inputs),
@@ -29,8 +18,13 @@ rule ingest:
     resources:
         mem_mb=1000,
     params:
-        **INGEST_PARAMS,
-        namespace=script_namespace(INGEST_PARAMS),
+        **runner_params(
+            job=job_params,
+            max_requests=config["ingest"]["max_requests"],
+            nop_agents=config["controls"]["nop_agents"]
+            + [config["controls"]["run"]["nop_agent"]],
+            code=CODE["ingest"],
+        ),
     message:
         "Ingesting BenchFlow job folder {wildcards.job}"
     shell:

@@ -17,7 +17,9 @@ checkpoint ingested:
     resources:
         mem_mb=500,
     params:
-        job_folders=ingested_job_folders,
-        code=CODE["ingested"],
-    script:
-        "../scripts/ingested.py"
+        **runner_params(
+            job_folders=ingested_job_folders,
+            code=CODE["ingested"],
+        ),
+    shell:
+        run_script("ingested")

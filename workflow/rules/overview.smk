@@ -14,6 +14,8 @@ rule overview:
     resources:
         mem_mb=1000,
     params:
-        code=CODE["overview"],
-    script:
-        "../scripts/overview.py"
+        **runner_params(
+            code=CODE["overview"],
+        ),
+    shell:
+        run_script("overview")

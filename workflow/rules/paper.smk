@@ -35,7 +35,9 @@ rule paper:
     resources:
         mem_mb=500,
     params:
-        confidence=config["statistics"]["confidence"],
-        code=CODE["paper"],
-    script:
-        "../scripts/paper.py"
+        **runner_params(
+            confidence=config["statistics"]["confidence"],
+            code=CODE["paper"],
+        ),
+    shell:
+        run_script("paper")

@@ -25,8 +25,10 @@ rule report:
     resources:
         mem_mb=500,
     params:
-        task_images=report_environment,
-        min_tries=config["statistics"]["min_trials_per_task"],
-        code=CODE["report"],
-    script:
-        "../scripts/report.py"
+        **runner_params(
+            task_images=report_environment,
+            min_tries=config["statistics"]["min_trials_per_task"],
+            code=CODE["report"],
+        ),
+    shell:
+        run_script("report")

@@ -12,8 +12,10 @@ rule stats:
     resources:
         mem_mb=1000,
     params:
-        stats=config["statistics"],
-        controls=controls_policy(),
-        code=CODE["stats"],
-    script:
-        "../scripts/stats.py"
+        **runner_params(
+            stats=config["statistics"],
+            controls=controls_policy(),
+            code=CODE["stats"],
+        ),
+    shell:
+        run_script("stats")

@@ -18,9 +18,11 @@ rule trial_rows:
     resources:
         mem_mb=1000,
     params:
-        controls=controls_policy(),
-        benchmark_version=config["benchmark_version"],
-        gate=config["run_summary_gate"],
-        code=CODE["trial_rows"],
-    script:
-        "../scripts/trial_rows.py"
+        **runner_params(
+            controls=controls_policy(),
+            benchmark_version=config["benchmark_version"],
+            gate=config["run_summary_gate"],
+            code=CODE["trial_rows"],
+        ),
+    shell:
+        run_script("trial_rows")

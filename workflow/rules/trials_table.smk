@@ -22,6 +22,8 @@ rule trials_table:
     resources:
         mem_mb=1000,
     params:
-        code=CODE["trials_table"],
-    script:
-        "../scripts/trials_table.py"
+        **runner_params(
+            code=CODE["trials_table"],
+        ),
+    shell:
+        run_script("trials_table")

@@ -1,5 +1,5 @@
 """What every rule script does first (start) and, where it holds many rows, last (finish); and
-the runner of a rule script that is not run by Snakemake's `script:` (main)."""
+the runner of every rule script (main), in place of Snakemake's `script:` directive."""
 
 from __future__ import annotations
 
@@ -70,6 +70,9 @@ class Names(list):
     def items(self):
         return self._named.items()
 
+    def get(self, key, default=None):
+        return self._named.get(key, default)
+
 
 class Job:
     """What a rule script reads of its job, as Snakemake's `snakemake` object holds it: rule,
@@ -85,14 +88,53 @@ class Job:
         self.wildcards = Names(namespace["wildcards"].items(), files=False)
 
 
-def main(argv: list[str]) -> None:
+def main(argv: list[str], namespace: str) -> None:
     """Run workflow/scripts/<rule>.py as Snakemake's `script` directive would, its `snakemake` a
-    Job made from the command line common.smk's run_script writes: rule, log, threads and
-    namespace (common.smk's script_namespace). Used where a rule's jobs are many and the
-    directive's own cost per job counts (rule ingest)."""
-    rule, log, threads, namespace = argv
+    Job made from the command common.smk's run_script writes: rule, log and threads as
+    arguments, the namespace (common.smk's script_namespace) as JSON on standard input. Every
+    rule runs its script this way: the directive costs each job ~0.14 s more."""
+    rule, log, threads = argv
     job = Job(rule, log, int(threads), json.loads(namespace))
     runpy.run_path(str(SCRIPTS_DIR / f"{rule}.py"), init_globals={"snakemake": job}, run_name="__main__")
+
+
+def script_namespace(params: dict):
+    """A params function: the job's input, output, `params` (name -> a value or a function of the
+    wildcards, which the rule also lists as its own params, for Snakemake's params trigger) and
+    wildcards as one line of JSON, which main hands to the rule's script as Snakemake's
+    `snakemake` object would. Made from the job's files, it is itself left out of the params
+    trigger."""
+
+    def namespace(wildcards, input, output):
+        return json.dumps(
+            {
+                "input": list(input._allitems()),
+                "output": list(output._allitems()),
+                "params": {name: value(wildcards) if callable(value) else value for name, value in params.items()},
+                "wildcards": dict(wildcards.items()),
+            }
+        )  # in the rule's own order, as the script directive hands them
+
+    return namespace
+
+
+def runner_params(**params) -> dict:
+    """A rule's params when main runs its script (run_script): its own, which Snakemake's params
+    trigger compares (a new code hash or config value re-runs the job), and `namespace`, made
+    from them and the job's files (script_namespace)."""
+    return {**params, "namespace": script_namespace(params)}
+
+
+def run_script(rule: str) -> str:
+    """The shell command that runs workflow/scripts/<rule>.py through main, with the Python and
+    the runner's file that common.smk hands in the environment (BENCHREPORT_PYTHON,
+    BENCHREPORT_RUNNER). The namespace goes on standard input, a here-document: one line of JSON
+    (json.dumps escapes every line break), so no line of it ends the here-document."""
+    # -P: neither the working directory nor the runner's own folder goes first on the module path
+    return (
+        f'"$BENCHREPORT_PYTHON" -P "$BENCHREPORT_RUNNER" {rule} {{log:q}} {{threads}}'
+        " <<'NAMESPACE'\n{params.namespace}\nNAMESPACE\n"
+    )
 
 
 if __name__ == "__main__":
@@ -102,4 +144,4 @@ if __name__ == "__main__":
     sys.path.insert(0, str(SCRIPTS_DIR))
     from benchreport import rulejob
 
-    rulejob.main(sys.argv[1:])
+    rulejob.main(sys.argv[1:], sys.stdin.read())
