@@ -175,12 +175,13 @@ sys.path.insert(0, "scripts")
 from benchreport.rulejob import run_script, runner_params
 os.environ.update(BENCHREPORT_PYTHON=sys.executable, BENCHREPORT_RUNNER=os.path.abspath("scripts/benchreport/rulejob.py"))
 INPUTS = [f"inputs/{i:05d}-{'x' * 100}" for i in range(2000)]
+shell.suffix("&& touch suffix-ran")  # an importing workflow's own
 rule probe:
     input: files=INPUTS, first=INPUTS[0]
-    output: seen="seen.json"
-    log: "probe.log"
+    output: seen="seen-{name}.json"
+    log: "probe-{name}.log"
     threads: 2
-    params: **runner_params(level=0.95, tricky=lambda wildcards: TRICKY)
+    params: **runner_params(level=0.95, tricky=lambda wildcards: TRICKY, version="bv-{name}", tags=["{name}", 3])
     shell: run_script("probe")
 """
 
@@ -190,7 +191,9 @@ TRICKY = 'it\'s "quoted"\nNAMESPACE\n$HOME `echo x` $(echo y) \\ é'
 
 def test_a_real_snakemake_job_gets_a_namespace_longer_than_a_command_line_may_hold(tmp_path):
     """run_script's command, run by Snakemake: 2,000 input files of ~110 characters are a namespace
-    of more than 128 KiB, longer than one argument may be, and reach the script whole."""
+    of more than 128 KiB, longer than one argument may be, and reach the script whole; plain
+    string params get the job's wildcards, as Snakemake's own; and a shell suffix the workflow
+    sets runs after the script."""
     scripts = tmp_path / "scripts"
     shutil.copytree(
         rulejob.SCRIPTS_DIR / "benchreport", scripts / "benchreport", ignore=shutil.ignore_patterns("__pycache__")
@@ -198,7 +201,8 @@ def test_a_real_snakemake_job_gets_a_namespace_longer_than_a_command_line_may_ho
     (scripts / "probe.py").write_text(
         "import json\n"
         "seen = {'inputs': list(snakemake.input), 'first': snakemake.input.first, 'files': len(snakemake.input.files),\n"
-        "        'params': dict(snakemake.params.items()), 'threads': snakemake.threads}\n"
+        "        'params': dict(snakemake.params.items()), 'threads': snakemake.threads,\n"
+        "        'wildcards': dict(snakemake.wildcards.items())}\n"
         "open(snakemake.output.seen, 'w').write(json.dumps(seen))\n"
     )
     (tmp_path / "Snakefile").write_text(f"TRICKY = {TRICKY!r}\n" + PROBE_SNAKEFILE)
@@ -208,14 +212,19 @@ def test_a_real_snakemake_job_gets_a_namespace_longer_than_a_command_line_may_ho
         (tmp_path / name).touch()
     assert len(json.dumps(inputs)) > 128 * 1024
     done = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--cores", "2", "--quiet"], cwd=tmp_path, capture_output=True, text=True
+        [sys.executable, "-m", "snakemake", "seen-probe.json", "--cores", "2", "--quiet"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
     )
-    assert done.returncode == 0, done.stdout + done.stderr + (tmp_path / "probe.log").read_text()
-    seen = json.loads((tmp_path / "seen.json").read_text())
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "suffix-ran").exists()
+    seen = json.loads((tmp_path / "seen-probe.json").read_text())
     assert seen == {
         "inputs": inputs + inputs[:1],
         "first": inputs[0],
         "files": 2000,
-        "params": {"level": 0.95, "tricky": TRICKY},
+        "params": {"level": 0.95, "tricky": TRICKY, "version": "bv-probe", "tags": ["probe", 3]},
         "threads": 2,
+        "wildcards": {"name": "probe"},
     }

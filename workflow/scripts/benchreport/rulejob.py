@@ -110,12 +110,27 @@ def script_namespace(params: dict):
             {
                 "input": list(input._allitems()),
                 "output": list(output._allitems()),
-                "params": {name: value(wildcards) if callable(value) else value for name, value in params.items()},
+                "params": {name: concrete(value, wildcards) for name, value in params.items()},
                 "wildcards": dict(wildcards.items()),
             }
         )  # in the rule's own order, as the script directive hands them
 
     return namespace
+
+
+def concrete(value, wildcards):
+    """A param's value as Snakemake hands it to a script: a function's result as it is; a string,
+    or each string in a list, with the job's wildcards filled in (snakemake.rules'
+    concretize_param), so "bv-{setting}" is the setting's own."""
+    from snakemake.io import apply_wildcards  # in Snakemake's process only: a rule script never imports it
+
+    if callable(value):
+        return value(wildcards)
+    if isinstance(value, str):
+        return apply_wildcards(value, wildcards)
+    if isinstance(value, list):
+        return [apply_wildcards(item, wildcards) if isinstance(item, str) else item for item in value]
+    return value
 
 
 def runner_params(**params) -> dict:
@@ -129,11 +144,14 @@ def run_script(rule: str) -> str:
     """The shell command that runs workflow/scripts/<rule>.py through main, with the Python and
     the runner's file that common.smk hands in the environment (BENCHREPORT_PYTHON,
     BENCHREPORT_RUNNER). The namespace goes on standard input, a here-document: one line of JSON
-    (json.dumps escapes every line break), so no line of it ends the here-document."""
+    (json.dumps escapes every line break), so no line of it ends the here-document. The command
+    is one group, `{ ... }`, and ends on its closing brace, not on the here-document's last line:
+    a suffix a workflow sets with shell.suffix, which Snakemake appends after a space, follows the
+    group on that line, and the group's status is the script's."""
     # -P: neither the working directory nor the runner's own folder goes first on the module path
     return (
-        f'"$BENCHREPORT_PYTHON" -P "$BENCHREPORT_RUNNER" {rule} {{log:q}} {{threads}}'
-        " <<'NAMESPACE'\n{params.namespace}\nNAMESPACE\n"
+        f'{{{{ "$BENCHREPORT_PYTHON" -P "$BENCHREPORT_RUNNER" {rule} {{log:q}} {{threads}}'
+        " <<'NAMESPACE'\n{params.namespace}\nNAMESPACE\n}}"
     )
 
 
