@@ -34,6 +34,84 @@ def test_the_schedulers_pending_timer_is_cancelled_and_no_other():
         unrelated.cancel()
 
 
+def pending_wakes() -> list[threading.Timer]:
+    return [t for t in threading.enumerate() if isinstance(t, threading.Timer) and t.function is scheduling._wake]
+
+
+def test_the_scheduler_keeps_one_reevaluation_pending(monkeypatch):
+    monkeypatch.setattr(JobScheduler, "_schedule_reevalutation", JobScheduler._schedule_reevalutation)  # restored
+    assert scheduling.one_pending_reevaluation()
+    scheduler = SimpleNamespace(_open_jobs=threading.Semaphore(0))
+    try:
+        for _ in range(5):  # five rounds ask for a wake in a minute: one timer
+            JobScheduler._schedule_reevalutation(scheduler, 60)
+        assert len(pending_wakes()) == 1
+        JobScheduler._schedule_reevalutation(scheduler, 0.05)  # due sooner: a timer of its own
+        assert len(pending_wakes()) == 2
+        assert scheduler._open_jobs.acquire(timeout=30)  # it woke the scheduler
+        pending_wakes()[0].join() if len(pending_wakes()) == 2 else None
+        # and cleared its mark first: the round it woke asks for the next wake and gets one
+        JobScheduler._schedule_reevalutation(scheduler, 60)
+        assert len(pending_wakes()) == 2
+    finally:
+        assert cancel_rescheduling_timers() == len(pending_wakes())
+    assert not scheduler._open_jobs.acquire(blocking=False)
+
+
+# Twenty short jobs, one at a time, three a second at most; each round of the scheduler counted.
+ROUNDS_SNAKEFILE = """
+import sys, time
+sys.path.insert(0, {scripts!r})
+from benchreport import scheduling
+from snakemake.scheduling.job_scheduler import JobScheduler
+if {patched!r}:
+    scheduling.one_pending_reevaluation()
+ROUNDS = []
+select = JobScheduler.job_selector
+def counted(self, jobs):
+    ROUNDS.append(time.monotonic())
+    return select(self, jobs)
+JobScheduler.job_selector = counted
+JOBS = [f"out/{{i}}" for i in range(20)]
+rule all:
+    input: JOBS
+    localrule: True
+rule one:
+    output: "out/{{i}}"
+    shell: "sleep 0.2; touch {{output}}"
+onsuccess:
+    open("rounds.txt", "w").write(f"{{len(ROUNDS)}} {{ROUNDS[-1] - ROUNDS[0]}}")
+"""
+
+
+def rounds_of_a_run(tmp_path, patched: bool) -> tuple[int, float]:
+    folder = tmp_path / ("patched" if patched else "as-is")
+    folder.mkdir()
+    scripts = str(Path(__file__).parents[1] / "workflow" / "scripts")
+    (folder / "Snakefile").write_text(ROUNDS_SNAKEFILE.format(scripts=scripts, patched=patched))
+    done = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "1", "--quiet", "--max-jobs-per-timespan", "3/1s"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,  # a scheduler that stopped waking would wait for ever
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(list((folder / "out").iterdir())) == 20
+    rounds, seconds = (folder / "rounds.txt").read_text().split()
+    return int(rounds), float(seconds)
+
+
+def test_a_real_run_wakes_its_scheduler_once_a_second_not_once_per_ended_job(tmp_path):
+    """In a real Snakemake run with a rate limit that holds jobs back (three a second), the jobs
+    all run, and the scheduler selects once per job that ends (and per held job) plus once a
+    second; unpatched, once a second for every job that has ended so far."""
+    rounds, seconds = rounds_of_a_run(tmp_path, patched=True)
+    assert rounds <= 2 * 20 + seconds + 3
+    unpatched, unpatched_seconds = rounds_of_a_run(tmp_path, patched=False)
+    assert unpatched > 2 * 20 + unpatched_seconds + 3  # what the bound tells apart
+
+
 def collected(probe) -> bool:
     """Whether the cyclic collector still walks `probe`: gc.get_objects() lists its three
     generations, never the permanent one that gc.freeze() fills."""

@@ -71,6 +71,7 @@ def find_jobs():
 
 
 scheduling.compare_params_without_pandas()
+scheduling.one_pending_reevaluation()
 scheduling.keep_parsed_objects()
 JOBS, STATES = find_jobs()
 CODE = {stage: lineage.stage_code(stage)["sha256"] for stage in lineage.STAGE_CODE}
