@@ -17,6 +17,7 @@ import sys
 import tarfile
 
 import pytest
+from benchreport.trial import load_ingests
 from conftest import REPO
 from corpus.cases import CASES, JOB, PASS, SECRETS
 
@@ -137,8 +138,8 @@ def ingested_trials(workflow, prefix):
     """The trial rows ingest wrote for the job folders whose shown name starts with prefix."""
     return [
         t
-        for p in sorted((workflow.results / "ingest").rglob("trials.json"))
-        for t in json.loads(p.read_text())["trials"]
+        for ingest in load_ingests(sorted((workflow.results / "ingest").rglob("trials.json")))
+        for t in ingest["trials"]
         if t["job"].startswith(prefix)
     ]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from benchreport.files import LazyRecords, _pieces, dump_json, printable, write_json
+from benchreport.files import RECORDS_A_PIECE, LazyRecords, _pieces, dump_json, printable, write_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -59,3 +59,16 @@ def test_records_made_as_they_are_written_give_the_bytes_of_the_list(tmp_path_fa
         path = tmp_path_factory.mktemp("json") / "out.json"
         write_json(path, value)
         assert path.read_bytes().decode("utf-8") == dump_json(expected) == dump_json(value)
+
+
+def test_a_long_list_of_records_is_written_one_record_a_line_across_pieces(tmp_path):
+    """write_json joins RECORDS_A_PIECE records into one piece: across pieces, the text is still one
+    record per line, each as the encoder writes it, made printable (a lone surrogate escaped)."""
+    records = [{"n": n, "text": "\ud800" if n % 997 == 0 else "é"} for n in range(2 * RECORDS_A_PIECE + 3)]
+    lines = ["    " + json.dumps(record, ensure_ascii=False, separators=(", ", ": ")) for record in records]
+    expected = printable('{\n  "rows": [\n' + ",\n".join(lines) + '\n  ],\n  "n": 1\n}\n')
+    for rows in (records, LazyRecords(dict, records)):
+        path = tmp_path / "out.json"
+        write_json(path, {"rows": rows, "n": 1})
+        assert path.read_bytes().decode("utf-8") == expected == dump_json({"rows": rows, "n": 1})
+        assert json.loads(expected)["rows"] == json.loads(json.dumps(records))

@@ -147,6 +147,27 @@ def test_the_report_validates_few_rows_and_still_sees_a_bad_one(generated):
         runcard.validate(card)
 
 
+def test_the_record_checks_each_tasks_trial_ids_by_type_and_still_sees_a_bad_one(generated):
+    """validate_record checks one id of each type per task: what the record schema asks of the
+    ids is that they be strings, at least one, and nothing else."""
+    from benchreport import report
+
+    schema = load(REPO / "workflow" / "scripts" / "benchreport" / "schemas" / "setting-result.schema.json")
+    assert schema["$defs"]["task_row"]["properties"]["trial_ids"] == {
+        "type": "array",
+        "items": {"type": "string"},
+        "minItems": 1,
+    }
+    entry = next(iter(generated["settings"].values()))
+    record = report.build_record(entry["stats"], [], entry["card"])
+    report.validate_record(record)
+    row = record["per_task"][0]
+    for ids in ([*row["trial_ids"], *row["trial_ids"], 7, *row["trial_ids"]], []):
+        broken = record | {"per_task": [row | {"trial_ids": ids}, *record["per_task"][1:]]}
+        with pytest.raises(jsonschema.ValidationError):
+            report.validate_record(broken)
+
+
 @pytest.mark.parametrize("which", ["real", "generated"])
 def test_every_card_and_run_summary_validates(which, request):
     built = request.getfixturevalue(which)

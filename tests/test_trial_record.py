@@ -49,15 +49,35 @@ def test_ingests_loaded_together_hold_each_repeated_value_once(rows, tmp_path):
     from benchreport.files import write_json
 
     paths = []
-    for number, part in enumerate((rows[: len(rows) // 2], rows[len(rows) // 2 :])):
+    halves = list(enumerate((rows[: len(rows) // 2], rows[len(rows) // 2 :])))
+    for number, part in halves:
         paths.append(tmp_path / f"{number}.json")
-        write_json(paths[-1], {"job": {"id": str(number)}, "trials": part})
+        write_json(paths[-1], {"job": {"id": str(number)}, "trials": trial.as_columns(part)})
     loaded = trial.load_ingests(paths)
-    assert loaded == [json.loads(path.read_text()) for path in paths]
+    assert loaded == [{"job": {"id": str(number)}, "trials": json.loads(json.dumps(part))} for number, part in halves]
     found = [row for ingest in loaded for row in ingest["trials"]]
-    for name in (*trial.SHARED_TEXT, *trial.SHARED_VALUES):
+    assert len({repr(row["timing"]) for row in found}) > 1  # a column of values that differ
+    for name in trial.SHARED:
         values = {repr(row[name]) for row in found}
         assert len({id(row[name]) for row in found}) == len(values), name
+
+
+def test_values_that_json_tells_apart_stay_apart_in_the_columns(rows, tmp_path):
+    """as_columns holds a value once per repr: 1, 1.0, True, "1", 0.0 and -0.0 each come back as
+    they went in, and so do dicts with the same items in another order."""
+    import json
+
+    from benchreport.files import write_json
+
+    kinds = [1, 1.0, True, "1", None, 0.0, -0.0, 1, True, {"a": 1, "b": 2}, {"b": 2, "a": 1}, "1"]
+    made = [dict(rows[number % len(rows)], seed=value) for number, value in enumerate(kinds)]
+    path = tmp_path / "trials.json"
+    write_json(path, {"trials": trial.as_columns(made)})
+    assert len(json.loads(path.read_text())["trials"]["seed"]["values"]) == 9
+    loaded = [row["seed"] for row in trial.load_ingests([path])[0]["trials"]]
+    assert [(type(value), json.dumps(value)) for value in loaded] == [
+        (type(value), json.dumps(value)) for value in kinds
+    ]
 
 
 @pytest.mark.parametrize("stage", ["stats", "trial_rows"])
@@ -73,8 +93,8 @@ def test_a_stage_loads_its_fields_as_json_gives_them_in_the_records_order(stage,
     module = importlib.import_module(f"benchreport.{stage}")
     shuffled = [dict(random.Random(number).sample(list(row.items()), len(row))) for number, row in enumerate(rows)]
     path, empty = tmp_path / "trials.json", tmp_path / "empty.json"
-    write_json(path, {"job": {"id": "j"}, "trials": shuffled})
-    write_json(empty, {"job": {"id": "e"}, "trials": []})
+    write_json(path, {"job": {"id": "j"}, "trials": trial.as_columns(shuffled)})
+    write_json(empty, {"job": {"id": "e"}, "trials": trial.as_columns([])})
     loaded, none = (
         ingest["trials"] for ingest in trial.load_ingests([path, empty], module.TRIAL_FIELDS, module.TRIAL_PARTS)
     )
@@ -87,11 +107,11 @@ def test_a_stage_loads_its_fields_as_json_gives_them_in_the_records_order(stage,
             else row[name]
             for name in order
         }
-        for row in json.loads(path.read_text())["trials"]
+        for row in json.loads(json.dumps(rows))
     ]
     assert loaded == expected
     assert all(list(row) == order for row in loaded)
-    for name in {*trial.SHARED_TEXT, *trial.SHARED_VALUES, *module.TRIAL_PARTS} & set(order):  # one object per value
+    for name in {*trial.SHARED, *module.TRIAL_PARTS} & set(order):  # one object per value
         assert len({id(row[name]) for row in loaded}) == len({repr(row[name]) for row in loaded}), name
     for name, other in trial.SAME_WHEN_EQUAL:
         if {name, other} <= set(order):
@@ -184,9 +204,9 @@ def test_parts_and_equal_fields_are_loaded_as_the_stage_reads_them(rows, tmp_pat
     from benchreport.files import write_json
 
     path = tmp_path / "trials.json"
-    write_json(path, {"job": {"id": "j"}, "trials": rows})
+    write_json(path, {"job": {"id": "j"}, "trials": trial.as_columns(rows)})
     loaded = trial.load_ingests([path], parts={"timing": ("total",)})[0]["trials"]
-    plain = json.loads(path.read_text())["trials"]
+    plain = json.loads(json.dumps(rows))
     assert [{**row, "timing": None} for row in loaded] == [{**row, "timing": None} for row in plain]
     assert [row["timing"] for row in loaded] == [
         {"total": row["timing"]["total"]} if "total" in row["timing"] else {} for row in plain

@@ -11,6 +11,7 @@ from benchreport.discover import JobFolder, location_file
 from benchreport.files import write_json
 from benchreport.ingest import ingest_job, job_ledger
 from benchreport.lineage import write_for_rule
+from benchreport.trial import as_columns
 
 rulejob.start(snakemake)
 
@@ -27,7 +28,10 @@ print(
     f"{len(result['trials'])} trials, {len(result['ledger'])} ledger rows",
     file=sys.stderr,
 )
-write_json(snakemake.output.trials, {key: value for key, value in result.items() if key != "sources"})
+write_json(
+    snakemake.output.trials,
+    {key: as_columns(value) if key == "trials" else value for key, value in result.items() if key != "sources"},
+)
 write_json(snakemake.output.index, {key: result[key] for key in ("job", "settings")})
 write_json(snakemake.output.tasks, {"job": result["job"]["id"], "tasks": result["tasks"]})
 write_json(snakemake.output.ledger, job_ledger(result))

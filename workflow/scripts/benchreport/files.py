@@ -160,6 +160,7 @@ def finite_number(value) -> float | None:
     return value if math.isfinite(value) else None
 
 
+RECORDS_A_PIECE = 1000
 _ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": ")).encode
 
 
@@ -202,14 +203,20 @@ def _pieces(value, indent: str):
     elif isinstance(value, LazyRecords) or (
         isinstance(value, list) and value and any(isinstance(item, (dict, list)) for item in value)
     ):
-        # one record per line (a LazyRecords' items are made as they are written)
+        # one record per line (a LazyRecords' items are made as they are written), in pieces of
+        # RECORDS_A_PIECE records: a piece per record cost 0.3 s of rule trial_rows' 100,000
         records = isinstance(value, LazyRecords) or all(isinstance(item, dict) for item in value)
-        yield "[\n"
-        for number, item in enumerate(value):
-            yield ",\n" + inner if number else inner
-            if records:
-                yield _ENCODE(item)
-            else:
+        between = ",\n" + inner
+        yield "[\n" + inner
+        if records:
+            encoded = map(_ENCODE, value)
+            yield between.join(itertools.islice(encoded, RECORDS_A_PIECE))
+            while piece := between.join(itertools.islice(encoded, RECORDS_A_PIECE)):
+                yield between + piece
+        else:
+            for number, item in enumerate(value):
+                if number:
+                    yield between
                 yield from _pieces(item, inner)
         yield "\n" + indent + "]"
     else:
