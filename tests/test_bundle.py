@@ -467,9 +467,33 @@ def test_verify_needs_no_tarfile_extraction_filter(tmp_path, monkeypatch, bundle
     listed = verifier.parse_manifest(small["MANIFEST.sha256"])
     assert verifier.check_manifest(listed, hashes) == []
     written = {p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file()}
-    assert written == {n for n in listed if n.startswith(verifier.RERUN_INPUTS)}
+    inputs = {n for n in listed if n.startswith(verifier.RERUN_INPUTS)}
+    unread = {n for n in inputs if verifier.not_read(n)}
+    # the real folders' verifier files are bundled and hashed, not written; their attempt folders are
+    assert unread and all("/verifier/" in n for n in unread) and not unread & written
+    assert written == inputs - unread
+    assert all((target / n).parent.parent.is_dir() for n in unread)
     for name in written:
         assert hashlib.sha256((target / name).read_bytes()).hexdigest() == listed[name]
+
+
+@pytest.mark.parametrize(
+    "name, unread",
+    [
+        ("jobs/real/a/task__0123abcd/verifier/reward.txt", True),
+        ("jobs/real/a/task__0123abcd/verifier/test-stdout.txt", True),
+        ("jobs/real/a/task__0123abcd/result.json", False),
+        ("jobs/real/a/task__0123abcd/trajectory/llm_trajectory.jsonl", False),
+        # under reviews/ or scoring/ every file is read (a review's own verifier)
+        ("jobs/real/a/task__0123abcd/reviews/r1/verifier/reward.txt", False),
+        ("jobs/real/a/task__0123abcd/scoring/verifier/reward.txt", False),
+        ("jobs/real/a/task__0123abcd/verifier/other.txt", False),
+    ],
+)
+def test_verify_writes_every_job_file_the_rerun_reads(name, unread):
+    from benchreport import verify as verifier
+
+    assert verifier.not_read(name) is unread
 
 
 def gzip_archive(path, header: tarfile.TarInfo, zeros: int = 0):

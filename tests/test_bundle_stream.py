@@ -322,3 +322,60 @@ def test_verify_reads_in_a_fork_only_where_its_lines_arrive(tmp_path, monkeypatc
         Path(archive), tmp_path / "w", 1, out, lambda line: None, False, 1 << 30, 200, forked.forked_call
     )
     assert code == 1 and "ended before it was done" in out.getvalue()
+
+
+@pytest.mark.parametrize("forks", [True, False])
+def test_the_reruns_files_are_made_the_same_in_a_forked_process_or_in_line(tmp_path, monkeypatch, forks):
+    """FileMaker: folders, empty and small files, and one larger than the pipe's buffer (streamed
+    in chunks, as stream_file hands it), with the same bytes whether a forked process makes them
+    or this one does; close returns only once every one is made."""
+    monkeypatch.setattr(verifier, "can_fork", lambda: forks)
+    rng = random.Random(7)
+    files = {
+        "jobs/a/t__00000001/result.json": b'{"reward": 1.0}',
+        "jobs/a/t__00000001/timing.json": b"",
+        "jobs/a/t__00000002/trajectory/llm_trajectory.jsonl": rng.randbytes(3 << 20),
+        "jobs/b/summary.json": "caf\u00e9 \u2713".encode(),
+    }
+    maker = verifier.FileMaker()
+    assert (maker.pipe is not None) is forks
+    maker.folder(str(tmp_path / "jobs/a/t__00000003"))  # an attempt folder with only a verifier file
+    for name, data in files.items():
+        with maker.file(str(tmp_path / name), len(data)) as sink:
+            assert verifier.stream_file(io.BytesIO(data), len(data), [sink]) == hashlib.sha256(data).digest()
+    maker.close()
+    made = {p.relative_to(tmp_path).as_posix(): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    assert made == files
+    assert (tmp_path / "jobs/a/t__00000003").is_dir()
+
+
+@pytest.mark.parametrize("forks", [True, False])
+def test_a_file_that_cannot_be_made_is_an_error_named_at_close(tmp_path, monkeypatch, forks):
+    """A file where a folder has to be (member "x", then "x/y") stops the making with an OSError
+    naming the place, in line at once or from the forked process at close; the files after it
+    are not made, and the forked process has ended either way."""
+    monkeypatch.setattr(verifier, "can_fork", lambda: forks)
+    maker = verifier.FileMaker()
+    with pytest.raises(OSError, match=f"{tmp_path}/x"):
+        for name in ("x", "x/y", "z"):
+            with maker.file(str(tmp_path / name), 2) as sink:
+                sink.write(b"ok")
+            maker.folder(str(tmp_path / name / "folder"))  # fails after "x" too; read past
+        maker.close()
+    assert not (tmp_path / "z").exists()
+    if forks:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(maker.child, 0)  # reaped by close
+
+
+def test_a_reading_that_stops_inside_a_file_ends_the_forked_process(tmp_path, monkeypatch):
+    """The reading process raises inside a member (a truncated archive): close(failed=True) ends
+    the pipe part-way through a file, and the forked process ends rather than waiting for the
+    rest of it."""
+    monkeypatch.setattr(verifier, "can_fork", lambda: True)
+    maker = verifier.FileMaker()
+    with maker.file(str(tmp_path / "cut.json"), 1000) as sink:
+        sink.write(b"only part of it")
+    maker.close(failed=True)  # returns: the forked process has ended and was reaped
+    with pytest.raises(ChildProcessError):
+        os.waitpid(maker.child, 0)

@@ -26,7 +26,7 @@ def _run_share(position: int):
     return function(*arguments)
 
 
-def _end_with_parent(parent: int) -> None:
+def end_with_parent(parent: int) -> None:
     """A forked process is ended when the process that forked it ends (killed, say, with Ctrl-C
     on snakemake): else it would finish its share and wait for more work for ever."""
     import ctypes
@@ -74,7 +74,7 @@ def _in_forks(function, shares: list[tuple], here: tuple | None = None) -> list:
         # submit, before it starts its own thread.
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(
-            max_workers=len(shares), mp_context=context, initializer=_end_with_parent, initargs=(os.getpid(),)
+            max_workers=len(shares), mp_context=context, initializer=end_with_parent, initargs=(os.getpid(),)
         ) as executor:
             forked = [executor.submit(_run_share, position) for position in range(len(shares))]
             first = [] if here is None else [function(*here)]

@@ -2,10 +2,10 @@
 
 The archive is read once, as a stream: each member's name and type are checked against the
 rules below and its declared size against the limits before a byte of it is read; every file is
-hashed as it streams by; only what the re-run reads (the job-folder files, the inspection records,
-the config) is written to disk. Then MANIFEST.sha256 is checked both ways, and the re-run's
-outputs are compared with the manifest's hashes of the bundled outputs, so results/ is never
-unpacked.
+hashed as it streams by; only what the re-run reads (the job-folder files but the attempts'
+verifier files, the inspection records, the config) is written to disk. Then MANIFEST.sha256 is
+checked both ways, and the re-run's outputs are compared with the manifest's hashes of the
+bundled outputs, so results/ is never unpacked.
 
 By default nothing from the archive is executed: the re-run uses the verifier's own installed
 benchreport workflow, and a config built from the bundled one with every key that would run a
@@ -19,12 +19,14 @@ verify too.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tarfile
@@ -36,13 +38,18 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from . import design_cache
+from .bundle import VERIFIER_FILES
+from .discover import REVIEW_DIRS
 from .files import printable
-from .forked import forked_call
+from .forked import can_fork, end_with_parent, forked_call
 from .lineage import WORKFLOW_DIR
 
 NOT_RERUN = ("results/lineage/", "results/bundle/", "results/controls/")
-# written to disk for the re-run; everything else is only hashed
+# written to disk for the re-run (but the verifier's files: not_read); everything else is only hashed
 RERUN_INPUTS = ("jobs/", "replay/")
+# an attempt's verifier files end so: bundled to be checked, and read by no stage (ingest reads
+# the trial files, the trajectory, reviews/ and scoring/; discover.WATCHED)
+VERIFIER_ENDINGS = tuple(f"/{name}" for name in VERIFIER_FILES)
 CODE = "workflow-code/"
 SMALL = {"MANIFEST.sha256": 1 << 30, "config.yaml": 16 << 20, "BUNDLE.json": 64 << 20}
 MAX_BYTES = 64 << 30  # all members' contents together
@@ -165,11 +172,129 @@ def inflated(handle) -> io.BufferedReader:
     return io.BufferedReader(Inflate(handle), buffer_size=1 << 16)
 
 
+class FileMaker:
+    """Makes the re-run's folders and files in a process forked from the reading one, which hands
+    them over a pipe: creating ~400,000 files and ~200,000 folders (100 x 1,000) is system time,
+    which then runs on another core while the reading process parses the tar headers and hashes
+    the members. (From a thread it was slower than in line: the GIL went back and forth at each
+    system call.) Each file is a header (the path's length, the size, or -1 for a folder), the
+    path and the bytes, streamed: a large member is never held whole. Where the process cannot
+    fork, the files are made in line. The first error is raised by close."""
+
+    HEADER = struct.Struct("<Iq")
+
+    def __init__(self):
+        self.made: set[str] = set()
+        self.child = None
+        if not can_fork():
+            self.pipe = None
+            return
+        read_end, write_end = os.pipe()
+        results, report = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        parent = os.getpid()
+        self.child = os.fork()
+        if self.child == 0:  # the making process: never returns
+            os.close(write_end)
+            os.close(results)
+            code = 1
+            try:
+                end_with_parent(parent)
+                error = self._make_from(os.fdopen(read_end, "rb", buffering=1 << 20))
+                os.write(report, error.encode("utf-8", "replace"))
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(read_end)
+        os.close(report)
+        self.results = results
+        self.pipe = os.fdopen(write_end, "wb", buffering=1 << 20)
+
+    def _folder(self, path: str) -> None:
+        if path not in self.made:  # one mkdir per folder, not per file: file creation is the cost here
+            os.makedirs(path, exist_ok=True)
+            self.made.add(path)
+
+    def _make_from(self, pipe) -> str:
+        """Make every folder and file the pipe holds; the first error, or ""."""
+        error = ""
+        while header := pipe.read(self.HEADER.size):
+            length, size = self.HEADER.unpack(header)
+            path = os.fsdecode(pipe.read(length))
+            try:
+                if error or size < 0:  # after an error every file's bytes are only read past
+                    if not error:
+                        self._folder(path)
+                    pipe.read(max(size, 0))
+                    continue
+                self._folder(os.path.dirname(path))
+                with open(path, "xb") as handle:
+                    while size:
+                        chunk = pipe.read(min(size, 1 << 20))
+                        if not chunk:  # the reading stopped inside a member (close(failed=True))
+                            raise EOFError(path)
+                        handle.write(chunk)
+                        size -= len(chunk)
+            except OSError as exc:
+                error = f"{exc.strerror or type(exc).__name__}: {path}"
+                pipe.read(max(size, 0))
+        return error
+
+    def folder(self, path: str) -> None:
+        if self.pipe is None:
+            self._folder(path)
+        else:
+            encoded = os.fsencode(path)
+            self.pipe.write(self.HEADER.pack(len(encoded), -1) + encoded)
+
+    def file(self, path: str, size: int):
+        """A context holding the sink a file's `size` bytes are written to (stream_file's)."""
+        if self.pipe is None:
+            self._folder(os.path.dirname(path))
+            return open(path, "xb")
+        encoded = os.fsencode(path)
+        self.pipe.write(self.HEADER.pack(len(encoded), size) + encoded)
+        return contextlib.nullcontext(self.pipe)
+
+    def close(self, failed: bool = False) -> None:
+        """Wait until every folder and file is made; raise the first error (not when `failed`:
+        the reading stopped with an error of its own)."""
+        if self.pipe is None:
+            return
+        try:
+            self.pipe.close()
+        except OSError:  # the making process ended early
+            pass
+        error = b""
+        while chunk := os.read(self.results, 1 << 16):
+            error += chunk
+        os.close(self.results)
+        _, status = os.waitpid(self.child, 0)
+        if failed:
+            return
+        if status != 0 and not error:
+            error = b"the process making the files ended before it was done"
+        if error:
+            raise OSError(f"the re-run's files cannot be written ({error.decode()})")
+
+
 def read_archive(bundle: Path, target: Path, *, keep_code: bool, limits: Limits, progress) -> tuple[str, dict, dict]:
     """One pass over the archive: (top folder, member name -> sha256 digest, small files by
-    name). Writes the re-run's inputs (and workflow-code/ with keep_code) under target; every
-    other member is only hashed."""
-    top, hashes, small, made = None, {}, {}, set()
+    name). Writes the re-run's inputs (and workflow-code/ with keep_code) under target, through
+    a FileMaker; every other member is only hashed."""
+    maker = FileMaker()
+    try:
+        found = _read_members(bundle, target, keep_code, limits, progress, maker)
+    except BaseException:
+        maker.close(failed=True)
+        raise
+    maker.close()
+    return found
+
+
+def _read_members(bundle: Path, target: Path, keep_code: bool, limits: Limits, progress, maker: FileMaker) -> tuple:
+    top, hashes, small = None, {}, {}
     started = last = time.monotonic()
     # a buffered inflater under a plain tar stream: tarfile's own "r|gz" decompresses in 10 KiB
     # steps and copies its buffer at each read (13.5 s of CPU against 8.7 s for 70,000 members)
@@ -197,14 +322,14 @@ def read_archive(bundle: Path, target: Path, *, keep_code: bool, limits: Limits,
                 small[name] = io.BytesIO()
                 sinks.append(small[name])
             keep = name.startswith(RERUN_INPUTS) or (keep_code and name.startswith(CODE))
+            destination = os.path.join(target, name[len(CODE) :] if name.startswith(CODE) else name)
+            if keep and not_read(name):
+                # only its attempt folder is made, which discovery counts whatever it holds
+                maker.folder(os.path.dirname(os.path.dirname(destination)))
+                keep = False
             if keep:
-                destination = os.path.join(target, name[len(CODE) :] if name.startswith(CODE) else name)
-                folder = os.path.dirname(destination)
-                if folder not in made:  # one mkdir per folder, not per file: file creation is the cost here
-                    os.makedirs(folder, exist_ok=True)
-                    made.add(folder)
-                with open(destination, "xb") as handle:
-                    hashes[name] = stream_file(source, member.size, [*sinks, handle])
+                with maker.file(destination, member.size) as sink:
+                    hashes[name] = stream_file(source, member.size, [*sinks, sink])
             else:
                 hashes[name] = stream_file(source, member.size, sinks)
             now = time.monotonic()
@@ -214,6 +339,14 @@ def read_archive(bundle: Path, target: Path, *, keep_code: bool, limits: Limits,
     if top is None:
         raise Refused("the archive is empty")
     return top, hashes, {name: data.getvalue() for name, data in small.items()}
+
+
+def not_read(name: str) -> bool:
+    """Whether a job-folder member is an attempt's verifier file, which no stage reads, so the
+    re-run does without it: a third of the files verify would write and remove at 100 x 1,000.
+    A file of that name under reviews/ or scoring/ is read (a review's own verifier)."""
+    folders = name.split("/")[:-2]
+    return name.endswith(VERIFIER_ENDINGS) and not any(folder in REVIEW_DIRS for folder in folders)
 
 
 def manifest_lines(data: bytes):
