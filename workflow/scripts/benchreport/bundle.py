@@ -360,10 +360,10 @@ def scan(plan: dict[str, tuple], directories: set[str], folder: Path, progress=N
     (and agent_env values with secret names), and the names they change. The files are split in
     `processes` contiguous shares, each scanned in a process forked from this one (forked_map; one
     after the other where it cannot fork): what each finds is a set, so the union is the same
-    whatever the split. The shares are balanced by cost (MEMBER_COST and the bytes)."""
+    whatever the split. The shares are balanced by cost (SCAN_COST and the bytes)."""
     names = sorted(plan)
     sizes = planned_sizes(plan)
-    bounds = sorted(set(balanced_bounds([entry_cost(name, sizes) for name in names], processes)))
+    bounds = sorted(set(balanced_bounds([entry_cost(name, sizes, SCAN_COST) for name in names], processes)))
     spools = [Spool(folder) for _ in bounds[1:]]
     shares = [(plan, names[start:end], spool, progress) for start, end, spool in zip(bounds, bounds[1:], spools)]
     known, dirty, dirty_names = set(), set(), set()
@@ -483,11 +483,15 @@ def scan_and_spool(
 
 
 # What a member costs beside its bytes, counted in bytes: opening it, its tar header, the set-up
-# of its scan and its hash. Measured at 100 job folders x 1,000 trials: pass 1 takes ~200 us a
-# job-folder file and ~60 ns a byte of content, pass 2 ~45 us and ~10 ns, so in either pass a
-# member is worth a few KiB. The shares of both passes are balanced by this cost, not by count:
-# the outputs (600 MB there, a few hundred files) would otherwise all fall in the last share.
+# of its scan and its hash. Measured at 100 job folders x 1,000 trials: pass 2 takes ~45 us a
+# job-folder file and ~10 ns a byte of content, so a member is worth a few KiB. The shares of
+# both passes are balanced by cost, not by count: the outputs (~480 MB there, a few hundred
+# files) would otherwise all fall in the last share.
 MEMBER_COST = 4096
+# The same for pass 1, the secret scan: ~90 us a job-folder file (read ahead of the scan,
+# files.ReadAhead) and ~50 ns a byte of content (session 21). With MEMBER_COST there, the share
+# holding the outputs ended ~15 s after the other.
+SCAN_COST = 2048
 # The tar stream is compressed in blocks, each on its own (no history from the block before) and
 # ended by a sync flush: the blocks join into one deflate stream, so the archive's bytes are the
 # same whichever process compresses which block, and the second pass can be split over
@@ -688,9 +692,10 @@ def planned_sizes(plan: dict[str, tuple]) -> dict[str, int]:
     return sizes
 
 
-def entry_cost(name: str | None, sizes: dict[str, int]) -> int:
-    """What reading, scanning or writing a planned entry (None: a folder) costs, in bytes."""
-    return MEMBER_COST + sizes.get(name, 0)
+def entry_cost(name: str | None, sizes: dict[str, int], member: int = MEMBER_COST) -> int:
+    """What reading and scanning (member=SCAN_COST) or writing a planned entry (None: a folder)
+    costs, in bytes."""
+    return member + sizes.get(name, 0)
 
 
 def balanced_bounds(costs: list[int], parts: int) -> list[int]:
