@@ -8,6 +8,7 @@ import importlib.metadata
 import io
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -434,6 +435,24 @@ def test_hostile_archives_are_refused(tmp_path, kind):
     assert not (tmp_path.parent / "escaped.txt").exists()
 
 
+@pytest.mark.parametrize("forks", [True, False])
+def test_a_file_that_cannot_be_made_fails_verify_rather_than_refusing_the_archive(tmp_path, monkeypatch, forks):
+    """A member that is a file where a later one needs a folder (jobs/x, then jobs/x/result.json):
+    the archive is sound, but the re-run's files cannot be made, whether a forked process or
+    verify's own makes them: "verify FAILED", exit 1, naming the place, in one line."""
+    from benchreport import verify as verifier
+
+    monkeypatch.setattr(verifier, "can_fork", lambda: forks)
+    # then more than the pipe and its buffer hold: the reading meets the pipe the forked process closed
+    big = random.Random(3).randbytes(4 << 20)
+    members = [("config.yaml", CONFIG, {}), ("jobs/x", b"a file", {}), ("jobs/x/result.json", b"{}", {})]
+    members.append(("jobs/y/trajectory/llm_trajectory.jsonl", big, {}))
+    out = io.StringIO()
+    assert verifier.verify(str(tiny_archive(tmp_path / "clash.tar.gz", members)), out=out, err=io.StringIO()) == 1
+    assert out.getvalue().startswith("verify FAILED: the re-run's files cannot be written"), out.getvalue()
+    assert "/jobs/x" in out.getvalue() and len(out.getvalue().splitlines()) == 1, out.getvalue()
+
+
 def test_the_command_line_refuses_in_one_line(tmp_path):
     done = verify(hostile(tmp_path, "symlink"), tmp_path)
     assert done.returncode == 2 and done.stdout.startswith("REFUSED: link refused"), done.stdout
@@ -471,6 +490,7 @@ def test_verify_needs_no_tarfile_extraction_filter(tmp_path, monkeypatch, bundle
     unread = {n for n in inputs if verifier.not_read(n)}
     # the real folders' verifier files are bundled and hashed, not written; their attempt folders are
     assert unread and all("/verifier/" in n for n in unread) and not unread & written
+    assert not any(p.name == verifier.VERIFIER_FOLDER for p in target.rglob("*"))
     assert written == inputs - unread
     assert all((target / n).parent.parent.is_dir() for n in unread)
     for name in written:
@@ -488,6 +508,9 @@ def test_verify_needs_no_tarfile_extraction_filter(tmp_path, monkeypatch, bundle
         ("jobs/real/a/task__0123abcd/reviews/r1/verifier/reward.txt", False),
         ("jobs/real/a/task__0123abcd/scoring/verifier/reward.txt", False),
         ("jobs/real/a/task__0123abcd/verifier/other.txt", False),
+        ("jobs/real/a/task__0123abcd/verifier", True),  # the folder itself
+        ("jobs/real/a/task__0123abcd", False),
+        ("workflow-code/verifier/reward.txt", False),  # not a job folder's
     ],
 )
 def test_verify_writes_every_job_file_the_rerun_reads(name, unread):

@@ -32,13 +32,12 @@ from pathlib import Path
 import yaml
 
 from . import secrets
-from .discover import TRAJECTORY, TRIAL_FILES, attempt_folders, request_prefix, review_files
+from .discover import TRAJECTORY, TRIAL_FILES, VERIFIER_FILES, attempt_folders, request_prefix, review_files
 from .files import MISSING, BadFile, ReadAhead, locate, parse_json_bytes, sha256_file
 from .forked import forked_map
 from .ingest import SAMPLING_KEYS, exchange_parts
 from .lineage import record_path
 
-VERIFIER_FILES = ("verifier/reward.txt", "verifier/reward.json", "verifier/test-stdout.txt", "verifier/test-stderr.txt")
 CODE_PATHS = ("Snakefile", "workflow", "config/schema.yaml", "config/config.yaml", "requirements.txt", "pyproject.toml")
 
 
@@ -482,8 +481,8 @@ def scan_and_spool(
     return Bundle(spool, hashes, found), found.directories, sort_hits(hits)
 
 
-# What a member costs beside its bytes, counted in bytes: opening it, its tar header, the set-up
-# of its scan and its hash. Measured at 100 job folders x 1,000 trials: pass 2 takes ~45 us a
+# What a member costs pass 2 beside its bytes, counted in bytes: opening it, its tar header and
+# its hash. Measured at 100 job folders x 1,000 trials: pass 2 takes ~45 us a
 # job-folder file and ~10 ns a byte of content, so a member is worth a few KiB. The shares of
 # both passes are balanced by cost, not by count: the outputs (~480 MB there, a few hundred
 # files) would otherwise all fall in the last share.
@@ -680,7 +679,7 @@ def planned_sizes(plan: dict[str, tuple]) -> dict[str, int]:
     """name -> size of each planned entry that is not a small job-folder file: the outputs, the
     code, the bytes made here (a few thousand, some of hundreds of MB) and whole trajectories
     (bundle.trajectories: true; often MBs each). The other job-folder files are small and counted
-    by number (MEMBER_COST), so the 600,000 of them need no stat."""
+    by number (MEMBER_COST, SCAN_COST), so the 600,000 of them need no stat."""
     sizes = {}
     for name, source in plan.items():
         if source[0] == "file":
@@ -692,10 +691,10 @@ def planned_sizes(plan: dict[str, tuple]) -> dict[str, int]:
     return sizes
 
 
-def entry_cost(name: str | None, sizes: dict[str, int], member: int = MEMBER_COST) -> int:
-    """What reading and scanning (member=SCAN_COST) or writing a planned entry (None: a folder)
-    costs, in bytes."""
-    return member + sizes.get(name, 0)
+def entry_cost(name: str | None, sizes: dict[str, int], per_member: int = MEMBER_COST) -> int:
+    """What writing a planned entry (None: a folder) costs, in bytes; or reading and scanning it,
+    with per_member=SCAN_COST."""
+    return per_member + sizes.get(name, 0)
 
 
 def balanced_bounds(costs: list[int], parts: int) -> list[int]:

@@ -26,6 +26,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -38,8 +39,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from . import design_cache
-from .bundle import VERIFIER_FILES
-from .discover import REVIEW_DIRS
+from .discover import REVIEW_DIRS, VERIFIER_FILES
 from .files import printable
 from .forked import can_fork, end_with_parent, forked_call
 from .lineage import WORKFLOW_DIR
@@ -47,9 +47,9 @@ from .lineage import WORKFLOW_DIR
 NOT_RERUN = ("results/lineage/", "results/bundle/", "results/controls/")
 # written to disk for the re-run (but the verifier's files: not_read); everything else is only hashed
 RERUN_INPUTS = ("jobs/", "replay/")
-# an attempt's verifier files end so: bundled to be checked, and read by no stage (ingest reads
-# the trial files, the trajectory, reviews/ and scoring/; discover.WATCHED)
-VERIFIER_ENDINGS = tuple(f"/{name}" for name in VERIFIER_FILES)
+# the folder of an attempt's verifier files (discover.VERIFIER_FILES): bundled to be checked, and
+# read by no stage (ingest reads the trial files, the trajectory, reviews/ and scoring/)
+VERIFIER_FOLDER = "verifier"
 CODE = "workflow-code/"
 SMALL = {"MANIFEST.sha256": 1 << 30, "config.yaml": 16 << 20, "BUNDLE.json": 64 << 20}
 MAX_BYTES = 64 << 30  # all members' contents together
@@ -172,44 +172,67 @@ def inflated(handle) -> io.BufferedReader:
     return io.BufferedReader(Inflate(handle), buffer_size=1 << 16)
 
 
+class Unwritable(Exception):
+    """A file or folder of the re-run that cannot be made (a full disk, a member that is a file
+    where another needs a folder): verify fails, the archive is not refused for it."""
+
+
+def _unwritable(exc: OSError, path: str) -> Unwritable:
+    return Unwritable(f"{exc.strerror or type(exc).__name__}: {exc.filename or path}")
+
+
 class FileMaker:
     """Makes the re-run's folders and files in a process forked from the reading one, which hands
     them over a pipe: creating ~400,000 files and ~200,000 folders (100 x 1,000) is system time,
     which then runs on another core while the reading process parses the tar headers and hashes
     the members. (From a thread it was slower than in line: the GIL went back and forth at each
-    system call.) Each file is a header (the path's length, the size, or -1 for a folder), the
-    path and the bytes, streamed: a large member is never held whole. Where the process cannot
-    fork, the files are made in line. The first error is raised by close."""
+    system call.) Each is a header (the path's length, the size, or -1 for a folder), the path
+    and the bytes, streamed: a large member is never held whole. Where the process cannot fork,
+    they are made in line. An error is raised as Unwritable: in line at once; from the forked
+    process, which stops at its first, by close (the reading process's next write finds the
+    pipe closed: read_archive)."""
 
     HEADER = struct.Struct("<Iq")
 
     def __init__(self):
         self.made: set[str] = set()
-        self.child = None
-        if not can_fork():
-            self.pipe = None
-            return
-        read_end, write_end = os.pipe()
-        results, report = os.pipe()
+        self.child = self.pipe = None
+        if can_fork():
+            self._fork()
+
+    def _fork(self) -> None:
+        from_reader, to_child = os.pipe()  # the forked process reads what the reader writes
+        error_in, error_out = os.pipe()  # and writes back its first error, or nothing
         sys.stdout.flush()
         sys.stderr.flush()
         parent = os.getpid()
-        self.child = os.fork()
-        if self.child == 0:  # the making process: never returns
-            os.close(write_end)
-            os.close(results)
+        # no signal between the fork and the forked process's own handling: it must never
+        # return into the reading code (its finally clauses, the temporary folder's removal)
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            child = os.fork()
+        except OSError:  # no process to be had: made in line
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+            for end in (to_child, from_reader, error_in, error_out):
+                os.close(end)
+            return
+        if child == 0:
             code = 1
             try:
+                os.close(to_child)
+                os.close(error_in)
                 end_with_parent(parent)
-                error = self._make_from(os.fdopen(read_end, "rb", buffering=1 << 20))
-                os.write(report, error.encode("utf-8", "replace"))
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+                error = self._make_from(os.fdopen(from_reader, "rb", buffering=1 << 20))
+                os.write(error_out, error.encode("utf-8", "replace"))
                 code = 0
             finally:
                 os._exit(code)
-        os.close(read_end)
-        os.close(report)
-        self.results = results
-        self.pipe = os.fdopen(write_end, "wb", buffering=1 << 20)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        os.close(from_reader)
+        os.close(error_out)
+        self.child, self.error_in = child, error_in
+        self.pipe = os.fdopen(to_child, "wb", buffering=1 << 20)
 
     def _folder(self, path: str) -> None:
         if path not in self.made:  # one mkdir per folder, not per file: file creation is the cost here
@@ -217,16 +240,13 @@ class FileMaker:
             self.made.add(path)
 
     def _make_from(self, pipe) -> str:
-        """Make every folder and file the pipe holds; the first error, or ""."""
-        error = ""
+        """Make every folder and file the pipe holds, up to the first error (returned; else "")."""
         while header := pipe.read(self.HEADER.size):
             length, size = self.HEADER.unpack(header)
             path = os.fsdecode(pipe.read(length))
             try:
-                if error or size < 0:  # after an error every file's bytes are only read past
-                    if not error:
-                        self._folder(path)
-                    pipe.read(max(size, 0))
+                if size < 0:
+                    self._folder(path)
                     continue
                 self._folder(os.path.dirname(path))
                 with open(path, "xb") as handle:
@@ -234,49 +254,58 @@ class FileMaker:
                         chunk = pipe.read(min(size, 1 << 20))
                         if not chunk:  # the reading stopped inside a member (close(failed=True))
                             raise EOFError(path)
-                        handle.write(chunk)
                         size -= len(chunk)
+                        handle.write(chunk)
             except OSError as exc:
-                error = f"{exc.strerror or type(exc).__name__}: {path}"
-                pipe.read(max(size, 0))
-        return error
+                return str(_unwritable(exc, path))
+        return ""
 
     def folder(self, path: str) -> None:
         if self.pipe is None:
-            self._folder(path)
+            try:
+                self._folder(path)
+            except OSError as exc:
+                raise _unwritable(exc, path) from None
         else:
             encoded = os.fsencode(path)
             self.pipe.write(self.HEADER.pack(len(encoded), -1) + encoded)
 
+    @contextlib.contextmanager
     def file(self, path: str, size: int):
-        """A context holding the sink a file's `size` bytes are written to (stream_file's)."""
-        if self.pipe is None:
+        """The sink a file's `size` bytes are written to (stream_file's), as a context."""
+        if self.pipe is not None:
+            encoded = os.fsencode(path)
+            self.pipe.write(self.HEADER.pack(len(encoded), size) + encoded)
+            yield self.pipe
+            return
+        try:
             self._folder(os.path.dirname(path))
-            return open(path, "xb")
-        encoded = os.fsencode(path)
-        self.pipe.write(self.HEADER.pack(len(encoded), size) + encoded)
-        return contextlib.nullcontext(self.pipe)
+            handle = open(path, "xb")
+        except OSError as exc:
+            raise _unwritable(exc, path) from None
+        with handle:
+            yield handle
 
     def close(self, failed: bool = False) -> None:
-        """Wait until every folder and file is made; raise the first error (not when `failed`:
-        the reading stopped with an error of its own)."""
+        """Wait until every folder and file is made, or the forked process stopped at an error,
+        and raise that error (not when `failed`: the reading stopped with an error of its own)."""
         if self.pipe is None:
             return
         try:
             self.pipe.close()
-        except OSError:  # the making process ended early
+        except OSError:  # the forked process stopped at an error, or ended
             pass
         error = b""
-        while chunk := os.read(self.results, 1 << 16):
+        while chunk := os.read(self.error_in, 1 << 16):
             error += chunk
-        os.close(self.results)
+        os.close(self.error_in)
         _, status = os.waitpid(self.child, 0)
         if failed:
             return
-        if status != 0 and not error:
-            error = b"the process making the files ended before it was done"
         if error:
-            raise OSError(f"the re-run's files cannot be written ({error.decode()})")
+            raise Unwritable(error.decode())
+        if status != 0:
+            raise Unwritable("the process making the files ended before it was done")
 
 
 def read_archive(bundle: Path, target: Path, *, keep_code: bool, limits: Limits, progress) -> tuple[str, dict, dict]:
@@ -286,6 +315,9 @@ def read_archive(bundle: Path, target: Path, *, keep_code: bool, limits: Limits,
     maker = FileMaker()
     try:
         found = _read_members(bundle, target, keep_code, limits, progress, maker)
+    except BrokenPipeError:  # the forked process stopped: close raises why
+        maker.close()
+        raise
     except BaseException:
         maker.close(failed=True)
         raise
@@ -310,7 +342,11 @@ def _read_members(bundle: Path, target: Path, keep_code: bool, limits: Limits, p
                 top = first
             if first != top:
                 raise Refused(f"expected one top folder, found {top!r} and {first!r}")
-            if not name or member.isdir():
+            if not name:
+                continue
+            if member.isdir():  # the job folders' folders made as they are (an attempt folder may be empty)
+                if name.startswith(RERUN_INPUTS) and not not_read(name):
+                    maker.folder(os.path.join(target, name))
                 continue
             if name in hashes:
                 raise Refused(f"member twice in the archive: {member.name}")
@@ -323,11 +359,7 @@ def _read_members(bundle: Path, target: Path, keep_code: bool, limits: Limits, p
                 sinks.append(small[name])
             keep = name.startswith(RERUN_INPUTS) or (keep_code and name.startswith(CODE))
             destination = os.path.join(target, name[len(CODE) :] if name.startswith(CODE) else name)
-            if keep and not_read(name):
-                # only its attempt folder is made, which discovery counts whatever it holds
-                maker.folder(os.path.dirname(os.path.dirname(destination)))
-                keep = False
-            if keep:
+            if keep and not not_read(name):
                 with maker.file(destination, member.size) as sink:
                     hashes[name] = stream_file(source, member.size, [*sinks, sink])
             else:
@@ -342,11 +374,14 @@ def _read_members(bundle: Path, target: Path, keep_code: bool, limits: Limits, p
 
 
 def not_read(name: str) -> bool:
-    """Whether a job-folder member is an attempt's verifier file, which no stage reads, so the
-    re-run does without it: a third of the files verify would write and remove at 100 x 1,000.
-    A file of that name under reviews/ or scoring/ is read (a review's own verifier)."""
-    folders = name.split("/")[:-2]
-    return name.endswith(VERIFIER_ENDINGS) and not any(folder in REVIEW_DIRS for folder in folders)
+    """Whether a job-folder member is an attempt's verifier folder or one of its files
+    (discover.VERIFIER_FILES), which no stage reads, so the re-run does without them: a third of
+    what verify would make and remove at 100 x 1,000. Its attempt folder is still made (from its
+    own folder member). Under reviews/ or scoring/ every file is read (a review's own verifier)."""
+    parts = name.split("/")
+    if parts[0] != "jobs" or any(part in REVIEW_DIRS for part in parts):
+        return False
+    return parts[-1] == VERIFIER_FOLDER or "/".join(parts[-2:]) in VERIFIER_FILES
 
 
 def manifest_lines(data: bytes):
@@ -659,6 +694,9 @@ def check(
         return 2
     except BrokenProcessPool:
         print("verify FAILED: the process reading the archive ended before it was done (out of memory?)", file=out)
+        return 1
+    except Unwritable as exc:
+        print(f"verify FAILED: the re-run's files cannot be written: {shown(str(exc))}", file=out)
         return 1
     except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
