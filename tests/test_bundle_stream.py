@@ -12,11 +12,13 @@ import random
 import signal
 import tarfile
 import zlib
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 from benchreport import bundle, forked, rocrate
 from benchreport import verify as verifier
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def written(value) -> str:
@@ -379,3 +381,23 @@ def test_a_reading_that_stops_inside_a_file_ends_the_forked_process(tmp_path, mo
     maker.close(failed=True)  # returns: the forked process has ended and was reaped
     with pytest.raises(ChildProcessError):
         os.waitpid(maker.child, 0)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.text(alphabet="ab.T_-", min_size=1, max_size=6).filter(lambda p: p not in (".", "..")),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_a_files_name_and_media_type_are_pathlibs(parts):
+    """The crate's file entities take a name's last part and its suffix by string operations, not
+    from a PurePosixPath each: the same as pathlib's on the clean relative paths a bundle holds
+    (dots first, last and doubled, upper case, a hidden ".json", Snakefile among them)."""
+    for last in ("", "Snakefile", "x.JSON", ".json", "a.json.", "a..json"):
+        name = "/".join([*parts, last] if last else parts)
+        path = PurePosixPath(name)
+        special = {"Snakefile": "text/x-snakemake", "Dockerfile": "text/x-dockerfile"}
+        expected = special.get(path.name) or rocrate.MEDIA_TYPES.get(path.suffix.lower())
+        assert rocrate.base_name(name) == path.name and rocrate.media_type(name) == expected

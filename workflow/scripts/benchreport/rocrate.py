@@ -73,11 +73,19 @@ MEDIA_TYPES = {
 }
 
 
+def base_name(name: str) -> str:
+    """PurePosixPath(name).name of a bundle's clean relative path, without making the path: the
+    crate names 600,000 files at 100 x 1,000, and two PurePosixPath a file took 2.6 of the 3.0 s
+    their entities took to make."""
+    return name.rpartition("/")[2]
+
+
 def media_type(name: str) -> str | None:
-    path = PurePosixPath(name)
-    if path.name in ("Snakefile", "Dockerfile"):
-        return "text/x-snakemake" if path.name == "Snakefile" else "text/x-dockerfile"
-    return MEDIA_TYPES.get(path.suffix.lower())
+    base = base_name(name)
+    if base in ("Snakefile", "Dockerfile"):
+        return "text/x-snakemake" if base == "Snakefile" else "text/x-dockerfile"
+    dot = base.rfind(".")  # PurePosixPath's suffix: from the last dot, if neither first nor last
+    return MEDIA_TYPES.get(base[dot:].lower()) if 0 < dot < len(base) - 1 else None
 
 
 def ref(ids):
@@ -144,7 +152,7 @@ def file_entity(name: str, size: int, sha256: str) -> dict:
     entity = {
         "@id": name,
         "@type": "File",
-        "name": PurePosixPath(name).name,
+        "name": base_name(name),
         "contentSize": str(size),
         "sha256": sha256,
     }
