@@ -29,7 +29,10 @@ TRIAL_MARKERS = ("result.json", "config.json", "solver.json")
 TRIAL_FILES = ("result.json", "config.json", "timing.json", "solver.json")
 TRAJECTORY = "trajectory/llm_trajectory.jsonl"
 # bundled with each attempt so a reader can check its score; read by no stage
-VERIFIER_FILES = ("verifier/reward.txt", "verifier/reward.json", "verifier/test-stdout.txt", "verifier/test-stderr.txt")
+VERIFIER_FOLDER = "verifier"
+VERIFIER_FILES = tuple(
+    f"{VERIFIER_FOLDER}/{name}" for name in ("reward.txt", "reward.json", "test-stdout.txt", "test-stderr.txt")
+)
 # Rubric review revisions (spec §3.7): every file under these folders of an attempt is read.
 REVIEW_DIRS = ("reviews", "scoring")
 REVIEW_ENTRIES = frozenset((*REVIEW_DIRS, *(f"{name}/" for name in REVIEW_DIRS)))  # as listed, or a link

@@ -39,7 +39,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from . import design_cache
-from .discover import REVIEW_DIRS, VERIFIER_FILES
+from .discover import REVIEW_DIRS, VERIFIER_FILES, VERIFIER_FOLDER
 from .files import printable
 from .forked import can_fork, end_with_parent, forked_call
 from .lineage import WORKFLOW_DIR
@@ -47,9 +47,6 @@ from .lineage import WORKFLOW_DIR
 NOT_RERUN = ("results/lineage/", "results/bundle/", "results/controls/")
 # written to disk for the re-run (but the verifier's files: not_read); everything else is only hashed
 RERUN_INPUTS = ("jobs/", "replay/")
-# the folder of an attempt's verifier files (discover.VERIFIER_FILES): bundled to be checked, and
-# read by no stage (ingest reads the trial files, the trajectory, reviews/ and scoring/)
-VERIFIER_FOLDER = "verifier"
 CODE = "workflow-code/"
 SMALL = {"MANIFEST.sha256": 1 << 30, "config.yaml": 16 << 20, "BUNDLE.json": 64 << 20}
 MAX_BYTES = 64 << 30  # all members' contents together
@@ -358,8 +355,8 @@ def _read_members(bundle: Path, target: Path, keep_code: bool, limits: Limits, p
                 small[name] = io.BytesIO()
                 sinks.append(small[name])
             keep = name.startswith(RERUN_INPUTS) or (keep_code and name.startswith(CODE))
-            destination = os.path.join(target, name[len(CODE) :] if name.startswith(CODE) else name)
             if keep and not not_read(name):
+                destination = os.path.join(target, name[len(CODE) :] if name.startswith(CODE) else name)
                 with maker.file(destination, member.size) as sink:
                     hashes[name] = stream_file(source, member.size, [*sinks, sink])
             else:
@@ -375,9 +372,10 @@ def _read_members(bundle: Path, target: Path, keep_code: bool, limits: Limits, p
 
 def not_read(name: str) -> bool:
     """Whether a job-folder member is an attempt's verifier folder or one of its files
-    (discover.VERIFIER_FILES), which no stage reads, so the re-run does without them: a third of
-    what verify would make and remove at 100 x 1,000. Its attempt folder is still made (from its
-    own folder member). Under reviews/ or scoring/ every file is read (a review's own verifier)."""
+    (discover.VERIFIER_FILES), which no stage reads (ingest reads the trial files, the
+    trajectory, reviews/ and scoring/), so the re-run does without them: a third of what verify
+    would make and remove at 100 x 1,000. Its attempt folder is still made (from its own folder
+    member). Under reviews/ or scoring/ every file is read (a review's own verifier)."""
     parts = name.split("/")
     if parts[0] != "jobs" or any(part in REVIEW_DIRS for part in parts):
         return False
