@@ -197,3 +197,64 @@ def test_the_main_workflow_is_the_published_code_when_its_address_is_given(code_
     assert graph[main]["sdDatePublished"] == "2026-12-01" and graph[main]["url"] == MAIN_WORKFLOW
     assert (graph[main]["contentSize"], graph[main]["sha256"]) == ("5", files[WORKFLOW][1].hex())
     assert graph[WORKFLOW]["@type"] == "File" and MAIN_WORKFLOW in graph[WORKFLOW]["description"]
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_the_crate_written_in_two_parts_is_json_dumps_of_itself(fork, monkeypatch):
+    """build writes the graph in two parts, the second in a forked process where it can: the text
+    is what json.dumps(indent=2) gives for the crate it holds, forked or not, with the actions'
+    inputs listed once however many outputs of a job share them (`sources_as`)."""
+    from benchreport import forked, rocrate
+
+    monkeypatch.setattr(forked, "can_fork", lambda: fork)
+    sources = [{"path": f"/data/jobs/j1/t__{i:08x}/result.json"} for i in range(30)]
+    records = {
+        "results/ingest/j1/trials.json": {
+            "rule": "ingest",
+            "wildcards": {"job": "j1"},
+            "recorded_at": "2026-12-01T10:00:00+00:00",
+            "started_at": "2026-12-01T09:59:00+00:00",
+            "code": {"sha256": "cd" * 32},
+            "sources": sources,
+        },
+        "results/ingest/j1/index.json": {
+            "rule": "ingest",
+            "wildcards": {"job": "j1"},
+            "recorded_at": "2026-12-01T10:00:00+00:00",
+            "code": {"sha256": "cd" * 32},
+            "sources_as": "results/ingest/j1/trials.json",
+        },
+        "results/report.md": {
+            "rule": "report",
+            "wildcards": {},
+            "recorded_at": "2026-12-01T10:01:00+00:00",
+            "code": {"sha256": "ab" * 32},
+            "inputs": [{"path": "results/ingest/j1/trials.json"}],
+        },
+    }
+    files = {f"jobs/j1/t__{i:08x}/result.json": (i, hashlib.sha256(b"%d" % i).digest()) for i in range(30)}
+    files |= {name: (1, hashlib.sha256(name.encode()).digest()) for name in [WORKFLOW, "README.md", *records]}
+
+    def source_of(path: str) -> str | None:
+        return path.removeprefix("/data/") if path.startswith("/data/") else None
+
+    out = io.StringIO()
+    rocrate.build(
+        out,
+        files,
+        records,
+        source_of,
+        config=b"bundle: {}\n",
+        name="exämple \u2028",
+        date="2026-12-01",
+        license_id="CC-BY-4.0",
+        snakemake_version="9.27.1",
+    )
+    text = out.getvalue()
+    crate = json.loads(text)
+    assert text == json.dumps(crate, indent=2, ensure_ascii=False) + "\n"
+    graph = {entity["@id"]: entity for entity in crate["@graph"]}
+    ingest = next(entity for entity in graph.values() if entity.get("name") == "rule ingest (job=j1)")
+    inputs = [part["@id"] for part in ingest["object"]]
+    assert inputs == sorted(source_of(source["path"]) for source in sources)
+    assert len(graph) == len(crate["@graph"])  # each entity once: neither part written twice

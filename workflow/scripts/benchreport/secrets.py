@@ -136,13 +136,6 @@ def secret_env_values(agent_env) -> list[str]:
     ]
 
 
-def _occurrences(text: str, literal: str):
-    start = text.find(literal)
-    while start >= 0:
-        yield start
-        start = text.find(literal, start + 1)
-
-
 # each prefix is searched by its stem: one str.find for "sk" serves sk-ant-, sk-, sk_live_, sk_test_
 STEMS = ("sk", "gh", "gl", "xox")
 BY_STEM: dict[str, list] = {}
@@ -248,32 +241,38 @@ def _assigned(text: str, at: int, found: list) -> None:
 
 def _contexts(text: str) -> list[tuple[int, int, str]]:
     """Secrets found by where they stand: after a secret-named key (in any case), after Bearer or
-    Basic, as the password of a URL."""
+    Basic, as the password of a URL. (Each literal is searched by a str.find loop: a generator
+    of its places cost 2 us a file, a tenth of the bundle's first pass over 600,000 files.)"""
     found = []
     lower = text.lower()
     if len(lower) != len(text):  # a few non-ASCII letters lower-case to two characters
         lower = text.translate(ASCII_LOWER)
     for word in SECRET_WORDS:
-        for start in _occurrences(lower, word):
+        start = lower.find(word)
+        while start >= 0:
             before = lower[start - 1] if start else ""
-            if before in NAME_CHARS and before not in "_.-":
-                continue  # inside a longer word: "mytoken"
-            _assigned(text, start + len(word), found)
+            if before not in NAME_CHARS or before in "_.-":  # else inside a longer word: "mytoken"
+                _assigned(text, start + len(word), found)
+            start = lower.find(word, start + 1)
     for suffix in ENV_SUFFIXES:
-        for start in _occurrences(text, suffix):
+        start = text.find(suffix)
+        while start >= 0:
             if start and (text[start - 1].isupper() or text[start - 1].isdigit()):
                 _assigned(text, start + len(suffix), found)
+            start = text.find(suffix, start + 1)
     for scheme, pattern in SCHEMES.items():
-        for start in _occurrences(lower, scheme):
-            if start and lower[start - 1] in NAME_CHARS:
-                continue
-            match = pattern.match(text, start + len(scheme))
+        start = lower.find(scheme)
+        while start >= 0:
+            match = None if start and lower[start - 1] in NAME_CHARS else pattern.match(text, start + len(scheme))
             if match and not NOT_A_SECRET.match(match.group(1)) and (scheme == "bearer" or _basic_auth(match.group(1))):
                 found.append((match.start(1), match.end(1), "secret"))
-    for start in _occurrences(text, "://"):
+            start = lower.find(scheme, start + 1)
+    start = text.find("://")
+    while start >= 0:
         match = URL_CREDENTIALS.match(text, start + 3)
         if match and not NOT_A_SECRET.match(match.group(1)):
             found.append((match.start(1), match.end(1), "secret"))
+        start = text.find("://", start + 1)
     return found
 
 
