@@ -605,21 +605,64 @@ def test_the_first_pass_in_forked_shares_finds_what_one_pass_finds(tmp_path):
     }
     assert forked.can_fork()
 
+    token = "ghp_" + "Q7" * 18  # in the name of a folder that holds no file: found by the folder scan alone
+
     def both_passes(processes):
-        found = bundle.scan(plan, {"aa", "bb", "zz"}, tmp_path, processes=processes)
+        found = bundle.scan(plan, {"aa", "bb", "zz", f"qq/{token}"}, tmp_path, processes=processes)
         entries = list(bundle.redacted(plan, found))
         found.raw.close()
         return (found.values, found.dirty, found.renamed, found.name_hits, found.directories, entries)
 
     one = both_passes(1)
-    assert one[0] == sorted([secret, key]) and one[1] == {
+    assert one[0] == sorted([secret, key, token]) and one[1] == {
         "results/report.md",
         "zz/t__9/config.json",
     }  # the secret found in zz/ only
-    assert set(one[2]) == {f"bb/{secret}.log"}
+    assert set(one[2]) == {f"bb/{secret}.log", f"qq/{token}"} and "qq/[REDACTED:github token]" in one[4]
     assert all(data is None or (secret.encode() not in data and b"PLANTED" not in data) for _, data, _ in one[5])
     extracts = {name: data for name, data, _ in one[5] if name.endswith(".jsonl")}
     assert b"temperature" in extracts["aa/t__1/trajectory/llm_trajectory.jsonl"]
     assert b"top_p" in extracts["zz/t__2/trajectory/llm_trajectory.jsonl"]
     for processes in (2, 3, 8):
         assert both_passes(processes) == one, processes
+
+
+def test_the_job_folders_looked_through_in_forked_shares_plan_what_one_process_plans(tmp_path):
+    """bundle.collect splits the job folders over forked processes: the plan (in its order), the
+    folders and what was left out are those of one process, on BenchFlow's own job folders with a
+    link out of the root and a folder in a file's place added."""
+    from benchreport import bundle, forked
+    from benchreport.discover import find_job_folders, root_labels
+
+    root = tmp_path / "jobs"
+    shutil.copytree(REPO / "resources" / "example" / "benchflow-real-jobs", root)
+    attempts = sorted(path.parent for path in root.rglob("result.json"))
+    (attempts[0] / "timing.json").unlink()
+    (attempts[0] / "timing.json").symlink_to(tmp_path / "outside.json")  # out of the root: left out, said why
+    (tmp_path / "outside.json").write_text("{}")
+    shutil.rmtree(attempts[-1] / "verifier")
+    (attempts[-1] / "verifier").write_text("a file where a folder was")
+    jobs = find_job_folders([str(root)])
+    labels = root_labels([str(root)])
+    ingests = [{"job": {"id": job.job_id, "label": job.label, "relpath": job.relpath}} for job in jobs]
+    assert forked.can_fork() and len(ingests) >= 3
+
+    def planned(processes):
+        return bundle.collect(
+            name="b",
+            results=[],
+            ingests=ingests,
+            roots={label: folder for folder, label in labels.items()},
+            config={},
+            workflow_dir=REPO / "workflow",
+            trajectories=False,
+            max_requests=20,
+            git={},
+            processes=processes,
+        )
+
+    plan, directories, extra = planned(1)
+    assert any(row["file"].endswith("/timing.json") for row in extra["info"]["not_bundled"])
+    for processes in (2, 3, len(ingests) + 1):
+        again = planned(processes)
+        assert list(again[0].items()) == list(plan.items()) and again[1:] == (directories, extra), processes

@@ -47,6 +47,7 @@ plan, directories, extra = bundle.collect(
     trajectories=params.trajectories,
     max_requests=config["ingest"]["max_requests"],
     git=git_state(WORKFLOW_DIR),
+    processes=snakemake.threads,
 )
 del ingests
 progress(f"{len(plan):,} files to scan")
