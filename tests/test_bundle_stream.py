@@ -28,6 +28,8 @@ def written(value) -> str:
 
 
 def as_lists(value):
+    if isinstance(value, rocrate.Refs):
+        return [{"@id": item} for item in value.items]
     if isinstance(value, rocrate.Lazy):
         return [as_lists(item) for item in value.items]
     if isinstance(value, dict):
@@ -47,6 +49,8 @@ def test_the_crate_writer_gives_json_dumps_bytes(count):
                 [
                     {"@id": "x", "note": 'two\nlines and a "quote" and é ✓', "n": 3.5, "empty": {}, "none": []},
                     {"@id": "y", "hasPart": rocrate.Lazy({"@id": f"f{i}"} for i in range(count))},
+                    {"@id": "z", "object": rocrate.Refs(f"jobs/é\u2028 \"{i}\"" for i in range(count))},
+                    rocrate.Refs(iter(["r"] * count)),
                     rocrate.Lazy([rocrate.Lazy([]), {"k": rocrate.Lazy(iter(range(count)))}]),
                     {"plain": [1, [2, {"deep": "v"}]]},
                     {"@id": "flat", "yes": True, "no": None, "i": 7, "f": -0.5, "é": "ü\t\u2028", "n": float("nan")},
