@@ -49,7 +49,7 @@ def test_the_crate_writer_gives_json_dumps_bytes(count):
                 [
                     {"@id": "x", "note": 'two\nlines and a "quote" and é ✓', "n": 3.5, "empty": {}, "none": []},
                     {"@id": "y", "hasPart": rocrate.Lazy({"@id": f"f{i}"} for i in range(count))},
-                    {"@id": "z", "object": rocrate.Refs(f"jobs/é\u2028 \"{i}\"" for i in range(count))},
+                    {"@id": "z", "object": rocrate.Refs(f'jobs/é\u2028 "{i}"' for i in range(count))},
                     rocrate.Refs(iter(["r"] * count)),
                     rocrate.Lazy([rocrate.Lazy([]), {"k": rocrate.Lazy(iter(range(count)))}]),
                     {"plain": [1, [2, {"deep": "v"}]]},

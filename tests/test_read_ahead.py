@@ -68,6 +68,29 @@ def test_with_everything_cached_nothing_is_asked_for(tmp_path, advised, monkeypa
     assert calls == [] and not ahead.asking
 
 
+def test_asking_stops_while_nothing_comes_from_the_disk_and_starts_again_when_it_does(tmp_path, advised, monkeypatch):
+    """The disk is read until the pass has read 8 paths, then not until 24: the asking starts at
+    the first probe, stops at the first probe while asking that finds nothing read (AHEAD paths
+    on), and starts again at the first probe after 24; no path is asked for twice or after its
+    read."""
+    calls, state = advised
+    monkeypatch.setattr(
+        files, "storage_reads", lambda: 4096 * min(state["read"], 8) + 4096 * max(state["read"] - 24, 0)
+    )
+    paths = paths_in(tmp_path, 40)
+    ahead = files.ReadAhead(paths)
+    for number in range(1, len(paths) + 1):
+        state["read"] = number
+        ahead.advance()
+    asked = [paths.index(path) for path, _ in calls]
+    assert asked == sorted(set(asked)) and all(read <= position for position, (_, read) in zip(asked, calls))
+    # AHEAD 4, PROBE 3 (the fixture): asking from the probe at 3; the probe while asking at 14
+    # finds nothing read since 10 and stops it; the probes at 18, 21, 24 find nothing; the one at
+    # 27 finds the disk read again
+    assert asked[0] == 3 and max(position for position in asked if position < 24) <= 16, asked
+    assert 27 in asked and set(range(27, 40)) <= set(asked), asked
+
+
 def test_a_fifo_a_missing_file_a_link_and_none_are_passed_over(tmp_path, advised):
     calls, _ = advised
     fifo, missing, link = tmp_path / "fifo", tmp_path / "missing.json", tmp_path / "link.json"
