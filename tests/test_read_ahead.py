@@ -84,9 +84,9 @@ def test_asking_stops_while_nothing_comes_from_the_disk_and_starts_again_when_it
         ahead.advance()
     asked = [paths.index(path) for path, _ in calls]
     assert asked == sorted(set(asked)) and all(read <= position for position, (_, read) in zip(asked, calls))
-    # AHEAD 4, PROBE 3 (the fixture): asking from the probe at 3; the probe while asking at 14
-    # finds nothing read since 10 and stops it; the probes at 18, 21, 24 find nothing; the one at
-    # 27 finds the disk read again
+    # AHEAD 4, PROBE 3 (the fixture): asking from the probe at 3, then a probe every AHEAD paths:
+    # the one at 15 finds nothing read since 11 and stops it; the probes every PROBE paths at 18,
+    # 21, 24 find nothing; the one at 27 finds the disk read again
     assert asked[0] == 3 and max(position for position in asked if position < 24) <= 16, asked
     assert 27 in asked and set(range(27, 40)) <= set(asked), asked
 

@@ -207,7 +207,8 @@ def test_the_crate_written_in_two_parts_is_json_dumps_of_itself(fork, monkeypatc
     from benchreport import forked, rocrate
 
     monkeypatch.setattr(forked, "can_fork", lambda: fork)
-    sources = [{"path": f"/data/jobs/j1/t__{i:08x}/result.json"} for i in range(30)]
+    # a lone surrogate stands for a file name's undecodable byte: written as it is, in either part
+    sources = [{"path": f"/data/jobs/j1/t__{i:08x}\udce9/result.json"} for i in range(30)]
     records = {
         "results/ingest/j1/trials.json": {
             "rule": "ingest",
@@ -232,7 +233,7 @@ def test_the_crate_written_in_two_parts_is_json_dumps_of_itself(fork, monkeypatc
             "inputs": [{"path": "results/ingest/j1/trials.json"}],
         },
     }
-    files = {f"jobs/j1/t__{i:08x}/result.json": (i, hashlib.sha256(b"%d" % i).digest()) for i in range(30)}
+    files = {f"jobs/j1/t__{i:08x}\udce9/result.json": (i, hashlib.sha256(b"%d" % i).digest()) for i in range(30)}
     files |= {name: (1, hashlib.sha256(name.encode()).digest()) for name in [WORKFLOW, "README.md", *records]}
 
     def source_of(path: str) -> str | None:

@@ -95,6 +95,7 @@ with tempfile.TemporaryFile(dir=target.parent) as crate:
         date=committed.stdout.strip() or "1970-01-01",
         license_id=params.license,
         snakemake_version=software_versions()["snakemake"] or "unknown",
+        folder=target.parent,
     )
     text.flush()
     archive.add_file("ro-crate-metadata.json", crate)

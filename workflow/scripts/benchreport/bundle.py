@@ -198,12 +198,10 @@ def collect(
     job_dirs: dict[str, str] = {}
     jobs = [(ingest["job"], roots[ingest["job"]["label"]]) for ingest in ingests]
     options = {"trajectories": trajectories, "max_requests": max_requests}
-    shares = [
-        (jobs[len(jobs) * part // processes : len(jobs) * (part + 1) // processes], options)
-        for part in range(processes)
-    ]
+    parts = max(1, processes)
+    shares = [(jobs[len(jobs) * part // parts : len(jobs) * (part + 1) // parts], options) for part in range(parts)]
     found = itertools.chain.from_iterable(forked_map(_job_files_share, shares))
-    for (job, root), (files, folders, missed) in zip(jobs, found):
+    for (job, root), (files, folders, missed) in zip(jobs, found, strict=True):
         skipped += missed
         base = f"jobs/{job['id']}"
         directories.add(base)

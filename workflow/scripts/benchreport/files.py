@@ -356,11 +356,11 @@ class ReadAhead:
         """So many more paths read."""
         self.read += paths
         if self.fetched is not None and self.read >= self.probe_at:
-            # asking, the probe comes after AHEAD paths: the reads of those asked for, if any
-            self.probe_at = self.read + (self.AHEAD if self.asking else self.PROBE)
             fetched = storage_reads()
             self.asking = fetched is not None and fetched > self.fetched
             self.fetched = fetched
+            # asking, the next probe comes after AHEAD paths: the reads of those asked for, if any
+            self.probe_at = self.read + (self.AHEAD if self.asking else self.PROBE)
         if not self.asking:
             return
         if self.asked < self.read:  # those the pass read meanwhile are not asked for

@@ -25,7 +25,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Mapping
 from json.encoder import encode_basestring
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import TextIO
 
 import yaml
@@ -210,8 +210,8 @@ def _key(key) -> str:
 
 
 def _ref_text(identifier: str, level: int) -> str:
-    """_text of {"@id": id}."""
-    return "{\n" + "  " * (level + 1) + '"@id": ' + encode_basestring(identifier) + "\n" + "  " * level + "}"
+    """_text of {"@id": identifier}."""
+    return "{\n" + "  " * (level + 1) + '"@id": ' + _text(identifier, level + 1) + "\n" + "  " * level + "}"
 
 
 def _text(value, level: int) -> str:
@@ -292,8 +292,10 @@ def build(
     date: str,
     license_id: str,
     snakemake_version: str,
+    folder: Path | None = None,
 ) -> None:
-    """Write ro-crate-metadata.json to `out`. files: arcname -> (size, sha256 digest) of every
+    """Write ro-crate-metadata.json to `out`, with a temporary file in `folder` (the system's
+    when None). files: arcname -> (size, sha256 digest) of every
     file in the bundle but the crate metadata and the manifest (the crate's README.md among them:
     `readme_for`); records: output arcname -> its lineage record (read as often as needed, so a
     Mapping may load them on demand); source_of: a job-folder path as recorded -> its arcname in
@@ -540,7 +542,10 @@ def build(
     # copied after the first: the file entities, and the actions with their inputs, each took
     # ~3 s at 100 job folders x 1,000 trials. The text is write_json's of the whole crate.
     out.write('{\n  "@context": ' + _text(CONTEXT, 1) + ',\n  "@graph": [')
-    with tempfile.TemporaryFile("w+", encoding="utf-8", newline="") as rest:
+    # `rest` takes any string `out` may take: surrogates pass through it as they are. `records`
+    # is read in the forked process: a Mapping whose reads write (a buffered spool) must have
+    # nothing left to write then.
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogatepass", newline="", dir=folder) as rest:
         forked_map(
             _write_part,
             [
