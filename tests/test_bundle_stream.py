@@ -114,6 +114,44 @@ def test_the_archive_is_deterministic_and_reads_back(tmp_path):
     assert b"././@LongLink" in raw and raw.count(b"././@LongLink") == 1  # only the 300-character one
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    sizes=st.lists(st.one_of(st.integers(0, 3000), st.integers(60_000, 140_000)), min_size=1, max_size=40),
+    ends=st.sets(st.integers(1, 40)),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_pieces_compressed_together_give_the_bytes_of_each_compressed_alone(tmp_path_factory, sizes, ends, seed):
+    """Members hands deflate its small pieces WRITES_TOGETHER bytes at a time: the archive, its
+    CRC-32 and length are those of each piece compressed as it comes (WRITES_TOGETHER 0), for
+    members small and large, blocks closed anywhere, and compressible bytes or not."""
+    folder = tmp_path_factory.mktemp("pieces")
+    generator = random.Random(seed)
+    entries = [
+        (f"jobs/t__{number}/f.json", generator.randbytes(size // 2) + b"ab" * (size // 4))
+        for number, size in enumerate(sizes)
+    ]
+
+    def written(together):
+        target = folder / f"{together}.tar.gz"
+        archive = bundle.Archive(target, "b", folder)
+        archive._members().WRITES_TOGETHER = together
+        for position, (name, data) in enumerate(entries, 1):
+            archive.add(name, data)
+            if position in ends:
+                archive.members.end_block()
+        archive.close()
+        return target.read_bytes()
+
+    alone = written(0)
+    assert written(bundle.Members.WRITES_TOGETHER) == alone
+    assert [data for *_, data in members_of(alone)] == [data for _, data in entries]
+
+
+def members_of(archive: bytes) -> list:
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        return [(member.name, tar.extractfile(member).read()) for member in tar]
+
+
 def test_crc32_combine_is_zlibs():
     """The CRC-32 of two parts joined, from theirs: what zlib.crc32 gives for the whole, at
     lengths 0, 1, short, a block and past 2^32 bits."""
