@@ -129,9 +129,9 @@ SCALAR = json.JSONEncoder(ensure_ascii=False)
 def write_json(out, value, level: int = 0) -> None:
     """Write what json.dumps(value, indent=2, ensure_ascii=False) gives, piece by piece: a Lazy
     is written as its items are made, like a list. Keys must be strings (all of the crate's are).
-    A dict or list that holds no Lazy (each of the crate's 700,000 entities but two) is made as
-    one string and written at once: a write per piece took 8 of the bundle's 14 s after its
-    second pass at 100 job folders x 1,000 trials."""
+    A dict or list that holds no Lazy (all of the crate's 700,000 entities but the root, the run
+    and the actions with many inputs) is made as one string and written with others: a write per
+    piece took 8 of the bundle's 14 s after its second pass at 100 job folders x 1,000 trials."""
     if isinstance(value, (dict, list, tuple)):
         try:
             out.write(_text(value, level))
@@ -295,8 +295,8 @@ def build(
     folder: Path | None = None,
 ) -> None:
     """Write ro-crate-metadata.json to `out`, with a temporary file in `folder` (the system's
-    when None). files: arcname -> (size, sha256 digest) of every
-    file in the bundle but the crate metadata and the manifest (the crate's README.md among them:
+    when None). files: arcname -> (size, sha256 digest) of every file in the bundle but the
+    crate metadata and the manifest (the crate's README.md among them:
     `readme_for`); records: output arcname -> its lineage record (read as often as needed, so a
     Mapping may load them on demand); source_of: a job-folder path as recorded -> its arcname in
     the bundle, or None. Who ran the workflow (the crate's author, the agent of every action, by
