@@ -35,7 +35,7 @@ import yaml
 from . import secrets
 from .discover import TRAJECTORY, TRIAL_FILES, VERIFIER_FILES, attempt_folders, request_prefix, review_files
 from .files import MISSING, BadFile, ReadAhead, locate, parse_json_bytes, sha256_file
-from .forked import forked_map
+from .forked import even_shares, forked_map
 from .ingest import SAMPLING_KEYS, exchange_parts
 from .lineage import record_path
 
@@ -198,8 +198,7 @@ def collect(
     job_dirs: dict[str, str] = {}
     jobs = [(ingest["job"], roots[ingest["job"]["label"]]) for ingest in ingests]
     options = {"trajectories": trajectories, "max_requests": max_requests}
-    parts = max(1, processes)
-    shares = [(jobs[len(jobs) * part // parts : len(jobs) * (part + 1) // parts], options) for part in range(parts)]
+    shares = [(share, options) for share in even_shares(jobs, processes)]
     found = itertools.chain.from_iterable(forked_map(_job_files_share, shares))
     for (job, root), (files, folders, missed) in zip(jobs, found, strict=True):
         skipped += missed
@@ -385,17 +384,10 @@ def scan(plan: dict[str, tuple], directories: set[str], folder: Path, progress=N
     sizes = planned_sizes(plan)
     bounds = sorted(set(balanced_bounds([entry_cost(name, sizes, SCAN_COST) for name in names], processes)))
     spools = [Spool(folder) for _ in bounds[1:]]
-    folders = sorted(directories)
-    parts = len(spools)
+    folders = even_shares(sorted(directories), len(spools))
     shares = [
-        (
-            plan,
-            names[start:end],
-            folders[len(folders) * part // parts : len(folders) * (part + 1) // parts],
-            spool,
-            progress,
-        )
-        for part, (start, end, spool) in enumerate(zip(bounds, bounds[1:], spools))
+        (plan, names[start:end], share, spool, progress)
+        for start, end, share, spool in zip(bounds, bounds[1:], folders, spools)
     ]
     known, dirty, dirty_names = set(), set(), set()
     for spool, (values, files, file_names, where) in zip(spools, forked_map(_scan_files, shares)):

@@ -236,6 +236,11 @@ class FileMaker:
             os.makedirs(path, exist_ok=True)
             self.made.add(path)
 
+    def _create(self, path: str):
+        """A new file at `path`, its folder made if need be, open for writing."""
+        self._folder(os.path.dirname(path))
+        return open(path, "xb")
+
     def _make_from(self, pipe) -> str:
         """Make every folder and file the pipe holds, up to the first error (returned; else "")."""
         while header := pipe.read(self.HEADER.size):
@@ -245,8 +250,7 @@ class FileMaker:
                 if size < 0:
                     self._folder(path)
                     continue
-                self._folder(os.path.dirname(path))
-                with open(path, "xb") as handle:
+                with self._create(path) as handle:
                     while size:
                         chunk = pipe.read(min(size, 1 << 20))
                         if not chunk:  # the reading stopped inside a member (close(failed=True))
@@ -276,8 +280,7 @@ class FileMaker:
             yield self.pipe
             return
         try:
-            self._folder(os.path.dirname(path))
-            handle = open(path, "xb")
+            handle = self._create(path)
         except OSError as exc:
             raise _unwritable(exc, path) from None
         with handle:
