@@ -139,7 +139,7 @@ def real_jobs(workflow) -> list[str]:
 def real_run(tmp_path_factory) -> Workflow:
     """The workflow run once on the real folders (roots REAL_JOB_ROOTS): read it, never change it."""
     workflow = real_workflow(tmp_path_factory.mktemp("real-run") / "wf")
-    workflow.run(roots=REAL_JOB_ROOTS)
+    workflow.first_run = workflow.run(roots=REAL_JOB_ROOTS)
     return workflow
 
 

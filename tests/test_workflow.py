@@ -6,13 +6,14 @@ import ast
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from benchreport import lineage
+from benchreport import forkserver, lineage
 from conftest import PAPER_FILES, REAL_JOB_ROOTS, REPO, real_workflow
 
 SCRIPTS = REPO / "workflow" / "scripts"
@@ -166,11 +167,18 @@ def test_a_run_with_nothing_to_do_imports_no_pandas(real_run_copy):
 
 
 def test_two_runs_give_identical_bytes(real_run, tmp_path):
-    """A second run from nothing, in another folder and on one core (the shared run has two),
-    writes the bytes of the shared run: neither the folder nor --cores moves an output."""
+    """A second run from nothing, in another folder, on one core (the shared run has two) and
+    with each job a Python of its own (the shared run's jobs are copies of its fork server),
+    writes the bytes of the shared run: neither the folder, --cores nor the server moves an
+    output."""
+    assert forkserver.STARTED in real_run.first_run.stderr
+    served = re.search(rf"{forkserver.RAN} (\d+) jobs as copies of itself", real_run.first_run.stderr)
+    assert served and int(served.group(1)) > 10
     first = {path: data for path, (_, data) in real_run.snapshot().items()}
     again = real_workflow(tmp_path / "again")
-    again.run("--cores", "1", roots=REAL_JOB_ROOTS)  # the last --cores is the one snakemake takes
+    # the last --cores is the one snakemake takes
+    process = again.run("--cores", "1", roots=REAL_JOB_ROOTS, env=os.environ | {forkserver.SOCKET_VARIABLE: "off"})
+    assert forkserver.STARTED not in process.stderr
     second = {path: data for path, (_, data) in again.snapshot().items()}
     assert first.keys() == second.keys()
     assert [path for path in first if first[path] != second[path]] == []

@@ -31,6 +31,7 @@ from benchreport import (
     controls,
     discover,
     environment,
+    forkserver,
     ingest,
     lineage,
     planning,
@@ -56,7 +57,8 @@ def find_jobs():
     """Job folders at parse time (so a dry run shows the plan), each with its stamp file, and
     beside it the attempt folders it shares with a job folder that counts them
     (discover.duplicates, discover.write_duplicates). The record sizes that compares are not
-    kept: at 100,000 attempt folders they held 32 MiB of this process for the whole run.
+    kept: at 100,000 attempt folders they held 32 MiB of this process for the whole run, only
+    their count (for forkserver.start).
     """
     try:
         jobs = stamps.find_jobs(config["job_roots"])
@@ -67,13 +69,13 @@ def find_jobs():
     )
     duplicates = discover.duplicates(list(jobs.values()), config["job_roots"], records)
     discover.write_duplicates(states, duplicates)
-    return jobs, states
+    return jobs, states, sum(len(found) for found in records.values())
 
 
 scheduling.compare_params_without_pandas()
 scheduling.one_pending_reevaluation()
 scheduling.keep_parsed_objects()
-JOBS, STATES = find_jobs()
+JOBS, STATES, ATTEMPTS = find_jobs()
 CODE = {stage: lineage.stage_code(stage)["sha256"] for stage in lineage.STAGE_CODE}
 # Whether the jobs run in a conda env's Python (--sdm conda), not in the one running Snakemake
 IN_CONDA_ENVS = DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
@@ -490,7 +492,21 @@ def overview_inputs(wildcards):
 # the command: Snakemake re-runs a job whose command text changed, and the interpreter's path
 # differs between `snakemake` and `python -m snakemake`, or once a venv is made again. The runner
 # is started as a file, not with -m: Snakemake clears PYTHONPATH for a job in a conda env.
+RULEJOB_RUNNER = str(SCRIPTS_DIR / "benchreport" / "rulejob.py")
 os.environ.update(
     BENCHREPORT_PYTHON="python" if IN_CONDA_ENVS else sys.executable,
-    BENCHREPORT_RUNNER=str(SCRIPTS_DIR / "benchreport" / "rulejob.py"),
+    BENCHREPORT_RUNNER=RULEJOB_RUNNER,
 )
+
+
+# Once Snakemake has jobs to run (not in a dry run, not when nothing is to be done), the jobs of
+# a run of up to forkserver.MAX_ATTEMPTS attempt folders start through the run's fork server:
+# each job is a copy of one process that has imported the package, instead of a Python that
+# imports it again (45-650 ms a job). Only where the jobs run on this machine, each from this
+# process (not a cluster's jobs, nor Snakemake's process for one of them), and in this Python
+# (not under --sdm conda).
+onstart:
+    if workflow.local_exec and workflow.is_main_process and not IN_CONDA_ENVS:
+        os.environ.update(
+            BENCHREPORT_RUNNER=forkserver.start(ATTEMPTS) or RULEJOB_RUNNER
+        )
