@@ -45,6 +45,7 @@ NOT_PRELOADED = {"__main__", "scheduling"}
 # and the server's ~80 MB (counted again in each job forked from it) would sit beside the
 # largest jobs of the run: the jobs start as they did without it.
 MAX_ATTEMPTS = 30_000
+REQUEST_SECONDS = 30  # for a client to send its request once connected (it sends it at once)
 STARTED = "benchreport: the jobs start as copies of a fork server"
 RAN = "benchreport: the fork server ran"
 _SERVER = []  # the server process and the pipe whose closing ends it, while this run holds them
@@ -174,11 +175,13 @@ def serve(path: str) -> None:
                 reap(jobs, clients, selector)
             elif key.data == "accept":
                 connection, _ = listener.accept()
+                connection.settimeout(REQUEST_SECONDS)  # a client that stalls holds up no other
                 try:
                     request, fds = read_request(connection)
                 except (OSError, ValueError):
                     connection.close()
                     continue
+                connection.settimeout(None)
                 fresh = not servable(request)
                 ran[fresh] += 1
                 pid = os.fork()
@@ -193,7 +196,10 @@ def serve(path: str) -> None:
                     run_job(request, fds, fresh)
                 for fd in fds:
                     os.close(fd)
-                connection.sendall(struct.pack("!q", pid))
+                try:
+                    connection.sendall(struct.pack("!q", pid))
+                except OSError:  # the client is gone: the selector sees it, and the job is ended
+                    pass
                 jobs[pid], clients[connection] = connection, pid
                 selector.register(connection, selectors.EVENT_READ, "client")
             else:  # a client that ended (killed) before its job: end the job
