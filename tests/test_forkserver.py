@@ -4,6 +4,7 @@ of its own would have; what it cannot run as a fresh process would, a fresh runn
 client with no server runs the job itself. Real processes throughout: a server started as the
 workflow starts it, clients started as Snakemake's shell starts them."""
 
+import atexit
 import json
 import os
 import shutil
@@ -182,7 +183,7 @@ def test_start_serves_small_runs_once_and_ends_with_the_process_that_started_it(
         assert forkserver.start(10) == runner and len(forkserver._SERVER) == 3  # one server per run
         wait_for(socket_path.exists, "the server's socket")
     finally:
-        server, ended, _ = forkserver._SERVER
-        os.close(ended)
-        server.wait(timeout=60)
+        forkserver.stop()
+        atexit.unregister(forkserver.stop)
+    assert forkserver._SERVER[0].returncode == 0
     assert not socket_path.exists() and not socket_path.parent.exists()

@@ -13,6 +13,7 @@ ends a job whose client is gone, and itself when the Snakemake process that star
 
 from __future__ import annotations
 
+import atexit
 import gc
 import importlib
 import os
@@ -70,9 +71,21 @@ def start(attempts: int) -> str | None:
         )
         os.close(alive)
         _SERVER.extend([server, ended, path])
+        atexit.register(stop)
         print(f"{STARTED} ({attempts:,} attempt folders)", file=sys.stderr)
     os.environ[SOCKET_VARIABLE] = _SERVER[2]
     return str(PACKAGE_DIR / "forkclient.py")
+
+
+def stop() -> None:
+    """End the server as this process ends, and wait for it: the time its jobs took is then this
+    process's children's, as it is when each job is a child of its own (getrusage)."""
+    server, ended, _ = _SERVER
+    os.close(ended)
+    try:
+        server.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        server.kill()
 
 
 def preload() -> None:
