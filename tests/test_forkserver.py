@@ -9,35 +9,58 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
-from benchreport import forkserver, rulejob
+from benchreport import forkclient, forkserver, rulejob
 
 PROBE = """
-import json, os, signal, sys, time
+import atexit, json, os, signal, sys, tempfile, threading, time
 from benchreport import rulejob
 
 rulejob.start(snakemake)
 action = snakemake.params.action
+mask = os.umask(0)
+os.umask(mask)
 report = {
     "pid": os.getpid(), "ppid": os.getppid(), "cwd": os.getcwd(), "marker": os.environ.get("PROBE_MARKER"),
     "preloaded": "matplotlib" in sys.modules, "argv": sys.argv[1:], "threads": snakemake.threads,
+    "tmpdir": tempfile.gettempdir(), "umask": mask,
 }
-with open(snakemake.output.report, "w") as handle:
+with open("report.part", "w") as handle:
     json.dump(report, handle)
+os.replace("report.part", snakemake.output.report)
+
+
+def later(text):
+    time.sleep(0.2)
+    with open("extra.txt", "w") as handle:
+        handle.write(text)
+
+
+print("printed by the probe", flush=True)
 if action == "exit":
     sys.exit(3)
 if action == "raise":
     raise RuntimeError("the probe failed on purpose")
+if action == "interrupt":
+    raise KeyboardInterrupt
 if action == "kill":
     os.kill(os.getpid(), signal.SIGKILL)
+if action == "thread":  # a thread that outlives the script, as a fresh Python waits for it
+    threading.Thread(target=later, args=("from a thread",)).start()
+    sys.exit(0)
+if action == "atexit":
+    atexit.register(later, "from an exit handler")
+    sys.exit(0)
 if action == "wait":
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(7))
     time.sleep(600)
-print("printed by the probe")
 rulejob.finish()
 """
 ONE_THREAD = {name: "1" for name in forkserver.THREAD_VARIABLES}
@@ -63,21 +86,24 @@ def server(tmp_path_factory):
     (scripts / "probe.py").write_text(PROBE)
     path = root / "socket" / "jobs"
     path.parent.mkdir()
+    env = os.environ | ONE_THREAD  # as the Snakemake process starts it
     process = subprocess.Popen(
         [sys.executable, "-P", str(scripts / "benchreport" / "forkserver.py"), str(path)],
         stdin=subprocess.PIPE,
-        env=os.environ | ONE_THREAD,
+        env=env,
     )
     wait_for(path.exists, "the server's socket")
-    yield {"scripts": scripts, "socket": path, "process": process}
+    yield {"scripts": scripts, "socket": path, "process": process, "env": env}
     process.stdin.close()
     process.wait(timeout=60)
 
 
-def client(server, work: Path, action: str, *, env=None, socket=None, wait=True):
+def client(server, work: Path, action: str, *, env=None, at=None, wait=True, setup=None):
     """forkclient.py started as a rule job's command starts the runner: rule, log and threads as
-    arguments, the namespace on standard input."""
-    work.mkdir(exist_ok=True)
+    arguments, the namespace on standard input; in the environment a job of Snakemake's has, its
+    own temporary folder (Snakemake's tmpdir resource): the server's, as Snakemake's jobs have
+    the environment of the process that started the server."""
+    (work / "tmp").mkdir(parents=True, exist_ok=True)
     namespace = {"input": [], "output": [["report", "report.json"]], "params": {"action": action}, "wildcards": {}}
     command = [
         sys.executable,
@@ -87,8 +113,8 @@ def client(server, work: Path, action: str, *, env=None, socket=None, wait=True)
         "probe.log",
         "1",
     ]
-    environment = os.environ | ONE_THREAD | {"PROBE_MARKER": f"marker-{action}"}
-    environment |= {forkserver.SOCKET_VARIABLE: str(socket or server["socket"])} | (env or {})
+    environment = server["env"] | {"TMPDIR": str(work / "tmp")}
+    environment |= {forkserver.SOCKET_VARIABLE: str(at or server["socket"])} | (env or {})
     process = subprocess.Popen(
         command,
         cwd=work,
@@ -97,6 +123,7 @@ def client(server, work: Path, action: str, *, env=None, socket=None, wait=True)
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=setup,
     )
     process.stdin.write(json.dumps(namespace) + "\n")
     process.stdin.close()
@@ -110,58 +137,103 @@ def report(work: Path) -> dict:
 
 
 def test_a_job_runs_in_a_copy_of_the_server_with_the_clients_streams_folder_and_environment(server, tmp_path):
-    process = client(server, tmp_path / "ok", "ok")
+    process = client(server, tmp_path, "ok", setup=lambda: os.umask(0o027))
     assert process.returncode == 0, process.stderr.read()
-    seen = report(tmp_path / "ok")
+    seen = report(tmp_path)
     assert seen["ppid"] == server["process"].pid and seen["pid"] != process.pid
     assert seen["preloaded"] is True  # the server's imports, not a fresh Python's
-    assert seen["cwd"] == str(tmp_path / "ok")
-    assert seen["marker"] == "marker-ok" and seen["argv"] == ["probe", "probe.log", "1"] and seen["threads"] == 1
+    assert seen["cwd"] == str(tmp_path) and seen["tmpdir"] == str(tmp_path / "tmp") and seen["umask"] == 0o027
+    assert seen["argv"] == ["probe", "probe.log", "1"] and seen["threads"] == 1
     assert process.stdout.read() == "printed by the probe\n"
 
 
-@pytest.mark.parametrize(
-    ("action", "status", "logged"),
-    [("exit", 3, None), ("raise", 1, "RuntimeError: the probe failed on purpose"), ("kill", -signal.SIGKILL, None)],
-)
-def test_the_client_ends_with_the_jobs_status(server, tmp_path, action, status, logged):
-    """sys.exit's code, 1 and the traceback in the job's log for an exception, and for a job
-    killed by a signal, the client killed by the same one: as the job alone would end."""
-    process = client(server, tmp_path, action)
-    assert process.returncode == status
-    assert report(tmp_path)["ppid"] == server["process"].pid
-    if logged:
-        assert logged in (tmp_path / "probe.log").read_text()
+@pytest.mark.parametrize("action", ["ok", "exit", "raise", "interrupt", "kill", "thread", "atexit"])
+def test_a_served_job_ends_as_the_same_job_in_a_fresh_runner(server, tmp_path, action):
+    """Its status (sys.exit's code; 1 for an exception; a signal for KeyboardInterrupt and for a
+    job killed, by which the client then ends too), what it printed, the last line of its log,
+    and what a thread or an exit handler writes after the script's end."""
+    ends = []
+    for where, at in (("served", None), ("fresh", tmp_path / "no-server")):
+        work = tmp_path / where
+        process = client(server, work, action, at=at)
+        seen = report(work)
+        assert (seen["ppid"] == server["process"].pid) is (where == "served")
+        assert seen["preloaded"] is (where == "served")
+        log = (work / "probe.log").read_text().strip().splitlines()
+        extra = (work / "extra.txt").read_text() if (work / "extra.txt").exists() else None
+        ends.append((process.returncode, process.stdout.read(), log[-1:], extra))
+    assert ends[0] == ends[1]
+    assert ends[0][0] == {"exit": 3, "raise": 1, "interrupt": -signal.SIGINT, "kill": -signal.SIGKILL}.get(action, 0)
 
 
-def test_a_job_the_server_cannot_run_as_a_fresh_process_would_runs_in_a_fresh_runner(server, tmp_path):
-    """A job with two threads: the numerical libraries the server loaded read one from the
-    environment, so the job runs in a Python of its own, started from the server's copy."""
-    process = client(server, tmp_path, "ok", env={name: "2" for name in forkserver.THREAD_VARIABLES})
+@pytest.mark.parametrize("differs", ["threads", "environment", "limits"])
+def test_a_job_the_server_cannot_run_as_a_fresh_process_would_runs_in_a_fresh_runner(server, tmp_path, differs):
+    """Two threads (the numerical libraries the server loaded read one from the environment),
+    another variable in the environment, or a lower limit (a shell prefix's ulimit): the job runs
+    in a Python of its own, started from the server's copy, in the job's environment."""
+    env = {"PROBE_MARKER": "marker"} if differs == "environment" else None
+    if differs == "threads":
+        env = {name: "2" for name in forkserver.THREAD_VARIABLES}
+    setup = None
+    if differs == "limits":
+        import resource
+
+        def setup():
+            resource.setrlimit(resource.RLIMIT_NOFILE, (256, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+    process = client(server, tmp_path, "ok", env=env, setup=setup)
     assert process.returncode == 0
     seen = report(tmp_path)
     assert seen["ppid"] == server["process"].pid and seen["preloaded"] is False
+    assert seen["marker"] == (env or {}).get("PROBE_MARKER") and seen["tmpdir"] == str(tmp_path / "tmp")
 
 
 def test_with_no_server_the_client_runs_the_job_itself(server, tmp_path):
-    process = client(server, tmp_path, "ok", socket=tmp_path / "no-server")
+    process = client(server, tmp_path, "ok", at=tmp_path / "no-server")
     assert process.returncode == 0
     seen = report(tmp_path)
-    assert seen["pid"] == process.pid and seen["preloaded"] is False and seen["marker"] == "marker-ok"
+    assert seen["pid"] == process.pid and seen["preloaded"] is False and seen["tmpdir"] == str(tmp_path / "tmp")
     assert process.stdout.read() == "printed by the probe\n"
 
 
 @pytest.mark.parametrize("how", ["told", "killed"])
 def test_a_job_ends_when_its_client_is_told_to_end_or_killed(server, tmp_path, how):
-    """Snakemake ends a job by signalling its process: the client passes the signal on; a client
-    killed outright (SIGKILL, which it cannot pass on) leaves the server to end the job."""
+    """A client told to end (SIGTERM) passes the signal on: the job's handler ends it with status
+    7, and the client with it. A client killed outright (SIGKILL, which it cannot pass on) leaves
+    the server to end the job."""
     process = client(server, tmp_path, "wait", wait=False)
     wait_for((tmp_path / "report.json").exists, "the job to start")
     job = report(tmp_path)["pid"]
     process.send_signal(signal.SIGTERM if how == "told" else signal.SIGKILL)
     process.wait(timeout=60)
-    assert process.returncode == (-signal.SIGTERM if how == "told" else -signal.SIGKILL)
+    assert process.returncode == (7 if how == "told" else -signal.SIGKILL)
     wait_for(lambda: not Path(f"/proc/{job}").exists(), "the job to end")
+
+
+def test_a_client_that_sends_its_request_slowly_holds_up_no_other(server, tmp_path):
+    """A client that connects, says a request of 1 MiB comes and sends it a byte at a time (more
+    often than any one read would wait for) while another job comes and goes: that job is
+    served at once, not after the slow one."""
+    stop = threading.Event()
+
+    def trickle():
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as slow:
+            slow.connect(str(server["socket"]))
+            slow.send(forkclient.SIZE.pack(1 << 20))  # a request of 1 MiB to come
+            for _ in range(600):
+                if stop.wait(0.1):
+                    return
+                slow.send(b"\0")
+
+    slow = threading.Thread(target=trickle)
+    slow.start()
+    try:
+        process = client(server, tmp_path, "ok", wait=False)
+        process.wait(timeout=25)  # the slow client sends for 60 s; the server drops it after 30
+        assert process.returncode == 0 and report(tmp_path)["preloaded"] is True
+    finally:
+        stop.set()
+        slow.join()
 
 
 def test_start_serves_small_runs_once_and_ends_with_the_process_that_started_it(monkeypatch):

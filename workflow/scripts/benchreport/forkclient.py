@@ -4,29 +4,60 @@ copy ends. Where no server answers, it becomes the plain runner (rulejob.py) at 
 
 Started as a file (`python -P forkclient.py <rule> <log> <threads>`, the namespace on standard
 input) in place of rulejob.py. It imports only what it needs to talk to the server: the job's
-time is what it saves, ~15 ms a start against 45-650 ms of imports a job.
+time is what it saves, ~15 ms a start against 45-650 ms of imports a job. The request's format
+is written and read here (request, read_request), the server imports them.
 """
 
 import os
+import resource
 import socket
 import struct
 import sys
 
+SOCKET_VARIABLE = "BENCHREPORT_FORKSERVER"
 RULEJOB = os.path.join(os.path.dirname(os.path.realpath(__file__)), "rulejob.py")
-FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP")  # what Snakemake or a terminal sends a job to end it
+FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP")  # what a terminal or a process manager sends a job
+# The limits a shell prefix may set (ulimit): a job runs with the server's only where they match.
+LIMITS = ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_DATA", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_STACK")
+SIZE = struct.Struct("!q")  # the request's length; the job's pid; its exit status
+
+
+def limits() -> list[str]:
+    return [",".join(map(str, resource.getrlimit(getattr(resource, name)))) for name in LIMITS]
+
+
+def request() -> bytes:
+    """Python, runner, working folder, umask, limits, arguments and environment, each NUL-ended
+    (none can hold a NUL): what the server needs to run the job as this process would."""
+    mask = os.umask(0)
+    os.umask(mask)
+    fields = [sys.executable, RULEJOB, os.getcwd(), str(mask), *limits(), str(len(sys.argv) - 1), *sys.argv[1:]]
+    fields += [f"{name}={value}" for name, value in os.environ.items()]
+    return "".join(field + "\0" for field in fields).encode("utf-8", "surrogateescape")
+
+
+def read_request(data: bytes) -> dict:
+    """A request() as the server reads it."""
+    fields = data.decode("utf-8", "surrogateescape").split("\0")[:-1]
+    python, runner, cwd, mask = fields[:4]
+    after_limits = 4 + len(LIMITS)
+    count = int(fields[after_limits])
+    argv = fields[after_limits + 1 : after_limits + 1 + count]
+    env = dict(field.split("=", 1) for field in fields[after_limits + 1 + count :])
+    return {
+        "python": python,
+        "runner": runner,
+        "cwd": cwd,
+        "umask": int(mask),
+        "limits": fields[4:after_limits],
+        "argv": argv,
+        "env": env,
+    }
 
 
 def run_here():
     """Become the plain runner, standard input and all, as if the server had never been asked."""
     os.execv(sys.executable, [sys.executable, "-P", RULEJOB, *sys.argv[1:]])
-
-
-def request() -> bytes:
-    """Python, runner, working folder, arguments and environment, each NUL-ended (none can hold a
-    NUL): what the server needs to run the job as this process would."""
-    fields = [sys.executable, RULEJOB, os.getcwd(), str(len(sys.argv) - 1), *sys.argv[1:]]
-    fields += [f"{name}={value}" for name, value in os.environ.items()]
-    return "".join(field + "\0" for field in fields).encode("utf-8", "surrogateescape")
 
 
 def receive(connection, size: int) -> bytes | None:
@@ -43,28 +74,31 @@ def receive(connection, size: int) -> bytes | None:
 def main() -> None:
     try:
         connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        connection.connect(os.environ["BENCHREPORT_FORKSERVER"])
+        connection.connect(os.environ[SOCKET_VARIABLE])
         payload = request()
-        socket.send_fds(connection, [struct.pack("!Q", len(payload))], [0, 1, 2])
+        socket.send_fds(connection, [SIZE.pack(len(payload))], [0, 1, 2])
         connection.sendall(payload)
-        started = receive(connection, 8)
+        started = receive(connection, SIZE.size)
     except (KeyError, OSError):
         started = None
     if started is None:  # no server, or it could not start the job: nothing has run yet
         run_here()
-    (pid,) = struct.unpack("!q", started)
+    (pid,) = SIZE.unpack(started)
     import signal
 
     def forward(number, frame):
-        os.kill(pid, number)
+        try:
+            os.kill(pid, number)
+        except ProcessLookupError:  # the job has just ended: its status is on its way
+            pass
 
     for name in FORWARDED:
         signal.signal(getattr(signal, name), forward)
-    ended = receive(connection, 8)
+    ended = receive(connection, SIZE.size)
     if ended is None:
         sys.stderr.write(f"benchreport: the fork server ended before the job's process ({pid}) did\n")
         sys.exit(1)
-    (code,) = struct.unpack("!q", ended)
+    (code,) = SIZE.unpack(ended)
     if code < 0:  # ended by a signal: end by the same one, as a process run here would have
         try:
             signal.signal(-code, signal.SIG_DFL)  # Python's own handling (SIGINT, SIGPIPE) aside

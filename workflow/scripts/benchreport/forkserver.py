@@ -4,11 +4,11 @@ jinja2 and the package), and a small run is mostly such jobs (1,000 trials: 31 j
 of their time importing).
 
 The copy runs the job as rulejob.py would in a process of its own: the job's standard streams,
-working folder, arguments and environment are the client's; its exit status is the client's.
-A request this process cannot run as a fresh one would (another Python, another copy of the
-workflow, other thread settings for the numerical libraries it loaded) is run by a fresh
-runner, started from the copy. The client ends the job when it is told to end, and the server
-ends a job whose client is gone, and itself when the Snakemake process that started it ends.
+working folder, umask, arguments and environment are the client's; its exit status is the
+client's. A request this process cannot run as a fresh one would (another Python or copy of the
+workflow, other limits, another environment: servable) is run by a fresh runner, started from
+the copy. The client passes on the signals that end a job, the server ends a job whose client
+is gone, and itself when the Snakemake process that started it ends.
 """
 
 from __future__ import annotations
@@ -21,15 +21,20 @@ import pkgutil
 import selectors
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
-import traceback
+import threading
+import time
 from pathlib import Path
 
+if __name__ == "__main__":  # started as a file (start, with -P): the package beside it, as rulejob.py
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchreport import forkclient  # noqa: E402
+from benchreport.forked import end_with_parent  # noqa: E402
+
 PACKAGE_DIR = Path(__file__).resolve().parent
-SOCKET_VARIABLE = "BENCHREPORT_FORKSERVER"
+SOCKET_VARIABLE = forkclient.SOCKET_VARIABLE
 # Set by Snakemake for each job to its threads; the numerical libraries read them as they load,
 # so the server loads them with one thread and takes only the jobs that ask for one.
 THREAD_VARIABLES = (
@@ -46,7 +51,13 @@ NOT_PRELOADED = {"__main__", "scheduling"}
 # and the server's ~80 MB (counted again in each job forked from it) would sit beside the
 # largest jobs of the run: the jobs start as they did without it.
 MAX_ATTEMPTS = 30_000
-REQUEST_SECONDS = 30  # for a client to send its request once connected (it sends it at once)
+REQUEST_SECONDS = 30  # for a client to send its whole request once connected (it sends it at once)
+# What may differ between a job's environment and the server's without the copy behaving
+# otherwise than a fresh runner: the runner's own two, what a shell sets for each command, and
+# the temporary folder's, which tempfile reads when first asked (in the job, where the server
+# never asked: servable checks).
+UNREAD_VARIABLES = frozenset({"BENCHREPORT_RUNNER", SOCKET_VARIABLE, "PWD", "OLDPWD", "SHLVL", "_"})
+TEMPORARY_VARIABLES = frozenset({"TMPDIR", "TEMP", "TMP", "TEMPDIR"})
 STARTED = "benchreport: the jobs start as copies of a fork server"
 RAN = "benchreport: the fork server ran"
 _SERVER = []  # the server process and the pipe whose closing ends it, while this run holds them
@@ -80,12 +91,23 @@ def start(attempts: int) -> str | None:
 def stop() -> None:
     """End the server as this process ends, and wait for it: the time its jobs took is then this
     process's children's, as it is when each job is a child of its own (getrusage)."""
-    server, ended, _ = _SERVER
+    server, ended, path = _SERVER
     os.close(ended)
     try:
         server.wait(timeout=60)
     except subprocess.TimeoutExpired:
         server.kill()
+        server.wait()
+        remove(path)
+
+
+def remove(path: str) -> None:
+    """The socket, and the private folder start made for it once it is empty."""
+    for remover, target in ((os.unlink, path), (os.rmdir, os.path.dirname(path))):
+        try:
+            remover(target)
+        except OSError:
+            pass
 
 
 def preload() -> None:
@@ -97,48 +119,220 @@ def preload() -> None:
             importlib.import_module(f"benchreport.{module.name}")
 
 
-def read_request(connection) -> tuple[dict, list[int]]:
-    """The client's request (forkclient.request) and its standard streams."""
-    header, fds, _, _ = socket.recv_fds(connection, 8, 3)
-    while len(header) < 8:
-        more = connection.recv(8 - len(header))
-        if not more:
-            raise OSError("the client closed its request")
-        header += more
-    (size,) = struct.unpack("!Q", header)
-    data = bytearray()
-    while len(data) < size:
-        more = connection.recv(min(1 << 20, size - len(data)))
-        if not more:
-            raise OSError("the client closed its request")
-        data += more
-    fields = bytes(data).decode("utf-8", "surrogateescape").split("\0")[:-1]
-    python, runner, cwd, count = fields[:4]
-    argv = fields[4 : 4 + int(count)]
-    env = dict(field.split("=", 1) for field in fields[4 + int(count) :])
-    if len(fds) != 3:
-        raise OSError("the client sent no standard streams")
-    return {"python": python, "runner": runner, "cwd": cwd, "argv": argv, "env": env}, fds
-
-
 def servable(request: dict) -> bool:
-    """Whether a copy of this process runs the job as a fresh runner would."""
+    """Whether a copy of this process runs the job as a fresh runner would: the same Python, copy
+    of the workflow, limits and environment (the numerical libraries read their thread counts
+    from it as they load)."""
+    unread = UNREAD_VARIABLES | (TEMPORARY_VARIABLES if tempfile.tempdir is None else frozenset())
+
+    def read(env):
+        return {name: value for name, value in env.items() if name not in unread}
+
     return (
         request["python"] == sys.executable
         and request["runner"] == str(PACKAGE_DIR / "rulejob.py")
-        and all(request["env"].get(name) == os.environ.get(name) for name in THREAD_VARIABLES)
+        and request["limits"] == forkclient.limits()
+        and read(request["env"]) == read(os.environ)
     )
 
 
-def run_job(request: dict, fds: list[int], fresh: bool) -> None:
-    """In the forked copy: become the job's process, run it (`fresh`: start a fresh runner to),
-    and end with its exit status."""
+class Pending:
+    """A request being read from a client, a piece whenever the selector says one came: a client
+    that sends slowly, or not at all, holds up no other."""
+
+    def __init__(self):
+        self.data, self.fds, self.deadline = b"", [], time.monotonic() + REQUEST_SECONDS
+
+    def read(self, connection) -> dict | None:
+        """The request once whole; None while more is to come; OSError when the client closed
+        or sent something else."""
+        try:
+            data, fds, _, _ = socket.recv_fds(connection, 1 << 16, 3)
+        except BlockingIOError:  # woken with nothing to read after all
+            return None
+        self.fds += fds
+        if not data or len(self.fds) > 3:
+            raise OSError("the client closed its request, or sent it wrong")
+        self.data += data
+        size = forkclient.SIZE.size
+        if len(self.data) < size or len(self.data) < size + forkclient.SIZE.unpack(self.data[:size])[0]:
+            return None
+        if len(self.fds) != 3:
+            raise OSError("the client sent no standard streams")
+        return forkclient.read_request(self.data[size:])
+
+    def close(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = []
+
+
+class Server:
+    """The loop: accept and read requests, fork a copy per job, send each job's pid and, once it
+    has ended, its status."""
+
+    def __init__(self, path: str):
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(path)
+        self.listener.listen(64)
+        self.listener.setblocking(False)
+        self.wake_read, self.wake_write = os.pipe()
+        for fd in (self.wake_read, self.wake_write):
+            os.set_blocking(fd, False)
+        signal.set_wakeup_fd(self.wake_write)
+        signal.signal(signal.SIGCHLD, lambda number, frame: None)
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.listener, selectors.EVENT_READ, "accept")
+        self.selector.register(self.wake_read, selectors.EVENT_READ, "reap")
+        self.selector.register(sys.stdin.fileno(), selectors.EVENT_READ, "end")
+        self.pending = {}  # connection -> Pending
+        self.jobs = {}  # pid -> the client's connection
+        self.clients = {}  # connection -> pid
+        self.ran = {False: 0, True: 0}  # jobs run as copies of this process, and in a fresh Python
+
+    def serve(self) -> tuple | None:
+        """Run until standard input (the starting process's pipe) closes: None. In a job's copy,
+        the job to run: (request, its streams, whether to start a fresh runner)."""
+        while True:
+            deadline = min((pending.deadline for pending in self.pending.values()), default=None)
+            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            for key, _ in self.selector.select(timeout):
+                if key.data == "end":
+                    print(
+                        f"{RAN} {self.ran[False]} jobs as copies of itself, {self.ran[True]} in a fresh Python",
+                        file=sys.stderr,
+                    )
+                    return None
+                if key.data == "reap":
+                    self.drain()
+                elif key.data == "accept":
+                    self.accept()
+                elif key.data == "request":
+                    job = self.read(key.fileobj)
+                    if job is not None:
+                        return job
+                else:  # a client gone (killed) before its job: end the job
+                    pid = self.clients.get(key.fileobj)
+                    if pid is not None:
+                        os.kill(pid, signal.SIGTERM)
+                    self.selector.unregister(key.fileobj)
+            now = time.monotonic()
+            for connection in [c for c, pending in self.pending.items() if pending.deadline <= now]:
+                self.drop(connection)
+            self.reap()
+
+    def drain(self) -> None:
+        try:
+            while os.read(self.wake_read, 4096):
+                pass
+        except BlockingIOError:
+            pass
+
+    def accept(self) -> None:
+        try:
+            connection, _ = self.listener.accept()
+        except OSError:
+            return
+        connection.setblocking(False)
+        self.pending[connection] = Pending()
+        self.selector.register(connection, selectors.EVENT_READ, "request")
+
+    def drop(self, connection) -> None:
+        """Forget a client whose request could not be read; it runs its job itself."""
+        self.selector.unregister(connection)
+        self.pending.pop(connection).close()
+        connection.close()
+
+    def read(self, connection) -> tuple | None:
+        try:
+            request = self.pending[connection].read(connection)
+        except (OSError, ValueError):
+            self.drop(connection)
+            return None
+        if request is None:
+            return None
+        self.selector.unregister(connection)
+        pending = self.pending.pop(connection)
+        fresh = not servable(request)
+        try:
+            pid = os.fork()
+        except OSError:  # no process to be had: the client runs its job itself
+            pending.close()
+            connection.close()
+            return None
+        if pid == 0:
+            self.leave(connection)
+            return request, pending.fds, fresh
+        self.ran[fresh] += 1
+        pending.close()
+        try:
+            connection.sendall(forkclient.SIZE.pack(pid))
+        except OSError:  # the client is gone: the selector sees it, and the job is ended
+            pass
+        self.jobs[pid], self.clients[connection] = connection, pid
+        self.selector.register(connection, selectors.EVENT_READ, "client")
+        return None
+
+    def leave(self, connection) -> None:
+        """In a job's copy: close what belongs to the server, and take back the signals it
+        changed, so that nothing of it is left in the job."""
+        self.selector.close()
+        self.listener.close()
+        for other in [connection, *self.clients, *self.pending]:
+            other.close()
+        for pending in self.pending.values():
+            pending.close()
+        signal.set_wakeup_fd(-1)
+        os.close(self.wake_read)
+        os.close(self.wake_write)
+        for number, handler in DEFAULT_HANDLERS.items():
+            signal.signal(number, handler)
+
+    def reap(self) -> None:
+        """Send each ended job's exit status (negative: the signal that ended it) to its client."""
+        while self.jobs:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            connection = self.jobs.pop(pid, None)
+            if connection is None:
+                continue
+            del self.clients[connection]
+            if connection.fileno() >= 0 and self.selector.get_map().get(connection) is not None:
+                self.selector.unregister(connection)
+            try:
+                connection.setblocking(True)
+                connection.sendall(forkclient.SIZE.pack(os.waitstatus_to_exitcode(status)))
+            except OSError:
+                pass
+            connection.close()
+
+
+# What a fresh Python starts with, for the signals the server handles otherwise.
+DEFAULT_HANDLERS = {
+    signal.SIGCHLD: signal.SIG_DFL,
+    signal.SIGTERM: signal.SIG_DFL,
+    signal.SIGHUP: signal.SIG_DFL,
+    signal.SIGINT: signal.default_int_handler,
+}
+
+
+def become_job(request: dict, fds: list[int], fresh: bool, server: int) -> None:
+    """In a job's copy, outside every frame of the server: take the client's streams, folder,
+    umask and environment, end with the server, and run the job as rulejob.py's main does. An
+    exception, a KeyboardInterrupt, a SystemExit, threads and exit handlers end it as they end a
+    fresh runner."""
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
         os.close(fd)
     os.chdir(request["cwd"])
+    os.umask(request["umask"])
     os.environ.clear()
     os.environ.update(request["env"])
+    end_with_parent(server)  # a job whose server is gone has no one to report to
     if fresh:
         os.execv(request["python"], [request["python"], "-P", request["runner"], *request["argv"]])
     from benchreport import rulejob
@@ -148,116 +342,48 @@ def run_job(request: dict, fds: list[int], fresh: bool) -> None:
         rulejob.main(request["argv"], sys.stdin.read())
         code = 0
     except SystemExit as stop:
-        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
-        if not isinstance(stop.code, (int, type(None))):
-            print(stop.code, file=sys.stderr)
-    except BaseException:  # as the interpreter would: the traceback, and status 1
-        traceback.print_exc()
-        code = 1
-    sys.stdout.flush()
-    sys.stderr.flush()
+        code = exit_status(stop)
+    # The end of a fresh runner (threads joined, exit handlers run, streams flushed) less its
+    # teardown, as rulejob.finish skips it: here each object the server imported would be freed
+    # and so its page copied, ~80 MB a job (the example's run took 20 s instead of 11).
+    threading._shutdown()
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        code = 120  # what Python exits with when it cannot flush its standard streams at the end
     os._exit(code)
 
 
-def serve(path: str) -> None:
-    """Accept jobs on `path` until standard input (the starting process's pipe) closes."""
-    preload()
-    gc.collect()
-    gc.freeze()  # the copies' collections leave the imported objects (shared pages) alone
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(path)
-    listener.listen(64)
-    wake_read, wake_write = os.pipe()
-    os.set_blocking(wake_write, False)
-    signal.set_wakeup_fd(wake_write)
-    signal.signal(signal.SIGCHLD, lambda number, frame: None)
-    selector = selectors.DefaultSelector()
-    selector.register(listener, selectors.EVENT_READ, "accept")
-    selector.register(wake_read, selectors.EVENT_READ, "reap")
-    selector.register(sys.stdin.fileno(), selectors.EVENT_READ, "end")
-    jobs = {}  # pid -> the client's connection
-    clients = {}  # connection -> pid
-    ran = {False: 0, True: 0}  # jobs run as copies of this process, and in a fresh Python
-    while True:
-        for key, _ in selector.select():
-            if key.data == "end":
-                print(f"{RAN} {ran[False]} jobs as copies of itself, {ran[True]} in a fresh Python", file=sys.stderr)
-                return
-            if key.data == "reap":
-                os.read(wake_read, 4096)
-                reap(jobs, clients, selector)
-            elif key.data == "accept":
-                connection, _ = listener.accept()
-                connection.settimeout(REQUEST_SECONDS)  # a client that stalls holds up no other
-                try:
-                    request, fds = read_request(connection)
-                except (OSError, ValueError):
-                    connection.close()
-                    continue
-                connection.settimeout(None)
-                fresh = not servable(request)
-                ran[fresh] += 1
-                pid = os.fork()
-                if pid == 0:
-                    selector.close()
-                    listener.close()
-                    connection.close()
-                    for other in clients:
-                        other.close()
-                    signal.set_wakeup_fd(-1)
-                    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                    run_job(request, fds, fresh)
-                for fd in fds:
-                    os.close(fd)
-                try:
-                    connection.sendall(struct.pack("!q", pid))
-                except OSError:  # the client is gone: the selector sees it, and the job is ended
-                    pass
-                jobs[pid], clients[connection] = connection, pid
-                selector.register(connection, selectors.EVENT_READ, "client")
-            else:  # a client that ended (killed) before its job: end the job
-                try:
-                    os.kill(clients[key.fileobj], signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
-                selector.unregister(key.fileobj)
-        reap(jobs, clients, selector)
+def exit_status(stop: SystemExit) -> int:
+    """The status a Python ends with on an uncaught SystemExit."""
+    if stop.code is None:
+        return 0
+    if isinstance(stop.code, int):
+        return stop.code & 0xFF
+    print(stop.code, file=sys.stderr)
+    return 1
 
 
-def reap(jobs: dict, clients: dict, selector) -> None:
-    """Send each ended job's exit status (negative: the signal that ended it) to its client."""
-    while jobs:
-        try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        connection = jobs.pop(pid, None)
-        if connection is None:
-            continue
-        del clients[connection]
-        try:
-            selector.unregister(connection)
-        except KeyError:
-            pass
-        try:
-            connection.sendall(struct.pack("!q", os.waitstatus_to_exitcode(status)))
-        except OSError:
-            pass
-        connection.close()
+def _end(number, frame):
+    sys.exit(0)
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(PACKAGE_DIR.parent))  # -P: the package from here, as rulejob.py finds it
-    socket_path = sys.argv[1]
+    socket_path, server_pid = sys.argv[1], os.getpid()
+    # Ctrl-C reaches the jobs themselves (the same process group); the server ends with its pipe,
+    # or on SIGTERM and SIGHUP with its socket removed
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _end)
+    signal.signal(signal.SIGHUP, _end)
     try:
-        serve(socket_path)
-    except KeyboardInterrupt:
-        pass
+        preload()
+        gc.collect()
+        gc.freeze()  # the copies' collections leave the imported objects (shared pages) alone
+        job = Server(socket_path).serve()
     finally:
-        try:
-            os.unlink(socket_path)
-            os.rmdir(os.path.dirname(socket_path))
-        except OSError:
-            pass
+        if os.getpid() == server_pid:
+            remove(socket_path)
+    if job is not None:
+        become_job(*job, server_pid)
