@@ -166,11 +166,12 @@ def test_a_served_job_ends_as_the_same_job_in_a_fresh_runner(server, tmp_path, a
     assert ends[0][0] == {"exit": 3, "raise": 1, "interrupt": -signal.SIGINT, "kill": -signal.SIGKILL}.get(action, 0)
 
 
-@pytest.mark.parametrize("differs", ["threads", "environment", "limits"])
+@pytest.mark.parametrize("differs", ["threads", "environment", "limits", "priority"])
 def test_a_job_the_server_cannot_run_as_a_fresh_process_would_runs_in_a_fresh_runner(server, tmp_path, differs):
     """Two threads (the numerical libraries the server loaded read one from the environment),
-    another variable in the environment, or a lower limit (a shell prefix's ulimit): the job runs
-    in a Python of its own, started from the server's copy, in the job's environment."""
+    another variable in the environment, a lower limit or priority (a shell prefix's ulimit or
+    nice): the job runs in a Python of its own, started from the server's copy, in the job's
+    environment."""
     env = {"PROBE_MARKER": "marker"} if differs == "environment" else None
     if differs == "threads":
         env = {name: "2" for name in forkserver.THREAD_VARIABLES}
@@ -180,6 +181,11 @@ def test_a_job_the_server_cannot_run_as_a_fresh_process_would_runs_in_a_fresh_ru
 
         def setup():
             resource.setrlimit(resource.RLIMIT_NOFILE, (256, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+    if differs == "priority":
+
+        def setup():
+            os.nice(5)
 
     process = client(server, tmp_path, "ok", env=env, setup=setup)
     assert process.returncode == 0

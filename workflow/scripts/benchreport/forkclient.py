@@ -17,13 +17,17 @@ import sys
 SOCKET_VARIABLE = "BENCHREPORT_FORKSERVER"
 RULEJOB = os.path.join(os.path.dirname(os.path.realpath(__file__)), "rulejob.py")
 FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP")  # what a terminal or a process manager sends a job
-# The limits a shell prefix may set (ulimit): a job runs with the server's only where they match.
+# The resource limits a shell prefix may set for a job (ulimit), beside its CPUs and priority.
 LIMITS = ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_DATA", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_STACK")
+LIMIT_FIELDS = len(LIMITS) + 2
 SIZE = struct.Struct("!q")  # the request's length; the job's pid; its exit status
 
 
 def limits() -> list[str]:
-    return [",".join(map(str, resource.getrlimit(getattr(resource, name)))) for name in LIMITS]
+    """What a shell prefix may set for a job (ulimit, taskset, nice): a job runs in a copy of the
+    server only where they are the server's."""
+    found = [",".join(map(str, resource.getrlimit(getattr(resource, name)))) for name in LIMITS]
+    return [*found, ",".join(map(str, sorted(os.sched_getaffinity(0)))), str(os.getpriority(os.PRIO_PROCESS, 0))]
 
 
 def request() -> bytes:
@@ -40,7 +44,7 @@ def read_request(data: bytes) -> dict:
     """A request() as the server reads it."""
     fields = data.decode("utf-8", "surrogateescape").split("\0")[:-1]
     python, runner, cwd, mask = fields[:4]
-    after_limits = 4 + len(LIMITS)
+    after_limits = 4 + LIMIT_FIELDS
     count = int(fields[after_limits])
     argv = fields[after_limits + 1 : after_limits + 1 + count]
     env = dict(field.split("=", 1) for field in fields[after_limits + 1 + count :])

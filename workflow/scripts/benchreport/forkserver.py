@@ -6,7 +6,7 @@ of their time importing).
 The copy runs the job as rulejob.py would in a process of its own: the job's standard streams,
 working folder, umask, arguments and environment are the client's; its exit status is the
 client's. A request this process cannot run as a fresh one would (another Python or copy of the
-workflow, other limits, another environment: servable) is run by a fresh runner, started from
+workflow, other limits, CPUs or priority, another environment: servable) is run by a fresh runner, started from
 the copy. The client passes on the signals that end a job, the server ends a job whose client
 is gone, and itself when the Snakemake process that started it ends.
 """
