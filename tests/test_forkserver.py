@@ -86,7 +86,7 @@ def server(tmp_path_factory):
     (scripts / "probe.py").write_text(PROBE)
     path = root / "socket" / "jobs"
     path.parent.mkdir()
-    env = os.environ | ONE_THREAD  # as the Snakemake process starts it
+    env = os.environ | ONE_THREAD | {"PS1": "(.venv) "}  # as a Snakemake in an activated venv starts it
     process = subprocess.Popen(
         [sys.executable, "-P", str(scripts / "benchreport" / "forkserver.py"), str(path)],
         stdin=subprocess.PIPE,
@@ -105,14 +105,9 @@ def client(server, work: Path, action: str, *, env=None, at=None, wait=True, set
     the environment of the process that started the server."""
     (work / "tmp").mkdir(parents=True, exist_ok=True)
     namespace = {"input": [], "output": [["report", "report.json"]], "params": {"action": action}, "wildcards": {}}
-    command = [
-        sys.executable,
-        "-P",
-        str(server["scripts"] / "benchreport" / "forkclient.py"),
-        "probe",
-        "probe.log",
-        "1",
-    ]
+    runner = [sys.executable, "-P", str(server["scripts"] / "benchreport" / "forkclient.py"), "probe", "probe.log", "1"]
+    # through bash, as Snakemake runs a job's command: it sets PWD, SHLVL and _, and drops PS1
+    command = ["bash", "-c", 'exec "$0" "$@"', *runner]
     environment = server["env"] | {"TMPDIR": str(work / "tmp")}
     environment |= {forkserver.SOCKET_VARIABLE: str(at or server["socket"])} | (env or {})
     process = subprocess.Popen(

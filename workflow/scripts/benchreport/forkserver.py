@@ -53,10 +53,11 @@ NOT_PRELOADED = {"__main__", "scheduling"}
 MAX_ATTEMPTS = 30_000
 REQUEST_SECONDS = 30  # for a client to send its whole request once connected (it sends it at once)
 # What may differ between a job's environment and the server's without the copy behaving
-# otherwise than a fresh runner: the runner's own two, what a shell sets for each command, and
-# the temporary folder's, which tempfile reads when first asked (in the job, where the server
-# never asked: servable checks).
-UNREAD_VARIABLES = frozenset({"BENCHREPORT_RUNNER", SOCKET_VARIABLE, "PWD", "OLDPWD", "SHLVL", "_"})
+# otherwise than a fresh runner: the runner's own two, what the shell running the job's command
+# sets or drops (a non-interactive bash drops the PS1 an activated venv exports), and the
+# temporary folder's, which tempfile reads when first asked (in the job, where the server never
+# asked: servable checks).
+UNREAD_VARIABLES = frozenset({"BENCHREPORT_RUNNER", SOCKET_VARIABLE, "PWD", "OLDPWD", "SHLVL", "_", "PS1", "PS2"})
 TEMPORARY_VARIABLES = frozenset({"TMPDIR", "TEMP", "TMP", "TEMPDIR"})
 STARTED = "benchreport: the jobs start as copies of a fork server"
 RAN = "benchreport: the fork server ran"
