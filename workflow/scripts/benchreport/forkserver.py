@@ -131,7 +131,7 @@ def servable(request: dict) -> bool:
 
     return (
         request["python"] == sys.executable
-        and request["runner"] == str(PACKAGE_DIR / "rulejob.py")
+        and request["runner"] == forkclient.RULEJOB  # the runner beside this copy of the package
         and request["limits"] == forkclient.limits()
         and read(request["env"]) == read(os.environ)
     )
@@ -302,8 +302,10 @@ class Server:
             if connection is None:
                 continue
             del self.clients[connection]
-            if connection.fileno() >= 0 and self.selector.get_map().get(connection) is not None:
+            try:
                 self.selector.unregister(connection)
+            except KeyError:  # unregistered already: its client was gone
+                pass
             try:
                 connection.setblocking(True)
                 connection.sendall(forkclient.SIZE.pack(os.waitstatus_to_exitcode(status)))
