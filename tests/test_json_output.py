@@ -44,6 +44,32 @@ def test_the_text_is_the_encoders_made_printable(value):
     assert dump_json(value) == printable("".join(_pieces(value, "")) + "\n")
 
 
+def layout(value, indent: str = "") -> str:
+    """dump_json's layout, stated plainly: an object one member a line, indented; a list that holds
+    an object or a list one item a line (a list of objects each as the encoder writes it, any
+    other item laid out the same way); anything else on one line as the encoder writes it."""
+
+    def one_line(item) -> str:
+        return json.dumps(item, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+
+    inner = indent + "  "
+    if isinstance(value, dict) and value:
+        members = [f"{inner}{one_line(key)}: {layout(item, inner)}" for key, item in value.items()]
+        return "{\n" + ",\n".join(members) + "\n" + indent + "}"
+    if isinstance(value, list) and any(isinstance(item, (dict, list)) for item in value):
+        lay = one_line if all(isinstance(item, dict) for item in value) else lambda item: layout(item, inner)
+        return "[\n" + inner + (",\n" + inner).join(map(lay, value)) + "\n" + indent + "]"
+    return one_line(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(VALUES)
+def test_the_text_is_laid_out_as_stated(value):
+    """The pieces _pieces writes are the plain statement of the layout (layout above), whatever
+    shortcuts they take to it (one encoder made once, a member on one line as one piece)."""
+    assert dump_json(value) == printable(layout(value) + "\n")
+
+
 RECORDS = st.lists(st.dictionaries(TEXT, SCALARS | st.lists(SCALARS, max_size=2), max_size=3), max_size=4)
 
 

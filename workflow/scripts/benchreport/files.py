@@ -161,12 +161,32 @@ def finite_number(value) -> float | None:
 
 
 RECORDS_A_PIECE = 1000
-_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": ")).encode
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+# JSONEncoder.encode makes a new C encoder at each call (and a dict for its cycle check): an ingest
+# writes ~50,000 short values a folder of 1,000 trials, so the C encoder of the same settings is
+# made once here, with no cycle check (an output holds no cycle; one would end in RecursionError).
+# Writing an ingest's trials.json took 40% less (issue 24, item 2). encode where there is no C module.
+_ONE_SHOT = json.encoder.c_make_encoder and json.encoder.c_make_encoder(
+    None,
+    _ENCODER.default,
+    json.encoder.encode_basestring,
+    None,
+    _ENCODER.key_separator,
+    _ENCODER.item_separator,
+    False,
+    False,
+    False,
+)
+
+
+def _encode(value) -> str:
+    """One value as the encoder writes it on one line."""
+    return "".join(_ONE_SHOT(value, 0)) if _ONE_SHOT else _ENCODER.encode(value)
 
 
 def _key(key) -> str:
     """A dict key as JSON writes it (non-string keys become strings, as json.dumps makes them)."""
-    return _ENCODE(key if isinstance(key, str) else next(iter(json.loads(json.dumps({key: None})))))
+    return _encode(key if isinstance(key, str) else next(iter(json.loads(json.dumps({key: None})))))
 
 
 class LazyRecords(Sequence):
@@ -188,39 +208,61 @@ class LazyRecords(Sequence):
         return map(self.make, self.items)
 
 
+def _kinds(items: list) -> set[type]:
+    """The distinct types of a list's items, asked once per type rather than once per item (the 55
+    columns of an ingest's 1,000 trials hold 55,000 items)."""
+    return set(map(type, items))
+
+
+def _one_line(value) -> bool:
+    """Whether _pieces writes a value on one line, as the encoder does: a scalar, an empty object,
+    or a list that holds no object or list."""
+    if isinstance(value, dict):
+        return not value
+    if isinstance(value, list):
+        return not value or not any(issubclass(kind, (dict, list)) for kind in _kinds(value))
+    return not isinstance(value, LazyRecords)
+
+
 def _pieces(value, indent: str):
     """The text of a value, in pieces: a list of records one record a piece, so that a file of
-    100,000 trials is written without its whole text in memory (write_json)."""
+    100,000 trials is written without its whole text in memory (write_json). A member or an item
+    written on one line is one piece with what goes before it."""
     inner = indent + "  "
-    if isinstance(value, dict) and value:
+    if _one_line(value):
+        yield _encode(value)
+    elif isinstance(value, dict):
         yield "{\n"
         for number, (key, item) in enumerate(value.items()):
-            yield f",\n{inner}{_key(key)}: " if number else f"{inner}{_key(key)}: "
-            yield from _pieces(item, inner)
+            head = f",\n{inner}{_key(key)}: " if number else f"{inner}{_key(key)}: "
+            if _one_line(item):
+                yield head + _encode(item)
+            else:
+                yield head
+                yield from _pieces(item, inner)
         yield "\n" + indent + "}"
     elif isinstance(value, LazyRecords) and not value:
         yield "[]"
-    elif isinstance(value, LazyRecords) or (
-        isinstance(value, list) and value and any(isinstance(item, (dict, list)) for item in value)
-    ):
+    else:
         # one record per line (a LazyRecords' items are made as they are written), in pieces of
         # RECORDS_A_PIECE records: a piece per record cost 0.3 s of rule trial_rows' 100,000
-        records = isinstance(value, LazyRecords) or all(isinstance(item, dict) for item in value)
+        records = isinstance(value, LazyRecords) or all(issubclass(kind, dict) for kind in _kinds(value))
         between = ",\n" + inner
         yield "[\n" + inner
         if records:
-            encoded = map(_ENCODE, value)
+            encoded = map(_encode, value)
             yield between.join(itertools.islice(encoded, RECORDS_A_PIECE))
             while piece := between.join(itertools.islice(encoded, RECORDS_A_PIECE)):
                 yield between + piece
         else:
             for number, item in enumerate(value):
-                if number:
-                    yield between
-                yield from _pieces(item, inner)
+                head = between if number else ""
+                if _one_line(item):
+                    yield head + _encode(item)
+                else:
+                    yield head
+                    yield from _pieces(item, inner)
         yield "\n" + indent + "]"
-    else:
-        yield _ENCODE(value)  # a scalar, or a list of scalars on one line
 
 
 def write_whole(path: Path, text: str) -> None:
@@ -243,15 +285,28 @@ def dump_json(value) -> str:
 
 
 def write_json(path: str | os.PathLike, value) -> None:
-    """dump_json(value) written to `path` piece by piece (printable is per character, so the bytes
-    are the same): at 100,000 trials of one setting its text and that text encoded were 270 MB
+    """dump_json(value) written to `path` a few pieces at a time (printable is per character, so the
+    bytes are the same): at 100,000 trials of one setting its text and that text encoded were 270 MB
     held at once in rule trial_rows."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:
-        for piece in _pieces(value, ""):
-            handle.write(piece if _plain(piece) else printable(piece))
+        for text in _joined(_pieces(value, "")):
+            handle.write(text if _plain(text) else printable(text))
         handle.write("\n")
+
+
+def _joined(pieces: Iterable[str], size: int = 1 << 16) -> Iterable[str]:
+    """The pieces joined into texts of about `size` characters or one larger piece: an ingest's
+    files are ~50,000 short pieces a folder of 1,000 trials, each a write and a _plain of its own."""
+    held, length = [], 0
+    for piece in pieces:
+        held.append(piece)
+        length += len(piece)
+        if length >= size:
+            yield "".join(held)
+            held, length = [], 0
+    yield "".join(held)
 
 
 def _plain(text: str) -> bool:
