@@ -7,8 +7,9 @@ Per job folder, in a fresh process each (as rule ingest runs one job per job fol
           trajectory/llm_trajectory.jsonl one by one, and every file under reviews/ and scoring/
           (reviews/<id>/result.json parsed);
   ingest: what workflow/scripts/ingest.py does between its imports and its exit:
-          benchreport.ingest.ingest_job, then the four outputs and the sources (the bulk of
-          the lineage record) serialised with files.dump_json and written.
+          benchreport.ingest.ingest_job, then its four outputs written as it writes them
+          (trials.json's rows as columns, files.write_json) and the sources (the bulk of the
+          lineage record) serialised with files.dump_json.
 CPU seconds are user + sys of the process and the processes it forks (getrusage), counted from
 the end of its imports: "work". The processes' start (interpreter and imports) is printed
 apart. Prints ingest work / floor work per shape; nothing is asserted.
@@ -92,17 +93,19 @@ def cpu():
 sys.path.insert(0, sys.argv[1])
 import benchreport.ingest
 from benchreport.discover import find_job_folders
-from benchreport.files import dump_json, write_text
+from benchreport.files import dump_json, write_json, write_text
 from benchreport.ingest import ingest_job, job_ledger
+from benchreport.trial import as_columns
 assert benchreport.ingest.__file__.startswith(sys.argv[1]), benchreport.ingest.__file__
 root, relpath, out, MAX, workers = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6])
 job = next(job for job in find_job_folders([root]) if job.relpath == relpath)
 start_cpu, wall = cpu(), time.perf_counter()
 result = ingest_job(job, MAX, ["nop-agent"], workers=workers, duplicates={})
-write_text(f"{out}/trials.json", dump_json({k: v for k, v in result.items() if k != "sources"}))
-write_text(f"{out}/index.json", dump_json({k: result[k] for k in ("job", "settings")}))
-write_text(f"{out}/tasks.json", dump_json({"job": result["job"]["id"], "tasks": result["tasks"]}))
-write_text(f"{out}/ledger.json", dump_json(job_ledger(result)))
+# the four outputs as workflow/scripts/ingest.py writes them; the sources as its lineage record holds them
+write_json(f"{out}/trials.json", {k: as_columns(v) if k == "trials" else v for k, v in result.items() if k != "sources"})
+write_json(f"{out}/index.json", {k: result[k] for k in ("job", "settings")})
+write_json(f"{out}/tasks.json", {"job": result["job"]["id"], "tasks": result["tasks"]})
+write_json(f"{out}/ledger.json", job_ledger(result))
 write_text(f"{out}/sources.json", dump_json({"sources": result["sources"]}))
 print(json.dumps({"start": start_cpu, "work": cpu() - start_cpu, "wall": time.perf_counter() - wall,
                   "trials": len(result["trials"]), "sources": len(result["sources"])}))
@@ -150,12 +153,15 @@ def profile(jobs_root: Path, max_requests: int) -> None:
     from benchreport.discover import find_job_folders
     from benchreport.files import dump_json
     from benchreport.ingest import ingest_job, job_ledger
+    from benchreport.trial import as_columns
 
     job = find_job_folders([str(jobs_root)])[0]
     profiler = cProfile.Profile()
     profiler.enable()
     result = ingest_job(job, max_requests, ["nop-agent"])
-    dump_json({key: value for key, value in result.items() if key != "sources"})
+    dump_json(
+        {key: as_columns(value) if key == "trials" else value for key, value in result.items() if key != "sources"}
+    )
     dump_json(job_ledger(result))
     dump_json({"sources": result["sources"]})
     profiler.disable()
