@@ -146,25 +146,19 @@ def measure(jobs_root: Path, out: Path, max_requests: int, workers: int, codes: 
     return {"jobs": len(jobs), "files": files, "attempts": attempts, "totals": totals}
 
 
-def profile(jobs_root: Path, max_requests: int) -> None:
+def profile(jobs_root: Path, max_requests: int, out: Path) -> None:
+    """The INGEST snippet on the first job folder, in this process, under cProfile."""
     import cProfile
     import pstats
 
     from benchreport.discover import find_job_folders
-    from benchreport.files import dump_json
-    from benchreport.ingest import ingest_job, job_ledger
-    from benchreport.trial import as_columns
 
     job = find_job_folders([str(jobs_root)])[0]
+    scripts = str(REPO / "workflow" / "scripts")
+    sys.argv = ["ingest", scripts, job.root, job.relpath, str(out), str(max_requests), "1"]
+    namespace = {"__name__": "__main__"}
     profiler = cProfile.Profile()
-    profiler.enable()
-    result = ingest_job(job, max_requests, ["nop-agent"])
-    dump_json(
-        {key: as_columns(value) if key == "trials" else value for key, value in result.items() if key != "sources"}
-    )
-    dump_json(job_ledger(result))
-    dump_json({"sources": result["sources"]})
-    profiler.disable()
+    profiler.runctx(compile(INGEST, "INGEST", "exec"), namespace, namespace)
     stats = pstats.Stats(profiler).strip_dirs()
     stats.sort_stats("tottime").print_stats(25)
     stats.sort_stats("cumulative").print_stats(30)
@@ -205,7 +199,7 @@ def main(argv=None) -> int:
     bench_scale.generate(data, generate_args)
     print(f"load average at start: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
     if args.profile:
-        profile(data / "jobs", args.max_requests)
+        profile(data / "jobs", args.max_requests, args.tmp / "out-profile")
         return 0
     codes = {"ingest": REPO / "workflow" / "scripts"}
     if args.before:
