@@ -227,12 +227,18 @@ def _one_line(value) -> bool:
 
 def _pieces(value, indent: str):
     """The text of a value, in pieces: a list of records one record a piece, so that a file of
-    100,000 trials is written without its whole text in memory (write_json). A member or an item
-    written on one line is one piece with what goes before it."""
-    inner = indent + "  "
+    100,000 trials is written without its whole text in memory (write_json)."""
     if _one_line(value):
         yield _encode(value)
-    elif isinstance(value, dict):
+    else:
+        yield from _lines(value, indent)
+
+
+def _lines(value, indent: str):
+    """_pieces of a value it does not write on one line. A member or an item that is written on
+    one line is one piece with what goes before it; one that is not is asked _one_line once."""
+    inner = indent + "  "
+    if isinstance(value, dict):
         yield "{\n"
         for number, (key, item) in enumerate(value.items()):
             head = f",\n{inner}{_key(key)}: " if number else f"{inner}{_key(key)}: "
@@ -240,7 +246,7 @@ def _pieces(value, indent: str):
                 yield head + _encode(item)
             else:
                 yield head
-                yield from _pieces(item, inner)
+                yield from _lines(item, inner)
         yield "\n" + indent + "}"
     elif isinstance(value, LazyRecords) and not value:
         yield "[]"
@@ -262,7 +268,7 @@ def _pieces(value, indent: str):
                     yield head + _encode(item)
                 else:
                     yield head
-                    yield from _pieces(item, inner)
+                    yield from _lines(item, inner)
         yield "\n" + indent + "]"
 
 

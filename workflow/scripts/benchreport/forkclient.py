@@ -4,7 +4,7 @@ copy ends. Where no server answers, it becomes the plain runner (rulejob.py) at 
 
 Started as a file (`python -P forkclient.py <rule> <log> <threads>`, the namespace on standard
 input) in place of rulejob.py. It imports only what it needs to talk to the server: the job's
-time is what it saves, ~15 ms a start against 45-650 ms of imports a job. The request's format
+time is what it saves, ~12 ms of CPU a start against 45-650 ms of imports a job. The request's format
 is written and read here (request, read_request), the server imports them.
 
 It talks through _socket and _signal, the C modules under socket and signal: those two import
