@@ -4,11 +4,14 @@ caught in ordinary content (the real BenchFlow folders)."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 
 import pytest
 from benchreport import bundle, secrets
 from conftest import EXAMPLE
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 ANTHROPIC = "sk-ant-api03-PLANTEDplantedPLANTED0123456789abcdef"
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk"
@@ -223,3 +226,80 @@ def test_names_searched_at_once_show_as_each_searched_alone():
     alone = {name: redact_text(printable(name))[0] for name in names}
     assert ingest.shown_names(names) == alone
     assert all(key not in shown for shown in alone.values())
+
+
+# Texts rich in what the scanner looks for: the stems and words, the characters around them, and
+# characters outside ASCII (one that lower-cases to an ASCII letter, one to two characters, an
+# escaped byte), in pieces a key is made of.
+SCANNED_PIECES = [
+    *secrets.BY_STEM,
+    *secrets.SECRET_WORDS,
+    *secrets.SCHEMES,
+    *secrets.ENV_SUFFIXES,
+    "://",
+    "u:pw@h",
+    "sk-ant-",
+    "ghp_",
+    "-----END RSA PRIVATE KEY-----",
+    "\\u0073",
+    "%2D",
+    "[REDACTED:secret]",
+    "__0123abcd",
+    "high",
+    "task",
+    "Bearer ",
+    "OPENAI",
+    "c2stYW50LWFwaTAzLWFiY2RlZmdoaWprbG1ub3BxcnN0",  # base64 of an Anthropic key
+    "0123456789abcdef" * 2,
+    *(f"YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXo{'=' * padding}" for padding in range(4)),  # base64 of a-z
+    *"=:'\"\n\t ?/+_-.\0\u00e9\u0130\u212a\u0663\udcff",
+]
+scanned_texts = st.lists(
+    st.one_of(st.sampled_from(SCANNED_PIECES), st.text(alphabet="abcXYZ019+/=_-.", max_size=30), st.text(max_size=3)),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(scanned_texts)
+def test_the_automaton_finds_each_literal_where_str_find_does(text):
+    """Literals.places: every place str.find finds, overlapping ones too, at the text's own
+    offsets whatever characters outside ASCII stand before; with `before`, exactly those after a
+    character that is not a word's (the start of the text too)."""
+    for places in (secrets.KEY_PLACES, secrets.ENV_PLACES):
+        assert places.places(text) == sorted(places.searched(text))
+    stems = secrets.STEM_PLACES
+    assert stems.places(text) == sorted(
+        (index, start) for index, start in stems.searched(text) if not (start and text[start - 1] in secrets.WORD_CHARS)
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(scanned_texts)
+def test_base64_runs_are_the_runs_of_the_pattern(text):
+    assert secrets._base64_runs(text) == [match.span() for match in secrets.BASE64_RUN.finditer(text)]
+
+
+@contextlib.contextmanager
+def without_the_automaton():
+    every = [value for value in vars(secrets).values() if isinstance(value, secrets.Literals)]
+    saved = [places._automaton for places in every]
+    for places in every:
+        places._automaton = None
+    try:
+        yield
+    finally:
+        for places, automaton in zip(every, saved):
+            places._automaton = automaton
+
+
+@settings(max_examples=300, deadline=None)
+@given(scanned_texts)
+def test_the_scan_finds_the_same_without_the_automaton(text):
+    """Where ahocorasick_rs is not installed (the conda env), str.find loops give every place and
+    the scanner's own checks drop the rest: the same spans, labels and redacted text."""
+    found = secrets.find(text, ("Mixed-Case-Known",))
+    redacted = secrets.redact_text(text)
+    with without_the_automaton():
+        assert secrets.find(text, ("Mixed-Case-Known",)) == found
+        assert secrets.redact_text(text) == redacted

@@ -13,6 +13,9 @@ CONDA_NAMES = {"matplotlib": "matplotlib-base"}
 # Snakemake runs the env, it is not needed inside it (a rule's script finds Snakemake's own
 # modules), and conda-forge does not carry it
 OUTSIDE = {"snakemake"}
+# no conda-forge build of it is known here; without it secrets.Literals searches by str.find, to
+# the same results, slower
+NOT_ON_CONDA_FORGE = {"ahocorasick_rs"}
 PYTHON = "3.11"
 HEADER = """\
 # Written by make_env.py from requirements.txt's pins (edit those, then run it): for users who run
@@ -44,7 +47,9 @@ def conda_env(requirements: str) -> str:
         f"  - python ={PYTHON}",
     ]
     lines += [
-        f"  - {CONDA_NAMES.get(name, name)} ={version}" for name, version in pins(requirements) if name not in OUTSIDE
+        f"  - {CONDA_NAMES.get(name, name)} ={version}"
+        for name, version in pins(requirements)
+        if name not in OUTSIDE | NOT_ON_CONDA_FORGE
     ]
     return "\n".join(lines) + "\n"
 

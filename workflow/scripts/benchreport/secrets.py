@@ -23,6 +23,11 @@ import functools
 import re
 import urllib.parse
 
+try:
+    import ahocorasick_rs
+except ImportError:  # not in the conda env (workflow/envs/make_env.py): Literals searches by str.find
+    ahocorasick_rs = None
+
 # (label, literal prefixes, pattern matched where a prefix stands): the whole match is the secret
 # and its shape names it. The prefixes are found with str.find (fast), the patterns only tried there.
 SHAPES = [
@@ -136,7 +141,50 @@ def secret_env_values(agent_env) -> list[str]:
     ]
 
 
-# each prefix is searched by its stem: one str.find for "sk" serves sk-ant-, sk-, sk_live_, sk_test_
+class Literals:
+    """Where literals stand in a text: one pass of an Aho-Corasick automaton (ahocorasick_rs, Rust)
+    finds them all at ~1-3 ns a character, where a str.find loop per literal costs ~0.5 ns a
+    character each: the bundle's first pass searches ~50 literals in ~1 GB.
+
+    The automaton reads the text encoded as ASCII with each other character as "?", so that its
+    offsets are the text's, after a "\0" that stands for the text's start. Given `before`, it finds
+    a literal only after one of those characters ("\0": at the start; "?": after any character
+    outside ASCII), which is how _shapes skips the "gh" of every "high" without a Python check.
+    Without the package, str.find loops give every place, which the callers' own checks bring to
+    the same result."""
+
+    def __init__(self, literals, before: str = ""):
+        self.literals = tuple(literals)
+        if any("?" in literal for literal in self.literals):
+            raise ValueError("a literal with a '?' would match where a character outside ASCII stands")
+        patterns = [(char + literal).encode("ascii") for literal in self.literals for char in before or [""]]
+        self._owners = [index for index in range(len(self.literals)) for _ in before or [""]]
+        self._shift = len(before[:1]) - 1  # from a match's start in "\0" + text to the literal's in text
+        self._automaton = ahocorasick_rs.BytesAhoCorasick(patterns) if ahocorasick_rs else None
+
+    def places(self, text: str) -> list[tuple[int, int]]:
+        """(literal index, start), sorted: every place (after a `before` character, with one)."""
+        if self._automaton is None:
+            return self.searched(text)
+        owners, shift = self._owners, self._shift
+        found = self._automaton.find_matches_as_indexes(b"\0" + text.encode("ascii", "replace"), overlapping=True)
+        return sorted([(owners[pattern], start + shift) for pattern, start, _ in found])
+
+    def searched(self, text: str) -> list[tuple[int, int]]:
+        """Every place of each literal, by str.find loops."""
+        found = []
+        for index, literal in enumerate(self.literals):
+            start = text.find(literal)
+            while start >= 0:
+                found.append((index, start))
+                start = text.find(literal, start + 1)
+        return found
+
+
+NOT_WORD = "".join(char for char in map(chr, range(128)) if char not in WORD_CHARS)  # with "?" and "\0"
+
+
+# each prefix is searched by its stem: one place of "sk" serves sk-ant-, sk-, sk_live_, sk_test_
 STEMS = ("sk", "gh", "gl", "xox")
 BY_STEM: dict[str, list] = {}
 for _kind, _prefixes, _pattern in SHAPES:
@@ -144,32 +192,52 @@ for _kind, _prefixes, _pattern in SHAPES:
         BY_STEM.setdefault(next((s for s in STEMS if _prefix.startswith(s)), _prefix), []).append(
             (_prefix, _kind, _pattern)
         )
+STEM_PLACES = Literals(BY_STEM, before=NOT_WORD)
+SHAPES_BY_STEM = list(BY_STEM.values())
 
 
 def _shapes(text: str) -> list[tuple[int, int, str]]:
     found = []
-    for stem, shapes in BY_STEM.items():
-        start = text.find(stem)
-        while start >= 0:
-            if not (start and text[start - 1] in WORD_CHARS):
-                for prefix, kind, pattern in shapes:
-                    match = pattern.match(text, start) if text.startswith(prefix, start) else None
-                    if match:
-                        end = match.end()
-                        if ATTEMPT_SUFFIX.match(text, end - 10, end):  # a key as a task name: keep "__<8 hex>"
-                            end -= 10
-                        found.append((start, end, kind))
-                        break
-            start = text.find(stem, start + 1)
+    for index, start in STEM_PLACES.places(text):
+        if not (start and text[start - 1] in WORD_CHARS):
+            for prefix, kind, pattern in SHAPES_BY_STEM[index]:
+                match = pattern.match(text, start) if text.startswith(prefix, start) else None
+                if match:
+                    end = match.end()
+                    if ATTEMPT_SUFFIX.match(text, end - 10, end):  # a key as a task name: keep "__<8 hex>"
+                        end -= 10
+                    found.append((start, end, kind))
+                    break
     return found
+
+
+# the base64 characters as 1, every other byte as 0: a run of BASE64_RUN is 24 ones in a row
+BASE64_MARKS = bytes(int(chr(code).isascii() and (chr(code).isalnum() or chr(code) in "+/")) for code in range(256))
+LONG_RUN = b"\x01" * 24
+
+
+def _base64_runs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each match of BASE64_RUN, in order, each found by bytes.find of 24 marks in
+    a row in the text's translation to BASE64_MARKS (~1 ns a character; the pattern itself tries a
+    start at each character of every shorter word, ~12 ns). The text is encoded with each other
+    character as one "?", which is no base64 character, so that the offsets are the text's."""
+    marks = text.encode("ascii", "replace").translate(BASE64_MARKS)
+    runs, start = [], marks.find(LONG_RUN)
+    while start >= 0:
+        end = marks.find(b"\0", start + len(LONG_RUN))
+        end = len(marks) if end < 0 else end
+        padded = end + len(text[end : end + 2]) - len(text[end : end + 2].lstrip("="))
+        runs.append((start, padded))
+        start = marks.find(LONG_RUN, padded)
+    return runs
 
 
 def _base64_wrapped(text: str) -> list[tuple[int, int, str]]:
     """Runs of base64 whose decoded text holds a secret shape (a key pasted base64-encoded).
     Hex runs (sha256 digests) are skipped undecoded."""
     found = []
-    for match in BASE64_RUN.finditer(text):
-        run = match.group().rstrip("=")
+    for start, end in _base64_runs(text):
+        run = text[start:end].rstrip("=")
         if HEX.fullmatch(run):
             continue
         try:
@@ -178,7 +246,7 @@ def _base64_wrapped(text: str) -> list[tuple[int, int, str]]:
             continue
         inner = _shapes(decoded.decode("latin-1"))
         if inner:
-            found.append((match.start(), match.end(), f"base64 {min(inner)[2]}"))
+            found.append((start, end, f"base64 {min(inner)[2]}"))
     return found
 
 
@@ -239,40 +307,37 @@ def _assigned(text: str, at: int, found: list) -> None:
             found.append((match.start(group), match.end(group), "secret"))
 
 
+# found in the lower-cased text: the secret-named keys, then the schemes; in the text as it is
+KEY_PLACES = Literals((*SECRET_WORDS, *SCHEMES))
+ENV_PLACES = Literals((*ENV_SUFFIXES, "://"))
+
+
 def _contexts(text: str) -> list[tuple[int, int, str]]:
     """Secrets found by where they stand: after a secret-named key (in any case), after Bearer or
-    Basic, as the password of a URL. (Each literal is searched by a str.find loop: a generator
-    of its places cost 2 us a file, a tenth of the bundle's first pass over 600,000 files.)"""
+    Basic, as the password of a URL."""
     found = []
     lower = text.lower()
     if len(lower) != len(text):  # a few non-ASCII letters lower-case to two characters
         lower = text.translate(ASCII_LOWER)
-    for word in SECRET_WORDS:
-        start = lower.find(word)
-        while start >= 0:
+    words = len(SECRET_WORDS)
+    for index, start in KEY_PLACES.places(lower):
+        if index < words:
             before = lower[start - 1] if start else ""
             if before not in NAME_CHARS or before in "_.-":  # else inside a longer word: "mytoken"
-                _assigned(text, start + len(word), found)
-            start = lower.find(word, start + 1)
-    for suffix in ENV_SUFFIXES:
-        start = text.find(suffix)
-        while start >= 0:
+                _assigned(text, start + len(SECRET_WORDS[index]), found)
+            continue
+        scheme = KEY_PLACES.literals[index]
+        match = None if start and lower[start - 1] in NAME_CHARS else SCHEMES[scheme].match(text, start + len(scheme))
+        if match and not NOT_A_SECRET.match(match.group(1)) and (scheme == "bearer" or _basic_auth(match.group(1))):
+            found.append((match.start(1), match.end(1), "secret"))
+    for index, start in ENV_PLACES.places(text):
+        if index < len(ENV_SUFFIXES):
             if start and (text[start - 1].isupper() or text[start - 1].isdigit()):
-                _assigned(text, start + len(suffix), found)
-            start = text.find(suffix, start + 1)
-    for scheme, pattern in SCHEMES.items():
-        start = lower.find(scheme)
-        while start >= 0:
-            match = None if start and lower[start - 1] in NAME_CHARS else pattern.match(text, start + len(scheme))
-            if match and not NOT_A_SECRET.match(match.group(1)) and (scheme == "bearer" or _basic_auth(match.group(1))):
-                found.append((match.start(1), match.end(1), "secret"))
-            start = lower.find(scheme, start + 1)
-    start = text.find("://")
-    while start >= 0:
+                _assigned(text, start + len(ENV_SUFFIXES[index]), found)
+            continue
         match = URL_CREDENTIALS.match(text, start + 3)
         if match and not NOT_A_SECRET.match(match.group(1)):
             found.append((match.start(1), match.end(1), "secret"))
-        start = text.find("://", start + 1)
     return found
 
 
