@@ -252,7 +252,7 @@ SCANNED_PIECES = [
     "c2stYW50LWFwaTAzLWFiY2RlZmdoaWprbG1ub3BxcnN0",  # base64 of an Anthropic key
     "0123456789abcdef" * 2,
     *(f"YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXo{'=' * padding}" for padding in range(4)),  # base64 of a-z
-    *"=:'\"\n\t ?/+_-.\0\u00e9\u0130\u212a\u0663\udcff",
+    *"=:'\"\n\t ?/+_-.\0\u00e9\u0130\u212a\u0663\udcff\ud800",
 ]
 scanned_texts = st.lists(
     st.one_of(st.sampled_from(SCANNED_PIECES), st.text(alphabet="abcXYZ019+/=_-.", max_size=30), st.text(max_size=3)),
@@ -260,37 +260,49 @@ scanned_texts = st.lists(
 ).map("".join)
 
 
+@contextlib.contextmanager
+def without_the_automaton():
+    """Every Literals searching by str.find, as where ahocorasick_rs is not installed (and label's
+    cache emptied, so that no label found with the automaton is reused)."""
+    every = [value for value in vars(secrets).values() if isinstance(value, secrets.Literals)]
+    saved = [places._automaton for places in every]
+    for places in every:
+        places._automaton = None
+    secrets.label.cache_clear()
+    try:
+        yield
+    finally:
+        for places, automaton in zip(every, saved):
+            places._automaton = automaton
+        secrets.label.cache_clear()
+
+
 @settings(max_examples=400, deadline=None)
 @given(scanned_texts)
 def test_the_automaton_finds_each_literal_where_str_find_does(text):
     """Literals.places: every place str.find finds, overlapping ones too, at the text's own
-    offsets whatever characters outside ASCII stand before; with `before`, exactly those after a
-    character that is not a word's (the start of the text too)."""
-    for places in (secrets.KEY_PLACES, secrets.ENV_PLACES):
-        assert places.places(text) == sorted(places.searched(text))
+    offsets whatever characters outside ASCII stand before; with `before`, those after a
+    character that is not a word's (the start of the text too). The same with and without the
+    automaton."""
     stems = secrets.STEM_PLACES
-    assert stems.places(text) == sorted(
-        (index, start) for index, start in stems.searched(text) if not (start and text[start - 1] in secrets.WORD_CHARS)
+    with_the_automaton = [places.places(text) for places in (stems, secrets.KEY_PLACES, secrets.ENV_PLACES)]
+    with without_the_automaton():
+        assert with_the_automaton == [places.places(text) for places in (stems, secrets.KEY_PLACES, secrets.ENV_PLACES)]
+    every = sorted(
+        (index, start)
+        for index, stem in enumerate(stems.literals)
+        for start in range(len(text))
+        if text.startswith(stem, start)
     )
+    assert with_the_automaton[0] == [
+        (index, start) for index, start in every if not (start and text[start - 1] in secrets.WORD_CHARS)
+    ]
 
 
 @settings(max_examples=400, deadline=None)
 @given(scanned_texts)
 def test_base64_runs_are_the_runs_of_the_pattern(text):
     assert secrets._base64_runs(text) == [match.span() for match in secrets.BASE64_RUN.finditer(text)]
-
-
-@contextlib.contextmanager
-def without_the_automaton():
-    every = [value for value in vars(secrets).values() if isinstance(value, secrets.Literals)]
-    saved = [places._automaton for places in every]
-    for places in every:
-        places._automaton = None
-    try:
-        yield
-    finally:
-        for places, automaton in zip(every, saved):
-            places._automaton = automaton
 
 
 @settings(max_examples=300, deadline=None)

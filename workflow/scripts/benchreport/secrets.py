@@ -29,7 +29,7 @@ except ImportError:  # not in the conda env (workflow/envs/make_env.py): Literal
     ahocorasick_rs = None
 
 # (label, literal prefixes, pattern matched where a prefix stands): the whole match is the secret
-# and its shape names it. The prefixes are found with str.find (fast), the patterns only tried there.
+# and its shape names it. The prefixes are found by their stems (Literals), the patterns only tried there.
 SHAPES = [
     ("private key", ("-----BEGIN ",), r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----"),
     ("anthropic api key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_-]{20,}"),
@@ -150,16 +150,17 @@ class Literals:
     offsets are the text's, after a "\0" that stands for the text's start. Given `before`, it finds
     a literal only after one of those characters ("\0": at the start; "?": after any character
     outside ASCII), which is how _shapes skips the "gh" of every "high" without a Python check.
-    Without the package, str.find loops give every place, which the callers' own checks bring to
-    the same result."""
+    Without the package, str.find loops give the same places, slower."""
 
     def __init__(self, literals, before: str = ""):
         self.literals = tuple(literals)
-        if any("?" in literal for literal in self.literals):
-            raise ValueError("a literal with a '?' would match where a character outside ASCII stands")
-        patterns = [(char + literal).encode("ascii") for literal in self.literals for char in before or [""]]
-        self._owners = [index for index in range(len(self.literals)) for _ in before or [""]]
-        self._shift = len(before[:1]) - 1  # from a match's start in "\0" + text to the literal's in text
+        if any("?" in literal or "\0" in literal for literal in self.literals):
+            raise ValueError("a literal with a '?' or a '\\0' would match where another character stands")
+        self.before = "".join(sorted(set(before)))
+        self._before = self.before.encode("ascii")
+        patterns = [(char + literal).encode("ascii") for literal in self.literals for char in self.before or [""]]
+        self._owners = [index for index in range(len(self.literals)) for _ in self.before or [""]]
+        self._shift = 0 if before else -1  # from a match's start in "\0" + text to the literal's in text
         self._automaton = ahocorasick_rs.BytesAhoCorasick(patterns) if ahocorasick_rs else None
 
     def places(self, text: str) -> list[tuple[int, int]]:
@@ -171,12 +172,14 @@ class Literals:
         return sorted([(owners[pattern], start + shift) for pattern, start, _ in found])
 
     def searched(self, text: str) -> list[tuple[int, int]]:
-        """Every place of each literal, by str.find loops."""
+        """places, by str.find loops."""
         found = []
         for index, literal in enumerate(self.literals):
             start = text.find(literal)
             while start >= 0:
-                found.append((index, start))
+                char = text[start - 1] if start else "\0"
+                if not self._before or char.encode("ascii", "replace") in self._before:
+                    found.append((index, start))
                 start = text.find(literal, start + 1)
         return found
 
@@ -198,16 +201,15 @@ SHAPES_BY_STEM = list(BY_STEM.values())
 
 def _shapes(text: str) -> list[tuple[int, int, str]]:
     found = []
-    for index, start in STEM_PLACES.places(text):
-        if not (start and text[start - 1] in WORD_CHARS):
-            for prefix, kind, pattern in SHAPES_BY_STEM[index]:
-                match = pattern.match(text, start) if text.startswith(prefix, start) else None
-                if match:
-                    end = match.end()
-                    if ATTEMPT_SUFFIX.match(text, end - 10, end):  # a key as a task name: keep "__<8 hex>"
-                        end -= 10
-                    found.append((start, end, kind))
-                    break
+    for index, start in STEM_PLACES.places(text):  # each after a non-word character: "desk-" is not "sk-"
+        for prefix, kind, pattern in SHAPES_BY_STEM[index]:
+            match = pattern.match(text, start) if text.startswith(prefix, start) else None
+            if match:
+                end = match.end()
+                if ATTEMPT_SUFFIX.match(text, end - 10, end):  # a key as a task name: keep "__<8 hex>"
+                    end -= 10
+                found.append((start, end, kind))
+                break
     return found
 
 
@@ -226,7 +228,9 @@ def _base64_runs(text: str) -> list[tuple[int, int]]:
     while start >= 0:
         end = marks.find(b"\0", start + len(LONG_RUN))
         end = len(marks) if end < 0 else end
-        padded = end + len(text[end : end + 2]) - len(text[end : end + 2].lstrip("="))
+        padded = end
+        while padded < end + 2 and text.startswith("=", padded):  # ={0,2}
+            padded += 1
         runs.append((start, padded))
         start = marks.find(LONG_RUN, padded)
     return runs
