@@ -95,9 +95,11 @@ ASSIGNED = re.compile(
     r"""(["']?)[ \t]*[=:](?:\s*"((?:[^"\\]|\\.){4,})"|[ \t]*'([^'\n]{4,})'|"""
     r"""[ \t]*([^\s'"#,;&<>\\()\[\]{}]{4,})(?=[\s'"#,;&<>\\]|$))"""
 )
+BASE64_CLASS = "A-Za-z0-9+/"  # the base64 characters, as the inside of a pattern's [...]
+BASE64_MIN_RUN = 24  # a run this long may be a key pasted base64-encoded; shorter ones are words
 SCHEMES = {
     "bearer": re.compile(r"\s+([A-Za-z0-9._~+/=-]{16,})"),
-    "basic": re.compile(r"\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])"),
+    "basic": re.compile(rf"\s+([{BASE64_CLASS}]{{8,}}={{0,2}})(?![{BASE64_CLASS}=])"),
 }
 URL_CREDENTIALS = re.compile(r"[^\s:/?#@\"'<>\\]+:([^\s/?#@\"'<>\\]+)@")
 # a value found by its context that is one of these is a placeholder, a number or a reference
@@ -107,7 +109,6 @@ NOT_A_SECRET = re.compile(
     r"[$~]?[-+]?[0-9][0-9.,:eE+-]*[%a-z]{0,3}|[0-9a-f]{64})$"
 )
 ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{24,}={0,2}")  # leftmost first, so each run is found whole
 HEX = re.compile(r"[0-9a-f]+")
 # a value this long, once found, is redacted wherever it appears (shorter ones only where found)
 PROPAGATE_MIN = 8
@@ -213,14 +214,15 @@ def _shapes(text: str) -> list[tuple[int, int, str]]:
     return found
 
 
-# the base64 characters as 1, every other byte as 0: a run of BASE64_RUN is 24 ones in a row
-BASE64_MARKS = bytes(int(chr(code).isascii() and (chr(code).isalnum() or chr(code) in "+/")) for code in range(256))
-LONG_RUN = b"\x01" * 24
+# the base64 characters as 1, every other byte as 0: a long run is BASE64_MIN_RUN ones in a row
+BASE64_MARKS = bytes(re.fullmatch(f"[{BASE64_CLASS}]", chr(code)) is not None for code in range(256))
+LONG_RUN = b"\x01" * BASE64_MIN_RUN
 
 
 def _base64_runs(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each match of BASE64_RUN, in order, each found by bytes.find of 24 marks in
-    a row in the text's translation to BASE64_MARKS (~1 ns a character; the pattern itself tries a
+    """(start, end) of each run of BASE64_MIN_RUN or more base64 characters and the up to two "="
+    after it, leftmost first (the matches of [A-Za-z0-9+/]{24,}={0,2}), each found by bytes.find
+    of LONG_RUN in the text's translation to BASE64_MARKS (~1 ns a character; that pattern tries a
     start at each character of every shorter word, ~12 ns). The text is encoded with each other
     character as one "?", which is no base64 character, so that the offsets are the text's."""
     marks = text.encode("ascii", "replace").translate(BASE64_MARKS)
@@ -323,6 +325,9 @@ def _contexts(text: str) -> list[tuple[int, int, str]]:
     lower = text.lower()
     if len(lower) != len(text):  # a few non-ASCII letters lower-case to two characters
         lower = text.translate(ASCII_LOWER)
+    # the words' and the schemes' checks of the character before stay here, not in a `before`
+    # (as the stems' do): they are rare in text, and the automaton of the bare literals skips to
+    # them faster than one of every (character, literal) pair reads each byte
     words = len(SECRET_WORDS)
     for index, start in KEY_PLACES.places(lower):
         if index < words:
