@@ -36,7 +36,7 @@ def refresh(job, state, sources):
 
 
 def attempt(job):
-    return next(path for path in job.path.iterdir() if path.is_dir())
+    return min(path for path in job.path.iterdir() if path.is_dir())
 
 
 def test_unchanged_and_touched_keep_the_stamp_edits_rewrite_it(job, tmp_path):
@@ -185,3 +185,158 @@ def test_forked_processes_write_the_same_stamps_as_one(tmp_path):
     before = {job_id: os.stat(path).st_mtime_ns for job_id, path in two.items()}
     discover.refresh_states(jobs, 20, forked, lambda job: {}, processes=2)
     assert {job_id: os.stat(path).st_mtime_ns for job_id, path in two.items()} == before
+
+
+def settle(root):
+    """Every time under `root` a day back: stats the cache keeps as signs of "unchanged", so the
+    parse writes a signature (discover.SIGNED)."""
+    past = discover.time.time_ns() - 86_400 * 10**9
+    for path in [*root.rglob("*"), root]:
+        os.utime(path, ns=(past, past), follow_symlinks=False)
+
+
+@pytest.fixture
+def attempts(tmp_path):
+    """A job folder of three attempt folders, one of them without a trajectory file, times settled."""
+    root = tmp_path / "jobs"
+    shutil.copytree(EXAMPLE / JOB, root / "oracle")
+    [folder] = discover.find_job_folders([str(root)])
+    first = attempt(folder)
+    for number, name in enumerate(("tiny-hello__0000000a", "tiny-hello__0000000b")):
+        copy = shutil.copytree(first, first.parent / name)
+        (copy / "trajectory").mkdir(exist_ok=True)
+        if number == 0:
+            (copy / "trajectory" / "llm_trajectory.jsonl").write_text('{"request": 1}\n')
+    settle(root)
+    return folder
+
+
+def put_back(path, change):
+    """change(path), then the times of `path` (and its folder) as they were: a change the stats
+    cannot see where the folder's listing is reused."""
+    folder = path.parent
+    stats = [(target, target.stat()) for target in (folder, path) if target.exists()]
+    change(path)
+    for target, info in stats:
+        if target.exists():
+            os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
+
+
+def rewrite(path, text=None):
+    """New bytes, a new time a day back (a settled edit)."""
+    path.write_text(text if text is not None else path.read_text() + " ")
+    past = discover.time.time_ns() - 86_000 * 10**9
+    os.utime(path, ns=(past, past))
+
+
+def link_alike(path):
+    """`path` made a link to another file, the link's own size and mtime those of the file it
+    replaces (its target's name padded to the file's size): only what it leads to differs."""
+    info = path.stat()
+    other = "other.json" if (info.st_size - len("other.json")) % 2 == 0 else "other1.json"
+    rewrite(path.parent / other, "{}\n")
+    path.unlink()
+    path.symlink_to("./" * ((info.st_size - len(other)) // 2) + other)
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns), follow_symlinks=False)
+    assert os.lstat(path).st_size == info.st_size
+
+
+def named(job, name):
+    return next(path for path in job.path.iterdir() if path.name == name)
+
+
+MUTATIONS = {
+    "nothing": lambda job: None,
+    "result.json edited": lambda job: rewrite(attempt(job) / "result.json"),
+    "result.json edited, same size": lambda job: rewrite(
+        attempt(job) / "result.json", (attempt(job) / "result.json").read_text().replace('"', "'", 1)
+    ),
+    "result.json touched": lambda job: os.utime(attempt(job) / "result.json", ns=(1, 2)),
+    "result.json edited, times put back": lambda job: put_back(attempt(job) / "result.json", rewrite),
+    "result.json a link to a copy": lambda job: (
+        shutil.copy2(attempt(job) / "result.json", job.path / "copy.json"),
+        put_back(
+            attempt(job) / "result.json",
+            lambda path: (path.unlink(), path.symlink_to(job.path / "copy.json")),
+        ),
+    ),
+    "result.json a link, its own stat the file's": lambda job: put_back(attempt(job) / "result.json", link_alike),
+    "result.json removed": lambda job: (attempt(job) / "result.json").unlink(),
+    "solver.json added": lambda job: rewrite(attempt(job) / "solver.json", "{}\n"),
+    "solver.json added, times put back": lambda job: put_back(
+        attempt(job) / "solver.json", lambda path: rewrite(path, "{}\n")
+    ),
+    "a trajectory file created": lambda job: rewrite(
+        named(job, "tiny-hello__0000000b") / "trajectory" / "llm_trajectory.jsonl", "{}\n"
+    ),
+    "a trajectory file removed": lambda job: (
+        named(job, "tiny-hello__0000000a") / "trajectory" / "llm_trajectory.jsonl"
+    ).unlink(),
+    "a reviews folder added": lambda job: (attempt(job) / "reviews").mkdir(),
+    "summary.json edited": lambda job: rewrite(job.path / "summary.json"),
+    "an attempt folder removed": lambda job: shutil.rmtree(named(job, "tiny-hello__0000000b")),
+    "an attempt folder added": lambda job: shutil.copytree(attempt(job), job.path / "tiny-hello__0000000c"),
+    "an attempt folder renamed": lambda job: named(job, "tiny-hello__0000000b").rename(
+        job.path / "tiny-hello__0000000d"
+    ),
+    "an attempt folder's time only": lambda job: os.utime(attempt(job), ns=(3, 4)),
+}
+
+
+@pytest.mark.parametrize("mutation", list(MUTATIONS))
+def test_the_signature_says_what_the_cache_says(attempts, tmp_path, mutation):
+    """Whatever changed, a parse with the signature gives the stamp and record sizes that the
+    whole comparison (the cache, without it) gives."""
+    sources = recorded(attempts)
+    signed, unsigned = tmp_path / "signed", tmp_path / "unsigned"
+    signed.mkdir()
+    discover.refresh_state(attempts, 20, signed, lambda: sources)
+    [signature] = signed.glob("*.sig")
+    shutil.copytree(signed, unsigned)
+    (unsigned / signature.name).unlink()
+    [stamp] = signed.glob("*.stamp")
+    first = stamp.read_text(), stamp.stat().st_mtime_ns
+
+    MUTATIONS[mutation](attempts)
+    answers = []
+    for state in (signed, unsigned):
+        stamp, records = discover.refresh_state(attempts, 20, state, lambda: sources)
+        answers.append(((stamp.read_text(), stamp.stat().st_mtime_ns) != first, records))
+    assert answers[0] == answers[1]
+    if mutation in ("nothing", "result.json touched"):
+        assert answers[0][0] is False
+
+
+def test_an_unchanged_job_folder_is_checked_by_its_signature_alone(attempts, tmp_path, monkeypatch):
+    state = tmp_path / "state"
+    state.mkdir()
+    stamp, records = discover.refresh_state(attempts, 20, state, lambda: {})
+    assert len(records) == 3 and len(list(state.glob("*.sig"))) == 1
+    before = stamp.stat().st_mtime_ns
+
+    def never(*arguments):
+        raise AssertionError("the whole stat state was taken")
+
+    monkeypatch.setattr(discover, "stat_state", never)
+    assert discover.refresh_state(attempts, 20, state, lambda: {}) == (stamp, records)
+    assert stamp.stat().st_mtime_ns == before
+
+
+def test_a_signature_not_of_ours_is_set_aside(attempts, tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    stamp, records = discover.refresh_state(attempts, 20, state, lambda: {})
+    [signature] = state.glob("*.sig")
+    written = signature.read_bytes()
+    for garbage in (b"", b"{}", b"not json\n1234567", written[:-3], written[: written.index(b"\n") + 9]):
+        signature.write_bytes(garbage)
+        assert discover.refresh_state(attempts, 20, state, lambda: {}) == (stamp, records)
+        assert signature.read_bytes() == written  # the whole comparison wrote it again
+
+
+def test_no_signature_while_a_time_is_within_a_tick_of_the_parse(attempts, tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    os.utime(attempt(attempts) / "config.json")  # just now
+    discover.refresh_state(attempts, 20, state, lambda: {})
+    assert list(state.glob("*.sig")) == []

@@ -272,11 +272,15 @@ def _lines(value, indent: str):
         yield "\n" + indent + "]"
 
 
-def write_whole(path: Path, text: str) -> None:
-    """Write `text` to a temporary file beside `path`, then rename it over `path`: a reader (a
-    cluster job parsing the workflow at the same time) sees the old file or the new, never half."""
+def write_whole(path: Path, text: str | bytes) -> None:
+    """Write `text` (UTF-8) or bytes to a temporary file beside `path`, then rename it over
+    `path`: a reader (a cluster job parsing the workflow at the same time) sees the old file or
+    the new, never half."""
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    partial.write_text(text, encoding="utf-8")
+    if isinstance(text, bytes):
+        partial.write_bytes(text)
+    else:
+        partial.write_text(text, encoding="utf-8")
     os.replace(partial, path)
 
 
