@@ -70,3 +70,30 @@ def test_two_cores_only_for_a_large_folder_due_alone(here):
     assert stamps.ingest_threads(job, {job.job_id, "a", "b"}, cores=4, parallel_min_attempts=entries) == 1
     gone = discover.JobFolder(job_id="gone", root="jobs", relpath="gone", try_index=None, alias=None)
     assert stamps.ingest_threads(gone, {"gone"}, cores=4, parallel_min_attempts=1) == 1
+
+
+def test_a_remembered_value_is_computed_again_exactly_when_its_digest_changes(here):
+    index = here / "index.json"
+    index.write_text('{"settings": {}}')
+    codec = (lambda value: sorted(value), lambda saved: set(saved))
+    calls = []
+
+    def compute():
+        calls.append(index.read_text())
+        return {"a", "b"}
+
+    def remembered():
+        return stamps.remembered("plan", stamps.files_digest(["index.json"], "code 1"), compute, *codec)
+
+    assert remembered() == {"a", "b"} and len(calls) == 1
+    assert remembered() == {"a", "b"} and len(calls) == 1  # the saved value, decoded
+    os.utime(index, ns=(1, 2))
+    assert remembered() == {"a", "b"} and len(calls) == 1  # touched: the same bytes
+    index.write_text('{"settings": {"x": 1}}')
+    assert remembered() == {"a", "b"} and len(calls) == 2  # new bytes: computed again
+    assert stamps.files_digest(["index.json"], "code 1") != stamps.files_digest(["index.json"], "code 2")
+    saved = here / stamps.STATE_DIR / "derived-plan.json"
+    for garbage in ("", "[]", '{"digest": 1}', "{not json"):
+        saved.write_text(garbage)
+        assert remembered() == {"a", "b"}
+    assert len(calls) == 6 and json.loads(saved.read_text())["value"] == ["a", "b"]

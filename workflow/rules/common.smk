@@ -1,3 +1,4 @@
+import hashlib
 import json
 import os
 import sys
@@ -202,14 +203,10 @@ def read_cached(path):
     return cached
 
 
-def index_entry(job_id):
-    """(mtime, content) of a job folder's index.json (its settings, their tasks and counts)."""
-    return read_cached(ingested(job_id, "index"))
-
-
 def job_index(job_id):
-    """The settings and tasks one job folder holds (available once its ingest has run)."""
-    return index_entry(job_id)[1]
+    """The settings, their tasks and counts one job folder holds (its index.json, available once
+    its ingest has run)."""
+    return read_cached(ingested(job_id, "index"))[1]
 
 
 def job_tasks(job_id):
@@ -219,19 +216,65 @@ def job_tasks(job_id):
     return read_cached(ingested(job_id, "tasks"))[1]["tasks"]
 
 
-def derived(name, compute):
-    """compute() once per state of the index files."""
-    key = (name, tuple((job_id, index_entry(job_id)[0]) for job_id in all_jobs()))
-    if key not in DERIVED_CACHE:
+# What the remembered plan (derived with a codec) is computed by besides the index files: this
+# file and the planning code of shapes.py, so that a change to either computes it again.
+PLAN_CODE = hashlib.sha256(
+    b"".join(
+        path.read_bytes()
+        for path in [
+            Path(SCRIPTS_DIR, "..", "rules", "common.smk"),
+            *(
+                SCRIPTS_DIR / name
+                for name in lineage.code_closure("benchreport/shapes.py")
+            ),
+        ]
+    )
+).hexdigest()
+
+
+def derived(name, compute, codec=None):
+    """compute() once per state of the index files (their mtimes) in this process; with a codec
+    (encode, decode: to and from JSON), once per content of them across parses too
+    (stamps.remembered), so that a parse with nothing changed decodes no index file."""
+    paths = [ingested(job_id, "index") for job_id in all_jobs()]
+    state = tuple((path, os.stat(path).st_mtime_ns) for path in paths)
+    if (name, state) not in DERIVED_CACHE:
         if len(DERIVED_CACHE) > 32:
             DERIVED_CACHE.clear()
-        DERIVED_CACHE[key] = compute()
-    return DERIVED_CACHE[key]
+        if codec is None:
+            DERIVED_CACHE[name, state] = compute()
+        else:
+            if ("digest", state) not in DERIVED_CACHE:
+                extra = json.dumps([PLAN_CODE, controls_policy()], sort_keys=True)
+                DERIVED_CACHE["digest", state] = stamps.files_digest(paths, extra)
+            DERIVED_CACHE[name, state] = stamps.remembered(
+                name, DERIVED_CACHE["digest", state], compute, *codec
+            )
+    return DERIVED_CACHE[name, state]
+
+
+# The settings map and the profiles as JSON: the tasks of a setting are a set.
+SETTINGS_CODEC = (
+    lambda found: {
+        setting: item | {"tasks": sorted(item["tasks"])}
+        for setting, item in found.items()
+    },
+    lambda saved: {
+        setting: item | {"tasks": set(item["tasks"])} for setting, item in saved.items()
+    },
+)
+PROFILES_CODEC = (
+    lambda profiles: profiles,
+    lambda saved: {
+        setting: None if profile is None else tuple(map(tuple, profile))
+        for setting, profile in saved.items()
+    },
+)
 
 
 def settings_map():
     """setting id -> (jobs holding it, its tasks, whether it is a control)."""
-    return derived("settings", compute_settings_map)
+    return derived("settings", compute_settings_map, SETTINGS_CODEC)
 
 
 def compute_settings_map():
@@ -284,7 +327,7 @@ def setting_profiles():
             for setting in settings_map()
         }
 
-    return derived("profiles", plan)
+    return derived("profiles", plan, PROFILES_CODEC)
 
 
 def stats_inputs(wildcards):
