@@ -328,7 +328,8 @@ def test_a_signature_not_of_ours_is_set_aside(attempts, tmp_path):
     stamp, records = discover.refresh_state(attempts, 20, state, lambda: {})
     [signature] = state.glob("*.sig")
     written = signature.read_bytes()
-    for garbage in (b"", b"{}", b"not json\n1234567", written[:-3], written[: written.index(b"\n") + 9]):
+    cut = written.index(b"\n") + 9
+    for garbage in (b"", b"{}", b"not json\n1234567", written[:-3], written[:cut], written + bytes(8)):
         signature.write_bytes(garbage)
         assert discover.refresh_state(attempts, 20, state, lambda: {}) == (stamp, records)
         assert signature.read_bytes() == written  # the whole comparison wrote it again
@@ -340,3 +341,63 @@ def test_no_signature_while_a_time_is_within_a_tick_of_the_parse(attempts, tmp_p
     os.utime(attempt(attempts) / "config.json")  # just now
     discover.refresh_state(attempts, 20, state, lambda: {})
     assert list(state.glob("*.sig")) == []
+
+
+@pytest.mark.parametrize("how", ["removed", "emptied", "rewritten by other code"])
+def test_a_signature_holds_only_beside_the_state_and_stamp_it_was_written_with(attempts, tmp_path, how):
+    """The JSON state removed or rewritten (by an older benchreport, say, which leaves the
+    signature as it was) while the folder went back to the signed stats: the parse compares the
+    whole state, as it would without the signature."""
+    sources = recorded(attempts)
+    state = tmp_path / "state"
+    state.mkdir()
+    discover.refresh_state(attempts, 20, state, lambda: sources)
+    [cache] = state.glob("*.json")
+    [stamp] = state.glob("*.stamp")
+    first = stamp.read_text(), stamp.stat().st_mtime_ns
+    if how == "removed":
+        cache.unlink()
+    elif how == "emptied":
+        cache.write_text("")
+    else:
+        saved = json.loads(cache.read_text())
+        saved["files"] = {relpath: [0, 1] for relpath in saved["files"]}
+        cache.write_text(json.dumps(saved))
+    unsigned = tmp_path / "unsigned"
+    shutil.copytree(state, unsigned)
+    next(unsigned.glob("*.sig")).unlink()
+    answers = []
+    for folder in (state, unsigned):
+        stamp, records = discover.refresh_state(attempts, 20, folder, lambda: sources)
+        answers.append(((stamp.read_text(), stamp.stat().st_mtime_ns) != first, records))
+    assert answers[0] == answers[1]
+
+
+def test_times_past_2262_leave_the_signature_out(attempts, tmp_path):
+    """A time that does not fit an int64 of nanoseconds (ext4 keeps them): no signature, the
+    stamp as with any stat from the future."""
+    state = tmp_path / "state"
+    state.mkdir()
+    far = 10_413_792_000_000_000_000  # 2300-01-01
+    os.utime(attempt(attempts) / "result.json", ns=(far, far))
+    stamp, _ = discover.refresh_state(attempts, 20, state, lambda: {})
+    first = stamp.read_text(), stamp.stat().st_mtime_ns
+    assert list(state.glob("*.sig")) == []
+    stamp, _ = discover.refresh_state(attempts, 20, state, lambda: {})
+    assert (stamp.read_text(), stamp.stat().st_mtime_ns) == first
+
+
+def test_trajectory_folders_linked_to_each_other_are_a_reason_not_a_crash(attempts, tmp_path):
+    """Two attempt folders whose trajectory folders are links to each other: resolving either
+    loops (ELOOP); the parse records why and goes on, and so does ingest."""
+    one, two = (named(attempts, name) for name in ("tiny-hello__0000000a", "tiny-hello__0000000b"))
+    for folder in (one, two):
+        shutil.rmtree(folder / "trajectory")
+    (one / "trajectory").symlink_to(two / "trajectory")
+    (two / "trajectory").symlink_to(one / "trajectory")
+    state = tmp_path / "state"
+    state.mkdir()
+    discover.refresh_state(attempts, 20, state, lambda: {})
+    files = json.loads(next(state.glob("*.json")).read_text())["files"]
+    assert "link loop" in files[f"{one.name}/{discover.TRAJECTORY}"][0]
+    assert ingest.ingest_job(attempts)["attempt_folders_found"] == 3

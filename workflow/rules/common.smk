@@ -192,10 +192,18 @@ def ingested(job_id, name):
     return ingest_file(job_id, name)
 
 
+def file_state(path):
+    """What tells a file's versions apart within a run without reading it: a rewrite renames a
+    new file over it (another inode) or changes its ctime, which no utime can set back.
+    """
+    info = os.stat(path)
+    return info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino
+
+
 def read_cached(path):
-    """(mtime, content) of a JSON file the input functions below ask for once per job of the
-    DAG; it is read again only when it changes."""
-    stamp = os.stat(path).st_mtime_ns
+    """(file_state, content) of a JSON file the input functions below ask for once per job of
+    the DAG; it is read again only when it changes."""
+    stamp = file_state(path)
     cached = JSON_CACHE.get(path)
     if cached is None or cached[0] != stamp:
         with open(path, encoding="utf-8") as handle:
@@ -233,11 +241,11 @@ PLAN_CODE = hashlib.sha256(
 
 
 def derived(name, compute, codec=None):
-    """compute() once per state of the index files (their mtimes) in this process; with a codec
+    """compute() once per state of the index files (file_state) in this process; with a codec
     (encode, decode: to and from JSON), once per content of them across parses too
     (stamps.remembered), so that a parse with nothing changed decodes no index file."""
     paths = [ingested(job_id, "index") for job_id in all_jobs()]
-    state = tuple((path, os.stat(path).st_mtime_ns) for path in paths)
+    state = tuple((path, file_state(path)) for path in paths)
     if (name, state) not in DERIVED_CACHE:
         if len(DERIVED_CACHE) > 32:
             DERIVED_CACHE.clear()

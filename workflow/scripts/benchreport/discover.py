@@ -424,19 +424,22 @@ def _racy(mtime_ns: int, since_ns: int, now_ns: int) -> bool:
     return since_ns - RACY_NS <= mtime_ns <= now_ns + RACY_NS
 
 
-def _settled(files: dict, hashes: dict, folders: dict) -> dict:
+def _settled(files: dict, hashes: dict, folders: dict, since_ns: int) -> dict:
     """The cache to keep: racy file stats made unmatchable (-1 for the mtime, no sha256) and racy
-    folder listings made unusable (None for the mtime); the time it was saved."""
+    folder listings made unusable (None for the mtime), racy from `since_ns`, when the stats
+    began to be taken, to now; that time as the time it was saved."""
     now = time.time_ns()
     files = {
-        relpath: [entry[0], -1] if len(entry) == 2 and _racy(entry[1], now, now) else entry
+        relpath: [entry[0], -1] if len(entry) == 2 and _racy(entry[1], since_ns, now) else entry
         for relpath, entry in files.items()
     }
     return {
-        "saved_ns": now,
+        "saved_ns": since_ns,
         "files": files,
         "hashes": {relpath: sha for relpath, sha in hashes.items() if files[relpath][-1] != -1},
-        "folders": {name: [None, entry[1]] if _racy(entry[0], now, now) else entry for name, entry in folders.items()},
+        "folders": {
+            name: [None, entry[1]] if _racy(entry[0], since_ns, now) else entry for name, entry in folders.items()
+        },
     }
 
 
@@ -478,11 +481,17 @@ SIGNED_SUFFIXES = tuple(
 SIGNED_MISSING = (-1, -1)
 
 
-def _signature(cache: dict, records: dict) -> bytes | None:
+def _identity(info: os.stat_result) -> list[int]:
+    return [info.st_ino, info.st_size, info.st_mtime_ns]
+
+
+def _signature(cache: dict, records: dict, written: list[list[int]]) -> bytes | None:
     """A saved cache (_settled's) packed as a signature, or None unless it is the plain case and
-    every stat in it is one the cache keeps as a sign of "unchanged" (no -1, no None: _settled).
-    The header names the earliest stat from the future: once the clock reaches it, the signature
-    no longer holds (_trusted)."""
+    every stat in it is one the cache keeps as a sign of "unchanged" (no -1, no None: _settled)
+    and fits an int64. The header names the earliest stat from the future: once the clock reaches
+    it, the signature no longer holds (_trusted); and `written`, the _identity of the cache file
+    and of the stamp it goes with: when either is another file (written since by other code, say,
+    or removed), the signature no longer holds either."""
     files, folders, saved = cache["files"], cache["folders"], cache.get("saved_ns")
     summary = files.get("summary.json")
     if saved is None or summary is None:
@@ -498,29 +507,37 @@ def _signature(cache: dict, records: dict) -> bytes | None:
         mask = masks[listing]
         if mtime is None or mask is None:
             return None
-        packed.extend((mask, mtime))
-        times.append(mtime)
-        for suffix in SIGNED_SUFFIXES[mask]:
-            entry = files.get(name + suffix)
-            if entry is not None and len(entry) == 2:
-                packed.extend(entry)
-                times.append(entry[1])
-            elif entry == [MISSING]:
-                packed.extend(SIGNED_MISSING)
-            else:
-                return None
+        try:  # a time past 2262 does not fit
+            packed.extend((mask, mtime))
+            times.append(mtime)
+            for suffix in SIGNED_SUFFIXES[mask]:
+                entry = files.get(name + suffix)
+                if entry is not None and len(entry) == 2:
+                    packed.extend(entry)
+                    times.append(entry[1])
+                elif entry == [MISSING]:
+                    packed.extend(SIGNED_MISSING)
+                else:
+                    return None
+        except OverflowError:
+            return None
     if -1 in times:
         return None
     future = min((mtime for mtime in times if mtime > saved), default=None)
-    header = json.dumps({"names": list(folders), "summary": summary, "records": records, "future": future})
+    header = json.dumps(
+        {"names": list(folders), "summary": summary, "records": records, "future": future, "written": written}
+    )
     return header.encode() + b"\n" + packed.tobytes()
 
 
-def _signed_records(job: JobFolder, signature: bytes) -> dict | None:
-    """The job folder's record sizes (record_sizes) when every stat stat_state would take is
-    what `signature` holds, else None. Stops at the first that differs."""
+def _signed_records(job: JobFolder, signature: bytes, written: list[list[int]]) -> dict | None:
+    """The job folder's record sizes (record_sizes) when the cache file and stamp are the ones the
+    signature was written with (`written`: their _identity now) and every stat stat_state would
+    take is what `signature` holds, else None. Stops at the first that differs."""
     header, _, packed = signature.partition(b"\n")
     head, values = json.loads(header), array("q", packed)
+    if head["written"] != written:
+        return None
     if head["future"] is not None and head["future"] <= time.time_ns() + RACY_NS:
         return None
     job_dir = str(job.path)
@@ -556,7 +573,7 @@ def _signed_records(job: JobFolder, signature: bytes) -> dict | None:
         return None
     finally:
         os.close(job_fd)
-    return head["records"]
+    return head["records"] if position == len(values) else None
 
 
 def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) -> Path:
@@ -574,21 +591,24 @@ def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) 
         state_dir / f"{key}.sig",
         json.dumps({"root": job.root, "relpath": job.relpath}, sort_keys=True),
     )
-    if stamp.is_file():
-        try:
-            records = _signed_records(job, signature_file.read_bytes())
-        except (OSError, ValueError, KeyError, TypeError, IndexError):  # none, or not one of ours
-            records = None
-        if records is not None:
-            _write_if_changed(location_file(stamp), location)
-            return stamp, records
+    try:
+        written = [_identity(os.stat(cache_file)), _identity(os.stat(stamp))]
+        records = _signed_records(job, signature_file.read_bytes(), written)
+    except (OSError, ValueError, KeyError, TypeError, IndexError):  # none, or not one of ours
+        records = None
+    if records is not None:
+        _write_if_changed(location_file(stamp), location)
+        return stamp, records
     with contextlib.suppress(FileNotFoundError):  # removed before anything changes, written last
         signature_file.unlink()
     try:
-        cache = json.loads(cache_file.read_bytes())
+        with open(cache_file, "rb") as handle:
+            cache_identity = _identity(os.fstat(handle.fileno()))
+            cache = json.loads(handle.read())
         files_before, hashes_before, folders_before = _trusted(cache)
     except (OSError, ValueError, KeyError, TypeError):
         cache = files_before = hashes_before = folders_before = None
+    started = time.time_ns()
     now, folders = stat_state(job, folders_before)
     if files_before is None or not stamp.is_file():
         changed, hashes = True, {}
@@ -600,10 +620,10 @@ def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) 
         stamp.write_text(hashlib.sha256(json.dumps(now, sort_keys=True).encode()).hexdigest() + "\n")
     _write_if_changed(location_file(stamp), location)
     if changed or now != files_before or hashes != hashes_before or folders != folders_before:
-        cache = _settled(now, hashes, folders)
-        write_whole(cache_file, json.dumps(cache, sort_keys=True))
+        cache = _settled(now, hashes, folders, started)
+        cache_identity = _identity(write_whole(cache_file, json.dumps(cache, sort_keys=True)))
     records = record_sizes(folders, now)
-    signature = _signature(cache, records)
+    signature = _signature(cache, records, [cache_identity, _identity(os.stat(stamp))])
     if signature is not None:
         write_whole(signature_file, signature)
     return stamp, records

@@ -272,16 +272,19 @@ def _lines(value, indent: str):
         yield "\n" + indent + "]"
 
 
-def write_whole(path: Path, text: str | bytes) -> None:
+def write_whole(path: Path, text: str | bytes) -> os.stat_result:
     """Write `text` (UTF-8) or bytes to a temporary file beside `path`, then rename it over
     `path`: a reader (a cluster job parsing the workflow at the same time) sees the old file or
-    the new, never half."""
+    the new, never half. The stat of what was written (another writer may have renamed its own
+    over it by the time `path` is stat'ed)."""
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     if isinstance(text, bytes):
         partial.write_bytes(text)
     else:
         partial.write_text(text, encoding="utf-8")
+    written = os.stat(partial)
     os.replace(partial, path)
+    return written
 
 
 def dump_json(value) -> str:
@@ -373,6 +376,8 @@ def locate(job_dir: str, relpath: str, root_real: str) -> tuple[str, os.stat_res
         raise BadFile(relpath, MISSING) from None
     except PermissionError:
         raise BadFile(relpath, "the file cannot be read (permission denied)") from None
+    except OSError as exc:  # a folder on the way that is a link loop (ELOOP), a name too long
+        raise BadFile(relpath, f"cannot be resolved ({exc.strerror}; a link loop?)") from None
     if stat.S_ISDIR(info.st_mode):
         raise BadFile(relpath, "is a folder, not a file")
     if not stat.S_ISREG(info.st_mode):
