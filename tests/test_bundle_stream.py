@@ -337,6 +337,31 @@ def test_the_temporary_tree_is_removed_whole_and_links_are_not_followed(tmp_path
     verifier.remove_tree(root)  # nothing there: nothing to do
 
 
+def test_the_rerun_copy_of_the_job_folders_goes_once_its_ingests_are_done(tmp_path):
+    """InputsRemover: nothing removed while the checkpoint's record is absent, the job folders
+    (only) once it is there, and finish() returns with or without it."""
+    work = tmp_path / "rerun"
+    (work / "jobs" / "label" / "t__1").mkdir(parents=True)
+    (work / "jobs" / "label" / "t__1" / "result.json").write_text("{}")
+    (work / "results").mkdir()
+    lines = []
+    remover = verifier.InputsRemover(work / verifier.INGESTED, work / "jobs", lines.append)
+    remover.start()
+    remover.ended.wait(0.5)  # a while without the record: whatever the timing, nothing to remove
+    assert (work / "jobs").is_dir() and lines == []
+    (work / verifier.INGESTED).write_text("{}")
+    remover.join()  # it polls for the record every 0.2 s
+    assert not remover.is_alive() and not (work / "jobs").exists() and (work / "results").is_dir()
+    assert lines == ["re-run: every ingest done; removing its copy of the job folders meanwhile"]
+    remover.finish()
+
+    (work / "jobs").mkdir()
+    never = verifier.InputsRemover(work / "nothing-here", work / "jobs", lines.append)
+    never.start()
+    never.finish()
+    assert not never.is_alive() and (work / "jobs").is_dir()
+
+
 def test_verify_reads_in_a_fork_only_where_its_lines_arrive(tmp_path, monkeypatch):
     """The archive is read in a forked process when verify's messages go to a file, here when they
     go to a StringIO (whose copy in a fork nobody reads); either way the same verdict. A reader

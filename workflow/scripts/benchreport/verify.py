@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
@@ -541,7 +542,39 @@ def code_difference(listed: dict[str, str], workflow: Path) -> str:
     return f"it differs from the bundled workflow-code/ in {len(differ)} of {len(bundled)} files ({shown})"
 
 
-def run_snakemake(work: Path, cores: int, progress) -> tuple[int, str]:
+# Written by the re-run's checkpoint once every ingest has run. From then on no rule of the
+# installed workflow reads a job-folder file (only rule ingest does; the plan comes from the
+# ingests' outputs, the stamps from .snakemake/), so the re-run's copy of them can go.
+INGESTED = Path("results", "ingested.json")
+
+
+class InputsRemover(threading.Thread):
+    """Removes `tree` once `marker` exists, while the process that made the marker goes on:
+    removing ~600,000 files (100 x 1,000) mostly waits on the disk (60,000 took 4.7-6.1 s, 1 s of
+    it CPU), and the rest of the re-run waits on the cores (at 100 x 1,000, after its ingests:
+    stats, coverage, reports and figures, ~half of it)."""
+
+    def __init__(self, marker: Path, tree: Path, progress):
+        super().__init__(daemon=True)
+        self.marker, self.tree, self.progress = marker, tree, progress
+        self.ended = threading.Event()
+
+    def run(self) -> None:
+        while not self.ended.wait(0.2):
+            if self.marker.exists():
+                self.progress("re-run: every ingest done; removing its copy of the job folders meanwhile")
+                remove_tree(self.tree)
+                return
+
+    def finish(self) -> None:
+        """Stop watching (the re-run ended), and wait for a removal under way."""
+        self.ended.set()
+        self.join()
+
+
+def run_snakemake(work: Path, cores: int, progress, remove_inputs: bool = False) -> tuple[int, str]:
+    """The re-run in `work`: (its exit code, the tail of its output). With `remove_inputs`, its
+    copy of the job folders is removed as soon as its ingests are done (InputsRemover)."""
     command = [
         sys.executable,
         "-m",
@@ -558,6 +591,9 @@ def run_snakemake(work: Path, cores: int, progress) -> tuple[int, str]:
     # every coverage design computed again: never read from this machine's design cache
     environment = {key: value for key, value in os.environ.items() if key != design_cache.CACHE_VARIABLE}
     tail, last = [], time.monotonic()
+    remover = InputsRemover(work / INGESTED, work / "jobs", progress) if remove_inputs else None
+    if remover:
+        remover.start()
     with subprocess.Popen(
         command,
         cwd=work,
@@ -572,6 +608,8 @@ def run_snakemake(work: Path, cores: int, progress) -> tuple[int, str]:
             if "steps (" in line and "done" in line and (time.monotonic() - last >= 5 or "(100%)" in line):
                 last = time.monotonic()
                 progress("re-run: " + line.strip())
+    if remover:
+        remover.finish()
     return process.returncode, "".join(tail)
 
 
@@ -736,7 +774,8 @@ def check(
     (work / "bundle-config.yaml").write_text(json.dumps(config, sort_keys=True), encoding="utf-8")
     progress("re-running the workflow on the bundled job-folder files")
     started = time.monotonic()
-    code, tail = run_snakemake(work, cores, progress)
+    # the archive's own code (--run-bundled-code) may read the job folders later: not removed early
+    code, tail = run_snakemake(work, cores, progress, remove_inputs=not run_bundled_code)
     progress(f"verify: re-ran the workflow in {time.monotonic() - started:.0f} s")
     if code != 0:
         print("re-run FAILED:\n" + tail[-6000:], file=out)
