@@ -11,6 +11,7 @@ import os
 import random
 import signal
 import tarfile
+import threading
 import zlib
 from pathlib import Path, PurePosixPath
 
@@ -350,16 +351,26 @@ def test_the_rerun_copy_of_the_job_folders_goes_once_its_ingests_are_done(tmp_pa
     remover.ended.wait(0.5)  # a while without the record: whatever the timing, nothing to remove
     assert (work / "jobs").is_dir() and lines == []
     (work / verifier.INGESTED).write_text("{}")
-    remover.join()  # it polls for the record every 0.2 s
+    remover.join(60)  # it polls for the record every 0.2 s
     assert not remover.is_alive() and not (work / "jobs").exists() and (work / "results").is_dir()
     assert lines == ["re-run: every ingest done; removing its copy of the job folders meanwhile"]
-    remover.finish()
 
     (work / "jobs").mkdir()
     never = verifier.InputsRemover(work / "nothing-here", work / "jobs", lines.append)
     never.start()
-    never.finish()
+    never.ended.set()  # the re-run ended without the record
+    never.join(60)
     assert not never.is_alive() and (work / "jobs").is_dir()
+
+
+def test_a_rerun_that_cannot_start_leaves_no_remover_behind(tmp_path, monkeypatch):
+    monkeypatch.setattr(verifier.sys, "executable", str(tmp_path / "no-such-python"))
+    before = set(threading.enumerate())
+    with pytest.raises(OSError):
+        verifier.run_snakemake(tmp_path, 1, lambda line: None, remove_inputs=True)
+    for thread in set(threading.enumerate()) - before:  # told to stop: it ends at its next poll
+        thread.join(60)
+        assert not thread.is_alive()
 
 
 def test_verify_reads_in_a_fork_only_where_its_lines_arrive(tmp_path, monkeypatch):

@@ -563,13 +563,11 @@ class InputsRemover(threading.Thread):
         while not self.ended.wait(0.2):
             if self.marker.exists():
                 self.progress("re-run: every ingest done; removing its copy of the job folders meanwhile")
-                remove_tree(self.tree)
+                try:
+                    remove_tree(self.tree)
+                except OSError as exc:  # (or verify stopped, its folder removed under it) left to the end
+                    self.progress(f"re-run: its copy of the job folders left to the end ({shown(str(exc))})")
                 return
-
-    def finish(self) -> None:
-        """Stop watching (the re-run ended), and wait for a removal under way."""
-        self.ended.set()
-        self.join()
 
 
 def run_snakemake(work: Path, cores: int, progress, remove_inputs: bool = False) -> tuple[int, str]:
@@ -594,22 +592,26 @@ def run_snakemake(work: Path, cores: int, progress, remove_inputs: bool = False)
     remover = InputsRemover(work / INGESTED, work / "jobs", progress) if remove_inputs else None
     if remover:
         remover.start()
-    with subprocess.Popen(
-        command,
-        cwd=work,
-        env=environment,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        errors="replace",
-    ) as process:
-        for line in process.stdout:
-            tail = (tail + [line])[-80:]
-            if "steps (" in line and "done" in line and (time.monotonic() - last >= 5 or "(100%)" in line):
-                last = time.monotonic()
-                progress("re-run: " + line.strip())
+    try:
+        with subprocess.Popen(
+            command,
+            cwd=work,
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+        ) as process:
+            for line in process.stdout:
+                tail = (tail + [line])[-80:]
+                if "steps (" in line and "done" in line and (time.monotonic() - last >= 5 or "(100%)" in line):
+                    last = time.monotonic()
+                    progress("re-run: " + line.strip())
+    finally:  # the re-run ended, or could not start, or verify was stopped: no more watching
+        if remover:
+            remover.ended.set()
     if remover:
-        remover.finish()
+        remover.join()  # a removal under way ends before the outputs are compared and the rest removed
     return process.returncode, "".join(tail)
 
 
