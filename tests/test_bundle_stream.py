@@ -346,11 +346,11 @@ def test_the_rerun_copy_of_the_job_folders_goes_once_its_ingests_are_done(tmp_pa
     (work / "jobs" / "label" / "t__1" / "result.json").write_text("{}")
     (work / "results").mkdir()
     lines = []
-    remover = verifier.InputsRemover(work / verifier.INGESTED, work / "jobs", lines.append)
+    remover = verifier.InputsRemover(work / verifier.INGESTED_RECORD, work / "jobs", lines.append)
     remover.start()
     remover.ended.wait(0.5)  # a while without the record: whatever the timing, nothing to remove
     assert (work / "jobs").is_dir() and lines == []
-    (work / verifier.INGESTED).write_text("{}")
+    (work / verifier.INGESTED_RECORD).write_text("{}")
     remover.join(60)  # it polls for the record every 0.2 s
     assert not remover.is_alive() and not (work / "jobs").exists() and (work / "results").is_dir()
     assert lines == ["re-run: every ingest done; removing its copy of the job folders meanwhile"]

@@ -1,4 +1,3 @@
-import hashlib
 import json
 import os
 import sys
@@ -41,7 +40,12 @@ from benchreport import (
     stamps,
 )  # noqa: E402
 from benchreport.rulejob import run_script, runner_params  # noqa: E402
-from benchreport.stamps import ingest_file, ingest_output, lineage_of  # noqa: E402
+from benchreport.stamps import (
+    INGESTED_RECORD,
+    ingest_file,
+    ingest_output,
+    lineage_of,
+)  # noqa: E402
 
 # The key, what is wrong and what is allowed, rather than Snakemake's message, which quotes the
 # whole schema; then Snakemake's validate, which fills in the defaults.
@@ -226,18 +230,13 @@ def job_tasks(job_id):
 
 # What the remembered plan (derived with a codec) is computed by besides the index files: this
 # file and the planning code of shapes.py, so that a change to either computes it again.
-PLAN_CODE = hashlib.sha256(
-    b"".join(
-        path.read_bytes()
-        for path in [
-            Path(SCRIPTS_DIR, "..", "rules", "common.smk"),
-            *(
-                SCRIPTS_DIR / name
-                for name in lineage.code_closure("benchreport/shapes.py")
-            ),
-        ]
-    )
-).hexdigest()
+PLAN_CODE = stamps.files_digest(
+    [
+        Path(SCRIPTS_DIR, "..", "rules", "common.smk"),
+        *(SCRIPTS_DIR / name for name in lineage.code_closure("benchreport/shapes.py")),
+    ],
+    "",
+)
 
 
 def derived(name, compute, codec=None):

@@ -6,8 +6,8 @@ checkpoint ingested:
     input:
         indexes=ingested_inputs,
     output:
-        record="results/ingested.json",
-        lineage=lineage_of("results/ingested.json"),
+        record=INGESTED_RECORD,
+        lineage=lineage_of(INGESTED_RECORD),
     log:
         "logs/ingested.log",
     localrule: True

@@ -10,10 +10,11 @@ from __future__ import annotations
 import dataclasses
 
 from . import discover, environment
+from .stamps import INGESTED_RECORD
 
 # what rule all asks for beyond the reports of each setting
 RUN_OUTPUTS = (
-    "results/ingested.json",
+    INGESTED_RECORD,
     "results/index.md",
     "results/exclusions.tsv",
     "results/comparisons/comparisons.md",

@@ -16,6 +16,8 @@ from . import discover
 from .files import write_whole
 
 STATE_DIR = Path(".snakemake", "benchreport-state")
+# checkpoint ingested's record: written once every ingest of the run has run
+INGESTED_RECORD = "results/ingested.json"
 
 
 def lineage_of(path: str) -> str:
@@ -96,7 +98,7 @@ def ingest_threads(job: discover.JobFolder, due: set[str], cores: int, parallel_
     return 2 if entries >= parallel_min_attempts else 1
 
 
-def files_digest(paths: list[str], extra: str) -> str:
+def files_digest(paths: list, extra: str) -> str:
     """sha256 of the files' paths and bytes, and of `extra`: what a remembered value is keyed by."""
     digest = hashlib.sha256(extra.encode())
     for path in paths:

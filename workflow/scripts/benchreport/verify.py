@@ -44,6 +44,7 @@ from .discover import REVIEW_DIRS, VERIFIER_FILES, VERIFIER_FOLDER
 from .files import printable
 from .forked import can_fork, end_with_parent, forked_call
 from .lineage import WORKFLOW_DIR
+from .stamps import INGESTED_RECORD
 
 NOT_RERUN = ("results/lineage/", "results/bundle/", "results/controls/")
 # written to disk for the re-run (but the verifier's files: not_read); everything else is only hashed
@@ -542,12 +543,6 @@ def code_difference(listed: dict[str, str], workflow: Path) -> str:
     return f"it differs from the bundled workflow-code/ in {len(differ)} of {len(bundled)} files ({shown})"
 
 
-# Written by the re-run's checkpoint once every ingest has run. From then on no rule of the
-# installed workflow reads a job-folder file (only rule ingest does; the plan comes from the
-# ingests' outputs, the stamps from .snakemake/), so the re-run's copy of them can go.
-INGESTED = Path("results", "ingested.json")
-
-
 class InputsRemover(threading.Thread):
     """Removes `tree` once `marker` exists, while the process that made the marker goes on:
     removing ~600,000 files (100 x 1,000) mostly waits on the disk (60,000 took 4.7-6.1 s, 1 s of
@@ -589,7 +584,10 @@ def run_snakemake(work: Path, cores: int, progress, remove_inputs: bool = False)
     # every coverage design computed again: never read from this machine's design cache
     environment = {key: value for key, value in os.environ.items() if key != design_cache.CACHE_VARIABLE}
     tail, last = [], time.monotonic()
-    remover = InputsRemover(work / INGESTED, work / "jobs", progress) if remove_inputs else None
+    # once the checkpoint's record is written no rule of the installed workflow reads a job-folder
+    # file (only rule ingest does; the plan comes from the ingests' outputs, the stamps from
+    # .snakemake/), so the re-run's copy of them can go
+    remover = InputsRemover(work / INGESTED_RECORD, work / "jobs", progress) if remove_inputs else None
     if remover:
         remover.start()
     try:
