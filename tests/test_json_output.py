@@ -1,12 +1,16 @@
 """The one JSON serialisation (benchreport.files): write_json, which writes a file piece by piece,
 writes exactly the bytes of dump_json, on any JSON value (hypothesis), hostile characters too; a
-list of records made as it is written (LazyRecords) writes as the list."""
+list of records made as it is written (LazyRecords) writes as the list. And its reading back
+(files.load_json, loads_written, by orjson where it agrees): the values json.loads gives, or its
+refusal, on what dump_json writes and on any text made from it by a few edits."""
 
 from __future__ import annotations
 
 import json
 
-from benchreport.files import RECORDS_A_PIECE, LazyRecords, _pieces, dump_json, printable, write_json
+import pytest
+from benchreport import files
+from benchreport.files import RECORDS_A_PIECE, LazyRecords, _pieces, dump_json, load_json, printable, write_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -98,3 +102,102 @@ def test_a_long_list_of_records_is_written_one_record_a_line_across_pieces(tmp_p
         write_json(path, {"rows": rows, "n": 1})
         assert path.read_bytes().decode("utf-8") == expected == dump_json({"rows": rows, "n": 1})
         assert json.loads(expected)["rows"] == json.loads(json.dumps(records))
+
+
+def as_json_reads(data: bytes):
+    """What the json module makes of the bytes (load_json's reading before orjson): the value's
+    repr, which tells 1, 1.0, True and -0.0 apart and keeps an object's order, or that it is refused."""
+    try:
+        return repr(json.loads(data.decode("utf-8")))
+    except ValueError:  # json's JSONDecodeError, a UnicodeDecodeError
+        return "refused"
+
+
+def as_read_back(data: bytes):
+    try:
+        return repr(files.loads_written(data))
+    except ValueError:
+        return "refused"
+
+
+@settings(max_examples=400, deadline=None)
+@given(VALUES)
+def test_what_dump_json_writes_reads_back_as_json_reads_it(tmp_path_factory, value):
+    """Integers of any size (orjson makes one beyond 64 bits a float), any double, hostile text."""
+    text = dump_json(value)
+    assert as_read_back(text.encode("utf-8")) == as_json_reads(text.encode("utf-8")) != "refused"
+    path = tmp_path_factory.mktemp("json") / "out.json"
+    write_json(path, value)
+    assert repr(load_json(path)) == repr(json.loads(text))
+
+
+EDIT_BYTES = st.sampled_from(
+    [b"0", b"9", b"-", b".", b"e", b"E", b"+", b'"', b"\\", b"u", b"d", b"8", b"[", b"]", b"{", b"}", b",", b":"]
+    + [b" ", b"\t", b"\r", b"\x00", b"\x1f", b"\x7f", b"\xff", b"\xed\xa0\x80", b"\xef\xbb\xbf", b"NaN"]
+    + [b"Infinity", b"1e400", b"true", b"null", b"9" * 19, b"-9223372036854775809", b"\\ud800", b"\\u0000"]
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(VALUES, st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 2), EDIT_BYTES), max_size=4))
+def test_edited_text_is_read_or_refused_as_json_reads_it(value, edits):
+    """A few bytes inserted, replaced or removed anywhere: the same value, or refused as json
+    refuses it (numbers past a double or 64 bits, NaN, a BOM, bad UTF-8, a lone surrogate...)."""
+    data = bytearray(dump_json(value).encode("utf-8"))
+    for at, kind, piece in edits:
+        at %= len(data) + 1
+        data[at : at + (kind != 0)] = piece if kind != 2 else b""
+    assert as_read_back(bytes(data)) == as_json_reads(bytes(data))
+
+
+@pytest.mark.parametrize(
+    "number",
+    ["9223372036854775807", "-9223372036854775808", "9223372036854775808", "-9223372036854775809"]
+    + ["18446744073709551616", "-9999999999999999999", "123456789012345678901234567890", "1" + "0" * 400],
+)
+def test_a_long_integer_is_read_exactly_wherever_it_stands(number):
+    """An integer past 64 bits stays an integer (orjson would make it a float): alone, first or
+    last in a list, a member's value with or without spaces, beside strings full of digits."""
+    for text in (
+        number,
+        f"[{number}]",
+        f'{{"n":{number}}}',
+        f'{{"sha": "sha256:{number}ab", "n":\t{number}\n}}',
+        f'["{number}", {number}, 1]',
+        f"[1,\r{number}\r]",
+        f"[1,\n{number}\t]",
+        f"[ {number} ]",
+        f"{number} ",
+    ):
+        data = text.encode()
+        assert repr(files.loads_written(data)) == repr(json.loads(data))
+        assert files._long_integer(data)
+
+
+def test_digits_inside_strings_or_floats_leave_the_decoding_to_orjson():
+    """A digest's hex, a name or a float's digits holding 19 digits in a row are no integer."""
+    for text in ('"sha256:12345678901234567890abcd"', '["a1234567890123456789012345"]', "1.12345678901234567890123"):
+        assert not files._long_integer(text.encode())
+
+
+def test_nesting_deeper_than_orjson_reads_is_read_as_json_reads_it():
+    """orjson reads 1,024 levels and refuses more; json reads as deep as Python's recursion goes
+    (~1,000 levels under pytest), so up to 1,024 levels is read whole, beyond as json reads it."""
+
+    def depth(value) -> int:
+        levels = 0
+        while isinstance(value, list):
+            value, levels = (value[0] if value else None), levels + 1
+        return levels
+
+    def outcome(read, data):
+        try:
+            return depth(read(data))
+        except RecursionError:
+            return "too deep"
+
+    for levels in (10, 1024):
+        assert outcome(files.loads_written, b"[" * levels + b"]" * levels) == levels
+    for levels in (1025, 5000):
+        data = b"[" * levels + b"]" * levels
+        assert outcome(files.loads_written, data) == outcome(json.loads, data)

@@ -31,6 +31,7 @@ from benchreport import (
     controls,
     discover,
     environment,
+    files,
     forkserver,
     ingest,
     lineage,
@@ -210,8 +211,7 @@ def read_cached(path):
     stamp = file_state(path)
     cached = JSON_CACHE.get(path)
     if cached is None or cached[0] != stamp:
-        with open(path, encoding="utf-8") as handle:
-            cached = JSON_CACHE[path] = (stamp, json.load(handle))
+        cached = JSON_CACHE[path] = (stamp, files.load_json(path))
     return cached
 
 

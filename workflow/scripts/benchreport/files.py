@@ -16,6 +16,8 @@ import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import orjson
+
 MISSING = "the file is missing"
 
 
@@ -475,5 +477,47 @@ def storage_reads() -> int | None:
 
 def load_json(path: str | os.PathLike):
     """Read a JSON file the workflow itself wrote (rule scripts reading their inputs)."""
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
+    with open(path, "rb") as handle:
+        return loads_written(handle.read())
+
+
+# Every byte a digit becomes "0", every other byte a space: a run of 19 digits is then a plain
+# substring search (0.5 ms over an ingest's 1.4 MB, where a regular expression takes 1.6 ms).
+_DIGITS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
+_LONG_RUN = b"0" * 19
+# What may stand before an integer's digits in JSON (its sign, a separator, whitespace; b"": the
+# text's start) and after them (a separator, whitespace, the text's end); a run with anything
+# else beside it is inside a string (a sha256 digest's hex holds such runs) or a float's digits.
+_BEFORE_INTEGER = {b"", b"-", b",", b":", b"[", b" ", b"\t", b"\r", b"\n"}
+_AFTER_INTEGER = {b"", b",", b"]", b"}", b" ", b"\t", b"\r", b"\n"}
+
+
+def _long_integer(data: bytes) -> bool:
+    """Whether the text may hold an integer of 19 digits or more (one that may not fit 64 bits)."""
+    digits = data.translate(_DIGITS)
+    start = digits.find(_LONG_RUN)
+    while start != -1:  # the start of a run of digits: a digit before it would have been found first
+        end = digits.find(b" ", start)  # the run's end: the translated text is digits and spaces
+        end = len(digits) if end == -1 else end
+        if data[start - 1 : start] in _BEFORE_INTEGER and data[end : end + 1] in _AFTER_INTEGER:
+            return True
+        start = digits.find(_LONG_RUN, end)
+    return False
+
+
+def loads_written(data: bytes):
+    """The value of JSON the workflow wrote, as json.loads gives it from the UTF-8 text.
+
+    orjson decodes it in 40-45 % of json's time (an ingest's trials.json of 1,000 trials: 3.2 ms
+    against 6.7-9.5 ms; rules stats and trial_rows each decode the 122 MB of a 100,000-trial
+    setting's, issue 24). Where the two could differ, json decodes: text that may hold an integer
+    of 19 digits or more (orjson makes one beyond 64 bits a float, where json keeps it exact; one
+    of 18 digits or fewer fits either way), and whatever orjson refuses (NaN, Infinity and
+    numbers beyond a double, a lone surrogate's escape, nesting past 1,024 levels), which json
+    reads or refuses as it would have. tests/test_json_output.py holds the two to the same values."""
+    if not _long_integer(data):
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(data.decode("utf-8"))
