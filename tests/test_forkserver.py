@@ -99,13 +99,21 @@ def server(tmp_path_factory):
 
 
 def client(server, work: Path, action: str, *, env=None, at=None, wait=True, setup=None):
-    """forkclient.py started as a rule job's command starts the runner: rule, log and threads as
+    """forkclient.py started as a rule job's command starts the runner (-S -P): rule, log and threads as
     arguments, the namespace on standard input; in the environment a job of Snakemake's has, its
     own temporary folder (Snakemake's tmpdir resource): the server's, as Snakemake's jobs have
     the environment of the process that started the server."""
     (work / "tmp").mkdir(parents=True, exist_ok=True)
     namespace = {"input": [], "output": [["report", "report.json"]], "params": {"action": action}, "wildcards": {}}
-    runner = [sys.executable, "-P", str(server["scripts"] / "benchreport" / "forkclient.py"), "probe", "probe.log", "1"]
+    runner = [
+        sys.executable,
+        "-S",
+        "-P",
+        str(server["scripts"] / "benchreport" / "forkclient.py"),
+        "probe",
+        "probe.log",
+        "1",
+    ]
     # through bash, as Snakemake runs a job's command: it sets PWD, SHLVL and _, and drops PS1
     command = ["bash", "-c", 'exec "$0" "$@"', *runner]
     environment = server["env"] | {"TMPDIR": str(work / "tmp")}

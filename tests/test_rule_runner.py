@@ -87,15 +87,17 @@ EMPTY = json.dumps({"input": [], "output": [], "params": {}, "wildcards": {}})
 
 
 def test_the_runner_finds_its_package_without_pythonpath(tmp_path):
-    """As run_script starts it (a file, -P) from another folder with no PYTHONPATH, as Snakemake
+    """As run_script starts it (a file, -S -P) from another folder with no PYTHONPATH, as Snakemake
     runs a job in a conda env: it imports benchreport from beside itself and gets as far as
-    looking for the rule's script."""
+    looking for the rule's script (test_a_real_snakemake_job_... runs one that imports from
+    site-packages)."""
     (tmp_path / "benchreport").mkdir()  # a folder of that name where the job runs is not imported
     (tmp_path / "benchreport" / "__init__.py").write_text("raise SystemExit('the working directory was imported')")
     environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run(
         [
             sys.executable,
+            "-S",
             "-P",
             str(rulejob.SCRIPTS_DIR / "benchreport" / "rulejob.py"),
             "no_such_rule",
@@ -202,7 +204,7 @@ def test_a_real_snakemake_job_gets_a_namespace_longer_than_a_command_line_may_ho
         "import json\n"
         "seen = {'inputs': list(snakemake.input), 'first': snakemake.input.first, 'files': len(snakemake.input.files),\n"
         "        'params': dict(snakemake.params.items()), 'threads': snakemake.threads,\n"
-        "        'wildcards': dict(snakemake.wildcards.items())}\n"
+        "        'wildcards': dict(snakemake.wildcards.items()), 'site_packages': __import__('yaml').__name__}\n"
         "open(snakemake.output.seen, 'w').write(json.dumps(seen))\n"
     )
     (tmp_path / "Snakefile").write_text(f"TRICKY = {TRICKY!r}\n" + PROBE_SNAKEFILE)
@@ -227,4 +229,5 @@ def test_a_real_snakemake_job_gets_a_namespace_longer_than_a_command_line_may_ho
         "params": {"level": 0.95, "tricky": TRICKY, "version": "bv-probe", "tags": ["probe", 3]},
         "threads": 2,
         "wildcards": {"name": "probe"},
+        "site_packages": "yaml",  # the command starts Python with -S: rulejob.py adds site-packages
     }

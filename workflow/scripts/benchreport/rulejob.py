@@ -148,9 +148,13 @@ def run_script(rule: str) -> str:
     is one group, `{ ... }`, and ends on its closing brace, not on the here-document's last line:
     a suffix a workflow sets with shell.suffix, which Snakemake appends after a space, follows the
     group on that line, and the group's status is the script's."""
-    # -P: neither the working directory nor the runner's own folder goes first on the module path
+    # -P: neither the working directory nor the runner's own folder goes first on the module path.
+    # -S: site (the .pth files of site-packages) is read only where the runner needs
+    # site-packages: the fork server's client imports none (C modules of the standard library),
+    # and rulejob.py reads it first. A .pth may be slow to run: here one of the machine's
+    # imports certifi, 20 of a start's 28 ms of CPU, and a run of 10,000 trials starts ~60 jobs.
     return (
-        f'{{{{ "$BENCHREPORT_PYTHON" -P "$BENCHREPORT_RUNNER" {rule} {{log:q}} {{threads}}'
+        f'{{{{ "$BENCHREPORT_PYTHON" -S -P "$BENCHREPORT_RUNNER" {rule} {{log:q}} {{threads}}'
         " <<'NAMESPACE'\n{params.namespace}\nNAMESPACE\n}}"
     )
 
@@ -158,7 +162,12 @@ def run_script(rule: str) -> str:
 if __name__ == "__main__":
     # started as a file by common.smk's run_script, with -P: the package is found from here, not
     # from PYTHONPATH, which Snakemake clears for a job in a conda env; and the module the script
-    # imports, benchreport.rulejob, not this copy of it, runs the script
+    # imports, benchreport.rulejob, not this copy of it, runs the script. With -S (run_script's
+    # command) site-packages are added here, as the interpreter would have added them.
+    if sys.flags.no_site:
+        import site
+
+        site.main()
     sys.path.insert(0, str(SCRIPTS_DIR))
     from benchreport import rulejob
 
