@@ -3,7 +3,7 @@
 from benchreport import rulejob
 from benchreport.files import load_json, write_text
 from benchreport.lineage import write_for_rule
-from benchreport.trials_table import render_csv, rows
+from benchreport.trials_table import render_csv
 
 rulejob.start(snakemake)
 
@@ -12,6 +12,6 @@ settings = []
 for stats, trials in zip(snakemake.input.stats, snakemake.input.trials, strict=True):
     numbers = load_json(stats)
     settings.append((numbers["setting"], numbers["key"], load_json(trials)))
-write_text(snakemake.output.table, render_csv(rows(settings)))
+write_text(snakemake.output.table, render_csv(settings))
 write_for_rule(snakemake)
 rulejob.finish()

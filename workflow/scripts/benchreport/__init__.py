@@ -20,7 +20,8 @@ class Results(NamedTuple):
 
 def load(results_dir="results") -> Results:
     """A results folder as pandas DataFrames, the way Inspect's samples_df hands out its samples:
-    `trials` (one row per trial, the columns of results/trials.csv, typed and unescaped),
+    `trials` (one row per trial, the columns of results/trials.csv, typed and unescaped; a field
+    a trial lacks is None, as an empty cell in the CSV),
     `settings` (one row per setting: what defines it, its counts, pass rate and headline
     interval, from reports/*/summary.json) and `exclusions` (results/exclusions.tsv).
 
@@ -30,7 +31,7 @@ def load(results_dir="results") -> Results:
 
     import pandas
 
-    from .trials_table import SETTING_FIELDS, rows
+    from .trials_table import SETTING_FIELDS, columns
 
     results = Path(results_dir)
     reports = sorted(path.parent for path in (results / "reports").glob("*/summary.json"))
@@ -53,7 +54,7 @@ def load(results_dir="results") -> Results:
         (summary["setting"], summary["settings"], table) for summary, table in zip(summaries, trials, strict=True)
     ]
     return Results(
-        trials=pandas.DataFrame(rows(defined)),
+        trials=pandas.DataFrame(columns(defined)),
         settings=pandas.DataFrame(settings),
         exclusions=pandas.read_csv(results / "exclusions.tsv", sep="\t", dtype=str, keep_default_na=False),
     )
