@@ -16,8 +16,6 @@ import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-import orjson
-
 MISSING = "the file is missing"
 
 
@@ -515,6 +513,8 @@ def loads_written(data: bytes):
     of 18 digits or fewer fits either way), and whatever orjson refuses (NaN, Infinity and
     numbers beyond a double, a lone surrogate's escape, nesting past 1,024 levels), which json
     reads or refuses as it would have. tests/test_json_output.py holds the two to the same values."""
+    import orjson  # here, not with the module: `benchreport --help` imports this module and no dependency
+
     if not _long_integer(data):
         try:
             return orjson.loads(data)
