@@ -14,7 +14,7 @@ import io
 import json
 from operator import itemgetter
 
-from .present import FORMULA_START, formula_safe, spreadsheet_cell
+from .present import formula_safe, spreadsheet_cell
 
 SETTING_FIELDS = (
     "agent",
@@ -45,9 +45,9 @@ def columns(settings: list[tuple[str, dict, dict]]) -> dict[str, list]:
     which summary.json's `settings` holds as it is.
 
     Made a setting's field at a time, its values' types asked once (set(map(type, ...))): at
-    100,000 trials the table is 2.8 million cells, and rows of dicts and a call per cell made
-    results/trials.csv's text in 1.60 s where this and render_csv take 1.13-1.16 s, 0.66 s of
-    it the csv module's writing (issue 24: the table is remade whenever a trial changes)."""
+    100,000 trials the table is 2.8 million cells, and rows of dicts and two calls per cell made
+    results/trials.csv's text in 1.55-1.60 s where this and render_csv take 1.23-1.27 s, 0.66 s
+    of it the csv module's writing (issue 24: the table is remade whenever a trial changes)."""
     ordered = sorted(settings, key=lambda item: item[0])
     shapes = [dict.fromkeys(map(tuple, trials["trials"])) for _, _, trials in ordered]  # the fields of each trial
     table = {
@@ -79,13 +79,13 @@ def spreadsheet_safe(value):
 
 
 def _column_cells(values: list) -> list:
-    """spreadsheet_safe of each of a column's values; a column of text (or empty cells) or of
-    numbers by one list comprehension."""
+    """spreadsheet_safe of each of a column's values, asked of their types once: text is
+    formula_safe's, numbers stay as they are."""
     kinds = set(map(type, values))
-    if kinds <= {str, type(None)}:
-        return ["" if value is None else "'" + value if value.startswith(FORMULA_START) else value for value in values]
-    if kinds <= {int, float, type(None)}:
-        return ["" if value is None else value for value in values]
+    if kinds <= {str}:
+        return list(map(formula_safe, values))
+    if kinds <= {int, float}:
+        return values
     return list(map(spreadsheet_safe, values))
 
 
