@@ -104,18 +104,16 @@ def test_a_long_list_of_records_is_written_one_record_a_line_across_pieces(tmp_p
         assert json.loads(expected)["rows"] == json.loads(json.dumps(records))
 
 
-def as_json_reads(data: bytes):
-    """What the json module makes of the bytes (load_json's reading before orjson): the value's
-    repr, which tells 1, 1.0, True and -0.0 apart and keeps an object's order, or that it is refused."""
-    try:
-        return repr(json.loads(data.decode("utf-8")))
-    except ValueError:  # json's JSONDecodeError, a UnicodeDecodeError
-        return "refused"
+def json_reads(data: bytes):
+    """What load_json made of the bytes before orjson: the json module's value of the UTF-8 text."""
+    return json.loads(data.decode("utf-8"))
 
 
-def as_read_back(data: bytes):
+def read(reader, data: bytes) -> str:
+    """The value's repr, which tells 1, 1.0, True and -0.0 apart and keeps an object's order, or
+    that it is refused (json's JSONDecodeError, a UnicodeDecodeError)."""
     try:
-        return repr(files.loads_written(data))
+        return repr(reader(data))
     except ValueError:
         return "refused"
 
@@ -125,7 +123,8 @@ def as_read_back(data: bytes):
 def test_what_dump_json_writes_reads_back_as_json_reads_it(tmp_path_factory, value):
     """Integers of any size (orjson makes one beyond 64 bits a float), any double, hostile text."""
     text = dump_json(value)
-    assert as_read_back(text.encode("utf-8")) == as_json_reads(text.encode("utf-8")) != "refused"
+    data = text.encode("utf-8")
+    assert read(files.loads_written, data) == read(json_reads, data) != "refused"
     path = tmp_path_factory.mktemp("json") / "out.json"
     write_json(path, value)
     assert repr(load_json(path)) == repr(json.loads(text))
@@ -147,7 +146,7 @@ def test_edited_text_is_read_or_refused_as_json_reads_it(value, edits):
     for at, kind, piece in edits:
         at %= len(data) + 1
         data[at : at + (kind != 0)] = piece if kind != 2 else b""
-    assert as_read_back(bytes(data)) == as_json_reads(bytes(data))
+    assert read(files.loads_written, bytes(data)) == read(json_reads, bytes(data))
 
 
 @pytest.mark.parametrize(
