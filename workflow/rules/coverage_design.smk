@@ -7,8 +7,8 @@ rule coverage_design:
     wildcard_constraints:
         # tasks x tries groups, e.g. 10x3 or 4x3+6x4 (benchreport.shapes)
         shape=r"[1-9][0-9]*x[1-9][0-9]*(\+[1-9][0-9]*x[1-9][0-9]*)*",
-    # the stats jobs wait for it: started before the jobs that wait for nothing
-    priority: 3
+    # the stats jobs wait for it: started before them and the jobs that wait for nothing
+    priority: 4
     conda:
         "../envs/benchreport.yaml"
     threads: coverage_threads

@@ -6,6 +6,7 @@ rule stats:
         lineage=lineage_of("results/settings/{setting}/stats.json"),
     log:
         "logs/stats/{setting}.log",
+    priority: 3  # see rule figures (figures.smk)
     conda:
         "../envs/benchreport.yaml"
     threads: 1
