@@ -29,7 +29,8 @@ mask = os.umask(0)
 os.umask(mask)
 report = {
     "pid": os.getpid(), "ppid": os.getppid(), "cwd": os.getcwd(), "marker": os.environ.get("PROBE_MARKER"),
-    "preloaded": "matplotlib" in sys.modules, "argv": sys.argv[1:], "threads": snakemake.threads,
+    "preloaded": "benchreport.ingest" in sys.modules, "argv": sys.argv[1:], "threads": snakemake.threads,
+    "package": sorted(name for name in sys.modules if name.startswith("benchreport.")),
     "tmpdir": tempfile.gettempdir(), "umask": mask,
 }
 with open("report.part", "w") as handle:
@@ -75,14 +76,15 @@ def wait_for(condition, what: str, limit: float = 120.0):
         time.sleep(0.05)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """A copy of the package with a probe rule script, and its fork server listening."""
-    root = tmp_path_factory.mktemp("forkserver")
+def start_server(root: Path, extra_modules: dict[str, str] | None = None, stderr=None) -> dict:
+    """A copy of the package (with `extra_modules`, name -> text, added to it) and a probe rule
+    script under `root`, and its fork server listening."""
     scripts = root / "scripts"
     shutil.copytree(
         rulejob.SCRIPTS_DIR / "benchreport", scripts / "benchreport", ignore=shutil.ignore_patterns("__pycache__")
     )
+    for name, text in (extra_modules or {}).items():
+        (scripts / "benchreport" / f"{name}.py").write_text(text)
     (scripts / "probe.py").write_text(PROBE)
     path = root / "socket" / "jobs"
     path.parent.mkdir()
@@ -90,12 +92,24 @@ def server(tmp_path_factory):
     process = subprocess.Popen(
         [sys.executable, "-P", str(scripts / "benchreport" / "forkserver.py"), str(path)],
         stdin=subprocess.PIPE,
+        stderr=stderr,
         env=env,
     )
     wait_for(path.exists, "the server's socket")
-    yield {"scripts": scripts, "socket": path, "process": process, "env": env}
-    process.stdin.close()
-    process.wait(timeout=60)
+    return {"scripts": scripts, "socket": path, "process": process, "env": env}
+
+
+def end_server(server: dict) -> int:
+    server["process"].stdin.close()
+    return server["process"].wait(timeout=60)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A copy of the package with a probe rule script, and its fork server listening."""
+    started = start_server(tmp_path_factory.mktemp("forkserver"))
+    yield started
+    end_server(started)
 
 
 def client(server, work: Path, action: str, *, env=None, at=None, wait=True, setup=None):
@@ -148,6 +162,49 @@ def test_a_job_runs_in_a_copy_of_the_server_with_the_clients_streams_folder_and_
     assert seen["cwd"] == str(tmp_path) and seen["tmpdir"] == str(tmp_path / "tmp") and seen["umask"] == 0o027
     assert seen["argv"] == ["probe", "probe.log", "1"] and seen["threads"] == 1
     assert process.stdout.read() == "printed by the probe\n"
+
+
+def served_package(server, work: Path) -> set[str]:
+    """The package's modules a job served now finds imported (its copy's, not its own: the
+    probe imports rulejob alone)."""
+    shutil.rmtree(work, ignore_errors=True)
+    assert client(server, work, "ok").returncode == 0
+    seen = report(work)
+    assert seen["ppid"] == server["process"].pid
+    return set(seen["package"])
+
+
+def test_the_server_listens_once_the_first_jobs_modules_are_in_and_imports_the_rest_between_jobs(tmp_path):
+    """It listens while the rest of the package is still to come: here a module of it whose
+    import waits for a file that is made only once the socket is there. Every job it serves
+    finds the modules of forkserver.FIRST imported; the rest comes while no job waits, so that
+    jobs served later find all of it."""
+    gate = tmp_path / "gate"
+    waits = f"import pathlib, time\nwhile not pathlib.Path({str(gate)!r}).exists():\n    time.sleep(0.01)\n"
+    gated = start_server(tmp_path / "copy", {"zz_gated": waits})  # returns once the socket is there
+    try:
+        gate.touch()
+        package = set(forkserver.package_modules()) | {"benchreport.zz_gated"}
+        assert {f"benchreport.{name}" for name in forkserver.FIRST} <= served_package(gated, tmp_path / "first")
+        wait_for(lambda: package <= served_package(gated, tmp_path / "later"), "the whole package in the server")
+    finally:
+        assert end_server(gated) == 0
+
+
+def test_a_module_the_server_cannot_import_is_left_to_the_jobs_and_the_server_serves_on(tmp_path):
+    """One module of the package fails as it is imported: the server says which and why, serves
+    jobs as before (they would fail on it themselves, in their own logs), and ends as usual."""
+    log = tmp_path / "server.log"
+    with open(log, "w") as stderr:
+        broken = start_server(tmp_path / "copy", {"zz_broken": "raise ImportError('broken on purpose')\n"}, stderr)
+        try:
+            wait_for(lambda: "zz_broken" in log.read_text(), "the server to try the broken module")
+            assert len(served_package(broken, tmp_path / "job")) > len(forkserver.FIRST)
+        finally:
+            assert end_server(broken) == 0
+    text = log.read_text()
+    assert "could not import benchreport.zz_broken: ImportError('broken on purpose')" in text
+    assert f"{forkserver.RAN} 1 jobs as copies of itself" in text
 
 
 @pytest.mark.parametrize("action", ["ok", "exit", "raise", "interrupt", "kill", "thread", "atexit"])
@@ -268,3 +325,40 @@ def test_start_serves_small_runs_once_and_ends_with_the_process_that_started_it(
         atexit.unregister(forkserver.stop)
     assert forkserver._SERVER[0].returncode == 0
     assert not socket_path.exists() and not socket_path.parent.exists()
+
+
+def test_a_server_launched_at_parse_time_serves_the_run_once_started_and_is_killed_if_never_handed_to_jobs(
+    monkeypatch,
+):
+    """launch() starts the process without handing its socket to the jobs; start() then hands
+    them that same server; one never handed over (a dry run, nothing to do) is killed at the end
+    or by cancel(), its socket's folder removed, instead of waited for; and a run too large for a
+    server ends the one launched for it."""
+    monkeypatch.delenv(forkserver.SOCKET_VARIABLE, raising=False)
+    for end in ("stop", "cancel", "too large"):
+        monkeypatch.setattr(forkserver, "_SERVER", [])
+        forkserver.launch()
+        process, _, path = forkserver._SERVER
+        forkserver.launch()
+        assert forkserver._SERVER[0] is process and forkserver.SOCKET_VARIABLE not in os.environ
+        wait_for(Path(path).exists, "the server's socket")
+        if end == "too large":
+            assert forkserver.start(forkserver.MAX_ATTEMPTS + 1) is None and forkserver._SERVER == []
+        elif end == "cancel":
+            forkserver.cancel()
+            assert forkserver._SERVER == []
+        else:
+            atexit.unregister(forkserver.stop)
+            forkserver.stop()
+        assert process.returncode == -signal.SIGKILL
+        assert not Path(path).parent.exists()
+    monkeypatch.setattr(forkserver, "_SERVER", [])
+    forkserver.launch()
+    process = forkserver._SERVER[0]
+    try:
+        assert forkserver.start(10) == str(forkserver.PACKAGE_DIR / "forkclient.py")
+        assert forkserver._SERVER[0] is process and os.environ[forkserver.SOCKET_VARIABLE] == forkserver._SERVER[2]
+    finally:
+        forkserver.stop()
+        atexit.unregister(forkserver.stop)
+    assert process.returncode == 0  # handed to the jobs: ended by its pipe, as it ends after a run

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from benchreport import forkserver, lineage
-from conftest import PAPER_FILES, REAL_JOB_ROOTS, REPO, real_workflow
+from benchreport import forkserver, ingest, lineage
+from conftest import PAPER_FILES, REAL_JOB_ROOTS, REPO, copy_workflow, real_workflow
 
 SCRIPTS = REPO / "workflow" / "scripts"
 
@@ -182,6 +182,49 @@ def test_two_runs_give_identical_bytes(real_run, tmp_path):
     second = {path: data for path, (_, data) in again.snapshot().items()}
     assert first.keys() == second.keys()
     assert [path for path in first if first[path] != second[path]] == []
+
+
+def test_a_folder_reingested_alone_is_read_in_two_processes_only_where_that_pays_for_a_fresh_python(tmp_path):
+    """A folder an edit makes the run ingest alone gets two threads where two processes read it
+    sooner than one: from PARALLEL_MIN_ATTEMPTS attempt folders where every job starts a Python
+    of its own, from SERVED_PARALLEL_MIN_ATTEMPTS where the jobs are copies of the run's fork
+    server, since a job of two threads is not (forkserver.servable) and so costs a fresh Python
+    (at 200 attempt folders 0.29 s against ~0.09 s). Here a folder between the two is edited:
+    every job of the edited run is a copy of the server, and without it the folder's ingest has
+    two threads."""
+    sys.path.insert(0, str(REPO / "resources"))
+    import benchflow_synth
+
+    attempts = ingest.PARALLEL_MIN_ATTEMPTS + 20
+    assert attempts < ingest.SERVED_PARALLEL_MIN_ATTEMPTS
+    workflow = copy_workflow(tmp_path / "wf")
+    benchflow_synth.build_scale(workflow.path / "jobs", jobs=2, trials=attempts, seed=5, request_kb=0, requests=1)
+    (workflow.path / "fast.yaml").write_text("environment:\n  inspect: false\n")
+    config = ["--configfile", "fast.yaml"]
+    workflow.run(*config, roots=["jobs"])
+    scored = [
+        path
+        for path in sorted((workflow.path / "jobs").rglob("result.json"))
+        if "rewards" in json.loads(path.read_text())
+    ]
+
+    def flip(result: Path) -> None:
+        data = json.loads(result.read_text())
+        data["rewards"] = {"reward": 1.0 - float(data["rewards"]["reward"])}
+        result.write_text(json.dumps(data, indent=2))
+
+    flip(scored[0])
+    edited = workflow.run(*config, roots=["jobs"])
+    served = re.search(rf"{forkserver.RAN} (\d+) jobs as copies of itself, (\d+) in a fresh Python", edited.stderr)
+    steps = re.findall(r"(\d+) of \1 steps \(100%\) done", edited.stderr)
+    # every job but rule all's (no command) reached the server, none ran in a Python of its own
+    assert served and steps and (int(served.group(1)), served.group(2)) == (int(steps[0]) - 1, "0"), edited.stderr
+    flip(scored[1])
+    workflow.run(*config, roots=["jobs"], env=os.environ | {forkserver.SOCKET_VARIABLE: "off"})
+    assert (
+        "(2 threads)"
+        in (workflow.path / "logs" / "ingest" / f"{scored[1].parents[1].relative_to(workflow.path)}.log").read_text()
+    )
 
 
 def test_the_coverage_design_is_the_same_on_one_core_and_on_two(tmp_path):

@@ -81,11 +81,54 @@ def find_jobs():
 scheduling.compare_params_without_pandas()
 scheduling.one_pending_reevaluation()
 scheduling.keep_parsed_objects()
-JOBS, STATES, ATTEMPTS = find_jobs()
-CODE = {stage: lineage.stage_code(stage)["sha256"] for stage in lineage.STAGE_CODE}
 # Whether the jobs run in a conda env's Python (--sdm conda), not in the one running Snakemake
 IN_CONDA_ENVS = DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
 os.environ[lineage.RUN_FACTS] = lineage.run_facts(software=not IN_CONDA_ENVS)
+
+
+# Every rule runs its script through rulejob.main, a shell command, not Snakemake's `script`
+# directive, which costs each job ~0.14 s more (its preamble imports Snakemake to unpickle the
+# job's namespace; the script is written to a file and removed): 0.24 -> 0.14 s an ingest job at
+# 200 attempts (benchmarks/bench_ab.py), and ingest runs one job per job folder. The job's
+# namespace goes to the runner on its standard input (a here-document), not on its command
+# line: the stages after ingest take every job folder's files as input, more than one argument
+# may hold (128 KiB) at a few thousand folders, and Snakemake writes a command too long for a
+# command line to a script file, here-document and all.
+#
+# The Python it starts (the one running Snakemake, as the directive uses, or under --sdm conda
+# the job's environment's) and the runner's file are handed in the environment, not written into
+# the command: Snakemake re-runs a job whose command text changed, and the interpreter's path
+# differs between `snakemake` and `python -m snakemake`, or once a venv is made again. The runner
+# is started as a file, not with -m: Snakemake clears PYTHONPATH for a job in a conda env.
+RULEJOB_RUNNER = str(SCRIPTS_DIR / "benchreport" / "rulejob.py")
+os.environ.update(
+    BENCHREPORT_PYTHON="python" if IN_CONDA_ENVS else sys.executable,
+    BENCHREPORT_RUNNER=RULEJOB_RUNNER,
+)
+
+
+DUE = {}
+
+
+def ingests_due():
+    """stamps.ingests_due, once per state of STATES (a control run's folders join it)."""
+    if len(STATES) not in DUE:
+        DUE.clear()
+        DUE[len(STATES)] = stamps.ingests_due(STATES)
+    return DUE[len(STATES)]
+
+
+JOBS, STATES, ATTEMPTS = find_jobs()
+# Whether the jobs start through the run's fork server (see onstart) where they run on this machine
+FORK_SERVED = (
+    workflow.is_main_process and not IN_CONDA_ENVS and forkserver.usable(ATTEMPTS)
+)
+# Where the stamps make an ingest due (so jobs will run, unless this is a dry run), the server is
+# launched now, the last change to the environment its jobs inherit made: its first imports are
+# done by the time the first jobs come, and the rest overlap them.
+if FORK_SERVED and ingests_due():
+    forkserver.launch()
+CODE = {stage: lineage.stage_code(stage)["sha256"] for stage in lineage.STAGE_CODE}
 
 
 wildcard_constraints:
@@ -142,17 +185,6 @@ def ingest_inputs(wildcards):
     }
 
 
-DUE = {}
-
-
-def ingests_due():
-    """stamps.ingests_due, once per state of STATES (a control run's folders join it)."""
-    if len(STATES) not in DUE:
-        DUE.clear()
-        DUE[len(STATES)] = stamps.ingests_due(STATES)
-    return DUE[len(STATES)]
-
-
 def ingest_threads(wildcards):
     """stamps.ingest_threads for the job folder of the wildcard."""
     try:
@@ -160,7 +192,14 @@ def ingest_threads(wildcards):
     except WorkflowError:  # no --cores (a dry run, some executors): keep to one
         cores = 1
     return stamps.ingest_threads(
-        find_job(wildcards.job), ingests_due(), cores, ingest.PARALLEL_MIN_ATTEMPTS
+        find_job(wildcards.job),
+        ingests_due(),
+        cores,
+        (
+            ingest.SERVED_PARALLEL_MIN_ATTEMPTS
+            if FORK_SERVED
+            else ingest.PARALLEL_MIN_ATTEMPTS
+        ),
     )
 
 
@@ -528,27 +567,6 @@ def overview_inputs(wildcards):
     }
 
 
-# Every rule runs its script through rulejob.main, a shell command, not Snakemake's `script`
-# directive, which costs each job ~0.14 s more (its preamble imports Snakemake to unpickle the
-# job's namespace; the script is written to a file and removed): 0.24 -> 0.14 s an ingest job at
-# 200 attempts (benchmarks/bench_ab.py), and ingest runs one job per job folder. The job's
-# namespace goes to the runner on its standard input (a here-document), not on its command
-# line: the stages after ingest take every job folder's files as input, more than one argument
-# may hold (128 KiB) at a few thousand folders, and Snakemake writes a command too long for a
-# command line to a script file, here-document and all.
-#
-# The Python it starts (the one running Snakemake, as the directive uses, or under --sdm conda
-# the job's environment's) and the runner's file are handed in the environment, not written into
-# the command: Snakemake re-runs a job whose command text changed, and the interpreter's path
-# differs between `snakemake` and `python -m snakemake`, or once a venv is made again. The runner
-# is started as a file, not with -m: Snakemake clears PYTHONPATH for a job in a conda env.
-RULEJOB_RUNNER = str(SCRIPTS_DIR / "benchreport" / "rulejob.py")
-os.environ.update(
-    BENCHREPORT_PYTHON="python" if IN_CONDA_ENVS else sys.executable,
-    BENCHREPORT_RUNNER=RULEJOB_RUNNER,
-)
-
-
 # Once Snakemake has jobs to run (not in a dry run, not when nothing is to be done), the jobs of
 # a run of up to forkserver.MAX_ATTEMPTS attempt folders start through the run's fork server:
 # each job is a copy of one process that has imported the package, instead of a Python that
@@ -560,3 +578,5 @@ onstart:
         os.environ.update(
             BENCHREPORT_RUNNER=forkserver.start(ATTEMPTS) or RULEJOB_RUNNER
         )
+    else:
+        forkserver.cancel()

@@ -25,7 +25,7 @@ result = ingest_job(
 )
 print(
     f"ingest {job.job_id}: {result['attempt_folders_found']} attempt folders, "
-    f"{len(result['trials'])} trials, {len(result['ledger'])} ledger rows",
+    f"{len(result['trials'])} trials, {len(result['ledger'])} ledger rows ({snakemake.threads} threads)",
     file=sys.stderr,
 )
 write_json(

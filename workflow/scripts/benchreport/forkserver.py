@@ -47,6 +47,11 @@ THREAD_VARIABLES = (
 )
 # Not imported ahead: the command line, and what patches Snakemake in Snakemake's own process.
 NOT_PRELOADED = {"__main__", "scheduling"}
+# Imported before the server serves: what the run's first jobs (rule ingest, one per job folder)
+# import, ~30 ms. The rest (numpy, scipy, matplotlib, jinja2 and the modules that use them:
+# 0.4 s) is imported a module at a time whenever no request waits, so the first jobs start
+# at once instead of waiting for all of it or importing it for themselves beside it.
+FIRST = ("rulejob", "ingest")
 # Above this many attempt folders a run's jobs are long, their imports a few per cent of them,
 # and the server's ~80 MB (counted again in each job forked from it) would sit beside the
 # largest jobs of the run: the jobs start as they did without it.
@@ -64,42 +69,82 @@ RAN = "benchreport: the fork server ran"
 _SERVER = []  # the server process and the pipe whose closing ends it, while this run holds them
 
 
+def usable(attempts: int | None = None) -> bool:
+    """Whether a run of `attempts` attempt folders (None: not counted yet) has its jobs started
+    through a server: not a large run, a platform without fork, a temporary folder whose path is
+    too long for a socket's, or BENCHREPORT_FORKSERVER=off."""
+    return (
+        os.environ.get(SOCKET_VARIABLE) != "off"
+        and (attempts is None or attempts <= MAX_ATTEMPTS)
+        and sys.platform == "linux"
+        and len(tempfile.gettempdir()) <= 80
+    )
+
+
+def launch() -> None:
+    """Start the run's server process (once) while Snakemake parses the workflow, so that its
+    imports overlap the parse and the DAG. The jobs start through it once start() hands them its
+    socket; cancel() ends it where they will not."""
+    if _SERVER or not usable():
+        return
+    path = os.path.join(tempfile.mkdtemp(prefix="benchreport-"), "jobs")  # sun_path: 108 bytes
+    alive, ended = os.pipe()  # the server ends when this process, holding `ended`, does
+    env = dict(os.environ, **{name: "1" for name in THREAD_VARIABLES})
+    server = subprocess.Popen([sys.executable, "-P", str(PACKAGE_DIR / "forkserver.py"), path], stdin=alive, env=env)
+    os.close(alive)
+    _SERVER.extend([server, ended, path])
+    atexit.register(stop)
+
+
 def start(attempts: int) -> str | None:
-    """Start the run's server (once), for a run of `attempts` attempt folders; return the runner
-    the jobs start (forkclient.py), or None where the jobs start rulejob.py as before: a large
-    run, a platform without fork, a temporary folder whose path is too long for a socket's, or
-    BENCHREPORT_FORKSERVER=off."""
+    """Start the run's server (once, if launch() has not), for a run of `attempts` attempt
+    folders; return the runner the jobs start (forkclient.py), or None where the jobs start
+    rulejob.py as before (not usable)."""
     if os.environ.get(SOCKET_VARIABLE) == "off":
         return None
-    if attempts > MAX_ATTEMPTS or sys.platform != "linux" or len(tempfile.gettempdir()) > 80:
+    if not usable(attempts):
+        cancel()
         os.environ.pop(SOCKET_VARIABLE, None)  # the server of a run that started this one
         return None
-    if not _SERVER:
-        path = os.path.join(tempfile.mkdtemp(prefix="benchreport-"), "jobs")  # sun_path: 108 bytes
-        alive, ended = os.pipe()  # the server ends when this process, holding `ended`, does
-        env = dict(os.environ, **{name: "1" for name in THREAD_VARIABLES})
-        server = subprocess.Popen(
-            [sys.executable, "-P", str(PACKAGE_DIR / "forkserver.py"), path], stdin=alive, env=env
-        )
-        os.close(alive)
-        _SERVER.extend([server, ended, path])
-        atexit.register(stop)
-        print(f"{STARTED} ({attempts:,} attempt folders)", file=sys.stderr)
+    launch()
+    listening()
+    print(f"{STARTED} ({attempts:,} attempt folders)", file=sys.stderr)
     os.environ[SOCKET_VARIABLE] = _SERVER[2]
     return str(PACKAGE_DIR / "forkclient.py")
 
 
+def listening(limit: float = 10.0) -> None:
+    """Wait until the server listens (the first thing it does, ~30 ms after it starts) or has
+    ended, for at most `limit` seconds: a job that found no socket would start a Python of its
+    own instead of waiting for the server."""
+    server, _, path = _SERVER
+    deadline = time.monotonic() + limit
+    while not os.path.exists(path) and server.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+
+
+def cancel() -> None:
+    """End a launched server that no job will use (the run needs none, or not this one)."""
+    if _SERVER:
+        atexit.unregister(stop)
+        stop()
+        _SERVER.clear()
+
+
 def stop() -> None:
     """End the server as this process ends, and wait for it: the time its jobs took is then this
-    process's children's, as it is when each job is a child of its own (getrusage)."""
+    process's children's, as it is when each job is a child of its own (getrusage). One never
+    handed to the jobs (a dry run) has run none: it is killed, not waited for."""
     server, ended, path = _SERVER
+    if os.environ.get(SOCKET_VARIABLE) != path:  # never handed to the jobs (start): none can wait
+        server.kill()
     os.close(ended)
     try:
         server.wait(timeout=60)
     except subprocess.TimeoutExpired:
         server.kill()
         server.wait()
-        remove(path)
+    remove(path)
 
 
 def remove(path: str) -> None:
@@ -111,13 +156,23 @@ def remove(path: str) -> None:
             pass
 
 
-def preload() -> None:
-    """Import every module of the package a rule script may use."""
+def package_modules() -> list[str]:
+    """Every module of the package a rule script may use, those of FIRST first."""
     import benchreport
 
-    for module in pkgutil.iter_modules(benchreport.__path__):
-        if module.name not in NOT_PRELOADED:
-            importlib.import_module(f"benchreport.{module.name}")
+    names = {module.name for module in pkgutil.iter_modules(benchreport.__path__)} - NOT_PRELOADED
+    return [f"benchreport.{name}" for name in sorted(names, key=lambda name: (name not in FIRST, name))]
+
+
+def import_module(name: str) -> None:
+    """Import one module for the copies to come. One that fails is left to the jobs that need
+    it, which fail on it with its traceback in their logs: the server serves on."""
+    try:
+        importlib.import_module(name)
+    except Exception as error:
+        print(f"benchreport: the fork server could not import {name}: {error!r}", file=sys.stderr)
+    gc.collect()
+    gc.freeze()  # the copies' collections leave the imported objects (shared pages) alone
 
 
 def servable(request: dict) -> bool:
@@ -172,11 +227,9 @@ class Server:
     """The loop: accept and read requests, fork a copy per job, send each job's pid and, once it
     has ended, its status."""
 
-    def __init__(self, path: str):
-        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.listener.bind(path)
-        self.listener.listen(64)
-        self.listener.setblocking(False)
+    def __init__(self, listener: socket.socket, later: list[str]):
+        self.listener = listener
+        self.later = later  # modules to import while no request waits
         self.wake_read, self.wake_write = os.pipe()
         for fd in (self.wake_read, self.wake_write):
             os.set_blocking(fd, False)
@@ -197,7 +250,10 @@ class Server:
         while True:
             deadline = min((pending.deadline for pending in self.pending.values()), default=None)
             timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-            for key, _ in self.selector.select(timeout):
+            events = self.selector.select(0 if self.later else timeout)
+            if not events and self.later:
+                import_module(self.later.pop(0))
+            for key, _ in events:
                 if key.data == "end":
                     print(
                         f"{RAN} {self.ran[False]} jobs as copies of itself, {self.ran[True]} in a fresh Python",
@@ -381,10 +437,16 @@ if __name__ == "__main__":
     signal.signal(signal.SIGTERM, _end)
     signal.signal(signal.SIGHUP, _end)
     try:
-        preload()
-        gc.collect()
-        gc.freeze()  # the copies' collections leave the imported objects (shared pages) alone
-        job = Server(socket_path).serve()
+        # listening at once: a job that comes while the first modules are imported waits for
+        # them (a client blocks until its job starts) rather than starting a Python of its own
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(socket_path)
+        listener.listen(64)
+        listener.setblocking(False)
+        modules = package_modules()
+        for name in modules[: len(FIRST)]:
+            import_module(name)
+        job = Server(listener, modules[len(FIRST) :]).serve()
     finally:
         if os.getpid() == server_pid:
             remove(socket_path)
