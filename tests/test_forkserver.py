@@ -95,7 +95,12 @@ def start_server(root: Path, extra_modules: dict[str, str] | None = None, stderr
         stderr=stderr,
         env=env,
     )
-    wait_for(path.exists, "the server's socket")
+    try:
+        wait_for(path.exists, "the server's socket")
+    except AssertionError:
+        process.kill()
+        process.wait()
+        raise
     return {"scripts": scripts, "socket": path, "process": process, "env": env}
 
 
@@ -180,7 +185,12 @@ def test_the_server_listens_once_the_first_jobs_modules_are_in_and_imports_the_r
     finds the modules of forkserver.FIRST imported; the rest comes while no job waits, so that
     jobs served later find all of it."""
     gate = tmp_path / "gate"
-    waits = f"import pathlib, time\nwhile not pathlib.Path({str(gate)!r}).exists():\n    time.sleep(0.01)\n"
+    waits = (
+        "import pathlib, time\n"
+        "deadline = time.monotonic() + 300  # a server that never listens is ended by start_server\n"
+        f"while not pathlib.Path({str(gate)!r}).exists() and time.monotonic() < deadline:\n"
+        "    time.sleep(0.01)\n"
+    )
     gated = start_server(tmp_path / "copy", {"zz_gated": waits})  # returns once the socket is there
     try:
         gate.touch()
@@ -192,18 +202,21 @@ def test_the_server_listens_once_the_first_jobs_modules_are_in_and_imports_the_r
 
 
 def test_a_module_the_server_cannot_import_is_left_to_the_jobs_and_the_server_serves_on(tmp_path):
-    """One module of the package fails as it is imported: the server says which and why, serves
-    jobs as before (they would fail on it themselves, in their own logs), and ends as usual."""
+    """Modules of the package that fail as they are imported (an exception; sys.exit): the server
+    says which and why, serves jobs as before (they would fail on it themselves, in their own
+    logs), and ends as usual."""
     log = tmp_path / "server.log"
+    broken_modules = {"zz_broken": "raise ImportError('broken on purpose')\n", "zz_exits": "raise SystemExit(3)\n"}
     with open(log, "w") as stderr:
-        broken = start_server(tmp_path / "copy", {"zz_broken": "raise ImportError('broken on purpose')\n"}, stderr)
+        broken = start_server(tmp_path / "copy", broken_modules, stderr)
         try:
-            wait_for(lambda: "zz_broken" in log.read_text(), "the server to try the broken module")
+            wait_for(lambda: "zz_exits" in log.read_text(), "the server to try the broken modules")
             assert len(served_package(broken, tmp_path / "job")) > len(forkserver.FIRST)
         finally:
             assert end_server(broken) == 0
     text = log.read_text()
     assert "could not import benchreport.zz_broken: ImportError('broken on purpose')" in text
+    assert "could not import benchreport.zz_exits: SystemExit(3)" in text
     assert f"{forkserver.RAN} 1 jobs as copies of itself" in text
 
 
@@ -318,7 +331,7 @@ def test_start_serves_small_runs_once_and_ends_with_the_process_that_started_it(
     try:
         assert runner == str(forkserver.PACKAGE_DIR / "forkclient.py")
         socket_path = Path(os.environ[forkserver.SOCKET_VARIABLE])
-        assert forkserver.start(10) == runner and len(forkserver._SERVER) == 3  # one server per run
+        assert forkserver.start(10) == runner and len(forkserver._SERVER) == 4  # one server per run
         wait_for(socket_path.exists, "the server's socket")
     finally:
         forkserver.stop()
@@ -338,7 +351,7 @@ def test_a_server_launched_at_parse_time_serves_the_run_once_started_and_is_kill
     for end in ("stop", "cancel", "too large"):
         monkeypatch.setattr(forkserver, "_SERVER", [])
         forkserver.launch()
-        process, _, path = forkserver._SERVER
+        process, _, path, _ = forkserver._SERVER
         forkserver.launch()
         assert forkserver._SERVER[0] is process and forkserver.SOCKET_VARIABLE not in os.environ
         wait_for(Path(path).exists, "the server's socket")
@@ -362,3 +375,25 @@ def test_a_server_launched_at_parse_time_serves_the_run_once_started_and_is_kill
         forkserver.stop()
         atexit.unregister(forkserver.stop)
     assert process.returncode == 0  # handed to the jobs: ended by its pipe, as it ends after a run
+
+
+def test_start_ends_a_server_launched_in_another_environment_or_gone_and_starts_anew(monkeypatch, tmp_path):
+    """A variable set after launch() (a Snakefile that includes the workflow and sets one after
+    it) would make every job unservable by the launched server: start() ends it and starts one
+    in the environment the jobs have. Where no server comes to listen (here its file is not
+    there), start() hands none to the jobs."""
+    monkeypatch.delenv(forkserver.SOCKET_VARIABLE, raising=False)
+    monkeypatch.setattr(forkserver, "_SERVER", [])
+    forkserver.launch()
+    launched = forkserver._SERVER[0]
+    monkeypatch.setenv("SET_AFTER_THE_WORKFLOW", "1")
+    try:
+        assert forkserver.start(10) == str(forkserver.PACKAGE_DIR / "forkclient.py")
+        assert forkserver._SERVER[0] is not launched and launched.returncode == -signal.SIGKILL
+        assert forkserver._SERVER[3]["SET_AFTER_THE_WORKFLOW"] == "1"
+    finally:
+        forkserver.cancel()
+    monkeypatch.delenv(forkserver.SOCKET_VARIABLE, raising=False)
+    monkeypatch.setattr(forkserver, "PACKAGE_DIR", tmp_path)  # no forkserver.py: it ends at once
+    assert forkserver.start(10) is None and forkserver._SERVER == []
+    assert forkserver.SOCKET_VARIABLE not in os.environ

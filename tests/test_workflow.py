@@ -190,8 +190,8 @@ def test_a_folder_reingested_alone_is_read_in_two_processes_only_where_that_pays
     of its own, from SERVED_PARALLEL_MIN_ATTEMPTS where the jobs are copies of the run's fork
     server, since a job of two threads is not (forkserver.servable) and so costs a fresh Python
     (at 200 attempt folders 0.29 s against ~0.09 s). Here a folder between the two is edited:
-    every job of the edited run is a copy of the server, and without it the folder's ingest has
-    two threads."""
+    every job of the edited run is a copy of the server (one the Snakefile's own variable does
+    not keep from serving), and without it the folder's ingest has two threads."""
     sys.path.insert(0, str(REPO / "resources"))
     import benchflow_synth
 
@@ -214,6 +214,10 @@ def test_a_folder_reingested_alone_is_read_in_two_processes_only_where_that_pays
         result.write_text(json.dumps(data, indent=2))
 
     flip(scored[0])
+    # a Snakefile that sets a variable after including the workflow: the server launched while
+    # the workflow was parsed has not got it, and onstart starts one that has (forkserver.start)
+    with open(workflow.path / "Snakefile", "a") as snakefile:
+        snakefile.write('\nos.environ["SET_AFTER_THE_WORKFLOW"] = "1"\n')
     edited = workflow.run(*config, roots=["jobs"])
     served = re.search(rf"{forkserver.RAN} (\d+) jobs as copies of itself, (\d+) in a fresh Python", edited.stderr)
     steps = re.findall(r"(\d+) of \1 steps \(100%\) done", edited.stderr)

@@ -118,15 +118,20 @@ def ingests_due():
     return DUE[len(STATES)]
 
 
+def jobs_here():
+    """Whether the jobs run on this machine, each from this process, in its Python: where they
+    may start through the run's fork server (see onstart). Snakemake knows where they run once
+    it knows its executor, while it builds the DAG and in onstart; at parse time it says here.
+    """
+    return workflow.local_exec and workflow.is_main_process and not IN_CONDA_ENVS
+
+
 JOBS, STATES, ATTEMPTS = find_jobs()
-# Whether the jobs start through the run's fork server (see onstart) where they run on this machine
-FORK_SERVED = (
-    workflow.is_main_process and not IN_CONDA_ENVS and forkserver.usable(ATTEMPTS)
-)
-# Where the stamps make an ingest due (so jobs will run, unless this is a dry run), the server is
-# launched now, the last change to the environment its jobs inherit made: its first imports are
-# done by the time the first jobs come, and the rest overlap them.
-if FORK_SERVED and ingests_due():
+# Where the stamps make an ingest due (so jobs will run, but for a dry run, --lint or a target no
+# ingest leads to), the server is launched now: its first imports are done by the time the first
+# jobs come, and the rest overlap them. onstart hands it to the jobs, or ends it (a cluster's
+# jobs) and starts another where the environment has changed since (forkserver.start).
+if jobs_here() and forkserver.usable(ATTEMPTS) and ingests_due():
     forkserver.launch()
 CODE = {stage: lineage.stage_code(stage)["sha256"] for stage in lineage.STAGE_CODE}
 
@@ -186,18 +191,25 @@ def ingest_inputs(wildcards):
 
 
 def ingest_threads(wildcards):
-    """stamps.ingest_threads for the job folder of the wildcard."""
+    """stamps.ingest_threads for the job folder of the wildcard, with the threshold of a run
+    whose jobs start through its fork server where they do (not with --no-hooks: no onstart).
+    """
     try:
         cores = workflow.cores
     except WorkflowError:  # no --cores (a dry run, some executors): keep to one
         cores = 1
+    served = (
+        jobs_here()
+        and forkserver.usable(ATTEMPTS)
+        and not getattr(workflow.execution_settings, "no_hooks", False)
+    )
     return stamps.ingest_threads(
         find_job(wildcards.job),
         ingests_due(),
         cores,
         (
             ingest.SERVED_PARALLEL_MIN_ATTEMPTS
-            if FORK_SERVED
+            if served
             else ingest.PARALLEL_MIN_ATTEMPTS
         ),
     )
@@ -574,7 +586,7 @@ def overview_inputs(wildcards):
 # process (not a cluster's jobs, nor Snakemake's process for one of them), and in this Python
 # (not under --sdm conda).
 onstart:
-    if workflow.local_exec and workflow.is_main_process and not IN_CONDA_ENVS:
+    if jobs_here():
         os.environ.update(
             BENCHREPORT_RUNNER=forkserver.start(ATTEMPTS) or RULEJOB_RUNNER
         )

@@ -48,10 +48,10 @@ THREAD_VARIABLES = (
 # Not imported ahead: the command line, and what patches Snakemake in Snakemake's own process.
 NOT_PRELOADED = {"__main__", "scheduling"}
 # Imported before the server serves: what the run's first jobs (rule ingest, one per job folder)
-# import, ~30 ms. The rest (numpy, scipy, matplotlib, jinja2 and the modules that use them:
+# import, ~35 ms. The rest (numpy, scipy, matplotlib, jinja2 and the modules that use them:
 # 0.4 s) is imported a module at a time whenever no request waits, so the first jobs start
 # at once instead of waiting for all of it or importing it for themselves beside it.
-FIRST = ("rulejob", "ingest")
+FIRST = ("rulejob", "ingest", "lineage")
 # Above this many attempt folders a run's jobs are long, their imports a few per cent of them,
 # and the server's ~80 MB (counted again in each job forked from it) would sit beside the
 # largest jobs of the run: the jobs start as they did without it.
@@ -66,7 +66,10 @@ UNREAD_VARIABLES = frozenset({"BENCHREPORT_RUNNER", SOCKET_VARIABLE, "PWD", "OLD
 TEMPORARY_VARIABLES = frozenset({"TMPDIR", "TEMP", "TMP", "TEMPDIR"})
 STARTED = "benchreport: the jobs start as copies of a fork server"
 RAN = "benchreport: the fork server ran"
-_SERVER = []  # the server process and the pipe whose closing ends it, while this run holds them
+BINDING = ".binding"  # the socket's name until it listens (then renamed to its path)
+# While this run holds a server: its process, the pipe whose closing ends it, its socket's path
+# and the environment it was launched in.
+_SERVER = []
 
 
 def usable(attempts: int | None = None) -> bool:
@@ -89,38 +92,55 @@ def launch() -> None:
         return
     path = os.path.join(tempfile.mkdtemp(prefix="benchreport-"), "jobs")  # sun_path: 108 bytes
     alive, ended = os.pipe()  # the server ends when this process, holding `ended`, does
-    env = dict(os.environ, **{name: "1" for name in THREAD_VARIABLES})
-    server = subprocess.Popen([sys.executable, "-P", str(PACKAGE_DIR / "forkserver.py"), path], stdin=alive, env=env)
-    os.close(alive)
-    _SERVER.extend([server, ended, path])
+    launched = dict(os.environ)
+    try:
+        server = subprocess.Popen(
+            [sys.executable, "-P", str(PACKAGE_DIR / "forkserver.py"), path],
+            stdin=alive,
+            env=launched | {name: "1" for name in THREAD_VARIABLES},
+        )
+    except OSError as error:  # no process to be had: the jobs start as they would without one
+        print(f"benchreport: no fork server ({error})", file=sys.stderr)
+        os.close(ended)
+        remove(path)
+        return
+    finally:
+        os.close(alive)
+    _SERVER.extend([server, ended, path, launched])
     atexit.register(stop)
 
 
 def start(attempts: int) -> str | None:
-    """Start the run's server (once, if launch() has not), for a run of `attempts` attempt
-    folders; return the runner the jobs start (forkclient.py), or None where the jobs start
-    rulejob.py as before (not usable)."""
-    if os.environ.get(SOCKET_VARIABLE) == "off":
-        return None
+    """Start the run's server (once), for a run of `attempts` attempt folders, and hand it to
+    the jobs; return the runner they start (forkclient.py), or None where they start rulejob.py
+    as before (not usable, or no server listens). A server launch() started in an environment
+    other than this one (a Snakefile that includes the workflow and sets a variable after it)
+    would serve no job (servable): it is ended, and one started now."""
     if not usable(attempts):
         cancel()
-        os.environ.pop(SOCKET_VARIABLE, None)  # the server of a run that started this one
+        if os.environ.get(SOCKET_VARIABLE) != "off":
+            os.environ.pop(SOCKET_VARIABLE, None)  # the server of a run that started this one
         return None
+    if _SERVER and significant(_SERVER[3]) != significant(os.environ):
+        cancel()
     launch()
-    listening()
+    if not _SERVER or not listening():
+        cancel()
+        return None
     print(f"{STARTED} ({attempts:,} attempt folders)", file=sys.stderr)
     os.environ[SOCKET_VARIABLE] = _SERVER[2]
     return str(PACKAGE_DIR / "forkclient.py")
 
 
-def listening(limit: float = 10.0) -> None:
-    """Wait until the server listens (the first thing it does, ~30 ms after it starts) or has
-    ended, for at most `limit` seconds: a job that found no socket would start a Python of its
-    own instead of waiting for the server."""
-    server, _, path = _SERVER
+def listening(limit: float = 10.0) -> bool:
+    """Whether the server listens, once it does (the first thing it does, ~30 ms after it starts:
+    its socket has its path only then) or has ended, waiting at most `limit` seconds: a job that
+    found no socket would start a Python of its own instead of waiting for the server."""
+    server, _, path, _ = _SERVER
     deadline = time.monotonic() + limit
     while not os.path.exists(path) and server.poll() is None and time.monotonic() < deadline:
         time.sleep(0.002)
+    return os.path.exists(path) and server.poll() is None
 
 
 def cancel() -> None:
@@ -134,8 +154,9 @@ def cancel() -> None:
 def stop() -> None:
     """End the server as this process ends, and wait for it: the time its jobs took is then this
     process's children's, as it is when each job is a child of its own (getrusage). One never
-    handed to the jobs (a dry run) has run none: it is killed, not waited for."""
-    server, ended, path = _SERVER
+    handed to the jobs (a dry run, --lint, a target no ingest leads to) has run none: it is
+    killed, not waited for."""
+    server, ended, path, _ = _SERVER
     if os.environ.get(SOCKET_VARIABLE) != path:  # never handed to the jobs (start): none can wait
         server.kill()
     os.close(ended)
@@ -148,8 +169,8 @@ def stop() -> None:
 
 
 def remove(path: str) -> None:
-    """The socket, and the private folder start made for it once it is empty."""
-    for remover, target in ((os.unlink, path), (os.rmdir, os.path.dirname(path))):
+    """The socket (under either of its names), and the private folder launch made for it."""
+    for remover, target in ((os.unlink, path), (os.unlink, path + BINDING), (os.rmdir, os.path.dirname(path))):
         try:
             remover(target)
         except OSError:
@@ -157,22 +178,30 @@ def remove(path: str) -> None:
 
 
 def package_modules() -> list[str]:
-    """Every module of the package a rule script may use, those of FIRST first."""
+    """Every module of the package a rule script may use."""
     import benchreport
 
     names = {module.name for module in pkgutil.iter_modules(benchreport.__path__)} - NOT_PRELOADED
-    return [f"benchreport.{name}" for name in sorted(names, key=lambda name: (name not in FIRST, name))]
+    return [f"benchreport.{name}" for name in sorted(names)]
 
 
 def import_module(name: str) -> None:
-    """Import one module for the copies to come. One that fails is left to the jobs that need
-    it, which fail on it with its traceback in their logs: the server serves on."""
+    """Import one module for the copies to come. One that fails (an exception, sys.exit) is left
+    to the jobs that need it, which fail on it with its traceback in their logs: the server
+    serves on, and the jobs it runs meanwhile with it. (One that crashes the process ends them.)"""
     try:
         importlib.import_module(name)
-    except Exception as error:
+    except (Exception, SystemExit) as error:
+        if _ENDING:  # told to end (_end) while importing
+            raise
         print(f"benchreport: the fork server could not import {name}: {error!r}", file=sys.stderr)
     gc.collect()
     gc.freeze()  # the copies' collections leave the imported objects (shared pages) alone
+
+
+def significant(env, unread: frozenset = UNREAD_VARIABLES) -> dict:
+    """An environment less the variables in which a job's may differ from the server's."""
+    return {name: value for name, value in env.items() if name not in unread}
 
 
 def servable(request: dict) -> bool:
@@ -180,15 +209,11 @@ def servable(request: dict) -> bool:
     of the workflow, limits and environment (the numerical libraries read their thread counts
     from it as they load)."""
     unread = UNREAD_VARIABLES | (TEMPORARY_VARIABLES if tempfile.tempdir is None else frozenset())
-
-    def read(env):
-        return {name: value for name, value in env.items() if name not in unread}
-
     return (
         request["python"] == sys.executable
         and request["runner"] == forkclient.RULEJOB  # the runner beside this copy of the package
         and request["limits"] == forkclient.limits()
-        and read(request["env"]) == read(os.environ)
+        and significant(request["env"], unread) == significant(os.environ, unread)
     )
 
 
@@ -235,6 +260,8 @@ class Server:
             os.set_blocking(fd, False)
         signal.set_wakeup_fd(self.wake_write)
         signal.signal(signal.SIGCHLD, lambda number, frame: None)
+        # a job's end interrupts no system call of a module importing meanwhile (serve)
+        signal.siginterrupt(signal.SIGCHLD, False)
         self.selector = selectors.DefaultSelector()
         self.selector.register(self.listener, selectors.EVENT_READ, "accept")
         self.selector.register(self.wake_read, selectors.EVENT_READ, "reap")
@@ -425,7 +452,11 @@ def exit_status(stop: SystemExit) -> int:
     return 1
 
 
+_ENDING = []  # the signal that told the server to end, once one has
+
+
 def _end(number, frame):
+    _ENDING.append(number)
     sys.exit(0)
 
 
@@ -438,15 +469,17 @@ if __name__ == "__main__":
     signal.signal(signal.SIGHUP, _end)
     try:
         # listening at once: a job that comes while the first modules are imported waits for
-        # them (a client blocks until its job starts) rather than starting a Python of its own
+        # them (a client blocks until its job starts) rather than starting a Python of its own.
+        # The socket gets its path once it listens, so a client that finds it can connect.
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        listener.bind(socket_path)
+        listener.bind(socket_path + BINDING)
         listener.listen(64)
         listener.setblocking(False)
-        modules = package_modules()
-        for name in modules[: len(FIRST)]:
+        os.rename(socket_path + BINDING, socket_path)
+        first = [f"benchreport.{name}" for name in FIRST]
+        for name in first:
             import_module(name)
-        job = Server(listener, modules[len(FIRST) :]).serve()
+        job = Server(listener, [name for name in package_modules() if name not in first]).serve()
     finally:
         if os.getpid() == server_pid:
             remove(socket_path)
