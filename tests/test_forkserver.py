@@ -64,7 +64,7 @@ if action == "wait":
     time.sleep(600)
 rulejob.finish()
 """
-ONE_THREAD = {name: "1" for name in forkserver.THREAD_VARIABLES}
+ONE_THREAD = {name: "1" for name in rulejob.THREAD_VARIABLES}
 
 
 def wait_for(condition, what: str, limit: float = 120.0):
@@ -247,7 +247,7 @@ def test_a_job_the_server_cannot_run_as_a_fresh_process_would_runs_in_a_fresh_ru
     environment."""
     env = {"PROBE_MARKER": "marker"} if differs == "environment" else None
     if differs == "threads":
-        env = {name: "2" for name in forkserver.THREAD_VARIABLES}
+        env = {name: "2" for name in rulejob.THREAD_VARIABLES}
     setup = None
     if differs == "limits":
         import resource

@@ -191,7 +191,8 @@ def test_a_folder_reingested_alone_is_read_in_two_processes_only_where_that_pays
     server, since a job of two threads is not (forkserver.servable) and so costs a fresh Python
     (at 200 attempt folders 0.29 s against ~0.09 s). Here a folder between the two is edited:
     every job of the edited run is a copy of the server (one the Snakefile's own variable does
-    not keep from serving), and without it the folder's ingest has two threads."""
+    not keep from serving), and without it the folder's ingest has two threads. Every job of the
+    cold run is one too, its coverage design of two threads included (BLAS on one thread)."""
     sys.path.insert(0, str(REPO / "resources"))
     import benchflow_synth
 
@@ -201,7 +202,12 @@ def test_a_folder_reingested_alone_is_read_in_two_processes_only_where_that_pays
     benchflow_synth.build_scale(workflow.path / "jobs", jobs=2, trials=attempts, seed=5, request_kb=0, requests=1)
     (workflow.path / "fast.yaml").write_text("environment:\n  inspect: false\n")
     config = ["--configfile", "fast.yaml"]
-    workflow.run(*config, roots=["jobs"])
+    cold = workflow.run(*config, roots=["jobs"])
+    # the cold run's one coverage design has both cores, and runs BLAS on one (run_script's
+    # one_blas_thread): a copy of the server too
+    assert re.search(rf"{forkserver.RAN} \d+ jobs as copies of itself, 0 in a fresh Python", cold.stderr)
+    (design_log,) = (workflow.path / "logs" / "coverage_design").glob("*.log")
+    assert "2 threads" in design_log.read_text()
     scored = [
         path
         for path in sorted((workflow.path / "jobs").rglob("result.json"))

@@ -3,21 +3,14 @@ tries profile: how many tasks were tried how often), measured once per shape and
 setting of that shape, or read from the design cache when the machine keeps one
 (`benchreport.design_cache`). Which shapes a run needs is planned by `benchreport.shapes`."""
 
-import os
 import resource
 import sys
 import time
 
-# BLAS on one thread, whatever the job's threads (Snakemake sets the *_NUM_THREADS variables from
-# them, and --cores caps those): a BLAS on several threads sums in another order, and the design
-# would move in its last bits with --cores. Set before numpy loads; the job's threads still share
-# the design's families and blocks (benchreport.coverage_design, numpy releases the GIL).
-os.environ.update(dict.fromkeys(("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"), "1"))
-
-from benchreport import design_cache, rulejob, shapes  # noqa: E402
-from benchreport.coverage_design import coverage_design  # noqa: E402
-from benchreport.files import dump_json, write_text  # noqa: E402
-from benchreport.lineage import write_for_rule  # noqa: E402
+from benchreport import design_cache, rulejob, shapes
+from benchreport.coverage_design import coverage_design
+from benchreport.files import dump_json, write_text
+from benchreport.lineage import write_for_rule
 
 rulejob.start(snakemake)
 shape = snakemake.wildcards.shape

@@ -30,21 +30,15 @@ from pathlib import Path
 
 if __name__ == "__main__":  # started as a file (start, with -P): the package beside it, as rulejob.py
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchreport import forkclient  # noqa: E402
+from benchreport import forkclient, rulejob  # noqa: E402
 from benchreport.forked import end_with_parent  # noqa: E402
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 SOCKET_VARIABLE = forkclient.SOCKET_VARIABLE
 # Set by Snakemake for each job to its threads; the numerical libraries read them as they load,
-# so the server loads them with one thread and takes only the jobs that ask for one.
-THREAD_VARIABLES = (
-    "OMP_NUM_THREADS",
-    "GOTO_NUM_THREADS",
-    "OPENBLAS_NUM_THREADS",
-    "MKL_NUM_THREADS",
-    "VECLIB_MAXIMUM_THREADS",
-    "NUMEXPR_NUM_THREADS",
-)
+# so the server loads them with one thread and takes only the jobs that have them at one (a job
+# of one thread, or of a rule that runs its numerical libraries on one: run_script).
+THREAD_VARIABLES = rulejob.THREAD_VARIABLES
 # Not imported ahead: the command line, and what patches Snakemake in Snakemake's own process.
 NOT_PRELOADED = {"__main__", "scheduling"}
 # Imported before the server serves: what the run's first jobs (rule ingest, one per job folder)

@@ -133,6 +133,18 @@ def concrete(value, wildcards):
     return value
 
 
+# The variables Snakemake sets to a job's threads for the numerical libraries (BLAS, OpenMP,
+# numexpr), which read them as they load.
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "GOTO_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
+
+
 def runner_params(**params) -> dict:
     """A rule's params when main runs its script (run_script): its own, which Snakemake's params
     trigger compares (a new code hash or config value re-runs the job), and `namespace`, made
@@ -140,21 +152,27 @@ def runner_params(**params) -> dict:
     return {**params, "namespace": script_namespace(params)}
 
 
-def run_script(rule: str) -> str:
+def run_script(rule: str, one_blas_thread: bool = False) -> str:
     """The shell command that runs workflow/scripts/<rule>.py through main, with the Python and
     the runner's file that common.smk hands in the environment (BENCHREPORT_PYTHON,
     BENCHREPORT_RUNNER). The namespace goes on standard input, a here-document: one line of JSON
     (json.dumps escapes every line break), so no line of it ends the here-document. The command
     is one group, `{ ... }`, and ends on its closing brace, not on the here-document's last line:
     a suffix a workflow sets with shell.suffix, which Snakemake appends after a space, follows the
-    group on that line, and the group's status is the script's."""
+    group on that line, and the group's status is the script's.
+
+    With one_blas_thread, the numerical libraries of a job of several threads run on one
+    (THREAD_VARIABLES at 1 for the runner, over the job's threads that Snakemake sets): the job's
+    threads are then its own processes' (the script's workers), and the run's fork server, whose
+    libraries run on one, serves the job rather than starting a Python for it."""
+    blas = "".join(f"{name}=1 " for name in THREAD_VARIABLES) if one_blas_thread else ""
     # -P: neither the working directory nor the runner's own folder goes first on the module path.
     # -S: site (the .pth files of site-packages) is read only where the runner needs
     # site-packages: the fork server's client imports none (C modules of the standard library),
     # and rulejob.py reads it first. A .pth may be slow to run: here one of the machine's
     # imports certifi, 20 of a start's 28 ms of CPU, and a run of 10,000 trials starts ~60 jobs.
     return (
-        f'{{{{ "$BENCHREPORT_PYTHON" -S -P "$BENCHREPORT_RUNNER" {rule} {{log:q}} {{threads}}'
+        f'{{{{ {blas}"$BENCHREPORT_PYTHON" -S -P "$BENCHREPORT_RUNNER" {rule} {{log:q}} {{threads}}'
         " <<'NAMESPACE'\n{params.namespace}\nNAMESPACE\n}}"
     )
 
