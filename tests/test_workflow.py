@@ -184,57 +184,50 @@ def test_two_runs_give_identical_bytes(real_run, tmp_path):
     assert [path for path in first if first[path] != second[path]] == []
 
 
-def test_a_folder_reingested_alone_is_read_in_two_processes_only_where_that_pays_for_a_fresh_python(tmp_path):
-    """A folder an edit makes the run ingest alone gets two threads where two processes read it
-    sooner than one: from PARALLEL_MIN_ATTEMPTS attempt folders where every job starts a Python
-    of its own, from SERVED_PARALLEL_MIN_ATTEMPTS where the jobs are copies of the run's fork
-    server, since a job of two threads is not (forkserver.servable) and so costs a fresh Python
-    (at 200 attempt folders 0.29 s against ~0.09 s). Here a folder between the two is edited:
-    every job of the edited run is a copy of the server (one the Snakefile's own variable does
-    not keep from serving), and without it the folder's ingest has two threads. Every job of the
-    cold run is one too, its coverage design of two threads included (BLAS on one thread)."""
+def test_jobs_of_two_threads_are_copies_of_the_fork_server_too(tmp_path):
+    """A job of several threads is a copy of the run's fork server only where its numerical
+    libraries run on one thread, as the server's do (forkserver.servable); the rules whose
+    threads are their own processes set that in their command (run_script's one_blas_thread),
+    else each such job started a Python of its own (at 200 attempt folders an ingest took 0.29 s
+    against ~0.09 s served). Here: the cold run's one coverage design, which has both cores, and
+    the edited run's ingest of a folder of over PARALLEL_MIN_ATTEMPTS attempt folders, re-ingested
+    alone with two threads; every job of either run is a copy of the server, in the edited run
+    one started after the Snakefile set a variable of its own past the workflow's parse (the
+    server launched while it was parsed would serve no job: forkserver.start replaces it)."""
     sys.path.insert(0, str(REPO / "resources"))
     import benchflow_synth
 
-    attempts = ingest.PARALLEL_MIN_ATTEMPTS + 20
-    assert attempts < ingest.SERVED_PARALLEL_MIN_ATTEMPTS
     workflow = copy_workflow(tmp_path / "wf")
+    attempts = ingest.PARALLEL_MIN_ATTEMPTS + 20
     benchflow_synth.build_scale(workflow.path / "jobs", jobs=2, trials=attempts, seed=5, request_kb=0, requests=1)
     (workflow.path / "fast.yaml").write_text("environment:\n  inspect: false\n")
     config = ["--configfile", "fast.yaml"]
+
+    def all_served(process) -> bool:
+        """Every job but rule all's (no command) reached the server, none ran in a Python of its own."""
+        served = re.search(rf"{forkserver.RAN} (\d+) jobs as copies of itself, (\d+) in a fresh Python", process.stderr)
+        steps = re.findall(r"(\d+) of \1 steps \(100%\) done", process.stderr)
+        return bool(served and steps) and (int(served.group(1)), served.group(2)) == (int(steps[0]) - 1, "0")
+
     cold = workflow.run(*config, roots=["jobs"])
-    # the cold run's one coverage design has both cores, and runs BLAS on one (run_script's
-    # one_blas_thread): a copy of the server too
-    assert re.search(rf"{forkserver.RAN} \d+ jobs as copies of itself, 0 in a fresh Python", cold.stderr)
     (design_log,) = (workflow.path / "logs" / "coverage_design").glob("*.log")
     assert "2 threads" in design_log.read_text()
-    scored = [
+    assert all_served(cold), cold.stderr
+
+    result = next(
         path
         for path in sorted((workflow.path / "jobs").rglob("result.json"))
         if "rewards" in json.loads(path.read_text())
-    ]
-
-    def flip(result: Path) -> None:
-        data = json.loads(result.read_text())
-        data["rewards"] = {"reward": 1.0 - float(data["rewards"]["reward"])}
-        result.write_text(json.dumps(data, indent=2))
-
-    flip(scored[0])
-    # a Snakefile that sets a variable after including the workflow: the server launched while
-    # the workflow was parsed has not got it, and onstart starts one that has (forkserver.start)
+    )
+    data = json.loads(result.read_text())
+    data["rewards"] = {"reward": 1.0 - float(data["rewards"]["reward"])}
+    result.write_text(json.dumps(data, indent=2))
     with open(workflow.path / "Snakefile", "a") as snakefile:
         snakefile.write('\nos.environ["SET_AFTER_THE_WORKFLOW"] = "1"\n')
     edited = workflow.run(*config, roots=["jobs"])
-    served = re.search(rf"{forkserver.RAN} (\d+) jobs as copies of itself, (\d+) in a fresh Python", edited.stderr)
-    steps = re.findall(r"(\d+) of \1 steps \(100%\) done", edited.stderr)
-    # every job but rule all's (no command) reached the server, none ran in a Python of its own
-    assert served and steps and (int(served.group(1)), served.group(2)) == (int(steps[0]) - 1, "0"), edited.stderr
-    flip(scored[1])
-    workflow.run(*config, roots=["jobs"], env=os.environ | {forkserver.SOCKET_VARIABLE: "off"})
-    assert (
-        "(2 threads)"
-        in (workflow.path / "logs" / "ingest" / f"{scored[1].parents[1].relative_to(workflow.path)}.log").read_text()
-    )
+    ingest_log = workflow.path / "logs" / "ingest" / f"{result.parents[1].relative_to(workflow.path)}.log"
+    assert "(2 threads)" in ingest_log.read_text()
+    assert all_served(edited), edited.stderr
 
 
 def test_the_coverage_design_is_the_same_on_one_core_and_on_two(tmp_path):

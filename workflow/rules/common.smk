@@ -121,8 +121,7 @@ def ingests_due():
 def jobs_here():
     """Whether the jobs run on this machine, each from this process, in its Python: where they
     may start through the run's fork server (see onstart). Snakemake knows where they run once
-    it knows its executor, while it builds the DAG and in onstart; at parse time it says here.
-    """
+    it knows its executor (in onstart); at parse time it says here."""
     return workflow.local_exec and workflow.is_main_process and not IN_CONDA_ENVS
 
 
@@ -191,27 +190,13 @@ def ingest_inputs(wildcards):
 
 
 def ingest_threads(wildcards):
-    """stamps.ingest_threads for the job folder of the wildcard, with the threshold of a run
-    whose jobs start through its fork server where they do (not with --no-hooks: no onstart).
-    """
+    """stamps.ingest_threads for the job folder of the wildcard."""
     try:
         cores = workflow.cores
     except WorkflowError:  # no --cores (a dry run, some executors): keep to one
         cores = 1
-    served = (
-        jobs_here()
-        and forkserver.usable(ATTEMPTS)
-        and not getattr(workflow.execution_settings, "no_hooks", False)
-    )
     return stamps.ingest_threads(
-        find_job(wildcards.job),
-        ingests_due(),
-        cores,
-        (
-            ingest.SERVED_PARALLEL_MIN_ATTEMPTS
-            if served
-            else ingest.PARALLEL_MIN_ATTEMPTS
-        ),
+        find_job(wildcards.job), ingests_due(), cores, ingest.PARALLEL_MIN_ATTEMPTS
     )
 
 

@@ -698,11 +698,6 @@ def crosscheck(summary, attempts: list[dict]) -> dict:
 # From this many attempt folders up, a job folder is worth reading in two processes (a pool
 # costs ~30 ms; an attempt folder ~1 ms at 20 requests of 5 KB).
 PARALLEL_MIN_ATTEMPTS = 200
-# The same where the run's jobs are copies of its fork server: a job of two threads is started
-# as a fresh Python instead (forkserver.servable), ~0.2 s more (at 200 attempt folders 0.29 s
-# against ~0.09 s served), and two processes save ~0.05 s per 1,000 attempt folders
-# (benchmarks/bench_ingest.py --workers 1 2: 0.23 -> 0.19 s at 1,000, 0.71 -> 0.55 s at 3,000).
-SERVED_PARALLEL_MIN_ATTEMPTS = 4_000
 
 
 # The paths of an attempt folder asked for ahead of read_attempt: its trial files and trajectory.
