@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 
+import pytest
 from benchreport import discover, lineage, rulejob
 from benchreport.rulejob import Job, Names
 from snakemake.iocontainers import Namedlist
@@ -184,18 +185,20 @@ rule probe:
     log: "probe-{name}.log"
     threads: 2
     params: **runner_params(level=0.95, tricky=lambda wildcards: TRICKY, version="bv-{name}", tags=["{name}", 3])
-    shell: run_script("probe")
+    shell: run_script("probe", one_blas_thread=ONE_BLAS_THREAD)
 """
 
 # a param the here-document must carry as it is: a line that would end it, quotes, expansions
 TRICKY = 'it\'s "quoted"\nNAMESPACE\n$HOME `echo x` $(echo y) \\ é'
 
 
-def test_a_real_snakemake_job_gets_a_namespace_longer_than_a_command_line_may_hold(tmp_path):
+@pytest.mark.parametrize("one_blas_thread", [False, True])
+def test_a_real_snakemake_job_gets_a_namespace_longer_than_a_command_line_may_hold(tmp_path, one_blas_thread):
     """run_script's command, run by Snakemake: 2,000 input files of ~110 characters are a namespace
     of more than 128 KiB, longer than one argument may be, and reach the script whole; plain
-    string params get the job's wildcards, as Snakemake's own; and a shell suffix the workflow
-    sets runs after the script."""
+    string params get the job's wildcards, as Snakemake's own; a shell suffix the workflow sets
+    runs after the script; and the numerical libraries' thread variables are the job's threads,
+    or 1 with one_blas_thread."""
     scripts = tmp_path / "scripts"
     shutil.copytree(
         rulejob.SCRIPTS_DIR / "benchreport", scripts / "benchreport", ignore=shutil.ignore_patterns("__pycache__")
@@ -204,10 +207,14 @@ def test_a_real_snakemake_job_gets_a_namespace_longer_than_a_command_line_may_ho
         "import json\n"
         "seen = {'inputs': list(snakemake.input), 'first': snakemake.input.first, 'files': len(snakemake.input.files),\n"
         "        'params': dict(snakemake.params.items()), 'threads': snakemake.threads,\n"
-        "        'wildcards': dict(snakemake.wildcards.items()), 'site_packages': __import__('yaml').__name__}\n"
+        "        'wildcards': dict(snakemake.wildcards.items()), 'site_packages': __import__('yaml').__name__,\n"
+        "        'blas': sorted({__import__('os').environ.get(name) for name in THREAD_VARIABLES})}\n"
         "open(snakemake.output.seen, 'w').write(json.dumps(seen))\n"
     )
-    (tmp_path / "Snakefile").write_text(f"TRICKY = {TRICKY!r}\n" + PROBE_SNAKEFILE)
+    (scripts / "probe.py").write_text(
+        f"THREAD_VARIABLES = {rulejob.THREAD_VARIABLES!r}\n" + (scripts / "probe.py").read_text()
+    )
+    (tmp_path / "Snakefile").write_text(f"TRICKY = {TRICKY!r}\nONE_BLAS_THREAD = {one_blas_thread}\n" + PROBE_SNAKEFILE)
     (tmp_path / "inputs").mkdir()
     inputs = [f"inputs/{i:05d}-{'x' * 100}" for i in range(2000)]
     for name in inputs:
@@ -230,4 +237,5 @@ def test_a_real_snakemake_job_gets_a_namespace_longer_than_a_command_line_may_ho
         "threads": 2,
         "wildcards": {"name": "probe"},
         "site_packages": "yaml",  # the command starts Python with -S: rulejob.py adds site-packages
+        "blas": ["1"] if one_blas_thread else ["2"],
     }

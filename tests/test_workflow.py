@@ -187,9 +187,9 @@ def test_two_runs_give_identical_bytes(real_run, tmp_path):
 def test_jobs_of_two_threads_are_copies_of_the_fork_server_too(tmp_path):
     """A job of several threads is a copy of the run's fork server only where its numerical
     libraries run on one thread, as the server's do (forkserver.servable); the rules whose
-    threads are their own processes set that in their command (run_script's one_blas_thread),
-    else each such job started a Python of its own (at 200 attempt folders an ingest took 0.29 s
-    against ~0.09 s served). Here: the cold run's one coverage design, which has both cores, and
+    threads are their scripts' own workers set that in their command (run_script's
+    one_blas_thread), else each such job started a Python of its own. Here: the cold run's one
+    coverage design, which has both cores, and
     the edited run's ingest of a folder of over PARALLEL_MIN_ATTEMPTS attempt folders, re-ingested
     alone with two threads; every job of either run is a copy of the server, in the edited run
     one started after the Snakefile set a variable of its own past the workflow's parse (the

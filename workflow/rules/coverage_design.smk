@@ -22,9 +22,7 @@ rule coverage_design:
             code=CODE["coverage_design"],
         ),
     # BLAS on one thread, whatever the job's threads (Snakemake sets the *_NUM_THREADS variables
-    # from them, and --cores caps those): a BLAS on several threads sums in another order, and
-    # the design would move in its last bits with --cores. The job's threads share the design's
-    # families and blocks (benchreport.coverage_design, numpy releases the GIL), and the fork
-    # server serves a job of two threads (at 10,000 trials, one design: 0.78 -> 0.65-0.68 s).
+    # from them): the design must not move with --cores (the script checks it). Its threads are
+    # its own workers (Python threads; numpy releases the GIL), and the fork server serves it.
     shell:
         run_script("coverage_design", one_blas_thread=True)

@@ -27,8 +27,7 @@ rule ingest:
         ),
     message:
         "Ingesting BenchFlow job folder {wildcards.job}"
-    # a folder read in two processes (its threads) runs no numerical library on several threads:
-    # the run's fork server serves it (at 200 attempt folders a fresh Python took 0.29 s, a copy
-    # of the server ~0.09 s)
+    # its threads are its own workers (a folder read in forked processes), and it loads no
+    # numerical library: with their thread variables at 1, the run's fork server serves it
     shell:
         run_script("ingest", one_blas_thread=True)

@@ -3,6 +3,7 @@ tries profile: how many tasks were tried how often), measured once per shape and
 setting of that shape, or read from the design cache when the machine keeps one
 (`benchreport.design_cache`). Which shapes a run needs is planned by `benchreport.shapes`."""
 
+import os
 import resource
 import sys
 import time
@@ -13,6 +14,12 @@ from benchreport.files import dump_json, write_text
 from benchreport.lineage import write_for_rule
 
 rulejob.start(snakemake)
+# BLAS on one thread, whatever the job's threads (the rule's command sets it: run_script's
+# one_blas_thread): a BLAS on several threads sums in another order, and the design would move in
+# its last bits with --cores. The job's threads share the design's families and blocks.
+unpinned = [name for name in rulejob.THREAD_VARIABLES if os.environ.get(name) != "1"]
+if unpinned:
+    sys.exit(f"coverage_design: {', '.join(unpinned)} must be 1 (rule coverage_design's command sets them)")
 shape = snakemake.wildcards.shape
 profile = shapes.parse_shape(shape)
 params = snakemake.params

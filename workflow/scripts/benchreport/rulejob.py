@@ -90,7 +90,7 @@ class Job:
 
 def main(argv: list[str], namespace: str) -> None:
     """Run workflow/scripts/<rule>.py as Snakemake's `script` directive would, its `snakemake` a
-    Job made from the command common.smk's run_script writes: rule, log and threads as
+    Job made from the command run_script writes: rule, log and threads as
     arguments, the namespace (common.smk's script_namespace) as JSON on standard input. Every
     rule runs its script this way: the directive costs each job ~0.14 s more."""
     rule, log, threads = argv
@@ -163,8 +163,8 @@ def run_script(rule: str, one_blas_thread: bool = False) -> str:
 
     With one_blas_thread, the numerical libraries of a job of several threads run on one
     (THREAD_VARIABLES at 1 for the runner, over the job's threads that Snakemake sets): the job's
-    threads are then its own processes' (the script's workers), and the run's fork server, whose
-    libraries run on one, serves the job rather than starting a Python for it."""
+    threads are then its script's own workers (processes or Python threads), and the run's fork
+    server, whose libraries run on one, serves the job rather than starting a Python for it."""
     blas = "".join(f"{name}=1 " for name in THREAD_VARIABLES) if one_blas_thread else ""
     # -P: neither the working directory nor the runner's own folder goes first on the module path.
     # -S: site (the .pth files of site-packages) is read only where the runner needs
@@ -178,7 +178,7 @@ def run_script(rule: str, one_blas_thread: bool = False) -> str:
 
 
 if __name__ == "__main__":
-    # started as a file by common.smk's run_script, with -P: the package is found from here, not
+    # started as a file by run_script's command, with -P: the package is found from here, not
     # from PYTHONPATH, which Snakemake clears for a job in a conda env; and the module the script
     # imports, benchreport.rulejob, not this copy of it, runs the script. With -S (run_script's
     # command) site-packages are added here, as the interpreter would have added them.
