@@ -30,11 +30,18 @@ import bench_scale
 
 
 def copy_revision(revision: str, destination: Path) -> Path:
-    """The workflow (Snakefile, config/, workflow/) as committed at `revision`, with
-    bench_scale's config (no Docker)."""
+    """The workflow (bench_scale.WORKFLOW_PATHS, those the revision has) as committed at
+    `revision`, with bench_scale's config (no Docker)."""
     destination.mkdir(parents=True)
+    present = subprocess.run(
+        ["git", "ls-tree", "--name-only", revision, *bench_scale.WORKFLOW_PATHS],
+        cwd=bench_scale.REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     archive = subprocess.run(
-        ["git", "archive", revision, "Snakefile", "config", "workflow"],
+        ["git", "archive", revision, *present],
         cwd=bench_scale.REPO,
         capture_output=True,
         check=True,

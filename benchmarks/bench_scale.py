@@ -320,13 +320,20 @@ def run_peer(bench: str, jobs_root: Path) -> dict:
 BENCH_CONFIG = "# a benchmark's copy: no Docker\nenvironment:\n  inspect: false\n"
 
 
+# What a run of the workflow reads of the repository: the Snakefile, its config, its code and the
+# workflow profile Snakemake reads beside the Snakefile (profiles/default: the scheduler).
+WORKFLOW_PATHS = ("Snakefile", "config", "workflow", "profiles")
+
+
 def copy_workflow(destination: Path, coverage_simulations: int | None = None) -> Path:
     if destination.exists():
         shutil.rmtree(destination)
     destination.mkdir(parents=True)
-    shutil.copy(REPO / "Snakefile", destination / "Snakefile")
-    shutil.copytree(REPO / "config", destination / "config")
-    shutil.copytree(REPO / "workflow", destination / "workflow", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in WORKFLOW_PATHS:
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, destination / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(REPO / name, destination / name)
     text = BENCH_CONFIG
     if coverage_simulations:
         text += f"statistics:\n  coverage_simulations: {coverage_simulations}\n"
@@ -339,11 +346,7 @@ def git_state() -> str:
         return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False).stdout
 
     commit = git("rev-parse", "--short", "HEAD").strip() or "?"
-    dirty = [
-        line[3:]
-        for line in git("status", "--porcelain").splitlines()
-        if line[3:].startswith(("workflow/", "config/", "Snakefile"))
-    ]
+    dirty = [line[3:] for line in git("status", "--porcelain").splitlines() if line[3:].startswith(WORKFLOW_PATHS)]
     return commit + (f" + uncommitted changes to {len(dirty)} workflow files" if dirty else "")
 
 

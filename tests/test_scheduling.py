@@ -1,8 +1,11 @@
 """The end-of-run hook finds the installed Snakemake's re-evaluation timer and cancels it; the
 parse and the end of a run move the heap to the collector's permanent generation; Snakemake's
-params check serialises params as it would with pandas, without importing it; every rule job
-logs to its rule's log with the cyclic collector off, and one that finishes leaves at once."""
+params check serialises params as it would with pandas, without importing it; its scheduler
+measures a waiting job's inputs once; a run reads the workflow profile, which picks the greedy
+scheduler; every rule job logs to its rule's log with the cyclic collector off, and one that
+finishes leaves at once."""
 
+import asyncio
 import gc
 import os
 import subprocess
@@ -11,6 +14,7 @@ import threading
 from pathlib import Path
 from types import SimpleNamespace
 
+import yaml
 from benchreport import rulejob, scheduling
 from benchreport.scheduling import cancel_rescheduling_timers
 from snakemake.persistence import PersistenceBase
@@ -62,12 +66,8 @@ def test_the_scheduler_keeps_one_reevaluation_pending(monkeypatch):
 
 # Twenty short jobs, one at a time, three a second at most; each round of the scheduler counted.
 ROUNDS_SNAKEFILE = """
-import sys, time
-sys.path.insert(0, {scripts!r})
-from benchreport import scheduling
+import time
 from snakemake.scheduling.job_scheduler import JobScheduler
-if {patched!r}:
-    scheduling.one_pending_reevaluation()
 ROUNDS = []
 select = JobScheduler.job_selector
 def counted(self, jobs):
@@ -86,19 +86,42 @@ onsuccess:
 """
 
 
-def rounds_of_a_run(tmp_path, patched: bool) -> tuple[int, float]:
+# What each probe Snakefile begins with: the package, and the patch where the run has it.
+PROBE_PREAMBLE = """
+import sys
+sys.path.insert(0, {scripts!r})
+from benchreport import scheduling
+if {patched!r}:
+    scheduling.{patch}()
+"""
+
+
+def probe_run(tmp_path, snakefile: str, patch: str, patched: bool, *options: str, inputs=()) -> Path:
+    """A real Snakemake run of one of the probes, with scheduling.<patch> applied or not, in a
+    folder of its own with `inputs` written in in/ first; the folder, once the run has succeeded."""
     folder = tmp_path / ("patched" if patched else "as-is")
     folder.mkdir()
     scripts = str(Path(__file__).parents[1] / "workflow" / "scripts")
-    (folder / "Snakefile").write_text(ROUNDS_SNAKEFILE.format(scripts=scripts, patched=patched))
+    preamble = PROBE_PREAMBLE.format(scripts=scripts, patched=patched, patch=patch)
+    (folder / "Snakefile").write_text(preamble + snakefile.format())
+    for name in inputs:
+        (folder / "in").mkdir(exist_ok=True)
+        (folder / "in" / name).write_text(name + "\n")
     done = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--cores", "1", "--quiet", "--max-jobs-per-timespan", "3/1s"],
+        [sys.executable, "-m", "snakemake", "--cores", "1", "--quiet", *options],
         cwd=folder,
         capture_output=True,
         text=True,
         timeout=300,  # a scheduler that stopped waking would wait for ever
     )
     assert done.returncode == 0, done.stdout + done.stderr
+    return folder
+
+
+def rounds_of_a_run(tmp_path, patched: bool) -> tuple[int, float]:
+    folder = probe_run(
+        tmp_path, ROUNDS_SNAKEFILE, "one_pending_reevaluation", patched, "--max-jobs-per-timespan", "3/1s"
+    )
     assert len(list((folder / "out").iterdir())) == 20
     rounds, seconds = (folder / "rounds.txt").read_text().split()
     return int(rounds), float(seconds)
@@ -211,3 +234,94 @@ def test_params_are_serialised_as_with_pandas_without_importing_it(tmp_path, mon
         assert persistence._serialize_param.__func__ is PersistenceBase._serialize_param_pandas
     finally:
         PersistenceBase._serialize_param = original
+
+
+class Input(str):
+    """An input path as the scheduler measures it: whether it exists, and its size, each counted."""
+
+    measured: list = []
+
+    def __new__(cls, path: str, size: int | None):
+        made = super().__new__(cls, path)
+        made.known_size = size
+        return made
+
+    async def exists(self):
+        Input.measured.append(str(self))
+        return self.known_size is not None
+
+    async def size(self):
+        return self.known_size
+
+
+def test_a_waiting_jobs_inputs_are_measured_once(monkeypatch):
+    monkeypatch.setattr(JobScheduler, "update_input_sizes", JobScheduler.update_input_sizes)  # restored
+    assert scheduling.input_sizes_measured_once()
+    scheduler = SimpleNamespace(_input_sizes={})
+    shared, own, absent = Input("shared", 10), Input("own", 20), Input("absent", None)
+    first, second = SimpleNamespace(input=[shared, own]), SimpleNamespace(input=[shared, absent])
+    Input.measured = []
+    asyncio.run(JobScheduler.update_input_sizes(scheduler, [first, second]))
+    assert sorted(Input.measured) == ["absent", "own", "shared"]
+    assert scheduler._input_sizes == {"shared": 10, "own": 20, "absent": None}
+    Input.measured = []
+    asyncio.run(JobScheduler.update_input_sizes(scheduler, [first, second]))  # the next round
+    assert Input.measured == ["absent"]  # a path without a size is looked for again
+    # above Snakemake's bound, the sizes of paths no waiting job reads go, and no other
+    many = [SimpleNamespace(input=[Input(f"other-{n}", n)]) for n in range(scheduling.KEPT_SIZES)]
+    asyncio.run(JobScheduler.update_input_sizes(scheduler, [first, *many]))
+    assert len(scheduler._input_sizes) == scheduling.KEPT_SIZES + 2
+    assert "absent" not in scheduler._input_sizes and scheduler._input_sizes["own"] == 20
+
+
+# Ten jobs that wait on one core, each reading a file of its own and one they share, all there
+# before the run; every time Snakemake asks whether one of them exists, counted.
+SIZES_SNAKEFILE = """
+from snakemake.io import _IOFile
+MEASURED = []
+exists = _IOFile.exists
+async def counted(self):
+    MEASURED.append(str(self))
+    return await exists(self)
+_IOFile.exists = counted
+rule all:
+    input: expand("out/{{i}}", i=range(10))
+    localrule: True
+rule one:
+    input: "in/shared", "in/{{i}}"
+    output: "out/{{i}}"
+    shell: "cat {{input}} > {{output}}"
+onsuccess:
+    open("measured.txt", "w").write(str(sum(path.startswith("in/") for path in MEASURED)))
+"""
+
+
+def inputs_measured_in_a_run(tmp_path, patched: bool) -> int:
+    inputs = ["shared", *map(str, range(10))]
+    folder = probe_run(
+        tmp_path, SIZES_SNAKEFILE, "input_sizes_measured_once", patched, "--scheduler", "greedy", inputs=inputs
+    )
+    assert sorted(path.name for path in (folder / "out").iterdir()) == sorted(str(i) for i in range(10))
+    assert (folder / "out" / "3").read_text() == "shared\n3\n"
+    return int((folder / "measured.txt").read_text())
+
+
+def test_a_real_run_measures_each_waiting_input_once(tmp_path):
+    """In a real Snakemake run, with the patch the scheduler looks for each of the 11 inputs once
+    when it ranks the jobs (Snakemake's own checks of a job's inputs come on top, a few per job);
+    unpatched, for every job still waiting at every round: far more."""
+    patched = inputs_measured_in_a_run(tmp_path, patched=True)
+    unpatched = inputs_measured_in_a_run(tmp_path, patched=False)
+    assert unpatched - patched >= 30, (patched, unpatched)
+
+
+def test_a_run_reads_the_workflow_profile_which_picks_the_greedy_scheduler(tmp_path):
+    from conftest import copy_workflow
+    from snakemake.cli import get_argument_parser
+
+    profile = yaml.safe_load((Path(__file__).parents[1] / "profiles" / "default" / "config.yaml").read_text())
+    assert profile == {"scheduler": "greedy"}
+    assert get_argument_parser().parse_args(["--scheduler", profile["scheduler"]]).scheduler == "greedy"
+    workflow = copy_workflow(tmp_path / "wf")
+    done = workflow.run("--dry-run", "--config", "job_roots=[]", check=False)
+    assert "Using workflow specific profile profiles/default" in done.stdout + done.stderr

@@ -80,6 +80,7 @@ def find_jobs():
 
 scheduling.compare_params_without_pandas()
 scheduling.one_pending_reevaluation()
+scheduling.input_sizes_measured_once()
 scheduling.keep_parsed_objects()
 # Whether the jobs run in a conda env's Python (--sdm conda), not in the one running Snakemake
 IN_CONDA_ENVS = DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method

@@ -39,7 +39,15 @@ from .forked import even_shares, forked_map
 from .ingest import SAMPLING_KEYS, exchange_parts
 from .lineage import record_path
 
-CODE_PATHS = ("Snakefile", "workflow", "config/schema.yaml", "config/config.yaml", "requirements.txt", "pyproject.toml")
+CODE_PATHS = (
+    "Snakefile",
+    "workflow",
+    "config/schema.yaml",
+    "config/config.yaml",
+    "profiles/default/config.yaml",
+    "requirements.txt",
+    "pyproject.toml",
+)
 
 
 def trajectory_extract(path: Path, max_requests: int) -> bytes:
