@@ -346,7 +346,8 @@ def git_state() -> str:
         return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False).stdout
 
     commit = git("rev-parse", "--short", "HEAD").strip() or "?"
-    dirty = [line[3:] for line in git("status", "--porcelain").splitlines() if line[3:].startswith(WORKFLOW_PATHS)]
+    prefixes = tuple(f"{name}/" if (REPO / name).is_dir() else name for name in WORKFLOW_PATHS)
+    dirty = [line[3:] for line in git("status", "--porcelain").splitlines() if line[3:].startswith(prefixes)]
     return commit + (f" + uncommitted changes to {len(dirty)} workflow files" if dirty else "")
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import inspect
 import sys
 import threading
 import time
@@ -66,12 +67,14 @@ def input_sizes_measured_once() -> bool:
     inputs, that was 45,000 measurements in 225 rounds: 1.5 s of the 1.8 s Snakemake's process
     spent choosing jobs. A job waits only once all its inputs are written, and nothing writes
     them again before it has run, so a size measured once holds while it waits; a path not found
-    (no size) is measured again. Returns whether it applied (not where the scheduler has
-    changed shape)."""
+    (no size) is measured again. A size is kept for its path for the rest of the run: a file
+    made again later in the same run (a temp() output after a checkpoint, which this workflow
+    has not) keeps its first size, which only orders jobs of equal priority. Returns whether it
+    applied (not where the scheduler has changed shape)."""
     from snakemake.scheduling.job_scheduler import JobScheduler
 
     measure = JobScheduler.__dict__.get("update_input_sizes")
-    if not asyncio.iscoroutinefunction(measure):
+    if not inspect.iscoroutinefunction(measure):
         return False
     JobScheduler.update_input_sizes = _measure_new_inputs
     return True
