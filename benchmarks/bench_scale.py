@@ -641,9 +641,10 @@ def profile_stats(workdir: Path) -> dict:
     config = yaml.safe_load((workdir / "config" / "config.yaml").read_text())
     bench = yaml.safe_load((workdir / "bench.yaml").read_text()) or {}
     params = config["statistics"] | bench.get("statistics", {}) | {"failed_control": config["controls"]["on_failure"]}
-    trials = []
-    for path in sorted((workdir / "results" / "ingest").rglob("trials.json")):
-        trials.extend(json.loads(path.read_text())["trials"])
+    from benchreport.trial import load_ingests
+
+    paths = sorted((workdir / "results" / "ingest").rglob("trials.json"))
+    trials = [trial for ingest in load_ingests(paths) for trial in ingest["trials"]]
     settings = sorted({trial["setting"] for trial in trials})
     out = {"settings": {}}
     profile = cProfile.Profile()  # one setting only: at 1,000 tasks one call takes minutes

@@ -310,9 +310,12 @@ def test_a_redacted_bundle_verifies_byte_for_byte(bundled, verified):
     assert same == total and int(total) > 50, line
     assert not [line for line in verified.stdout.splitlines() if line.startswith(("differs: ", "not made again: "))]
     ledger = json.loads(next((bundled.results / "ingest" / "jobs" / "agent").rglob("ledger.json")).read_text())
-    assert ledger  # the planted job's rows are there in both runs, not absent from both
+    assert ledger["jobs"]  # the planted job's rows are there in both runs, not absent from both
     rows = [
-        row for p in (bundled.results / "ingest").rglob("ledger.json") for row in json.loads(p.read_text())["ledger"]
+        row
+        for p in (bundled.results / "ingest").rglob("ledger.json")
+        for job in json.loads(p.read_text())["jobs"].values()
+        for row in job["ledger"]
     ]
     assert any(row["reason"] == "a secret (anthropic api key) in error was redacted" for row in rows), rows
 

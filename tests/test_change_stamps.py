@@ -33,43 +33,98 @@ def test_a_missing_root_or_one_without_job_folders_is_refused_with_its_name(here
     assert job.root == "jobs" and job.relpath.startswith("oracle/")
 
 
-def test_recorded_sources_are_read_from_the_ingest_lineage_record(here):
+def test_recorded_sources_are_read_from_the_lineage_record_of_the_folders_batch(here):
     [job] = stamps.find_jobs(["jobs"]).values()
-    assert stamps.recorded_sources(job) == {}  # never ingested
-    record = here / stamps.lineage_of(stamps.ingest_output(job.job_id))
+    assert stamps.recorded_sources(job, job.job_id) == {}  # never ingested
+    record = here / stamps.lineage_of(stamps.ingest_output("jobs/batch"))
     record.parent.mkdir(parents=True)
     inside = f"{job.path.as_posix()}/a__1/result.json"
     sources = [{"path": inside, "sha256": "ab"}, {"path": "elsewhere/x", "sha256": "cd"}]
     record.write_text(json.dumps({"sources": sources}))
-    assert stamps.recorded_sources(job) == {"a__1/result.json": "ab"}
+    assert stamps.recorded_sources(job, "jobs/batch") == {"a__1/result.json": "ab"}
+    assert stamps.recorded_sources(job, job.job_id) == {}  # another batch's record
     record.write_text("{not json")
-    assert stamps.recorded_sources(job) == {}
+    assert stamps.recorded_sources(job, "jobs/batch") == {}
 
 
-def test_an_ingest_is_due_until_its_output_is_newer_than_its_stamp(here):
+def test_a_stamp_compares_the_sources_the_batch_the_last_parse_planned_recorded(here):
+    """refresh_states reads a folder's last ingest from the batch plan_batches saved: a folder
+    whose file was touched but holds the same bytes keeps its stamp only if that record is found."""
+    jobs = stamps.find_jobs(["jobs"])
+    [job] = jobs.values()
+    found, records = stamps.refresh_states(list(jobs.values()), 8)
+    stamps.plan_batches(jobs, records)
+    saved = json.loads((here / stamps.STATE_DIR / stamps.BATCHES).read_text())
+    assert saved == {job.job_id: job.job_id}
+    (here / stamps.STATE_DIR / stamps.BATCHES).write_text(json.dumps({job.job_id: "jobs/elsewhere"}))
+    assert stamps._planned_batches(here / stamps.STATE_DIR) == {job.job_id: "jobs/elsewhere"}
+    (here / stamps.STATE_DIR / stamps.BATCHES).write_text("[1, 2]")
+    assert stamps._planned_batches(here / stamps.STATE_DIR) == {}
+
+
+def test_batches_join_small_folders_of_one_matrix_cell_or_parent_up_to_the_bound():
+    relpaths = [
+        "m/cell-a/trial-01/t1",
+        "m/cell-a/trial-02/t2",
+        "m/cell-a/trial-03/t3",
+        "m/cell-b/trial-01/t1",
+        "plain/run-1",
+        "plain/run-2",
+        "plain/run-3",
+        "other/run-1",
+    ]
+    jobs = {job.job_id: job for job in (discover._job_folder("jobs", "jobs", relpath) for relpath in relpaths)}
+    bound = stamps.BATCH_ATTEMPTS
+    attempts = dict.fromkeys(jobs, bound // 3)
+    attempts["jobs/plain/run-2"] = bound  # a large folder: a batch of its own
+    batches = stamps.ingest_batches(jobs, attempts)
+    assert batches == {
+        "jobs/m/cell-a/trial-01/t1": [
+            "jobs/m/cell-a/trial-01/t1",
+            "jobs/m/cell-a/trial-02/t2",
+            "jobs/m/cell-a/trial-03/t3",
+        ],
+        "jobs/m/cell-b/trial-01/t1": ["jobs/m/cell-b/trial-01/t1"],
+        "jobs/other/run-1": ["jobs/other/run-1"],
+        "jobs/plain/run-1": ["jobs/plain/run-1"],
+        "jobs/plain/run-2": ["jobs/plain/run-2"],
+        "jobs/plain/run-3": ["jobs/plain/run-3"],
+    }
+    # two more attempt folders in the cell (1,001): its third folder no longer fits beside the first two
+    attempts["jobs/m/cell-a/trial-03/t3"] += 2
+    assert stamps.ingest_batches(jobs, attempts)["jobs/m/cell-a/trial-03/t3"] == ["jobs/m/cell-a/trial-03/t3"]
+    # every folder in exactly one batch, in job id order
+    members = [job_id for batch in batches.values() for job_id in batch]
+    assert members == sorted(jobs)
+
+
+def test_an_ingest_is_due_until_its_output_is_newer_than_every_members_stamp(here):
     jobs = stamps.find_jobs(["jobs"])
     found, records = stamps.refresh_states(list(jobs.values()), 8)
     [(job_id, stamp)] = found.items()
+    batches = {"jobs/batch": [job_id]}
     assert set(records) == {job_id} and os.path.isfile(stamp)
-    assert stamps.ingests_due(found) == {job_id}  # no output yet
-    output = here / stamps.ingest_output(job_id)
+    assert stamps.ingests_due(batches, found) == {"jobs/batch"}  # no output yet
+    output = here / stamps.ingest_output("jobs/batch")
     output.parent.mkdir(parents=True)
     output.write_text("{}")
     os.utime(output, ns=(os.stat(stamp).st_mtime_ns + 10**9,) * 2)
-    assert stamps.ingests_due(found) == set()
+    assert stamps.ingests_due(batches, found) == set()
     os.utime(stamp, ns=(os.stat(output).st_mtime_ns + 10**9,) * 2)
-    assert stamps.ingests_due(found) == {job_id}
+    assert stamps.ingests_due(batches, found) == {"jobs/batch"}
 
 
-def test_two_cores_only_for_a_large_folder_due_alone(here):
+def test_two_cores_only_for_a_large_folder_due_alone_in_its_batch(here):
     [job] = stamps.find_jobs(["jobs"]).values()
     entries = len(os.listdir(job.path))
-    assert stamps.ingest_threads(job, {job.job_id}, cores=4, parallel_min_attempts=entries) == 2
-    assert stamps.ingest_threads(job, {job.job_id}, cores=4, parallel_min_attempts=entries + 1) == 1
-    assert stamps.ingest_threads(job, set(), cores=4, parallel_min_attempts=entries) == 1  # not due
-    assert stamps.ingest_threads(job, {job.job_id, "a", "b"}, cores=4, parallel_min_attempts=entries) == 1
+    batch = job.job_id
+    assert stamps.ingest_threads(batch, [job], {batch}, cores=4, parallel_min_attempts=entries) == 2
+    assert stamps.ingest_threads(batch, [job], {batch}, cores=4, parallel_min_attempts=entries + 1) == 1
+    assert stamps.ingest_threads(batch, [job], set(), cores=4, parallel_min_attempts=entries) == 1  # not due
+    assert stamps.ingest_threads(batch, [job], {batch, "a", "b"}, cores=4, parallel_min_attempts=entries) == 1
+    assert stamps.ingest_threads(batch, [job, job], {batch}, cores=4, parallel_min_attempts=entries) == 1
     gone = discover.JobFolder(job_id="gone", root="jobs", relpath="gone", try_index=None, alias=None)
-    assert stamps.ingest_threads(gone, {"gone"}, cores=4, parallel_min_attempts=1) == 1
+    assert stamps.ingest_threads("gone", [gone], {"gone"}, cores=4, parallel_min_attempts=1) == 1
 
 
 def test_a_remembered_value_is_computed_again_exactly_when_its_digest_changes(here):

@@ -336,5 +336,5 @@ def test_slurm_executor_dry_run_needs_no_slurm(workflow, real_jobs):
     # the profile's resources reach the jobs
     assert "slurm_partition=standard" in log and "runtime=30" in log
     # only the ingests and checkpoint ingested are planned: what follows depends on what ingest finds
-    assert re.search(r"^ingest\s+\d+", log, re.MULTILINE) and "Ingesting BenchFlow job folder" in log
+    assert re.search(r"^ingest\s+\d+", log, re.MULTILINE) and "Ingesting the BenchFlow job folders of batch" in log
     assert re.search(r"^ingested\s+1\b", log, re.MULTILINE)

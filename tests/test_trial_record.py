@@ -42,6 +42,11 @@ def test_a_row_that_breaks_the_record_is_named(rows):
     trial.check_rows(rows[:2])
 
 
+def batch(ingests: dict) -> dict:
+    """A batch's trials.json as rule ingest writes it: job id -> that folder's ingest."""
+    return {"jobs": {job_id: ingest | {"job": {"id": job_id}} for job_id, ingest in ingests.items()}}
+
+
 def test_ingests_loaded_together_hold_each_repeated_value_once(rows, tmp_path):
     """load_ingests gives the rows json.load gives, with each repeated value one object."""
     import json
@@ -52,7 +57,7 @@ def test_ingests_loaded_together_hold_each_repeated_value_once(rows, tmp_path):
     halves = list(enumerate((rows[: len(rows) // 2], rows[len(rows) // 2 :])))
     for number, part in halves:
         paths.append(tmp_path / f"{number}.json")
-        write_json(paths[-1], {"job": {"id": str(number)}, "trials": trial.as_columns(part)})
+        write_json(paths[-1], batch({str(number): {"trials": trial.as_columns(part)}}))
     loaded = trial.load_ingests(paths)
     assert loaded == [{"job": {"id": str(number)}, "trials": json.loads(json.dumps(part))} for number, part in halves]
     found = [row for ingest in loaded for row in ingest["trials"]]
@@ -60,6 +65,21 @@ def test_ingests_loaded_together_hold_each_repeated_value_once(rows, tmp_path):
     for name in trial.SHARED:
         values = {repr(row[name]) for row in found}
         assert len({id(row[name]) for row in found}) == len(values), name
+
+
+def test_a_stage_loads_the_folders_it_names_from_the_batches_in_its_order(rows, tmp_path):
+    """load_ingests with `jobs`: only those folders of the batches' files, in the list's order
+    (a setting's folders, which a batch may share with another setting's)."""
+    from benchreport.files import write_json
+
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    write_json(first, batch({name: {"trials": trial.as_columns(rows[:1])} for name in ("a", "b", "c")}))
+    write_json(second, batch({"d": {"trials": trial.as_columns(rows[1:2])}}))
+    loaded = trial.load_ingests([first, second], jobs=["d", "c", "a"])
+    assert [ingest["job"]["id"] for ingest in loaded] == ["d", "c", "a"]
+    assert [len(ingest["trials"]) for ingest in loaded] == [1, 1, 1]
+    assert [ingest["job"]["id"] for ingest in trial.load_ingests([first, second])] == ["a", "b", "c", "d"]
+    assert trial.load_ingests([first], jobs=[]) == []
 
 
 def test_values_that_json_tells_apart_stay_apart_in_the_columns(rows, tmp_path):
@@ -72,8 +92,8 @@ def test_values_that_json_tells_apart_stay_apart_in_the_columns(rows, tmp_path):
     kinds = [1, 1.0, True, "1", None, 0.0, -0.0, 1, True, {"a": 1, "b": 2}, {"b": 2, "a": 1}, "1"]
     made = [dict(rows[number % len(rows)], seed=value) for number, value in enumerate(kinds)]
     path = tmp_path / "trials.json"
-    write_json(path, {"trials": trial.as_columns(made)})
-    assert len(json.loads(path.read_text())["trials"]["seed"]["values"]) == 9
+    write_json(path, batch({"j": {"trials": trial.as_columns(made)}}))
+    assert len(json.loads(path.read_text())["jobs"]["j"]["trials"]["seed"]["values"]) == 9
     loaded = [row["seed"] for row in trial.load_ingests([path])[0]["trials"]]
     assert [(type(value), json.dumps(value)) for value in loaded] == [
         (type(value), json.dumps(value)) for value in kinds
@@ -93,8 +113,8 @@ def test_a_stage_loads_its_fields_as_json_gives_them_in_the_records_order(stage,
     module = importlib.import_module(f"benchreport.{stage}")
     shuffled = [dict(random.Random(number).sample(list(row.items()), len(row))) for number, row in enumerate(rows)]
     path, empty = tmp_path / "trials.json", tmp_path / "empty.json"
-    write_json(path, {"job": {"id": "j"}, "trials": trial.as_columns(shuffled)})
-    write_json(empty, {"job": {"id": "e"}, "trials": trial.as_columns([])})
+    write_json(path, batch({"j": {"trials": trial.as_columns(shuffled)}}))
+    write_json(empty, batch({"e": {"trials": trial.as_columns([])}}))
     loaded, none = (
         ingest["trials"] for ingest in trial.load_ingests([path, empty], module.TRIAL_FIELDS, module.TRIAL_PARTS)
     )
@@ -204,7 +224,7 @@ def test_parts_and_equal_fields_are_loaded_as_the_stage_reads_them(rows, tmp_pat
     from benchreport.files import write_json
 
     path = tmp_path / "trials.json"
-    write_json(path, {"job": {"id": "j"}, "trials": trial.as_columns(rows)})
+    write_json(path, batch({"j": {"trials": trial.as_columns(rows)}}))
     loaded = trial.load_ingests([path], parts={"timing": ("total",)})[0]["trials"]
     plain = json.loads(json.dumps(rows))
     assert [{**row, "timing": None} for row in loaded] == [{**row, "timing": None} for row in plain]

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from benchreport import forkserver, ingest, lineage
+from benchreport import forkserver, ingest, lineage, stamps
 from conftest import PAPER_FILES, REAL_JOB_ROOTS, REPO, copy_workflow, real_workflow
 
 SCRIPTS = REPO / "workflow" / "scripts"
@@ -105,8 +105,16 @@ def test_reruns_only_what_changed(real_run_copy):
     workflow.run(roots=real_jobs)
     assert workflow.snapshot() == first
 
-    # editing one trial's result.json re-runs that folder's ingest and what depends on it
+    # editing one trial's result.json re-runs the ingest of that folder's batch (the matrix
+    # cell's three trial-NN folders) and what depends on it
     edited_job = "benchflow-real-jobs/script-run/nop-tc-x3/nop-tc/trial-02/2026-11-30__04-39-08"
+    edited_batch = "benchflow-real-jobs/script-run/nop-tc-x3/nop-tc/trial-01/2026-11-30__04-38-37"
+    batches = json.loads((workflow.results / "ingested.json").read_text())["batches"]
+    assert batches[edited_batch] == [
+        edited_batch,
+        edited_job,
+        edited_batch.replace("01/2026-11-30__04-38-37", "03/2026-11-30__04-39-39"),
+    ]
     result = next((workflow.path / "jobs" / edited_job).glob("*/result.json"))
     data = json.loads(result.read_text())
     data["rewards"] = {"reward": 1.0}
@@ -116,10 +124,10 @@ def test_reruns_only_what_changed(real_run_copy):
     changed = {path for path in first if first[path][0] != second[path][0]}
     nop_tc = next(s for s in summaries(workflow).values() if s["settings"]["agent"] == "nop-acp-tc")["setting"]
     assert changed == {
-        f"ingest/{edited_job}/trials.json",
-        f"ingest/{edited_job}/index.json",
-        f"ingest/{edited_job}/tasks.json",
-        f"ingest/{edited_job}/ledger.json",
+        f"ingest/{edited_batch}/trials.json",
+        f"ingest/{edited_batch}/index.json",
+        f"ingest/{edited_batch}/tasks.json",
+        f"ingest/{edited_batch}/ledger.json",
         "ingested.json",  # the checkpoint after every ingest: written again, the same bytes
         f"settings/{nop_tc}/stats.json",
         f"settings/{nop_tc}/card-parts.json",
@@ -139,15 +147,18 @@ def test_reruns_only_what_changed(real_run_copy):
     assert summaries(workflow)[nop_tc]["counts"]["passed"] == 1
     assert second["ingested.json"][1] == first["ingested.json"][1]
 
-    # adding a job folder ingests only that folder
+    # adding a job folder ingests only its batch, which it joins
     source = workflow.path / "jobs" / "benchflow-real-jobs/script-run/oracle-x3/oracle/trial-03"
     shutil.copytree(source, workflow.path / "jobs" / "benchflow-real-jobs/script-run/oracle-x3/oracle/trial-04")
     log = workflow.run(roots=real_jobs).stderr
-    assert log.count("Ingesting BenchFlow job folder") == 1, log
+    assert log.count("Ingesting the BenchFlow job folders of batch") == 1, log
     third = workflow.snapshot()
-    assert "ingest/benchflow-real-jobs/script-run/oracle-x3/oracle/trial-04/2026-11-30__04-36-47/trials.json" in third
-    unchanged_ingests = [p for p in second if p.startswith("ingest/")]
-    assert all(second[p][0] == third[p][0] for p in unchanged_ingests)
+    oracle_batch = "ingest/benchflow-real-jobs/script-run/oracle-x3/oracle/trial-01/2026-11-30__04-36-18"
+    added = "benchflow-real-jobs/script-run/oracle-x3/oracle/trial-04/2026-11-30__04-36-47"
+    assert added in json.loads((workflow.results / f"{oracle_batch}/index.json").read_text())["jobs"]
+    assert second[f"{oracle_batch}/trials.json"][0] != third[f"{oracle_batch}/trials.json"][0]
+    unchanged_ingests = [p for p in second if p.startswith("ingest/") and not p.startswith(oracle_batch)]
+    assert len(unchanged_ingests) > 20 and all(second[p][0] == third[p][0] for p in unchanged_ingests)
 
 
 @pytest.mark.skipif(
@@ -190,15 +201,16 @@ def test_jobs_of_two_threads_are_copies_of_the_fork_server_too(tmp_path):
     threads are their scripts' own workers set that in their command (run_script's
     one_blas_thread), else each such job started a Python of its own. Here: the cold run's one
     coverage design, which has both cores, and
-    the edited run's ingest of a folder of over PARALLEL_MIN_ATTEMPTS attempt folders, re-ingested
-    alone with two threads; every job of either run is a copy of the server, in the edited run
+    the edited run's ingest of a folder of over PARALLEL_MIN_ATTEMPTS attempt folders (a batch of
+    its own), re-ingested alone with two threads; every job of either run is a copy of the server, in the edited run
     one started after the Snakefile set a variable of its own past the workflow's parse (the
     server launched while it was parsed would serve no job: forkserver.start replaces it)."""
     sys.path.insert(0, str(REPO / "resources"))
     import benchflow_synth
 
     workflow = copy_workflow(tmp_path / "wf")
-    attempts = ingest.PARALLEL_MIN_ATTEMPTS + 20
+    # two folders too large to share a batch, each of over PARALLEL_MIN_ATTEMPTS
+    attempts = max(ingest.PARALLEL_MIN_ATTEMPTS, stamps.BATCH_ATTEMPTS // 2) + 20
     benchflow_synth.build_scale(workflow.path / "jobs", jobs=2, trials=attempts, seed=5, request_kb=0, requests=1)
     (workflow.path / "fast.yaml").write_text("environment:\n  inspect: false\n")
     config = ["--configfile", "fast.yaml"]

@@ -62,9 +62,10 @@ validate(config, schema="../../config/schema.yaml")
 def find_jobs():
     """Job folders at parse time (so a dry run shows the plan), each with its stamp file, and
     beside it the attempt folders it shares with a job folder that counts them
-    (discover.duplicates, discover.write_duplicates). The record sizes that compares are not
-    kept: at 100,000 attempt folders they held 32 MiB of this process for the whole run, only
-    their count (for forkserver.start).
+    (discover.duplicates, discover.write_duplicates); the batches rule ingest reads them in
+    (stamps.plan_batches). The record sizes that compares are not kept: at 100,000 attempt
+    folders they held 32 MiB of this process for the whole run, only their count (for
+    forkserver.start).
     """
     try:
         jobs = stamps.find_jobs(config["job_roots"])
@@ -75,7 +76,8 @@ def find_jobs():
     )
     duplicates = discover.duplicates(list(jobs.values()), config["job_roots"], records)
     discover.write_duplicates(states, duplicates)
-    return jobs, states, sum(len(found) for found in records.values())
+    batches = stamps.plan_batches(jobs, records)
+    return jobs, states, batches, sum(len(found) for found in records.values())
 
 
 scheduling.compare_params_without_pandas()
@@ -115,7 +117,7 @@ def ingests_due():
     """stamps.ingests_due, once per state of STATES (a control run's folders join it)."""
     if len(STATES) not in DUE:
         DUE.clear()
-        DUE[len(STATES)] = stamps.ingests_due(STATES)
+        DUE[len(STATES)] = stamps.ingests_due(batches(), STATES)
     return DUE[len(STATES)]
 
 
@@ -126,7 +128,27 @@ def jobs_here():
     return workflow.local_exec and workflow.is_main_process and not IN_CONDA_ENVS
 
 
-JOBS, STATES, ATTEMPTS = find_jobs()
+JOBS, STATES, BATCHES, ATTEMPTS = find_jobs()
+BATCH_OF = {job_id: batch for batch, members in BATCHES.items() for job_id in members}
+
+
+def batches():
+    """batch id -> its job folder ids: the parse's (BATCHES), and each folder a control run
+    wrote (once all_jobs found it) alone."""
+    return BATCHES | {job_id: [job_id] for job_id in STATES if job_id not in BATCH_OF}
+
+
+def batch_of(job_id):
+    """The batch whose ingest reads a job folder."""
+    return BATCH_OF.get(job_id, job_id)
+
+
+def all_batches():
+    """batches(), once the control runs' folders are known (all_jobs)."""
+    all_jobs()
+    return batches()
+
+
 # Where the stamps make an ingest due (so jobs will run, but for a dry run, --lint or a target no
 # ingest leads to), the server is launched now: its first imports are done by the time the first
 # jobs come, and the rest overlap them. onstart hands it to the jobs, or ends it (a cluster's
@@ -148,7 +170,7 @@ RUN_CONTROLS = config["controls"]["run"]
 def user_job_indexes(wildcards):
     """The index of every job folder found under job_roots (what the control runs are planned
     from, in the job: they run before checkpoint ingested)."""
-    return {"indexes": [ingest_file(job_id, "index") for job_id in JOBS]}
+    return {"indexes": [ingest_file(batch, "index") for batch in BATCHES]}
 
 
 def all_jobs():
@@ -173,17 +195,22 @@ def all_jobs():
     return JOBS | {job.job_id: job for job in found}
 
 
-def find_job(job_id):
-    """A job folder by id: found at parse time, or written by a control run."""
-    return JOBS[job_id] if job_id in JOBS else all_jobs()[job_id]
+def batch_members(batch):
+    """The job folders of a batch: found at parse time, or one a control run wrote, alone."""
+    if batch in BATCHES:
+        return [JOBS[job_id] for job_id in BATCHES[batch]]
+    return [all_jobs()[batch]]
 
 
 def ingest_inputs(wildcards):
-    """The folder's stamp file and duplicates file, and for a folder a control run wrote, the
-    run's manifests."""
-    state = STATES[find_job(wildcards.job).job_id]
-    inputs = {"state": state, "duplicates": discover.duplicates_file(state)}
-    if wildcards.job in JOBS:
+    """Each of the batch's folders' stamp file and duplicates file, and for a folder a control
+    run wrote, the run's manifests."""
+    states = [STATES[job.job_id] for job in batch_members(wildcards.batch)]
+    inputs = {
+        "state": states,
+        "duplicates": [discover.duplicates_file(state) for state in states],
+    }
+    if wildcards.batch in BATCHES:
         return inputs
     return inputs | {
         "control_runs": [f"results/controls/run-{kind}.json" for kind in controls.KINDS]
@@ -191,18 +218,22 @@ def ingest_inputs(wildcards):
 
 
 def ingest_threads(wildcards):
-    """stamps.ingest_threads for the job folder of the wildcard."""
+    """stamps.ingest_threads for the batch of the wildcard."""
     try:
         cores = workflow.cores
     except WorkflowError:  # no --cores (a dry run, some executors): keep to one
         cores = 1
     return stamps.ingest_threads(
-        find_job(wildcards.job), ingests_due(), cores, ingest.PARALLEL_MIN_ATTEMPTS
+        wildcards.batch,
+        batch_members(wildcards.batch),
+        ingests_due(),
+        cores,
+        ingest.PARALLEL_MIN_ATTEMPTS,
     )
 
 
-def job_params(wildcards):
-    return planning.job_params(find_job(wildcards.job))
+def batch_params(wildcards):
+    return [planning.job_params(job) for job in batch_members(wildcards.batch)]
 
 
 JSON_CACHE = {}
@@ -215,23 +246,27 @@ INGESTED = []  # [True] once checkpoint ingested has answered
 
 
 def ingested_inputs(wildcards):
-    """The index of every job folder of the run (all_jobs: control runs' too)."""
-    return [ingest_file(job_id, "index") for job_id in all_jobs()]
+    """The index of every batch of the run (control runs' folders too)."""
+    return [ingest_file(batch, "index") for batch in all_batches()]
 
 
 def ingested_job_folders(wildcards):
     return sorted(all_jobs())
 
 
+def ingested_batches(wildcards):
+    return all_batches()
+
+
 def ingested(job_id, name):
-    """A file of a job folder's ingest (index, tasks), once checkpoint ingested has run. Its
-    output, once created, stays created for the rest of the run, so get() is asked until it
-    answers once: it copies the set of every created checkpoint output on each call, and
-    derived() below asks for every folder each time it is called."""
+    """The file of a job folder's batch's ingest (index, tasks), once checkpoint ingested has
+    run. Its output, once created, stays created for the rest of the run, so get() is asked
+    until it answers once: it copies the set of every created checkpoint output on each call,
+    and derived() below asks for every folder each time it is called."""
     if not INGESTED:
         checkpoints.ingested.get()
         INGESTED.append(True)
-    return ingest_file(job_id, name)
+    return ingest_file(batch_of(job_id), name)
 
 
 def file_state(path):
@@ -255,14 +290,14 @@ def read_cached(path):
 def job_index(job_id):
     """The settings, their tasks and counts one job folder holds (its index.json, available once
     its ingest has run)."""
-    return read_cached(ingested(job_id, "index"))[1]
+    return read_cached(ingested(job_id, "index"))[1]["jobs"][job_id]
 
 
 def job_tasks(job_id):
     """Per task of a job folder: the task paths and digests its trials name (tasks.json, read
     only to resolve task images: a tenth of the size of the rest of the index at 1,000 tasks
     per folder, and nothing else needs it)."""
-    return read_cached(ingested(job_id, "tasks"))[1]["tasks"]
+    return read_cached(ingested(job_id, "tasks"))[1]["jobs"][job_id]["tasks"]
 
 
 # What the remembered plan (derived with a codec) is computed by besides the index files: this
@@ -280,7 +315,7 @@ def derived(name, compute, codec=None):
     """compute() once per state of the index files (file_state) in this process; with a codec
     (encode, decode: to and from JSON), once per content of them across parses too
     (stamps.remembered), so that a parse with nothing changed decodes no index file."""
-    paths = [ingested(job_id, "index") for job_id in all_jobs()]
+    paths = list(dict.fromkeys(ingested(job_id, "index") for job_id in all_jobs()))
     state = tuple((path, file_state(path)) for path in paths)
     if (name, state) not in DERIVED_CACHE:
         if len(DERIVED_CACHE) > 32:
@@ -352,8 +387,18 @@ def stats_jobs(setting):
 
 
 def setting_ingests(wildcards):
-    """The ingested trials of stats_jobs: what the setting's numbers and trial rows are made of."""
-    return [ingest_output(job_id) for job_id in stats_jobs(wildcards.setting)]
+    """The ingested trials of stats_jobs (their batches': the stage keeps only those of the job
+    folders of setting_jobs): what the setting's numbers and trial rows are made of."""
+    return list(
+        dict.fromkeys(
+            ingest_output(batch_of(job_id)) for job_id in setting_jobs(wildcards)
+        )
+    )
+
+
+def setting_jobs(wildcards):
+    """stats_jobs of the wildcard's setting."""
+    return stats_jobs(wildcards.setting)
 
 
 def setting_profiles():
@@ -507,7 +552,7 @@ def user_ingests(wildcards):
         f"results/controls/run-{kind}.json"
         for kind in (controls.KINDS if RUN_CONTROLS["enabled"] else ())
     ]
-    return [ingest_output(job_id) for job_id in JOBS] + runs
+    return [ingest_output(batch) for batch in BATCHES] + runs
 
 
 def get_final_outputs(wildcards):
@@ -527,7 +572,7 @@ def prune_stale():
     if PRUNED or workflow.dryrun:
         return
     removed = discover.remove_stale_outputs(
-        Path("results"), set(settings_map()), set(all_jobs())
+        Path("results"), set(settings_map()), set(all_batches())
     )
     PRUNED.append(removed)
     if removed:
@@ -560,7 +605,7 @@ setting_pages = per_setting("results/settings/{setting}/page.json")
 
 def overview_inputs(wildcards):
     return {
-        "ledgers": [ingest_file(job_id, "ledger") for job_id in all_jobs()],
+        "ledgers": [ingest_file(batch, "ledger") for batch in all_batches()],
         "summaries": setting_summaries(wildcards),
     }
 

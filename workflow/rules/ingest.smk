@@ -2,16 +2,16 @@ rule ingest:
     input:
         unpack(ingest_inputs),
     output:
-        trials=ingest_file("{job}", "trials"),
-        index=ingest_file("{job}", "index"),
-        tasks=ingest_file("{job}", "tasks"),
-        ledger=ingest_file("{job}", "ledger"),
-        lineage_trials=lineage_of(ingest_file("{job}", "trials")),
-        lineage_index=lineage_of(ingest_file("{job}", "index")),
-        lineage_tasks=lineage_of(ingest_file("{job}", "tasks")),
-        lineage_ledger=lineage_of(ingest_file("{job}", "ledger")),
+        trials=ingest_file("{batch}", "trials"),
+        index=ingest_file("{batch}", "index"),
+        tasks=ingest_file("{batch}", "tasks"),
+        ledger=ingest_file("{batch}", "ledger"),
+        lineage_trials=lineage_of(ingest_file("{batch}", "trials")),
+        lineage_index=lineage_of(ingest_file("{batch}", "index")),
+        lineage_tasks=lineage_of(ingest_file("{batch}", "tasks")),
+        lineage_ledger=lineage_of(ingest_file("{batch}", "ledger")),
     log:
-        "logs/ingest/{job}.log",
+        "logs/ingest/{batch}.log",
     conda:
         "../envs/benchreport.yaml"
     threads: ingest_threads
@@ -19,15 +19,16 @@ rule ingest:
         mem_mb=1000,
     params:
         **runner_params(
-            job=job_params,
+            jobs=batch_params,
             max_requests=config["ingest"]["max_requests"],
             nop_agents=config["controls"]["nop_agents"]
             + [config["controls"]["run"]["nop_agent"]],
             code=CODE["ingest"],
         ),
     message:
-        "Ingesting BenchFlow job folder {wildcards.job}"
-    # its threads are its own workers (a folder read in forked processes), and it loads no
+        "Ingesting the BenchFlow job folders of batch {wildcards.batch}"
+    # one job per batch of job folders (stamps.ingest_batches). Its threads are its own workers
+    # (a large folder read in forked processes), and it loads no
     # numerical library: with their thread variables at 1, the run's fork server serves it
     shell:
         run_script("ingest", one_blas_thread=True)

@@ -19,6 +19,7 @@ checkpoint ingested:
     params:
         **runner_params(
             job_folders=ingested_job_folders,
+            batches=ingested_batches,
             code=CODE["ingested"],
         ),
     shell:

@@ -14,6 +14,7 @@ rule stats:
         mem_mb=1000,
     params:
         **runner_params(
+            jobs=setting_jobs,
             stats=config["statistics"],
             controls=controls_policy(),
             code=CODE["stats"],

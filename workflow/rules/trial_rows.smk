@@ -19,6 +19,7 @@ rule trial_rows:
         mem_mb=1000,
     params:
         **runner_params(
+            jobs=setting_jobs,
             controls=controls_policy(),
             benchmark_version=config["benchmark_version"],
             gate=config["run_summary_gate"],

@@ -25,11 +25,12 @@ def progress(line):
 
 
 files = bundle.every_output(list(snakemake.input), closure(list(snakemake.input)))
-# only each ingest's job, from its index.json (the same job as its trials.json, without the trial rows)
+# only each ingest's job, from its batch's index.json (the same job as in trials.json, without the trial rows)
 ingests = [
-    {"job": json.loads(Path(f).read_text(encoding="utf-8"))["job"]}
+    {"job": index["job"]}
     for f in files
     if f.startswith("results/ingest/") and f.endswith("/index.json")
+    for index in json.loads(Path(f).read_text(encoding="utf-8"))["jobs"].values()
 ]
 used = {ingest["job"]["label"] for ingest in ingests}
 roots = {

@@ -9,7 +9,8 @@ from benchreport.lineage import write_for_rule
 
 log = rulejob.start(snakemake)
 
-tasks = tasks_lacking([load_json(path)["settings"] for path in snakemake.input.indexes], snakemake.wildcards.kind)
+indexes = [index for path in snakemake.input.indexes for index in load_json(path)["jobs"].values()]
+tasks = tasks_lacking([index["settings"] for index in indexes], snakemake.wildcards.kind)
 manifest = run_controls(
     snakemake.wildcards.kind, tasks, snakemake.params.run, Path(snakemake.params.run["jobs_dir"]), log
 )

@@ -1,6 +1,6 @@
-"""Rule ingest: one BenchFlow job folder -> trials.json (every row), index.json (its settings),
-tasks.json (the task paths and digests its trials name) and ledger.json (its accounting and what
-was left out)."""
+"""Rule ingest: one batch of BenchFlow job folders (stamps.ingest_batches) -> trials.json (every
+row), index.json (their settings), tasks.json (the task paths and digests their trials name) and
+ledger.json (their accounting and what was left out), each {"jobs": {job id: that folder's}}."""
 
 import json
 import sys
@@ -15,25 +15,44 @@ from benchreport.trial import as_columns
 
 rulejob.start(snakemake)
 
-job = JobFolder(**snakemake.params.job, **json.loads(location_file(snakemake.input.state).read_text()))
-result = ingest_job(
-    job,
-    snakemake.params.max_requests,
-    snakemake.params.nop_agents,
-    workers=snakemake.threads,
-    duplicates=json.loads(Path(snakemake.input.duplicates).read_text(encoding="utf-8")),
-)
-print(
-    f"ingest {job.job_id}: {result['attempt_folders_found']} attempt folders, "
-    f"{len(result['trials'])} trials, {len(result['ledger'])} ledger rows ({snakemake.threads} threads)",
-    file=sys.stderr,
-)
+results = {}
+for params, state, duplicates in zip(
+    snakemake.params.jobs, snakemake.input.state, snakemake.input.duplicates, strict=True
+):
+    job = JobFolder(**params, **json.loads(location_file(state).read_text()))
+    result = results[job.job_id] = ingest_job(
+        job,
+        snakemake.params.max_requests,
+        snakemake.params.nop_agents,
+        workers=snakemake.threads,
+        duplicates=json.loads(Path(duplicates).read_text(encoding="utf-8")),
+    )
+    print(
+        f"ingest {job.job_id}: {result['attempt_folders_found']} attempt folders, "
+        f"{len(result['trials'])} trials, {len(result['ledger'])} ledger rows ({snakemake.threads} threads)",
+        file=sys.stderr,
+    )
+
+
+def per_job(part):
+    return {"jobs": {job_id: part(result) for job_id, result in results.items()}}
+
+
 write_json(
     snakemake.output.trials,
-    {key: as_columns(value) if key == "trials" else value for key, value in result.items() if key != "sources"},
+    per_job(
+        lambda result: {
+            key: as_columns(value) if key == "trials" else value for key, value in result.items() if key != "sources"
+        }
+    ),
 )
-write_json(snakemake.output.index, {key: result[key] for key in ("job", "settings")})
-write_json(snakemake.output.tasks, {"job": result["job"]["id"], "tasks": result["tasks"]})
-write_json(snakemake.output.ledger, job_ledger(result))
-write_for_rule(snakemake, sources=result["sources"])
+write_json(snakemake.output.index, per_job(lambda result: {key: result[key] for key in ("job", "settings")}))
+write_json(snakemake.output.tasks, per_job(lambda result: {"job": result["job"]["id"], "tasks": result["tasks"]}))
+write_json(snakemake.output.ledger, per_job(job_ledger))
+# the folders' sources one after the other, and how many each has (lineage.trial_sources)
+write_for_rule(
+    snakemake,
+    sources=[source for result in results.values() for source in result["sources"]],
+    extra={"sources_per_job": {job_id: len(result["sources"]) for job_id, result in results.items()}},
+)
 rulejob.finish()

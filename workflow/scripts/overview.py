@@ -8,7 +8,7 @@ from benchreport.overview import combined_ledger, render_index, render_ledger_ts
 rulejob.start(snakemake)
 
 
-job_ledgers = [load_json(path) for path in snakemake.input.ledgers]
+job_ledgers = [ledger for path in snakemake.input.ledgers for ledger in load_json(path)["jobs"].values()]
 summaries = [load_json(path) for path in snakemake.input.summaries]
 ledger = combined_ledger(job_ledgers, summaries)
 write_text(snakemake.output.index, render_index(summaries, job_ledgers, ledger))

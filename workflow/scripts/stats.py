@@ -23,7 +23,7 @@ def grid_for(profile):
     return load_json(grid)
 
 
-ingests = load_ingests(snakemake.input.trials, TRIAL_FIELDS, TRIAL_PARTS)
+ingests = load_ingests(snakemake.input.trials, TRIAL_FIELDS, TRIAL_PARTS, snakemake.params.jobs)
 trials = number_tries([trial for ingest in ingests for trial in ingest["trials"]])
 params = snakemake.params.stats | {"controls": snakemake.params.controls}
 stats = setting_stats(snakemake.wildcards.setting, trials, params, grid_for)

@@ -12,7 +12,7 @@ rulejob.start(snakemake)
 
 
 setting = snakemake.wildcards.setting
-ingests = number_ingest_tries(load_ingests(snakemake.input.trials, TRIAL_FIELDS, TRIAL_PARTS))
+ingests = number_ingest_tries(load_ingests(snakemake.input.trials, TRIAL_FIELDS, TRIAL_PARTS, snakemake.params.jobs))
 trials = [trial for ingest in ingests for trial in ingest["trials"]]
 rows, excluded = setting_trial_rows(setting, trials, snakemake.params.controls)
 card = card_parts(

@@ -782,11 +782,11 @@ def duplicates(jobs: list[JobFolder], roots: list[str], records: dict[str, dict]
 INGEST_FILES = ("trials.json", "index.json", "tasks.json", "ledger.json")
 
 
-def remove_stale_outputs(results: Path, settings: set[str], job_ids: set[str]) -> list[str]:
-    """Remove what results/ holds of settings and job folders no longer found (a deleted or
-    moved job folder, a setting whose trials are gone), so that no report looks current that is
-    not: results/reports/<setting>/ and results/settings/<setting>/, a job's results/ingest
-    files, and their lineage records. Returns the paths removed, sorted."""
+def remove_stale_outputs(results: Path, settings: set[str], batches: set[str]) -> list[str]:
+    """Remove what results/ holds of settings and ingest batches no longer planned (a deleted or
+    moved job folder, a setting whose trials are gone, batches made otherwise), so that no report
+    looks current that is not: results/reports/<setting>/ and results/settings/<setting>/, a
+    batch's results/ingest files, and their lineage records. Returns the paths removed, sorted."""
     removed = []
     for stage in ("reports", "settings"):
         for base in (results / stage, results / "lineage" / stage):
@@ -796,15 +796,15 @@ def remove_stale_outputs(results: Path, settings: set[str], job_ids: set[str]) -
                     removed.append(folder.as_posix())
     ingest = results / "ingest"
     for trials in sorted(ingest.rglob("trials.json") if ingest.is_dir() else []):
-        job_id = trials.parent.relative_to(ingest).as_posix()
-        if job_id in job_ids:
+        batch = trials.parent.relative_to(ingest).as_posix()
+        if batch in batches:
             continue
         for name in INGEST_FILES:
-            for path in (trials.parent / name, results / "lineage" / "ingest" / job_id / f"{name}.json"):
+            for path in (trials.parent / name, results / "lineage" / "ingest" / batch / f"{name}.json"):
                 if path.is_file():
                     path.unlink()
                     removed.append(path.as_posix())
-        for folder in (trials.parent, results / "lineage" / "ingest" / job_id):
+        for folder in (trials.parent, results / "lineage" / "ingest" / batch):
             while (
                 folder not in (ingest, results / "lineage" / "ingest") and folder.is_dir() and not any(folder.iterdir())
             ):

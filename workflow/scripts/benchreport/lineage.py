@@ -410,18 +410,37 @@ def number_trials(record: dict, number: str) -> list[str]:
 
 
 def trial_sources(base: Path, trial_ids: list[str]) -> dict[str, list[dict]]:
-    """trial id -> the job-folder files its ingest recorded for its folder (path, sha256)."""
+    """trial id -> the job-folder files its ingest recorded for its folder (path, sha256): in the
+    lineage record of its job folder's batch (results/ingested.json), among the sources of that
+    folder (the record's sources_per_job: each folder's, one after the other)."""
+    try:
+        ingested = json.loads((base / "results" / "ingested.json").read_text(encoding="utf-8"))
+        batch_of = {job: batch for batch, jobs in ingested["batches"].items() for job in jobs}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        batch_of = {}
     found = {}
     by_job = {}
     for trial in trial_ids:
         job, _, folder = trial.rpartition("/")
         by_job.setdefault(job, []).append((trial, folder))
     for job, trials in sorted(by_job.items()):
-        record_file = base / "results" / "lineage" / "ingest" / job / "trials.json.json"
-        sources = json.loads(record_file.read_text(encoding="utf-8"))["sources"] if record_file.is_file() else []
+        record_file = base / "results" / "lineage" / "ingest" / batch_of.get(job, job) / "trials.json.json"
+        record = json.loads(record_file.read_text(encoding="utf-8")) if record_file.is_file() else {}
+        sources = _job_sources(record, job)
         for trial, folder in trials:
             found[trial] = [source for source in sources if f"/{folder}/" in "/" + source["path"]]
     return found
+
+
+def _job_sources(record: dict, job: str) -> list[dict]:
+    """The sources a batch's ingest record lists for one of its job folders."""
+    sources = record.get("sources", [])
+    start = 0
+    for member, count in record.get("sources_per_job", {job: len(sources)}).items():
+        if member == job:
+            return sources[start : start + count]
+        start += count
+    return []
 
 
 def check_number(output: str | Path, number: str) -> tuple[bool, list[str]]:

@@ -18,6 +18,7 @@ from .files import write_whole
 STATE_DIR = Path(".snakemake", "benchreport-state")
 # checkpoint ingested's record: written once every ingest of the run has run
 INGESTED_RECORD = "results/ingested.json"
+BATCHES = "batches.json"  # under STATE_DIR: job id -> the batch the last parse planned for it
 
 
 def lineage_of(path: str) -> str:
@@ -25,20 +26,54 @@ def lineage_of(path: str) -> str:
     return f"results/lineage/{path.removeprefix('results/')}.json"
 
 
-def ingest_file(job_id: str, name: str) -> str:
-    """An output of a job folder's ingest: trials, index, tasks or ledger."""
-    return f"results/ingest/{job_id}/{name}.json"
+# A job of rule ingest reads one batch of job folders: a folder of this many attempt folders or
+# more alone, smaller ones together up to this many. Each job costs ~0.15 s of CPU besides its
+# work (Snakemake's records of its outputs, a shell, the fork server's client and copy) against
+# ~0.5 ms an attempt folder: at 200 folders of 50 trials, a job each spent 29 of the run's 41 s
+# of CPU on 200 ingests. An edited trial re-reads its batch (about half a second at most).
+BATCH_ATTEMPTS = 1000
 
 
-def ingest_output(job_id: str) -> str:
-    """The first output of a job folder's ingest (what its stamp is compared with)."""
-    return ingest_file(job_id, "trials")
+def ingest_file(batch: str, name: str) -> str:
+    """An output of a batch's ingest: trials, index, tasks or ledger, each {"jobs": {job id:
+    what the job folder holds}} in the batch's order (ingest_batches)."""
+    return f"results/ingest/{batch}/{name}.json"
 
 
-def recorded_sources(job: discover.JobFolder) -> dict[str, str]:
-    """relpath -> sha256 of every file the job folder's last ingest read (its lineage record);
-    {} when it never ran or its record cannot be read."""
-    record = Path(lineage_of(ingest_output(job.job_id)))
+def ingest_output(batch: str) -> str:
+    """The first output of a batch's ingest (what its members' stamps are compared with)."""
+    return ingest_file(batch, "trials")
+
+
+def batch_group(job: discover.JobFolder) -> tuple[str, str]:
+    """The folder whose job folders may share a batch: a --matrix cell (the alias folder above
+    the trial-NN folders of one agent and model), else the job folder's parent (the runs of one
+    job name). Job folders of one setting sit together so; a batch may still hold several."""
+    parts = [] if job.relpath == "." else job.relpath.split("/")
+    tries = [position for position, part in enumerate(parts) if discover.TRY_FOLDER.match(part.lower())]
+    return job.root, "/".join(parts[: tries[-1]] if tries else parts[:-1])
+
+
+def ingest_batches(jobs: dict[str, discover.JobFolder], attempts: dict[str, int]) -> dict[str, list[str]]:
+    """batch id -> its job folder ids: in job id order, the folders of one batch_group taken
+    together while their attempt folders add up to at most BATCH_ATTEMPTS (a larger folder is a
+    batch of its own). A batch is named after its first folder, so a batch of one folder has
+    that folder's id, and its files are where that folder's would be."""
+    batches, group, size = {}, None, 0
+    for job_id in sorted(jobs):
+        count = attempts.get(job_id, 0)
+        if not batches or batch_group(jobs[job_id]) != group or size + count > BATCH_ATTEMPTS:
+            batch, group, size = job_id, batch_group(jobs[job_id]), 0
+            batches[batch] = []
+        batches[batch].append(job_id)
+        size += count
+    return batches
+
+
+def recorded_sources(job: discover.JobFolder, batch: str) -> dict[str, str]:
+    """relpath -> sha256 of every file the job folder's last ingest read (the lineage record of
+    its batch, `batch`); {} when it never ran or its record cannot be read."""
+    record = Path(lineage_of(ingest_output(batch)))
     try:
         sources = json.loads(record.read_bytes())["sources"]
     except (OSError, ValueError, KeyError, TypeError):
@@ -49,11 +84,38 @@ def recorded_sources(job: discover.JobFolder) -> dict[str, str]:
 
 def refresh_states(jobs: list[discover.JobFolder], max_requests: int, state_dir: Path = STATE_DIR):
     """(job id -> its stamp file, job id -> the record sizes of its attempt folders, which
-    discover.duplicates compares)."""
-    found = discover.refresh_states(jobs, max_requests, state_dir, recorded_sources)
+    discover.duplicates compares). A folder's last ingest is that of the batch the last parse
+    planned for it (plan_batches)."""
+    planned = _planned_batches(state_dir)
+    found = discover.refresh_states(
+        jobs, max_requests, state_dir, lambda job: recorded_sources(job, planned.get(job.job_id, job.job_id))
+    )
     stamps = {job_id: stamp for job_id, (stamp, _) in found.items()}
     records = {job_id: records for job_id, (_, records) in found.items()}
     return stamps, records
+
+
+def _planned_batches(state_dir: Path) -> dict[str, str]:
+    """job id -> its batch, as the last parse planned them ({} when none did)."""
+    try:
+        planned = json.loads((state_dir / BATCHES).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return planned if isinstance(planned, dict) else {}
+
+
+def plan_batches(
+    jobs: dict[str, discover.JobFolder], records: dict[str, dict], state_dir: Path = STATE_DIR
+) -> dict[str, list[str]]:
+    """ingest_batches of the job folders, by the attempt folders refresh_states found in each;
+    saved for the next parse's refresh_states."""
+    batches = ingest_batches(jobs, {job_id: len(found) for job_id, found in records.items()})
+    state_dir.mkdir(parents=True, exist_ok=True)
+    write_whole(
+        state_dir / BATCHES,
+        json.dumps({job_id: batch for batch, members in batches.items() for job_id in members}, sort_keys=True),
+    )
+    return batches
 
 
 def find_jobs(roots: list[str]) -> dict[str, discover.JobFolder]:
@@ -71,26 +133,32 @@ def find_jobs(roots: list[str]) -> dict[str, discover.JobFolder]:
     return {job.job_id: job for job in jobs}
 
 
-def stamp_is_newer(job_id: str, stamp: str | Path) -> bool:
-    """Whether Snakemake's mtime check will re-run the job folder's ingest (no output yet counts)."""
+def stamp_is_newer(batch: str, stamp: str | Path) -> bool:
+    """Whether Snakemake's mtime check will re-run the batch's ingest for a member's stamp (no
+    output yet counts)."""
     try:
-        return os.stat(stamp).st_mtime_ns > os.stat(ingest_output(job_id)).st_mtime_ns
+        return os.stat(stamp).st_mtime_ns > os.stat(ingest_output(batch)).st_mtime_ns
     except FileNotFoundError:
         return True
 
 
-def ingests_due(stamps: dict[str, str | Path]) -> set[str]:
-    """The job folders whose ingest the stamps alone make this run redo. A changed ingest code
-    hash or --forcerun re-runs others too; they are not counted."""
-    return {job_id for job_id, stamp in stamps.items() if stamp_is_newer(job_id, stamp)}
+def ingests_due(batches: dict[str, list[str]], stamps: dict[str, str | Path]) -> set[str]:
+    """The batches whose ingest the stamps of their job folders alone make this run redo. A
+    changed ingest code hash, a batch's new members or --forcerun re-run others too; they are
+    not counted."""
+    return {batch for batch, members in batches.items() if any(stamp_is_newer(batch, stamps[job]) for job in members)}
 
 
-def ingest_threads(job: discover.JobFolder, due: set[str], cores: int, parallel_min_attempts: int) -> int:
-    """Two cores for a large job folder due by its stamp when the stamps make this run ingest so
-    few folders that cores would idle (an edited trial or a new folder: every later stage waits
-    for it), else one, so that a cold run ingests as many folders at once as it has cores."""
-    if job.job_id not in due or 2 * len(due) > cores:
+def ingest_threads(
+    batch: str, members: list[discover.JobFolder], due: set[str], cores: int, parallel_min_attempts: int
+) -> int:
+    """Two cores for a batch of one large job folder due by its stamp when the stamps make this
+    run ingest so few batches that cores would idle (an edited trial or a new folder: every
+    later stage waits for it), else one, so that a cold run ingests as many batches at once as
+    it has cores."""
+    if batch not in due or 2 * len(due) > cores or len(members) > 1:
         return 1
+    (job,) = members
     try:
         entries = len(os.listdir(job.path))
     except OSError:

@@ -1,4 +1,4 @@
-"""A trial: the row ingest writes to results/ingest/<job>/trials.json (by column), one per (task, agent, model)
+"""A trial: the row ingest writes to results/ingest/<batch>/trials.json (by column), one per (task, agent, model)
 of a job folder with its retries collapsed, and the contract of what stats, trial_rows and the
 renderers read from it. JSON rows stay dicts (they are read and written by the thousand); this
 record names every field, its type and what it holds, and `check_rows` holds ingest to it."""
@@ -182,9 +182,11 @@ def as_columns(rows: list[dict]) -> dict:
     return columns
 
 
-def load_ingests(paths, fields=FIELDS, parts=None) -> list[dict]:
-    """The ingests' trials.json files, for a stage that holds a whole setting's rows at once
-    (stats, trial_rows), each file's columns (`as_columns`) made rows again: each row keeps only
+def load_ingests(paths, fields=FIELDS, parts=None, jobs=None) -> list[dict]:
+    """The ingests of the job folders `jobs` (a list, in whose order they come; None: every one,
+    in the files' order) in the batches' trials.json files `paths`, for a stage that holds a
+    whole setting's rows at once (stats, trial_rows), each folder's columns (`as_columns`) made
+    rows again: each row keeps only
     `fields` (the stage's TRIAL_FIELDS, what its code reads; any other field of the file is
     dropped), in the record's order, of a dict field named in `parts` only the keys listed (its
     TRIAL_PARTS), and each repeated value is one object across them, not one per row. At 100,000
@@ -195,12 +197,16 @@ def load_ingests(paths, fields=FIELDS, parts=None) -> list[dict]:
     parts = {name: wanted for name, wanted in (parts or {}).items() if name in keep}
     shared = {name: {} for name in (*SHARED, *parts) if name in keep}
     same = [(name, other) for name, other in SAME_WHEN_EQUAL if name in keep and other in keep]
+    wanted = None if jobs is None else {job_id: place for place, job_id in enumerate(jobs)}
     ingests = []
     for path in paths:
-        ingest = load_json(path)
-        ingest["trials"] = _kept_rows(ingest["trials"], keep, parts, shared, same)
-        ingests.append(ingest)
-    return ingests
+        for job_id, ingest in load_json(path)["jobs"].items():
+            if wanted is None or job_id in wanted:
+                ingest["trials"] = _kept_rows(ingest["trials"], keep, parts, shared, same)
+                ingests.append((job_id, ingest))
+    if wanted is not None:
+        ingests.sort(key=lambda pair: wanted[pair[0]])
+    return [ingest for _, ingest in ingests]
 
 
 def _kept_rows(columns: dict, keep: tuple, parts: dict, shared: dict, same: list) -> list[dict]:
