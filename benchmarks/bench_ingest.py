@@ -1,6 +1,7 @@
 """Ingest's CPU seconds against a floor that reads exactly the bytes ingest must read.
 
-Per job folder, in a fresh process each (as rule ingest runs one job per job folder):
+Per job folder, in a fresh process each (as rule ingest runs a folder of 1,000 attempt folders or
+more in a job of its own):
   floor:  a plain Python loop that opens, reads and json.loads what ingest reads, nothing else:
           the job's summary.json; per attempt folder its config.json, result.json, solver.json
           and timing.json whole, the first --max-requests lines of

@@ -47,13 +47,36 @@ def test_recorded_sources_are_read_from_the_lineage_record_of_the_folders_batch(
     assert stamps.recorded_sources(job, "jobs/batch") == {}
 
 
+def test_a_folder_that_changes_batch_has_its_stamp_touched(here):
+    """A folder's stamp is compared with the record of the batch the last parse planned for it:
+    when its batch is another one now, the stamp is touched, so that its new batch reads it
+    again (and a batch planned in a dry run and never run cannot leave an old record in use)."""
+    jobs = stamps.find_jobs(["jobs"])
+    [(job_id, job)] = jobs.items()
+    found, records = stamps.refresh_states(list(jobs.values()), 8)
+    stamp = found[job_id]
+    past = os.stat(stamp).st_mtime_ns - 10**10
+    os.utime(stamp, ns=(past, past))
+    assert stamps.plan_batches(jobs, records, found) == {job_id: [job_id]}
+    assert os.stat(stamp).st_mtime_ns > past  # no plan saved before: a new batch
+    os.utime(stamp, ns=(past, past))
+    stamps.plan_batches(jobs, records, found)
+    assert os.stat(stamp).st_mtime_ns == past  # the same batch: left alone
+    saved = here / stamps.STATE_DIR / stamps.BATCHES
+    saved.write_text(json.dumps({job_id: "jobs/another", "jobs/gone": "jobs/gone"}))
+    stamps.plan_batches(jobs, records, found)
+    assert os.stat(stamp).st_mtime_ns > past
+    # the plans of folders planned elsewhere (a control run's) are kept beside it
+    assert json.loads(saved.read_text()) == {job_id: job_id, "jobs/gone": "jobs/gone"}
+
+
 def test_a_stamp_compares_the_sources_the_batch_the_last_parse_planned_recorded(here):
     """refresh_states reads a folder's last ingest from the batch plan_batches saved: a folder
     whose file was touched but holds the same bytes keeps its stamp only if that record is found."""
     jobs = stamps.find_jobs(["jobs"])
     [job] = jobs.values()
     found, records = stamps.refresh_states(list(jobs.values()), 8)
-    stamps.plan_batches(jobs, records)
+    stamps.plan_batches(jobs, records, found)
     saved = json.loads((here / stamps.STATE_DIR / stamps.BATCHES).read_text())
     assert saved == {job.job_id: job.job_id}
     (here / stamps.STATE_DIR / stamps.BATCHES).write_text(json.dumps({job.job_id: "jobs/elsewhere"}))
@@ -96,6 +119,13 @@ def test_batches_join_small_folders_of_one_matrix_cell_or_parent_up_to_the_bound
     # every folder in exactly one batch, in job id order
     members = [job_id for batch in batches.values() for job_id in batch]
     assert members == sorted(jobs)
+    # a large folder is alone whatever the folders beside it count, none included
+    cell = {job_id: job for job_id, job in jobs.items() if "/cell-a/" in job_id}
+    first, second, third = sorted(cell)
+    counts = {first: 0, second: bound, third: 3}
+    assert stamps.ingest_batches(cell, counts) == {first: [first], second: [second], third: [third]}
+    counts = {first: 0, second: 0, third: bound}
+    assert stamps.ingest_batches(cell, counts) == {first: [first, second], third: [third]}
 
 
 def test_an_ingest_is_due_until_its_output_is_newer_than_every_members_stamp(here):

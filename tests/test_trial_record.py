@@ -80,6 +80,8 @@ def test_a_stage_loads_the_folders_it_names_from_the_batches_in_its_order(rows, 
     assert [len(ingest["trials"]) for ingest in loaded] == [1, 1, 1]
     assert [ingest["job"]["id"] for ingest in trial.load_ingests([first, second])] == ["a", "b", "c", "d"]
     assert trial.load_ingests([first], jobs=[]) == []
+    with pytest.raises(ValueError, match="no ingest of d in"):
+        trial.load_ingests([first], jobs=["a", "d"])
 
 
 def test_values_that_json_tells_apart_stay_apart_in_the_columns(rows, tmp_path):

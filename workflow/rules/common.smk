@@ -76,7 +76,7 @@ def find_jobs():
     )
     duplicates = discover.duplicates(list(jobs.values()), config["job_roots"], records)
     discover.write_duplicates(states, duplicates)
-    batches = stamps.plan_batches(jobs, records)
+    batches = stamps.plan_batches(jobs, records, states)
     return jobs, states, batches, sum(len(found) for found in records.values())
 
 
@@ -92,7 +92,7 @@ os.environ[lineage.RUN_FACTS] = lineage.run_facts(software=not IN_CONDA_ENVS)
 # Every rule runs its script through rulejob.main, a shell command, not Snakemake's `script`
 # directive, which costs each job ~0.14 s more (its preamble imports Snakemake to unpickle the
 # job's namespace; the script is written to a file and removed): 0.24 -> 0.14 s an ingest job at
-# 200 attempts (benchmarks/bench_ab.py), and ingest runs one job per job folder. The job's
+# 200 attempts (benchmarks/bench_ab.py), and a run starts many ingest jobs. The job's
 # namespace goes to the runner on its standard input (a here-document), not on its command
 # line: the stages after ingest take every job folder's files as input, more than one argument
 # may hold (128 KiB) at a few thousand folders, and Snakemake writes a command too long for a
@@ -129,13 +129,19 @@ def jobs_here():
 
 
 JOBS, STATES, BATCHES, ATTEMPTS = find_jobs()
-BATCH_OF = {job_id: batch for batch, members in BATCHES.items() for job_id in members}
+CONTROL_BATCHES = (
+    {}
+)  # the batches of the folders the control runs wrote, once all_jobs found them
 
 
 def batches():
-    """batch id -> its job folder ids: the parse's (BATCHES), and each folder a control run
-    wrote (once all_jobs found it) alone."""
-    return BATCHES | {job_id: [job_id] for job_id in STATES if job_id not in BATCH_OF}
+    """batch id -> its job folder ids: the parse's (BATCHES), and those of the folders the
+    control runs wrote, batched as a run that finds them under job_roots would (the bundle's
+    re-run does)."""
+    return BATCHES | CONTROL_BATCHES
+
+
+BATCH_OF = {job_id: batch for batch, members in BATCHES.items() for job_id in members}
 
 
 def batch_of(job_id):
@@ -185,21 +191,33 @@ def all_jobs():
         for job in discover.find_job_folders(roots)
         if job.root == RUN_CONTROLS["jobs_dir"]
     ]
-    found_stamps, _ = stamps.refresh_states(found, config["ingest"]["max_requests"])
+    found_stamps, found_records = stamps.refresh_states(
+        found, config["ingest"]["max_requests"]
+    )
     # a control run's folders hold no attempt counted elsewhere; one also under job_roots has
-    # its duplicates from the parse
+    # its duplicates and its batch from the parse
+    written = {job.job_id: job for job in found if job.job_id not in JOBS}
     discover.write_duplicates(
-        {job: stamp for job, stamp in found_stamps.items() if job not in JOBS}, {}
+        {job: stamp for job, stamp in found_stamps.items() if job in written}, {}
     )
     STATES.update(found_stamps)
+    CONTROL_BATCHES.update(stamps.plan_batches(written, found_records, found_stamps))
+    BATCH_OF.update(
+        {
+            job_id: batch
+            for batch, members in CONTROL_BATCHES.items()
+            for job_id in members
+        }
+    )
     return JOBS | {job.job_id: job for job in found}
 
 
 def batch_members(batch):
-    """The job folders of a batch: found at parse time, or one a control run wrote, alone."""
+    """The job folders of a batch: found at parse time, or written by a control run."""
     if batch in BATCHES:
         return [JOBS[job_id] for job_id in BATCHES[batch]]
-    return [all_jobs()[batch]]
+    found = all_jobs()
+    return [found[job_id] for job_id in CONTROL_BATCHES[batch]]
 
 
 def ingest_inputs(wildcards):

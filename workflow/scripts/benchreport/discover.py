@@ -4,8 +4,8 @@ A job folder is what one `bench eval run` writes: a folder whose children are at
 (`<task>__<8 hex>/` holding result.json, config.json or solver.json). It may sit directly under a
 jobs dir (plain layout) or under `<alias>/trial-NN/` (the `--matrix` layout, NN = try index).
 Whether a job folder changed is decided on exactly the bytes ingest will read, by content
-(`refresh_state`), so touching a file changes nothing and editing one trial re-runs that
-folder's ingest only. An attempt reached twice (overlapping roots, a link to a root, a copy of a
+(`refresh_state`), so touching a file changes nothing and editing one trial re-runs the ingest
+of that folder's batch only. An attempt reached twice (overlapping roots, a link to a root, a copy of a
 job folder) is found here (`duplicates`), so that ingest counts it once.
 """
 
@@ -579,7 +579,8 @@ def _signed_records(job: JobFolder, signature: bytes, written: list[list[int]]) 
 def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) -> Path:
     """The job folder's stamp file: rewritten (so newer than the ingest outputs) exactly when what
     ingest reads changed since the last parse, or when there is none yet. The ingest rule takes
-    it as input, so Snakemake's mtime trigger re-runs the folder's ingest and nothing else.
+    it as input, so Snakemake's mtime trigger re-runs the ingest of the folder's batch and
+    nothing else.
 
     A stat state with the sha256 of files touched since is kept next to it; a first run reads
     no file content at all, and when no stat moved the comparison is one dict equality, or the

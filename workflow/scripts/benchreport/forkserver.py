@@ -41,7 +41,7 @@ SOCKET_VARIABLE = forkclient.SOCKET_VARIABLE
 THREAD_VARIABLES = rulejob.THREAD_VARIABLES
 # Not imported ahead: the command line, and what patches Snakemake in Snakemake's own process.
 NOT_PRELOADED = {"__main__", "scheduling"}
-# Imported before the server serves: what the run's first jobs (rule ingest, one per job folder)
+# Imported before the server serves: what the run's first jobs (rule ingest, one per batch)
 # import, ~35 ms. The rest (numpy, scipy, matplotlib, jinja2 and the modules that use them:
 # 0.4 s) is imported a module at a time whenever no request waits, so the first jobs start
 # at once instead of waiting for all of it or importing it for themselves beside it.

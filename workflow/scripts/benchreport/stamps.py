@@ -62,7 +62,8 @@ def ingest_batches(jobs: dict[str, discover.JobFolder], attempts: dict[str, int]
     batches, group, size = {}, None, 0
     for job_id in sorted(jobs):
         count = attempts.get(job_id, 0)
-        if not batches or batch_group(jobs[job_id]) != group or size + count > BATCH_ATTEMPTS:
+        alone = count >= BATCH_ATTEMPTS or size >= BATCH_ATTEMPTS  # a large folder, or one after it
+        if not batches or alone or batch_group(jobs[job_id]) != group or size + count > BATCH_ATTEMPTS:
             batch, group, size = job_id, batch_group(jobs[job_id]), 0
             batches[batch] = []
         batches[batch].append(job_id)
@@ -105,16 +106,24 @@ def _planned_batches(state_dir: Path) -> dict[str, str]:
 
 
 def plan_batches(
-    jobs: dict[str, discover.JobFolder], records: dict[str, dict], state_dir: Path = STATE_DIR
+    jobs: dict[str, discover.JobFolder],
+    records: dict[str, dict],
+    stamps: dict[str, str | Path],
+    state_dir: Path = STATE_DIR,
 ) -> dict[str, list[str]]:
-    """ingest_batches of the job folders, by the attempt folders refresh_states found in each;
-    saved for the next parse's refresh_states."""
-    batches = ingest_batches(jobs, {job_id: len(found) for job_id, found in records.items()})
-    state_dir.mkdir(parents=True, exist_ok=True)
-    write_whole(
-        state_dir / BATCHES,
-        json.dumps({job_id: batch for batch, members in batches.items() for job_id in members}, sort_keys=True),
-    )
+    """ingest_batches of the job folders, by the attempt folders refresh_states found in each,
+    saved beside the plans of other folders for the next parse's refresh_states. A folder whose
+    batch is not the one the last parse planned has its stamp touched: the record its stamp was
+    last compared with is another batch's, so the batch it is in now reads it again."""
+    batches = ingest_batches(jobs, {job_id: len(records.get(job_id, ())) for job_id in jobs})
+    planned = {job_id: batch for batch, members in batches.items() for job_id in members}
+    saved = _planned_batches(state_dir)
+    for job_id, batch in planned.items():
+        if saved.get(job_id) != batch:
+            os.utime(stamps[job_id])
+    if {job_id: saved.get(job_id) for job_id in planned} != planned:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        write_whole(state_dir / BATCHES, json.dumps(saved | planned, sort_keys=True))
     return batches
 
 

@@ -205,6 +205,9 @@ def load_ingests(paths, fields=FIELDS, parts=None, jobs=None) -> list[dict]:
                 ingest["trials"] = _kept_rows(ingest["trials"], keep, parts, shared, same)
                 ingests.append((job_id, ingest))
     if wanted is not None:
+        missing = sorted(set(wanted) - {job_id for job_id, _ in ingests})
+        if missing:  # the plan and the files disagree: no report may leave a folder out unsaid
+            raise ValueError(f"no ingest of {', '.join(missing)} in {', '.join(map(str, paths))}")
         ingests.sort(key=lambda pair: wanted[pair[0]])
     return [ingest for _, ingest in ingests]
 
