@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import json
 
 import pytest
 from benchreport import discover, ingest, trial
@@ -237,3 +238,24 @@ def test_parts_and_equal_fields_are_loaded_as_the_stage_reads_them(rows, tmp_pat
     equal = [row for row in loaded if row["tokens_all_attempts"] == row["tokens"]]
     assert equal and all(row["tokens_all_attempts"] is row["tokens"] for row in equal)
     assert any(row["tokens_all_attempts"] != row["tokens"] for row in loaded)
+
+
+def test_a_trial_resolves_to_its_own_folders_files_in_a_batch_record(tmp_path):
+    """Two folders of one batch holding an attempt folder of the same name: lineage.trial_sources
+    gives each trial only its own folder's files (the record's sources_per_job), and finds a
+    folder by the id trials name it by (its index entry's job id), not its key."""
+    from benchreport import lineage
+
+    results = tmp_path / "results"
+    batch = "root/cell/trial-01/t1"
+    jobs = {batch: "root/cell/trial-01/t1", "root/cell/trial-02/t2": "root/cell/trial-02/shown"}
+    (results / "ingest" / batch).mkdir(parents=True)
+    (results / "lineage" / "ingest" / batch).mkdir(parents=True)
+    (results / "ingested.json").write_text(json.dumps({"job_folders": list(jobs), "batches": {batch: list(jobs)}}))
+    index = {"jobs": {key: {"job": {"id": shown, "key": key}} for key, shown in jobs.items()}}
+    (results / "ingest" / batch / "index.json").write_text(json.dumps(index))
+    sources = [{"path": f"{shown}/task__0a/result.json", "sha256": key} for key, shown in jobs.items()]
+    record = {"sources": sources, "sources_per_job": dict.fromkeys(jobs, 1)}
+    (results / "lineage" / "ingest" / batch / "trials.json.json").write_text(json.dumps(record))
+    found = lineage.trial_sources(tmp_path, [f"{shown}/task__0a" for shown in jobs.values()])
+    assert found == {f"{shown}/task__0a": [source] for shown, source in zip(jobs.values(), sources, strict=True)}

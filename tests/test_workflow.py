@@ -361,3 +361,19 @@ def test_each_stage_code_hash_covers_every_module_its_script_imports():
                 needed.add(name)
                 pending.extend(imported_modules(SCRIPTS / name))
         assert needed - set(files) - set(lineage.COMMON) == set(), stage
+
+
+def test_each_number_resolves_to_the_files_of_its_own_trials(real_run):
+    """`benchreport lineage --number` (lineage.check_number): every setting's pass rate resolves
+    to its trials, and each trial to the job-folder files its folder's ingest read, found in its
+    batch's record (results/ingested.json), none of another folder's."""
+    for report in sorted(real_run.results.glob("reports/*/report.md")):
+        ok, lines = lineage.check_number(report, "pass_rate")
+        assert ok, "\n".join(lines)
+        record = json.loads((report.parent / "summary.json").read_text())
+        trials = lineage.number_trials(record, "pass_rate")
+        found = lineage.trial_sources(real_run.path, trials)
+        assert set(found) == set(trials) and all(found.values())
+        for trial, sources in found.items():
+            job, _, folder = trial.rpartition("/")
+            assert all(f"{job}/{folder}/" in source["path"] for source in sources), trial

@@ -411,25 +411,36 @@ def number_trials(record: dict, number: str) -> list[str]:
 
 def trial_sources(base: Path, trial_ids: list[str]) -> dict[str, list[dict]]:
     """trial id -> the job-folder files its ingest recorded for its folder (path, sha256): in the
-    lineage record of its job folder's batch (results/ingested.json), among the sources of that
-    folder (the record's sources_per_job: each folder's, one after the other)."""
-    try:
-        ingested = json.loads((base / "results" / "ingested.json").read_text(encoding="utf-8"))
-        batch_of = {job: batch for batch, jobs in ingested["batches"].items() for job in jobs}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        batch_of = {}
+    lineage record of its job folder's batch, among the sources of that folder (the record's
+    sources_per_job: each folder's, one after the other)."""
+    folders = _ingested_folders(base)
     found = {}
     by_job = {}
     for trial in trial_ids:
         job, _, folder = trial.rpartition("/")
         by_job.setdefault(job, []).append((trial, folder))
     for job, trials in sorted(by_job.items()):
-        record_file = base / "results" / "lineage" / "ingest" / batch_of.get(job, job) / "trials.json.json"
+        batch, key = folders.get(job, (job, job))
+        record_file = base / "results" / "lineage" / "ingest" / batch / "trials.json.json"
         record = json.loads(record_file.read_text(encoding="utf-8")) if record_file.is_file() else {}
-        sources = _job_sources(record, job)
+        sources = _job_sources(record, key)
         for trial, folder in trials:
             found[trial] = [source for source in sources if f"/{folder}/" in "/" + source["path"]]
     return found
+
+
+def _ingested_folders(base: Path) -> dict[str, tuple[str, str]]:
+    """The job folder a trial id names (its shown id) -> (its batch, its job id), from the
+    batches results/ingested.json lists and their index files; {} where they cannot be read."""
+    try:
+        ingested = json.loads((base / "results" / "ingested.json").read_text(encoding="utf-8"))
+        found = {}
+        for batch in ingested["batches"]:
+            index = json.loads((base / "results" / "ingest" / batch / "index.json").read_text(encoding="utf-8"))
+            found.update({entry["job"]["id"]: (batch, key) for key, entry in index["jobs"].items()})
+        return found
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
 
 
 def _job_sources(record: dict, job: str) -> list[dict]:
