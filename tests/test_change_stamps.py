@@ -85,7 +85,7 @@ def test_a_stamp_compares_the_sources_the_batch_the_last_parse_planned_recorded(
     assert stamps._planned_batches(here / stamps.STATE_DIR) == {}
 
 
-def test_batches_join_small_folders_of_one_matrix_cell_or_parent_up_to_the_bound():
+def test_batches_join_small_folders_of_one_matrix_cell_up_to_the_bound():
     relpaths = [
         "m/cell-a/trial-01/t1",
         "m/cell-a/trial-02/t2",
@@ -95,6 +95,7 @@ def test_batches_join_small_folders_of_one_matrix_cell_or_parent_up_to_the_bound
         "plain/run-2",
         "plain/run-3",
         "other/run-1",
+        "other/run-2",
     ]
     jobs = {job.job_id: job for job in (discover._job_folder("jobs", "jobs", relpath) for relpath in relpaths)}
     bound = stamps.BATCH_ATTEMPTS
@@ -108,7 +109,9 @@ def test_batches_join_small_folders_of_one_matrix_cell_or_parent_up_to_the_bound
             "jobs/m/cell-a/trial-03/t3",
         ],
         "jobs/m/cell-b/trial-01/t1": ["jobs/m/cell-b/trial-01/t1"],
+        # folders outside a matrix, side by side, may be any agent's: each alone
         "jobs/other/run-1": ["jobs/other/run-1"],
+        "jobs/other/run-2": ["jobs/other/run-2"],
         "jobs/plain/run-1": ["jobs/plain/run-1"],
         "jobs/plain/run-2": ["jobs/plain/run-2"],
         "jobs/plain/run-3": ["jobs/plain/run-3"],

@@ -26,11 +26,12 @@ def lineage_of(path: str) -> str:
     return f"results/lineage/{path.removeprefix('results/')}.json"
 
 
-# A job of rule ingest reads one batch of job folders: a folder of this many attempt folders or
-# more alone, smaller ones together up to this many. Each job costs ~0.15 s of CPU besides its
-# work (Snakemake's records of its outputs, a shell, the fork server's client and copy) against
-# ~0.5 ms an attempt folder: at 200 folders of 50 trials, a job each spent 29 of the run's 41 s
-# of CPU on 200 ingests. An edited trial re-reads its batch (about half a second at most).
+# A job of rule ingest reads one batch of job folders: the tries of one --matrix cell together up
+# to this many attempt folders; a folder of this many or more, or one outside a matrix, alone.
+# Each job costs ~0.15 s of CPU besides its work (Snakemake's records of its outputs, a shell,
+# the fork server's client and copy) against ~0.5 ms an attempt folder: at 200 folders of 50
+# trials, a job each spent 29 of the run's 41 s of CPU on 200 ingests. An edited trial re-reads
+# its batch (about a second at most).
 BATCH_ATTEMPTS = 1000
 
 
@@ -45,26 +46,30 @@ def ingest_output(batch: str) -> str:
     return ingest_file(batch, "trials")
 
 
-def batch_group(job: discover.JobFolder) -> tuple[str, str]:
-    """The folder whose job folders may share a batch: a --matrix cell (the alias folder above
-    the trial-NN folders of one agent and model), else the job folder's parent (the runs of one
-    job name). Job folders of one setting sit together so; a batch may still hold several."""
+def batch_group(job: discover.JobFolder) -> tuple[str, str] | None:
+    """The --matrix cell a job folder is a try of (the alias folder above its trial-NN folder),
+    whose folders may share a batch: the tries of one agent and model, so one setting, which
+    an edit of any of them makes again anyway. None for a folder outside a matrix: folders
+    side by side in a jobs dir may be any agent's, and each is a batch of its own."""
     parts = [] if job.relpath == "." else job.relpath.split("/")
     tries = [position for position, part in enumerate(parts) if discover.TRY_FOLDER.match(part.lower())]
-    return job.root, "/".join(parts[: tries[-1]] if tries else parts[:-1])
+    return (job.root, "/".join(parts[: tries[-1]])) if tries else None
 
 
 def ingest_batches(jobs: dict[str, discover.JobFolder], attempts: dict[str, int]) -> dict[str, list[str]]:
-    """batch id -> its job folder ids: in job id order, the folders of one batch_group taken
-    together while their attempt folders add up to at most BATCH_ATTEMPTS (a larger folder is a
-    batch of its own). A batch is named after its first folder, so a batch of one folder has
-    that folder's id, and its files are where that folder's would be."""
+    """batch id -> its job folder ids: in job id order, the folders of one matrix cell
+    (batch_group) taken together while their attempt folders add up to at most BATCH_ATTEMPTS;
+    a larger folder, and one outside a matrix, is a batch of its own. A batch is named after its
+    first folder, so a batch of one folder has that folder's id, and its files are where that
+    folder's would be."""
     batches, group, size = {}, None, 0
     for job_id in sorted(jobs):
         count = attempts.get(job_id, 0)
-        alone = count >= BATCH_ATTEMPTS or size >= BATCH_ATTEMPTS  # a large folder, or one after it
-        if not batches or alone or batch_group(jobs[job_id]) != group or size + count > BATCH_ATTEMPTS:
-            batch, group, size = job_id, batch_group(jobs[job_id]), 0
+        cell = batch_group(jobs[job_id])
+        # a large folder, the one after it, and one outside a matrix start a batch
+        alone = cell is None or count >= BATCH_ATTEMPTS or size >= BATCH_ATTEMPTS
+        if not batches or alone or cell != group or size + count > BATCH_ATTEMPTS:
+            batch, group, size = job_id, cell, 0
             batches[batch] = []
         batches[batch].append(job_id)
         size += count
