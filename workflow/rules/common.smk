@@ -129,9 +129,8 @@ def jobs_here():
 
 
 JOBS, STATES, BATCHES, ATTEMPTS = find_jobs()
-CONTROL_BATCHES = (
-    {}
-)  # the batches of the folders the control runs wrote, once all_jobs found them
+# the batches of the folders the control runs wrote, once all_jobs found them
+CONTROL_BATCHES = {}
 
 
 def batches():
