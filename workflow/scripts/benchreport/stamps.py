@@ -7,6 +7,7 @@ once per parse and hands the stamps to rule ingest.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -76,13 +77,21 @@ def ingest_batches(jobs: dict[str, discover.JobFolder], attempts: dict[str, int]
     return batches
 
 
-def recorded_sources(job: discover.JobFolder, batch: str) -> dict[str, str]:
-    """relpath -> sha256 of every file the job folder's last ingest read (the lineage record of
-    its batch, `batch`); {} when it never ran or its record cannot be read."""
-    record = Path(lineage_of(ingest_output(batch)))
+def batch_sources(batch: str) -> list[dict] | None:
+    """Every file the batch's last ingest read (its lineage record's sources); None when it
+    never ran or its record cannot be read."""
     try:
-        sources = json.loads(record.read_bytes())["sources"]
+        return json.loads(Path(lineage_of(ingest_output(batch))).read_bytes())["sources"]
     except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def recorded_sources(job: discover.JobFolder, batch: str, sources_of=batch_sources) -> dict[str, str]:
+    """relpath -> sha256 of every file the job folder's last ingest read (in the lineage record
+    of its batch, `batch`, as `sources_of` gives it); {} when it never ran or its record cannot
+    be read."""
+    sources = sources_of(batch)
+    if sources is None:
         return {}
     prefix = (Path(job.root) / job.relpath).as_posix() + "/"
     return {source["path"][len(prefix) :]: source["sha256"] for source in sources if source["path"].startswith(prefix)}
@@ -93,8 +102,13 @@ def refresh_states(jobs: list[discover.JobFolder], max_requests: int, state_dir:
     discover.duplicates compares). A folder's last ingest is that of the batch the last parse
     planned for it (plan_batches)."""
     planned = _planned_batches(state_dir)
+    # a batch's record is read once, not once per folder of it whose files were touched
+    sources_of = functools.cache(batch_sources)
     found = discover.refresh_states(
-        jobs, max_requests, state_dir, lambda job: recorded_sources(job, planned.get(job.job_id, job.job_id))
+        jobs,
+        max_requests,
+        state_dir,
+        lambda job: recorded_sources(job, planned.get(job.job_id, job.job_id), sources_of),
     )
     stamps = {job_id: stamp for job_id, (stamp, _) in found.items()}
     records = {job_id: records for job_id, (_, records) in found.items()}
@@ -123,10 +137,10 @@ def plan_batches(
     batches = ingest_batches(jobs, {job_id: len(records.get(job_id, ())) for job_id in jobs})
     planned = {job_id: batch for batch, members in batches.items() for job_id in members}
     saved = _planned_batches(state_dir)
-    for job_id, batch in planned.items():
-        if saved.get(job_id) != batch:
-            os.utime(stamps[job_id])
-    if {job_id: saved.get(job_id) for job_id in planned} != planned:
+    moved = [job_id for job_id, batch in planned.items() if saved.get(job_id) != batch]
+    for job_id in moved:
+        os.utime(stamps[job_id])
+    if moved:
         state_dir.mkdir(parents=True, exist_ok=True)
         write_whole(state_dir / BATCHES, json.dumps(saved | planned, sort_keys=True))
     return batches
