@@ -57,6 +57,26 @@ def test_each_family_has_the_mean_it_is_asked_for(family, parameter, tries):
     np.testing.assert_allclose(pmf[valid] @ np.arange(tries + 1) / tries, means[valid], atol=1e-9)
 
 
+@pytest.mark.parametrize("tries", [1, 2, 7, 198])
+def test_the_binomial_pmf_is_scipys_formula_bit_for_bit(tries):
+    """_binomial_pmf takes each probability's logarithm once; the design's bytes must stay those of
+    the formula it replaced, xlogy(j, p) + xlog1py(K − j, −p), at 0, 1, NaN and near both ends."""
+    from scipy.special import gammaln, xlog1py, xlogy
+
+    rng = np.random.default_rng(tries)
+    p = np.concatenate([rng.random(3000), rng.random(300) ** 40, 1 - rng.random(300) ** 40, [0.0, 1.0, np.nan, 1e-300]])
+    p = p.reshape(-1, 4)  # the design passes (means x nodes) arrays
+    j = np.arange(tries + 1)
+    pp = p[..., None]
+    formula = np.exp(
+        gammaln(tries + 1) - gammaln(j + 1) - gammaln(tries - j + 1) + xlogy(j, pp) + xlog1py(tries - j, -pp)
+    )
+    fast = coverage_design._binomial_pmf(tries, p)
+    assert fast.shape == formula.shape and np.array_equal(fast.view(np.int64), formula.view(np.int64))
+    known = ~np.isnan(p)
+    np.testing.assert_allclose(fast[known], scipy_stats.binom.pmf(j, tries, p[known][:, None]), rtol=1e-9, atol=1e-300)
+
+
 @pytest.mark.parametrize(
     "family, parameter",
     [("beta-binomial", 0.5), ("logit-normal", 3.0), ("near-impossible mixture", 0.6), ("beta-binomial", 0.0)],
