@@ -200,3 +200,16 @@ def test_nesting_deeper_than_orjson_reads_is_read_as_json_reads_it():
     for levels in (1025, 5000):
         data = b"[" * levels + b"]" * levels
         assert outcome(files.loads_written, data) == outcome(json.loads, data)
+
+
+@pytest.mark.parametrize("size", [0, 1, 3000, (1 << 20) + 7, 3 << 20])
+def test_a_file_is_read_whole_by_os_calls_as_read_bytes_reads_it(tmp_path, size):
+    """files.read_whole, which every job-folder JSON file and every load_json goes through, reads
+    what Path.read_bytes does, past its first read of the stated size, and fails as open() does."""
+    path = tmp_path / "file.json"
+    path.write_bytes(bytes(range(256)) * (size // 256) + b"x" * (size % 256))
+    assert files.read_whole(path) == path.read_bytes() and len(files.read_whole(str(path))) == size
+    with pytest.raises(FileNotFoundError):
+        files.read_whole(tmp_path / "absent.json")
+    with pytest.raises(IsADirectoryError):
+        files.read_whole(tmp_path)
