@@ -15,6 +15,10 @@ In one run, over the same generated folders (resources/benchflow_synth/, `scale`
       designs adds to a cold run (--cold-repeats K: the median of K such pairs);
   (e) peak memory: the largest sum of RSS over the snakemake process tree (psutil, polled every
       50 ms) and the largest single process (getrusage of the waited-for children);
+  (f) Snakemake's own floor: a workflow of one rule whose output is there, in a folder of its own,
+      run by the same interpreter and environment (the median of --repeats runs): Snakemake's
+      start, parse and DAG with nothing to do, which no run of any workflow here takes less than,
+      so it bounds what (c) and (d) can reach (c/b <= 0.05 asks c <= 0.05·b);
   (p) the peer: BenchFlow 0.7.12's own `bench eval metrics <jobs> --json` on the same folders
       (a best-of-K score, no interval, no report), --repeats rounds interleaved with (c) and (d),
       its median. --install-peer makes a Python 3.12 venv with BenchFlow for it
@@ -314,6 +318,27 @@ def run_peer(bench: str, jobs_root: Path) -> dict:
         raise SystemExit(f"bench eval metrics failed with {process.returncode}:\n" + process.stderr[-2000:])
     total = json.loads(process.stdout).get("total")
     return {"wall": wall, "cpu": children_cpu() - cpu0, "trials": total}
+
+
+# (f): the least a Snakemake run takes here, whatever the workflow
+BARE_SNAKEFILE = 'rule one:\n    output:\n        "one.txt",\n    shell:\n        "echo one > {output}"\n'
+
+
+def run_bare_snakemake(folder: Path, repeats: int) -> dict:
+    """The median of `repeats` runs of a one-rule workflow with nothing to do (its output made by a
+    first run, which also compiles Snakemake's bytecode)."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    (folder / "Snakefile").write_text(BARE_SNAKEFILE)
+    command = [sys.executable, "-m", "snakemake", "--cores", "2", "-q"]
+    walls = []
+    for _ in range(repeats + 1):
+        start = time.perf_counter()
+        subprocess.run(command, cwd=folder, env=SNAKEMAKE_ENV, capture_output=True, check=True)
+        walls.append(time.perf_counter() - start)
+    shutil.rmtree(folder, ignore_errors=True)
+    return {"nothing to do": statistics.median(walls[1:]), "runs": walls[1:]}
 
 
 # the config a benchmark's copy of the workflow runs with (--configfile bench.yaml): no Docker
@@ -854,6 +879,7 @@ def main(argv=None) -> int:
         edited_path.write_bytes(original)
         os.utime(edited_path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
+    bare = run_bare_snakemake(args.tmp / f"bare-{name}", args.repeats)
     a, b = floor["seconds"], runs["cold"]["wall"]
     c, d = statistics.median(edited_runs), statistics.median(nochange_runs)
     print(f"(b) cold run:      {b:8.2f} s")
@@ -873,6 +899,11 @@ def main(argv=None) -> int:
     print(
         f"(d) nothing new:   {d:8.2f} s   median of {len(nochange_runs)} runs "
         f"({', '.join(f'{w:.2f}' for w in nochange_runs)} s)"
+    )
+    print(
+        f"(f) Snakemake alone, nothing to do: {bare['nothing to do']:.2f} s   median of {args.repeats} runs "
+        f"({', '.join(f'{w:.2f}' for w in bare['runs'])} s); c/b <= 0.05 asks c <= {0.05 * b:.2f} s, d/f = "
+        f"{d / bare['nothing to do']:.2f}"
     )
     peak = max(run["tree_rss"] for run in runs.values())
     single = max(run["max_process_rss"] for run in runs.values())
@@ -926,6 +957,7 @@ def main(argv=None) -> int:
     report = {
         "args": vars(args) | {"tmp": str(args.tmp)},
         "floor": floors,
+        "snakemake_alone": bare,
         "runs": runs,
         "peer": peers,
         "edited": edited,
