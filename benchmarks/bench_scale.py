@@ -666,9 +666,11 @@ def profile_stats(workdir: Path) -> dict:
     config = yaml.safe_load((workdir / "config" / "config.yaml").read_text())
     bench = yaml.safe_load((workdir / "bench.yaml").read_text()) or {}
     params = config["statistics"] | bench.get("statistics", {}) | {"failed_control": config["controls"]["on_failure"]}
+    from benchreport.lineage import ingested_batches
+    from benchreport.stamps import ingest_file
     from benchreport.trial import load_ingests
 
-    paths = sorted((workdir / "results" / "ingest").rglob("trials.json"))
+    paths = [workdir / ingest_file(batch, "trials") for batch in ingested_batches(workdir)]
     trials = [trial for ingest in load_ingests(paths) for trial in ingest["trials"]]
     settings = sorted({trial["setting"] for trial in trials})
     out = {"settings": {}}

@@ -18,6 +18,8 @@ import zlib
 import pytest
 import yaml
 from benchflow_synth import write_matrix
+from benchreport.lineage import ingested_batches
+from benchreport.stamps import ingest_file
 from conftest import REPO, copy_workflow
 
 KEY = "sk-ant-api03-PLANTEDplantedPLANTED0123456789abcdef"
@@ -313,8 +315,8 @@ def test_a_redacted_bundle_verifies_byte_for_byte(bundled, verified):
     assert ledger["jobs"]  # the planted job's rows are there in both runs, not absent from both
     rows = [
         row
-        for p in (bundled.results / "ingest").rglob("ledger.json")
-        for job in json.loads(p.read_text())["jobs"].values()
+        for batch in ingested_batches(bundled.path)
+        for job in json.loads((bundled.path / ingest_file(batch, "ledger")).read_text())["jobs"].values()
         for row in job["ledger"]
     ]
     assert any(row["reason"] == "a secret (anthropic api key) in error was redacted" for row in rows), rows

@@ -17,6 +17,8 @@ import sys
 import tarfile
 
 import pytest
+from benchreport.lineage import ingested_batches
+from benchreport.stamps import ingest_file
 from benchreport.trial import load_ingests
 from conftest import REPO
 from corpus.cases import CASES, JOB, PASS, SECRETS
@@ -138,7 +140,9 @@ def ingested_trials(workflow, prefix):
     """The trial rows ingest wrote for the job folders whose shown name starts with prefix."""
     return [
         t
-        for ingest in load_ingests(sorted((workflow.results / "ingest").rglob("trials.json")))
+        for ingest in load_ingests(
+            [workflow.path / ingest_file(batch, "trials") for batch in ingested_batches(workflow.path)]
+        )
         for t in ingest["trials"]
         if t["job"].startswith(prefix)
     ]

@@ -12,6 +12,7 @@ import sys
 
 import pytest
 from benchreport import lineage
+from benchreport.lineage import ingested_batches
 from conftest import REAL_ROOTS, REPO
 
 SUMMARIES_READERS = {"overview": 1, "paper": 1, "html_report": 1, "all": 1}
@@ -98,7 +99,7 @@ def test_ingests_code_and_config_re_run_every_ingest_and_its_python_does_not(don
     """Rule ingest runs its script through rulejob.main (a shell command): its params are still
     the rule's own, so a change to its code or to a config value it reads re-runs it; the
     Python that runs it is not in the command, so another path to it re-runs nothing."""
-    folders = len(list((done.results / "ingest").rglob("index.json")))
+    folders = len(ingested_batches(done.path))
     assert folders > 1 and planned_jobs(done) == {}
     other_path = tmp_path / "python"  # the same interpreter by another path, as `snakemake` and
     other_path.symlink_to(sys.executable)  # `python -m snakemake` differ, or a venv made again

@@ -429,13 +429,19 @@ def trial_sources(base: Path, trial_ids: list[str]) -> dict[str, list[dict]]:
     return found
 
 
+def ingested_batches(base: str | os.PathLike) -> list[str]:
+    """The batches the last run's checkpoint listed in results/ingested.json under the workflow
+    folder `base`, in its order (each batch's files: results/ingest/<batch>/): never a batch
+    folder that an earlier plan left behind there."""
+    return list(json.loads((Path(base) / "results" / "ingested.json").read_text(encoding="utf-8"))["batches"])
+
+
 def _ingested_folders(base: Path) -> dict[str, tuple[str, str]]:
     """The job folder a trial id names (its shown id) -> (its batch, its job id), from the
     batches results/ingested.json lists and their index files; {} where they cannot be read."""
     try:
-        ingested = json.loads((base / "results" / "ingested.json").read_text(encoding="utf-8"))
         found = {}
-        for batch in ingested["batches"]:
+        for batch in ingested_batches(base):
             index = json.loads((base / "results" / "ingest" / batch / "index.json").read_text(encoding="utf-8"))
             found.update({entry["job"]["id"]: (batch, key) for key, entry in index["jobs"].items()})
         return found
