@@ -7,6 +7,7 @@ refusal, on what dump_json writes and on any text made from it by a few edits.""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from benchreport import files
@@ -209,6 +210,8 @@ def test_a_file_is_read_whole_by_os_calls_as_read_bytes_reads_it(tmp_path, size)
     path = tmp_path / "file.json"
     path.write_bytes(bytes(range(256)) * (size // 256) + b"x" * (size % 256))
     assert files.read_whole(path) == path.read_bytes() and len(files.read_whole(str(path))) == size
+    # a file whose stated size is 0 but holds bytes (read on past the first read)
+    assert files.read_whole("/proc/self/cmdline") == Path("/proc/self/cmdline").read_bytes() != b""
     with pytest.raises(FileNotFoundError):
         files.read_whole(tmp_path / "absent.json")
     with pytest.raises(IsADirectoryError):
