@@ -666,8 +666,7 @@ def profile_stats(workdir: Path) -> dict:
     config = yaml.safe_load((workdir / "config" / "config.yaml").read_text())
     bench = yaml.safe_load((workdir / "bench.yaml").read_text()) or {}
     params = config["statistics"] | bench.get("statistics", {}) | {"failed_control": config["controls"]["on_failure"]}
-    from benchreport.lineage import ingested_batches
-    from benchreport.stamps import ingest_file
+    from benchreport.lineage import ingest_file, ingested_batches
     from benchreport.trial import load_ingests
 
     paths = [workdir / ingest_file(batch, "trials") for batch in ingested_batches(workdir)]

@@ -18,8 +18,7 @@ import zlib
 import pytest
 import yaml
 from benchflow_synth import write_matrix
-from benchreport.lineage import ingested_batches
-from benchreport.stamps import ingest_file
+from benchreport.lineage import ingest_file, ingested_batches
 from conftest import REPO, copy_workflow
 
 KEY = "sk-ant-api03-PLANTEDplantedPLANTED0123456789abcdef"

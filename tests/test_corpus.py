@@ -17,8 +17,7 @@ import sys
 import tarfile
 
 import pytest
-from benchreport.lineage import ingested_batches
-from benchreport.stamps import ingest_file
+from benchreport.lineage import ingest_file, ingested_batches
 from benchreport.trial import load_ingests
 from conftest import REPO
 from corpus.cases import CASES, JOB, PASS, SECRETS

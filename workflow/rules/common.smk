@@ -41,9 +41,9 @@ from benchreport import (
     stamps,
 )  # noqa: E402
 from benchreport.rulejob import run_script, runner_params  # noqa: E402
+from benchreport.lineage import ingest_file  # noqa: E402
 from benchreport.stamps import (
     INGESTED_RECORD,
-    ingest_file,
     ingest_output,
     lineage_of,
 )  # noqa: E402

@@ -421,7 +421,7 @@ def trial_sources(base: Path, trial_ids: list[str]) -> dict[str, list[dict]]:
         by_job.setdefault(job, []).append((trial, folder))
     for job, trials in sorted(by_job.items()):
         batch, key = folders.get(job, (job, job))
-        record_file = base / "results" / "lineage" / "ingest" / batch / "trials.json.json"
+        record_file = record_path(base / ingest_file(batch, "trials"))
         record = json.loads(record_file.read_text(encoding="utf-8")) if record_file.is_file() else {}
         sources = _job_sources(record, key)
         for trial, folder in trials:
@@ -429,10 +429,16 @@ def trial_sources(base: Path, trial_ids: list[str]) -> dict[str, list[dict]]:
     return found
 
 
+def ingest_file(batch: str, name: str) -> str:
+    """An output of a batch's ingest: trials, index, tasks or ledger, each {"jobs": {job id:
+    what the job folder holds}} in the batch's order (stamps.ingest_batches)."""
+    return f"results/ingest/{batch}/{name}.json"
+
+
 def ingested_batches(base: str | os.PathLike) -> list[str]:
     """The batches the last run's checkpoint listed in results/ingested.json under the workflow
-    folder `base`, in its order (each batch's files: results/ingest/<batch>/): never a batch
-    folder that an earlier plan left behind there."""
+    folder `base`, in its order (their files: ingest_file): never a batch folder that an earlier
+    plan left behind under results/ingest/."""
     return list(json.loads((Path(base) / "results" / "ingested.json").read_text(encoding="utf-8"))["batches"])
 
 
@@ -442,7 +448,7 @@ def _ingested_folders(base: Path) -> dict[str, tuple[str, str]]:
     try:
         found = {}
         for batch in ingested_batches(base):
-            index = json.loads((base / "results" / "ingest" / batch / "index.json").read_text(encoding="utf-8"))
+            index = json.loads((base / ingest_file(batch, "index")).read_text(encoding="utf-8"))
             found.update({entry["job"]["id"]: (batch, key) for key, entry in index["jobs"].items()})
         return found
     except (OSError, ValueError, KeyError, TypeError, AttributeError):

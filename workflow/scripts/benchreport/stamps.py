@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import discover
 from .files import write_whole
+from .lineage import ingest_file
 
 STATE_DIR = Path(".snakemake", "benchreport-state")
 # checkpoint ingested's record: written once every ingest of the run has run
@@ -34,12 +35,6 @@ def lineage_of(path: str) -> str:
 # trials, a job each spent 29 of the run's 41 s of CPU on 200 ingests. An edited trial re-reads
 # its batch (about a second at most).
 BATCH_ATTEMPTS = 1000
-
-
-def ingest_file(batch: str, name: str) -> str:
-    """An output of a batch's ingest: trials, index, tasks or ledger, each {"jobs": {job id:
-    what the job folder holds}} in the batch's order (ingest_batches)."""
-    return f"results/ingest/{batch}/{name}.json"
 
 
 def ingest_output(batch: str) -> str:
