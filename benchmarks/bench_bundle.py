@@ -89,6 +89,7 @@ def main(argv=None) -> int:
         help="keep the cold run of an earlier call (its results and time are saved there); the workflow "
         "code is copied again, so only rule bundle re-runs, with this code",
     )
+    parser.add_argument("--json", type=Path, help="also write the three runs' figures to this file")
     args = parser.parse_args(argv)
     if args.shape:
         for key, value in scale.SHAPES[args.shape].items():
@@ -131,6 +132,8 @@ def main(argv=None) -> int:
         )
     print(line("(c) verify", checked, cold))
     print("targets at 100 x 1,000: bundle <= 2x and verify <= 3x the cold run; peak tree RSS <= 1,024 MiB")
+    if args.json:
+        args.json.write_text(json.dumps({"cold": cold, "bundle": packed, "verify": checked}, indent=1))
     for said in (workdir / "bench-verify.log").read_text(errors="replace").splitlines():
         if said.startswith(("manifest:", "re-run: ", "REFUSED", "MANIFEST", "verify: ")) and "steps (" not in said:
             print("    " + said)

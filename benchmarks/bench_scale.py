@@ -957,6 +957,8 @@ def main(argv=None) -> int:
 
     report = {
         "args": vars(args) | {"tmp": str(args.tmp)},
+        "machine": machine(),
+        "commit": git_state(),
         "floor": floors,
         "snakemake_alone": bare,
         "runs": runs,

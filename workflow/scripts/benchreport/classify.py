@@ -1,4 +1,4 @@
-"""BenchFlow's scoring rules, restated (spec §3): reward, outcome, audit bucket, control kind."""
+"""BenchFlow's scoring rules, restated: reward, outcome, audit bucket, control kind."""
 
 from __future__ import annotations
 

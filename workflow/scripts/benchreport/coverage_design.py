@@ -504,8 +504,7 @@ def _binomial_pmf(tries: int, probabilities: np.ndarray) -> np.ndarray:
     j = np.arange(tries + 1)
     p = np.asarray(probabilities, dtype=float)[..., None]
     # xlogy(j, p) is j·log(p) but at j = 0 (xlog1py likewise): the logarithm taken once per
-    # probability, not once per count, gives the same bits in half the time at ~200 tries (a
-    # third of a design's time at 200 tasks x 50 tries; issue 24, item 1)
+    # probability, not once per count, gives the same bits for a fraction of the work
     with np.errstate(invalid="ignore"):  # 0 · −inf at p = 0 or 1, in the columns set next
         passes, fails = j * xlogy(1, p), (tries - j) * xlog1py(1, -p)
     passes[..., 0], fails[..., -1] = xlogy(0, p[..., 0]), xlog1py(0, -p[..., 0])

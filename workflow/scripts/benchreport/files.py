@@ -37,9 +37,8 @@ def sha256_bytes(data: bytes) -> str:
 
 def read_whole(path: str | os.PathLike) -> bytes:
     """A file's bytes, read by os calls alone: open() also makes a buffered reader and asks isatty,
-    lseek twice and fstat again on the way, 12 µs against 8 µs here for a 3 KB result.json, of
-    which ingest reads ~4 an attempt folder (issue 24, item 2). Raises what open() and read() do
-    (FileNotFoundError, IsADirectoryError, ...)."""
+    lseek twice and fstat again, which costs more than the read for the small files ingest reads
+    by the thousand. Raises what open() and read() do (FileNotFoundError, IsADirectoryError, ...)."""
     handle = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
         chunks = [os.read(handle, os.fstat(handle).st_size + 1)]
@@ -180,8 +179,7 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", 
 # JSONEncoder.encode makes a new C encoder at each call (and a dict for its cycle check): an ingest
 # writes ~50,000 short values a folder of 1,000 trials, so the C encoder of the same settings is
 # made once here, with no cycle check (an output holds no cycle; one would end in RecursionError).
-# With _kinds and _one_line below, writing an ingest's trials.json of 1,000 trials went from 44-46
-# to 29 ms (least of 25; issue 24, item 2). encode where there is no C module.
+# Without the C module, encode is used instead.
 _ONE_SHOT = json.encoder.c_make_encoder and json.encoder.c_make_encoder(
     None,
     _ENCODER.default,
@@ -520,9 +518,8 @@ def _long_integer(data: bytes) -> bool:
 def loads_written(data: bytes):
     """The value of JSON the workflow wrote, as json.loads gives it from the UTF-8 text.
 
-    orjson decodes it in 40-45 % of json's time (an ingest's trials.json of 1,000 trials: 3.2 ms
-    against 6.7-9.5 ms; rules stats and trial_rows each decode the 122 MB of a 100,000-trial
-    setting's, issue 24). Where the two could differ, json decodes: text that may hold an integer
+    orjson decodes it in under half of json's time, and rules stats and trial_rows decode every
+    ingest of a setting. Where the two could differ, json decodes: text that may hold an integer
     of 19 digits or more (orjson makes one beyond 64 bits a float, where json keeps it exact; one
     of 18 digits or fewer fits either way), and whatever orjson refuses (NaN, Infinity and
     numbers beyond a double, a lone surrogate's escape, nesting past 1,024 levels), which json

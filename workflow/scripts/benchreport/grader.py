@@ -1,4 +1,4 @@
-"""Who graded a trial: the task's verifier script alone, or also a model (spec §3.7).
+"""Who graded a trial: the task's verifier script alone, or also a model (BenchFlow's rubric review).
 
 BenchFlow 0.7.x runs an automatic rubric review on tasks that have a rubric. Its traces in a
 job folder are the job summary.json `reviewer` block (how the reviewer is configured; 0.7.12

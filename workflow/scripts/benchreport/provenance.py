@@ -1,4 +1,4 @@
-"""Which version of the benchmark a setting ran (spec §6.1, §6.2, §2.4 `source`).
+"""Which version of the benchmark a setting ran.
 
 In order of preference: `dataset_name@dataset_version` (a `bench eval run -d name@version`
 run records both in config.json, result.json and summary.json), else the git commit (or
