@@ -1,23 +1,40 @@
 """Command line: `lineage <file>` prints an output's lineage and re-checks it; `verify <bundle>`
 checks a bundle and re-runs its inputs to the same bytes (with the installed code by default);
 `check <results>` checks that every output prints the same numbers; `interval [file]` prints the
-headline interval of each run (JSON lines in, JSON lines out)."""
+headline interval of each run (JSON lines in, JSON lines out).
+
+Bad usage, and a file that is missing, unreadable or not what the command reads, end in
+argparse's one-line usage error naming the file (exit 2), never in a traceback."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from . import agreement
-from .lineage import check_number, check_tree
+from .lineage import WORKFLOW_DIR, check_number, check_tree
 from .verify import MAX_BYTES, MAX_RATIO, verify
 
 
 def main(argv=None) -> int:
+    parser = command_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except OSError as error:  # a file that is missing, unreadable, or a folder
+        args.usage.error(f"{error.filename}: {error.strerror}" if error.filename else str(error))
+    except ValueError as error:  # a file that is not what the command reads (the message names it)
+        args.usage.error(str(error))
+
+
+def command_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m benchreport")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     lineage = commands.add_parser("lineage", help="print an output's lineage tree and re-check every hash")
-    lineage.add_argument("file", help="a file under results/")
+    lineage.set_defaults(run=print_lineage, usage=lineage)
+    lineage.add_argument("file", type=existing(Path.is_file, "a file"), help="a file under results/")
     lineage.add_argument(
         "--number",
         help="a number of the file's setting (a path into its summary.json: pass_rate, "
@@ -31,8 +48,9 @@ def main(argv=None) -> int:
         "benchreport workflow (not the code in the archive) and the bundled config with every command switched "
         "off, then compares every output. Proves consistency, not origin.",
     )
-    check.add_argument("bundle", help="a results/bundle/<name>.tar.gz")
-    check.add_argument("--cores", type=int, default=2)
+    check.set_defaults(run=verify_bundle, usage=check)
+    check.add_argument("bundle", type=existing(Path.is_file, "a file"), help="a results/bundle/<name>.tar.gz")
+    check.add_argument("--cores", type=positive(int), default=2)
     check.add_argument(
         "--run-bundled-code",
         action="store_true",
@@ -40,70 +58,145 @@ def main(argv=None) -> int:
     )
     check.add_argument(
         "--max-bytes",
-        type=int,
+        type=positive(int),
         default=MAX_BYTES,
         help="refuse an archive whose contents add up to more (default %(default)s)",
     )
     check.add_argument(
         "--max-ratio",
-        type=float,
+        type=positive(float),
         default=MAX_RATIO,
         help="refuse an archive whose contents exceed this multiple of its size (default %(default)s)",
     )
     agree = commands.add_parser("check", help="check that every output in a results folder prints the same numbers")
-    agree.add_argument("results", nargs="?", default="results", help="a results/ folder (default: results)")
+    agree.set_defaults(run=check_agreement, usage=agree)
+    agree.add_argument(
+        "results",
+        nargs="?",
+        default="results",
+        type=existing(Path.is_dir, "a folder"),
+        help="a results/ folder (default: results)",
+    )
     interval = commands.add_parser("interval", help="the headline interval of runs given as JSON lines")
+    interval.set_defaults(run=print_headlines, usage=interval)
     interval.add_argument("file", nargs="?", default="-", help="JSON lines, one run each (default: stdin)")
-    # defaults: the workflow's (interval.DEFAULTS), filled in below so that --help imports no numpy
-    interval.add_argument("--confidence", type=float, help="default: the workflow's statistics.confidence")
-    interval.add_argument("--seed", type=int, help="default: the workflow's statistics.seed")
-    interval.add_argument("--simulations", type=int, help="default: the workflow's statistics.coverage_simulations")
-    args = parser.parse_args(argv)
-    if args.command == "check":
-        checked, findings = agreement.check(args.results)
-        print("\n".join(findings))
-        print(f"{checked:,} comparisons, {len(findings):,} disagreements")
-        return 1 if findings else 0
-    if args.command == "interval":
-        from .interval import DEFAULTS
+    # defaults: the workflow's (interval.DEFAULTS), filled in by print_headlines so that --help imports no numpy
+    interval.add_argument(
+        "--confidence", type=fraction, help="a level strictly between 0 and 1; default: the workflow's"
+    )
+    interval.add_argument("--seed", type=non_negative(int), help="default: the workflow's statistics.seed")
+    interval.add_argument(
+        "--simulations", type=positive(int), help="default: the workflow's statistics.coverage_simulations"
+    )
+    return parser
 
-        for name, key in (("confidence", "confidence"), ("seed", "seed"), ("simulations", "coverage_simulations")):
-            if getattr(args, name) is None:
-                setattr(args, name, DEFAULTS[key])
-        return print_headlines(args)
-    if args.command == "verify":
-        return verify(
-            args.bundle,
-            args.cores,
-            run_bundled_code=args.run_bundled_code,
-            max_bytes=args.max_bytes,
-            max_ratio=args.max_ratio,
-        )
-    if args.command == "lineage" and args.number:
+
+def package_version() -> str:
+    """The installed distribution's version; in a checkout run without install, its pyproject.toml's."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("benchreport")
+    except importlib.metadata.PackageNotFoundError:
+        import tomllib
+
+        try:
+            with open(WORKFLOW_DIR / "pyproject.toml", "rb") as handle:
+                return tomllib.load(handle)["project"]["version"]
+        except (OSError, ValueError, KeyError):
+            return "unknown (not installed, no pyproject.toml beside the package)"
+
+
+def existing(test, what: str):
+    """An argument type: a path that `test` (Path.is_file, Path.is_dir) accepts."""
+
+    def path(text: str) -> str:
+        if not Path(text).exists():
+            raise argparse.ArgumentTypeError(f"{text}: no such file or folder")
+        if not test(Path(text)):
+            raise argparse.ArgumentTypeError(f"{text}: not {what}")
+        return text
+
+    return path
+
+
+def positive(kind):
+    """An argument type: a number of `kind` above 0."""
+    return _bounded(kind, lambda value: value > 0, "above 0")
+
+
+def non_negative(kind):
+    return _bounded(kind, lambda value: value >= 0, "0 or more")
+
+
+def fraction(text: str) -> float:
+    return _bounded(float, lambda value: 0 < value < 1, "strictly between 0 and 1")(text)
+
+
+def _bounded(kind, accepts, bounds: str):
+    def number(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not {'a whole number' if kind is int else 'a number'}"
+            ) from None
+        if not accepts(value):
+            raise argparse.ArgumentTypeError(f"{text} is not {bounds}")
+        return value
+
+    return number
+
+
+def print_lineage(args) -> int:
+    if args.number:
         ok, lines = check_number(args.file, args.number)
         print("\n".join(lines))
         print("every trial found, every file unchanged" if ok else "SOME TRIALS OR FILES ARE MISSING OR CHANGED")
         return 0 if ok else 1
-    if args.command == "lineage":
-        ok, lines = check_tree(args.file)
-        print("\n".join(lines))
-        print("all hashes match" if ok else "SOME HASHES DO NOT MATCH (or records are missing)")
-        return 0 if ok else 1
-    return 2
+    ok, lines = check_tree(args.file)
+    print("\n".join(lines))
+    print("all hashes match" if ok else "SOME HASHES DO NOT MATCH (or records are missing)")
+    return 0 if ok else 1
+
+
+def verify_bundle(args) -> int:
+    return verify(
+        args.bundle,
+        args.cores,
+        run_bundled_code=args.run_bundled_code,
+        max_bytes=args.max_bytes,
+        max_ratio=args.max_ratio,
+    )
+
+
+def check_agreement(args) -> int:
+    checked, findings = agreement.check(args.results)
+    print("\n".join(findings))
+    print(f"{checked:,} comparisons, {len(findings):,} disagreements")
+    return 1 if findings else 0
 
 
 def print_headlines(args) -> int:
     """`interval`: 0 when every line was a run, 1 when some were not (each gets an "error" line)."""
     import json
 
-    from .interval import headlines
+    from .interval import DEFAULTS, headlines
 
-    params = {"confidence": args.confidence, "seed": args.seed, "coverage_simulations": args.simulations}
-    if args.file == "-":
-        lines = sys.stdin.read().splitlines()
-    else:
-        with open(args.file, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
+    params = {
+        "confidence": DEFAULTS["confidence"] if args.confidence is None else args.confidence,
+        "seed": DEFAULTS["seed"] if args.seed is None else args.seed,
+        "coverage_simulations": DEFAULTS["coverage_simulations"] if args.simulations is None else args.simulations,
+    }
+    source = "stdin" if args.file == "-" else args.file
+    try:
+        if args.file == "-":
+            lines = sys.stdin.read().splitlines()
+        else:
+            with open(args.file, encoding="utf-8") as handle:
+                lines = handle.read().splitlines()
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start})") from None
     results = headlines(lines, params)
     sys.stdout.write("".join(json.dumps(result, sort_keys=True) + "\n" for result in results))
     return 1 if any("error" in result for result in results) else 0

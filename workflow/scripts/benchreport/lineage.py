@@ -143,6 +143,22 @@ def record_path(output: str | Path) -> Path:
     return results / "lineage" / (output.relative_to(results).as_posix() + ".json")
 
 
+# What check_tree and closure read of every record (build_record writes them all).
+RECORD_KEYS = ("output", "sha256", "rule", "code", "inputs", "recorded_at")
+
+
+def read_record(path: Path) -> dict:
+    """A lineage record, or ValueError naming the file when it is not one (damaged, or not JSON)."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as error:
+        raise ValueError(f"{path}: not a lineage record ({error})") from None
+    missing = [key for key in RECORD_KEYS if not isinstance(record, dict) or key not in record]
+    if missing or not isinstance(record["code"], dict) or "sha256" not in record["code"]:
+        raise ValueError(f"{path}: not a lineage record (no {', '.join(missing or ['code.sha256'])})")
+    return record
+
+
 def stage_code(stage: str) -> dict:
     """sha256 of each code file of a stage and one combined hash (a rule param: edits re-run)."""
     hashes = {
@@ -312,7 +328,7 @@ def check_tree(
     if not record_file.exists():
         lines.append(f"{indent}{output}: NO LINEAGE RECORD ({record_file})")
         return False, lines
-    record = json.loads(record_file.read_text(encoding="utf-8"))
+    record = read_record(record_file)
     ok = location.exists() and sha256_file(location) == record["sha256"]
     code = record["code"]
     commit = (code.get("commit") or "no git")[:12] + (" (dirty)" if code.get("dirty") else "")
@@ -363,7 +379,7 @@ def closure(outputs: list[str]) -> list[str]:
         record = record_path(path)
         if record.is_file():
             seen.add(record.as_posix())
-            data = json.loads(record.read_text(encoding="utf-8"))
+            data = read_record(record)
             pending.extend(entry["path"] for entry in data["inputs"])
             if data.get("sources_as"):
                 pending.append(data["sources_as"])
@@ -390,23 +406,25 @@ def number_trials(record: dict, number: str) -> list[str]:
     methods.<method>, counts.<count>, per_task.<task>, usage.cost_measures.<measure>,
     controls.<task>, excluded_by_controls.<task>. Numbers over every per-task row resolve to
     every counted trial; a measure over every attempt also to the trials the controls left out.
+    ValueError names a number the record does not hold.
     """
     counted = [trial for row in record["per_task"] for trial in row["trial_ids"]]
     left_out = [trial for row in record["excluded_by_controls"] for trial in row["trial_ids"]]
     head, _, rest = number.partition(".")
     if head in ("pass_rate", "mean_reward", "headline", "intervals", "methods", "solve_rates", "counts"):
         return counted
-    if head == "per_task":
-        return next(row["trial_ids"] for row in record["per_task"] if row["task"] == rest.split(".")[0])
-    if head == "excluded_by_controls":
-        return next(row["trial_ids"] for row in record["excluded_by_controls"] if row["task"] == rest)
+    if head in ("per_task", "excluded_by_controls"):
+        rows = {row["task"]: row["trial_ids"] for row in record[head]}
+        task = rest.split(".")[0] if head == "per_task" else rest
+        if task in rows:
+            return rows[task]
     if head == "usage":
         measure = record["usage"]["cost_measures"].get(rest.rsplit(".", 1)[-1])
         return counted + left_out if measure and measure["trials"] == "all" else counted
-    if head == "controls":
+    if head == "controls" and rest in ((record["controls"] or {}).get("per_task") or {}):
         entry = record["controls"]["per_task"][rest]
         return sorted({i for kind in ("oracle", "nop") if entry[kind] for i in entry[kind]["trial_ids"]})
-    raise KeyError(f"no number {number!r} in the record (see `benchreport lineage --help`)")
+    raise ValueError(f"{record['setting']} has no number {number!r} (see `benchreport lineage --help`)")
 
 
 def trial_sources(base: Path, trial_ids: list[str]) -> dict[str, list[dict]]:
@@ -472,7 +490,11 @@ def check_number(output: str | Path, number: str) -> tuple[bool, list[str]]:
     output = Path(output)
     base = results_dir_of(output.resolve()).parent
     setting = _setting_of(output)
-    record = json.loads((base / "results" / "reports" / setting / "summary.json").read_text(encoding="utf-8"))
+    summary = base / "results" / "reports" / setting / "summary.json"
+    try:
+        record = json.loads(summary.read_text(encoding="utf-8"))
+    except ValueError as error:
+        raise ValueError(f"{summary}: not a result record ({error})") from None
     trials = number_trials(record, number)
     lines = [f"{number} of {setting}: {len(trials)} trials"]
     ok = bool(trials)
