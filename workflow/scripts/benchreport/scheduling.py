@@ -1,16 +1,21 @@
 """What the workflow does about the costs of the Snakemake process it runs in: its garbage
 collector after the parse, the import of pandas by its params check, its scheduler's
-re-evaluation timers, during a run and at its end, and the input sizes its scheduler measures.
-(Which scheduler picks the jobs is the workflow profile's: profiles/default/config.yaml.)"""
+re-evaluation timers, during a run and at its end, and the input sizes its scheduler measures;
+and what the process prints last. (Which scheduler picks the jobs is the workflow profile's:
+profiles/default/config.yaml.)"""
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import gc
 import inspect
+import os
 import sys
 import threading
 import time
+
+from . import forkserver
 
 # Snakemake's JobScheduler._schedule_reevalutation starts a threading.Timer (not a daemon) after
 # every scheduling round when a job rate limit is set, and --max-jobs-per-timespan defaults to
@@ -154,3 +159,21 @@ def end_of_run() -> None:
     nothing it could free matters once the process exits."""
     cancel_rescheduling_timers()
     gc.freeze()
+
+
+def end_with_where_results_are(outputs: list[str]) -> None:
+    """onsuccess: have the run's last lines say where its results are, each output that exists
+    relative to the folder the run was started in (Snakemake's --directory is left by then).
+    Printed at exit: after Snakemake's log hint and elapsed time, which follow onsuccess, and
+    after the fork server's note, which its end prints (it is ended first, and waited for)."""
+    written = [os.path.abspath(path) for path in outputs if os.path.exists(path)]
+    atexit.register(_print_where_results_are, written)
+
+
+def _print_where_results_are(paths: list[str]) -> None:
+    forkserver.cancel()
+    if paths:
+        print(
+            "\n".join(["benchreport: the results are in", *(f"  {os.path.relpath(path)}" for path in paths)]),
+            file=sys.stderr,
+        )

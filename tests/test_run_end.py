@@ -1,0 +1,45 @@
+"""What a run leaves a new user with: its last lines say where the results are, and what
+`snakemake --report report.html` writes is not taken for a file of the repository."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import REAL_JOB_ROOTS, REPO
+
+
+def where_results_are(stderr: str) -> list[str]:
+    return stderr.splitlines()[-3:]
+
+
+def test_a_run_ends_with_where_its_results_are(real_run):
+    assert where_results_are(real_run.first_run.stderr) == [
+        "benchreport: the results are in",
+        "  results/index.md",
+        "  results/report.html",
+    ], real_run.first_run.stderr[-2000:]
+
+
+def test_the_paths_are_relative_to_the_folder_the_run_started_in(real_run_copy):
+    """snakemake --directory: the paths lead from where the command was typed."""
+    roots = ",".join(f'"{root}"' for root in REAL_JOB_ROOTS)
+    done = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "2", "--directory", "wf", "--snakefile", "wf/Snakefile"]
+        + ["--forcerun", "overview", "--config", f"job_roots=[{roots}]"],
+        cwd=real_run_copy.path.parent,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert done.returncode == 0, done.stderr
+    assert where_results_are(done.stderr) == [
+        "benchreport: the results are in",
+        "  wf/results/index.md",
+        "  wf/results/report.html",
+    ], done.stderr[-2000:]
+
+
+def test_snakemakes_report_file_is_ignored_by_git():
+    done = subprocess.run(["git", "check-ignore", "--no-index", "report.html"], cwd=REPO, capture_output=True)
+    assert done.returncode == 0
