@@ -29,14 +29,21 @@ def matrix_jobs() -> list[Path]:
     return [next(p for p in (MATRIX / ALIAS / f"trial-{n:02d}").iterdir() if p.is_dir()) for n in (1, 2, 3)]
 
 
-# Folder names researchers give per-try jobs; None: the job folder sits directly under the name.
+# Folder names researchers give per-try jobs, each the folder the try's job folder is put in.
 STYLES = {
     "run": lambda n: f"run-{n}/{ALIAS}/trial-01",
     "try": lambda n: f"try-{n}/{ALIAS}/trial-01",
-    "dates": lambda n: f"2026-11-2{7 + n}/{ALIAS}/trial-01",
+    "try above the job": lambda n: f"try-{n}",
+    "try under the alias": lambda n: f"{ALIAS}/try-{n}",
+    "run_N above the job": lambda n: f"run_{n}",
+    "repeat": lambda n: f"repeat-{n}/{ALIAS}",
+    "sample": lambda n: f"study/sample-{n}",
     "seed": lambda n: f"seed-{n}/{ALIAS}/trial-01",
+    "dates": lambda n: f"2026-11-2{7 + n}/{ALIAS}/trial-01",
     "plain": lambda n: f"attempt-{'abc'[n - 1]}",
 }
+# the styles whose folders name no try: their tries are told apart by their start
+UNNAMED = {"dates", "plain"}
 
 
 def per_try_layout(root: Path, style: str) -> None:
@@ -65,7 +72,7 @@ def test_per_try_jobs_get_the_matrix_try_numbers(tmp_path, style):
         key: number for key, (number, _) in tries([str(MATRIX)]).items()
     }
     rules = {rule for _, rule in numbered.values()}
-    assert rules == ({"folder"} if style == "seed" else {"started_at"})  # seed-N names the try
+    assert rules == ({"started_at"} if style in UNNAMED else {"folder"})
 
 
 def trial(task, job, started, folders=(), seed=None):

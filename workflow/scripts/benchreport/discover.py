@@ -38,7 +38,9 @@ VERIFIER_FILES = tuple(
 # Rubric review revisions (spec §3.7): every file under these folders of an attempt is read.
 REVIEW_DIRS = ("reviews", "scoring")
 REVIEW_ENTRIES = frozenset((*REVIEW_DIRS, *(f"{name}/" for name in REVIEW_DIRS)))  # as listed, or a link
-TRY_FOLDER = re.compile(r"^(?:trial|seed|repeat|sample)-?(\d+)$")
+# A folder that names a try: `trial-NN` as --matrix writes it, and the names researchers give
+# the folders they run each try into (`try-2`, `run_3`, `seed-1`, ...), at any depth under a root.
+TRY_FOLDER = re.compile(r"^(?:trial|try|run|seed|repeat|sample)[-_]?(\d+)$")
 TRIAL_NAME = re.compile(r"^(?P<task>.+)__[0-9a-f]{8}$")
 MAX_REQUEST_LINE = 4 << 20
 # request_prefix reads through a 64 KiB buffer, not the default 8 KiB: request lines run to
@@ -93,9 +95,9 @@ def safe_part(part: str) -> tuple[str, str, list[str]]:
 
 
 def try_folders(relpath: str) -> list[int]:
-    """The try numbers of the try-named folders (`trial-NN`, `seed-N`, `repeat-N`, `sample-N`, as
-    BenchFlow's viewer reads them: trajectories/viewer/outcomes.py, `_REPEAT` in `_trial_facts`)
-    on a job folder's path under its root, outermost first."""
+    """The try numbers of the try-named folders (TRY_FOLDER: `trial-NN`, `seed-N`, `repeat-N`,
+    `sample-N` as BenchFlow's viewer reads them, trajectories/viewer/outcomes.py `_REPEAT` in
+    `_trial_facts`, and `try-N`, `run-N`) on a job folder's path under its root, outermost first."""
     parts = [] if relpath == "." else relpath.split("/")
     return [int(match.group(1)) for match in map(TRY_FOLDER.match, (part.lower() for part in parts)) if match]
 
