@@ -43,11 +43,12 @@ def ingest_output(batch: str) -> str:
 
 
 def batch_group(job: discover.JobFolder) -> tuple[str, str] | None:
-    """The --matrix cell a job folder is a try of (the alias folder above its trial-NN folder),
-    whose folders may share a batch: the tries of one agent and model, so one setting, which
-    an edit of any of them makes again anyway. None for a folder outside a matrix: folders
-    side by side in a jobs dir may be any agent's, and each is a batch of its own."""
-    parts = [] if job.relpath == "." else job.relpath.split("/")
+    """The --matrix cell a job folder is a try of (the alias folder above the trial-NN folder
+    it sits in), whose folders may share a batch: the tries of one agent and model, so one
+    setting, which an edit of any of them makes again anyway. None for a folder outside a
+    matrix: folders side by side in a jobs dir may be any agent's, and each is a batch of its
+    own, whatever their own names (`run-1`, `run-2`)."""
+    parts = [] if job.relpath == "." else job.relpath.split("/")[:-1]
     tries = [position for position, part in enumerate(parts) if discover.TRY_FOLDER.match(part.lower())]
     return (job.root, "/".join(parts[: tries[-1]])) if tries else None
 
