@@ -253,10 +253,18 @@ def test_stale_outputs_are_removed(tmp_path):
         "ingest/root/old/ledger.json",
         "lineage/ingest/root/old/trials.json.json",
         "ingest/root/old/new/trials.json",
+        "coverage/10x3.json",
+        "coverage/4x3+6x4.json",
+        "lineage/coverage/10x3.json.json",
+        "lineage/coverage/4x3+6x4.json.json",
+        "environment/images/kept-image.json",
+        "environment/images/gone-image.json",
+        "lineage/environment/images/gone-image.json.json",
     ):
         (results / path).parent.mkdir(parents=True, exist_ok=True)
         (results / path).write_text("{}")
-    removed = discover.remove_stale_outputs(results, {"kept"}, {"root/old/new"})
+    planned = {"coverage/4x3+6x4.json", "environment/images/kept-image.json"}
+    removed = discover.remove_stale_outputs(results, {"kept"}, {"root/old/new"}, planned)
     assert removed == sorted(
         f"{results}/{path}"
         for path in (
@@ -266,11 +274,20 @@ def test_stale_outputs_are_removed(tmp_path):
             "ingest/root/old/trials.json",
             "ingest/root/old/ledger.json",
             "lineage/ingest/root/old/trials.json.json",
+            "coverage/10x3.json",
+            "lineage/coverage/10x3.json.json",
+            "environment/images/gone-image.json",
+            "lineage/environment/images/gone-image.json.json",
         )
     )
     assert (results / "ingest/root/old/new/trials.json").is_file() and (results / "reports/kept/report.md").is_file()
     assert not (results / "lineage/ingest/root").exists()
-    assert discover.remove_stale_outputs(results, {"kept"}, {"root/old/new"}) == []
+    assert {path.relative_to(results).as_posix() for path in results.rglob("*.json*") if "coverage" in path.parts} == {
+        "coverage/4x3+6x4.json",
+        "lineage/coverage/4x3+6x4.json.json",
+    }
+    assert (results / "environment/images/kept-image.json").is_file()
+    assert discover.remove_stale_outputs(results, {"kept"}, {"root/old/new"}, planned) == []
 
 
 def ingest_all(root) -> list[dict]:

@@ -585,20 +585,38 @@ PRUNED = []
 
 def prune_stale():
     """Once per run, when every ingest is known (never in a dry run): remove the outputs of
-    settings and job folders no longer found (discover.remove_stale_outputs)."""
+    settings, job folders, tries profiles and task images no longer found
+    (discover.remove_stale_outputs)."""
     if PRUNED or workflow.dryrun:
         return
     removed = discover.remove_stale_outputs(
-        Path("results"), set(settings_map()), set(all_batches())
+        Path("results"), set(settings_map()), set(all_batches()), planned_files()
     )
     PRUNED.append(removed)
     if removed:
         print(
-            f"Removed {len(removed)} outputs of settings or job folders no longer found: "
+            f"Removed {len(removed)} outputs of settings, job folders, tries profiles or "
+            "task images no longer found: "
             + ", ".join(removed[:10])
             + (" …" if len(removed) > 10 else ""),
             file=sys.stderr,
         )
+
+
+def planned_files():
+    """The files of discover.PLANNED_FILE_FOLDERS this run's settings read, under results/:
+    the coverage design at each setting's tries profile, the inspection record of each image
+    its tasks ran in."""
+    designs = {
+        shapes.coverage_file(profile)
+        for profile in setting_profiles().values()
+        if profile is not None
+    }
+    images = set()
+    if config["environment"]["inspect"]:
+        for setting in settings_map().values():
+            images.update(planning.report_images(task_images(), setting["tasks"]))
+    return {path.removeprefix("results/") for path in designs | images}
 
 
 def comparison_inputs(wildcards):
