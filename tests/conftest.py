@@ -10,11 +10,14 @@ an agent's job folder added, gated by the controls the real folders hold.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
+import site
 import subprocess
 import sys
+import venv
 from pathlib import Path
 
 import pytest
@@ -62,6 +65,65 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if END_TO_END_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+
+
+def require(missing: str | None) -> None:
+    """For a test that needs a part a machine may lack (a Docker daemon, busybox-static, Chromium,
+    BenchFlow): `missing` is None, or one line saying what is missing and how to install it. The
+    test is skipped with that line; under BENCHREPORT_CI=1 it fails instead, as CI installs every
+    part and must not pass by skipping."""
+    if missing is None:
+        return
+    if os.environ.get("BENCHREPORT_CI") == "1":
+        pytest.fail(f"BENCHREPORT_CI=1 but {missing}", pytrace=False)
+    pytest.skip(missing)
+
+
+@functools.cache
+def docker_missing() -> str | None:
+    """Why no Docker daemon can be used here, or None when `docker info` answers."""
+    if shutil.which("docker") is None:
+        return "the Docker CLI is not installed: apt-get install docker.io"
+    try:
+        answered = subprocess.run(["docker", "info"], capture_output=True, timeout=60).returncode == 0
+    except subprocess.TimeoutExpired:
+        answered = False
+    return None if answered else "no Docker daemon answers `docker info`: start dockerd"
+
+
+def busybox_missing() -> str | None:
+    return None if shutil.which("busybox") else "busybox-static not installed: apt-get install busybox-static"
+
+
+@pytest.fixture(scope="session")
+def docker_daemon() -> None:
+    """A Docker daemon that answers (a test that takes it asks for it first, so that a machine
+    without one skips before any workflow run is made for the test)."""
+    require(docker_missing())
+
+
+@pytest.fixture(scope="session")
+def busybox() -> Path:
+    """A static busybox, the one program of the test images (FROM scratch)."""
+    require(busybox_missing())
+    return Path(shutil.which("busybox"))
+
+
+def layered_venv(path: Path) -> Path:
+    """A new venv at `path`, its python another path to this interpreter, that sees the packages
+    of this environment through a .pth line for each of its site-packages folders. Their own .pth
+    files are not read there, so an editable install of benchreport here is not seen. Its python."""
+    venv.EnvBuilder(symlinks=True).create(path)
+    python = path / "bin" / "python"
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    outer = [*site.getsitepackages(), *([site.getusersitepackages()] if site.ENABLE_USER_SITE else [])]
+    (Path(purelib) / "outer-environment.pth").write_text("".join(f"{folder}\n" for folder in outer))
+    return python
 
 
 class Workflow:

@@ -3,8 +3,8 @@ through Selenium 4): the headline table and the figures are rendered and visible
 a task named `<script>alert(1)</script>` shows as text and runs nothing, links lead to the trials,
 and the console stays clean.
 
-Skipped with a message when chromium, chromedriver or selenium is missing, except under
-BENCHREPORT_CI=1, where that is a failure.
+Skipped with a message when chromium, chromedriver or selenium is missing (conftest.require); under
+BENCHREPORT_CI=1 that is a failure.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import require
 from test_paper import XSS_TASK, built_workflow
 
 CHROMIUM = os.environ.get("BENCHREPORT_CHROMIUM", "/usr/bin/chromium")
@@ -41,22 +42,16 @@ for (const name of ["alert", "confirm", "prompt"]) {
 """
 
 
-def missing(reason: str):
-    if os.environ.get("BENCHREPORT_CI") == "1":
-        pytest.fail(f"BENCHREPORT_CI=1 but {reason}")
-    pytest.skip(reason)
-
-
 @pytest.fixture
 def browser(tmp_path):
     for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
         if not (Path(path).is_file() and os.access(path, os.X_OK)):
-            missing(f"{path} not found (apt-get install {package})")
+            require(f"{path} not found: apt-get install {package}")
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
     except ImportError:
-        missing("selenium is not installed (pip install -r requirements.txt)")
+        require("selenium is not installed: pip install -e '.[test]'")
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in FLAGS:

@@ -1,4 +1,5 @@
-"""The environment stage against a real Docker daemon: images built here, with no registry."""
+"""The environment stage: its records of the Docker CLI's answers, and against a real Docker daemon
+images built here with no registry (those tests need the daemon and busybox-static)."""
 
 from __future__ import annotations
 
@@ -12,29 +13,17 @@ import pytest
 from benchreport import environment
 from conftest import REAL_JOB_ROOTS
 
-BUSYBOX = shutil.which("busybox")
-
-
-def daemon_answers() -> bool:
-    if shutil.which("docker") is None:
-        return False
-    return subprocess.run(["docker", "info"], capture_output=True, timeout=60).returncode == 0
-
-
-if not daemon_answers():
-    if os.environ.get("BENCHREPORT_CI") == "1":
-        pytest.fail("CI: the Docker daemon that .ci/run starts is not answering", pytrace=False)
-    pytest.skip("no Docker daemon answers here (start dockerd to run these tests)", allow_module_level=True)
-if BUSYBOX is None:
-    pytest.fail("busybox-static is needed to build the test image", pytrace=False)
+# For a test that also takes a workflow run: the daemon and busybox are asked for before any other
+# fixture, so that a machine without them skips before the run is made.
+needs_docker = pytest.mark.usefixtures("docker_daemon", "busybox")
 
 
 @pytest.fixture
-def image(tmp_path):
+def image(docker_daemon, busybox, tmp_path):
     """A tiny local image (FROM scratch + busybox), removed afterwards."""
     context = tmp_path / "context"
     context.mkdir()
-    shutil.copy(BUSYBOX, context / "busybox")
+    shutil.copy(busybox, context / "busybox")
     (context / "Dockerfile").write_text('FROM scratch\nCOPY busybox /bin/busybox\nCMD ["/bin/busybox", "true"]\n')
     tag = f"benchreport-test/{uuid.uuid4().hex[:12]}:1"
     subprocess.run(["docker", "build", "-q", "-t", tag, str(context)], check=True, capture_output=True)
@@ -81,14 +70,16 @@ def test_missing_cli_is_a_record_not_a_crash():
     assert record["status"] == "docker not run" and "not found" in record["reason"]
 
 
-def write_task(tasks_dir, name, toml: str, dockerfile: str | None = None):
+def write_task(tasks_dir, name, toml: str, dockerfile: str | None = None, busybox=None):
+    """A task folder; with a Dockerfile, its environment/ build context, busybox in it if given."""
     task = tasks_dir / name
     task.mkdir(parents=True)
     (task / "task.toml").write_text(toml)
     if dockerfile:
         (task / "environment").mkdir()
         (task / "environment" / "Dockerfile").write_text(dockerfile)
-        shutil.copy(BUSYBOX, task / "environment" / "busybox")
+        if busybox:
+            shutil.copy(busybox, task / "environment" / "busybox")
     return task
 
 
@@ -110,12 +101,17 @@ def test_resolution_order(tmp_path):
     assert environment.sanitise_image_name("bf__Fix JSON") == "bf__fix-json"
 
 
-def test_workflow_reports_the_environment_as_built(real_run_copy, image, tmp_path):
+@needs_docker
+def test_workflow_reports_the_environment_as_built(real_run_copy, image, busybox, tmp_path):
     workflow, real_jobs = real_run_copy, REAL_JOB_ROOTS
     tasks = tmp_path / "tasks"
     write_task(tasks, "tiny-hello", f'[environment]\ndocker_image = "{image}"\n')
     write_task(
-        tasks, "tiny-hello-net", "[environment]\nallow_internet = true\n", "FROM scratch\nCOPY busybox /bin/busybox\n"
+        tasks,
+        "tiny-hello-net",
+        "[environment]\nallow_internet = true\n",
+        "FROM scratch\nCOPY busybox /bin/busybox\n",
+        busybox,
     )
     settings = tmp_path / "environment.yaml"
     # docker_host "": the CLI's default daemon (the shared run's config points at none)
@@ -217,12 +213,13 @@ def records(workflow) -> dict[str, dict]:
 
 
 @pytest.mark.slow  # two whole workflow runs against the daemon
-def test_failed_records_are_taken_again_when_the_daemon_answers(workflow, real_jobs, tmp_path):
+@needs_docker
+def test_failed_records_are_taken_again_when_the_daemon_answers(workflow, real_jobs, busybox, tmp_path):
     """A plain re-run takes again what a missing daemon or image left, once the daemon says
     otherwise, and keeps what it inspected; the daemon is never asked when nothing failed."""
     context = tmp_path / "context"
     context.mkdir()
-    shutil.copy(BUSYBOX, context / "busybox")
+    shutil.copy(busybox, context / "busybox")
     (context / "Dockerfile").write_text("FROM scratch\nCOPY busybox /bin/busybox\n")
     # every task named in config, under a name of this test's own: other tests build and remove
     # BenchFlow's bf__<task> images on the same daemon meanwhile

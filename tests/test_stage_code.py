@@ -13,7 +13,7 @@ import sys
 import pytest
 from benchreport import lineage
 from benchreport.lineage import ingested_batches
-from conftest import REAL_ROOTS, REPO
+from conftest import REAL_ROOTS, REPO, layered_venv
 
 SUMMARIES_READERS = {"overview": 1, "paper": 1, "html_report": 1, "all": 1}
 
@@ -101,9 +101,9 @@ def test_ingests_code_and_config_re_run_every_ingest_and_its_python_does_not(don
     Python that runs it is not in the command, so another path to it re-runs nothing."""
     folders = len(ingested_batches(done.path))
     assert folders > 1 and planned_jobs(done) == {}
-    other_path = tmp_path / "python"  # the same interpreter by another path, as `snakemake` and
-    other_path.symlink_to(sys.executable)  # `python -m snakemake` differ, or a venv made again
-    assert planned_jobs(done, python=str(other_path)) == {}
+    # the same interpreter and packages by another path, as `snakemake` and `python -m snakemake`
+    # differ, or a venv made again
+    assert planned_jobs(done, python=str(layered_venv(tmp_path / "venv"))) == {}
     module = done.path / "workflow" / "scripts" / "benchreport" / "ingest.py"
     original = module.read_bytes()
     try:
