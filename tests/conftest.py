@@ -169,6 +169,40 @@ def copy_workflow(destination: Path) -> Workflow:
     return Workflow(destination)
 
 
+# what a build reads besides the workflow tree
+BUILD_FILES = (
+    "pyproject.toml",
+    "setup.py",
+    "README.md",
+    "LICENSE",
+    "requirements.txt",
+    "requirements-test.txt",
+    "requirements-slurm.txt",
+)
+
+
+def source_copy(destination: Path) -> Path:
+    """The tree `pip install .` builds from, copied: setuptools writes build/ and an egg-info into
+    the tree it builds."""
+    copy_workflow(destination)
+    for name in BUILD_FILES:
+        shutil.copy(REPO / name, destination / name)
+    return destination
+
+
+def build_wheel(source: Path, folder: Path) -> Path:
+    """The wheel pip builds from `source` (setuptools from the package index, as `pip install .`
+    takes it), written into `folder`."""
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(folder), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert built.returncode == 0, built.stderr
+    return next(folder.glob("benchreport-*.whl"))
+
+
 def copy_real_jobs(workflow: Workflow) -> list[str]:
     """A private copy of the real BenchFlow 0.7.12 folders inside the workflow copy; their roots."""
     for name in REAL_ROOTS:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import re
-import shutil
 import subprocess
 import sys
 import tomllib
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO
+from conftest import REPO, build_wheel, source_copy
 
 sys.path.insert(0, str(REPO / "workflow" / "envs"))
 import make_env  # noqa: E402
@@ -90,34 +89,15 @@ def test_citation_license_and_config_readme_keep_up_with_the_package():
 
 
 @pytest.mark.slow
-def test_the_wheel_installs_the_command_in_a_fresh_venv(tmp_path):
+def test_the_wheel_installs_the_command_and_carries_the_workflow(tmp_path):
     """pip builds the wheel from the tree (setuptools from the index, as `pip install .` does); it
-    holds the package with its templates and the pins, and pip installs a `benchreport` command
-    that runs from another folder."""
-    source = tmp_path / "source"  # a copy: setuptools writes build/ beside pyproject.toml
-    for name in (
-        "pyproject.toml",
-        "README.md",
-        "LICENSE",
-        "requirements.txt",
-        "requirements-test.txt",
-        "requirements-slurm.txt",
-    ):
-        (source / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(REPO / name, source / name)
-    shutil.copytree(
-        REPO / "workflow" / "scripts" / "benchreport",
-        source / "workflow" / "scripts" / "benchreport",
-        ignore=shutil.ignore_patterns("__pycache__"),
-    )
-    built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path), str(source)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert built.returncode == 0, built.stderr
-    wheel = next(tmp_path.glob("benchreport-*.whl"))
+    holds the package with its templates and the pins, the workflow tree a bundle records as its
+    code (in the package's verify.WORKFLOW_COPY, at the same relative paths), and pip installs a
+    `benchreport` command that runs from another folder."""
+    from benchreport import bundle, verify
+
+    source = source_copy(tmp_path / "source")
+    wheel = build_wheel(source, tmp_path)
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
@@ -127,6 +107,10 @@ def test_the_wheel_installs_the_command_in_a_fresh_venv(tmp_path):
         if p.suffix in (".py", ".j2")
     }
     assert modules <= names
+    code = set(bundle.code_files(source))
+    assert {"Snakefile", "workflow/Snakefile", "workflow/rules/ingest.smk", "config/schema.yaml"} <= code
+    tree = f"benchreport/{verify.WORKFLOW_COPY}/"
+    assert {name.removeprefix(tree) for name in names if name.startswith(tree)} == code
     required = {
         line.split(": ", 1)[1]
         for line in metadata.splitlines()

@@ -43,13 +43,16 @@ from . import design_cache
 from .discover import REVIEW_DIRS, VERIFIER_FILES, VERIFIER_FOLDER
 from .files import printable
 from .forked import can_fork, end_with_parent, forked_call
-from .lineage import WORKFLOW_DIR
+from .lineage import PACKAGE_DIR, WORKFLOW_DIR
 from .stamps import INGESTED_RECORD
 
 NOT_RERUN = ("results/lineage/", "results/bundle/", "results/controls/")
 # written to disk for the re-run (but the verifier's files: not_read); everything else is only hashed
 RERUN_INPUTS = ("jobs/", "replay/")
 CODE = "workflow-code/"
+# An installed wheel carries the workflow tree it was built from in this folder of the package, laid
+# out as a checkout (setup.py's build_workflow); a checkout, or an editable install, is the tree.
+WORKFLOW_COPY = "workflow-tree"
 SMALL = {"MANIFEST.sha256": 1 << 30, "config.yaml": 16 << 20, "BUNDLE.json": 64 << 20}
 MAX_BYTES = 64 << 30  # all members' contents together
 MAX_RATIO = 200  # contents / archive bytes; gzip'd JSON and text are 5-30
@@ -518,13 +521,16 @@ def rerun_config(data: bytes, labels: list[str]) -> tuple[dict, list[str]]:
 
 
 def installed_workflow() -> Path:
-    """The workflow folder of this installation of benchreport (its Snakefile and rules)."""
-    if not (WORKFLOW_DIR / "Snakefile").is_file() or not (WORKFLOW_DIR / "workflow" / "rules").is_dir():
-        raise Refused(
-            f"this benchreport installation has no workflow files beside it ({WORKFLOW_DIR}); "
-            "run verify from a checkout of benchreport, or pass --run-bundled-code"
-        )
-    return WORKFLOW_DIR
+    """The workflow tree of this installation of benchreport (its Snakefile, rules, scripts and
+    config, laid out as in a checkout): the copy inside an installed wheel, or the checkout the
+    package sits in."""
+    for root in (PACKAGE_DIR / WORKFLOW_COPY, WORKFLOW_DIR):
+        if (root / "Snakefile").is_file() and (root / "workflow" / "rules").is_dir():
+            return root
+    raise Refused(
+        f"this benchreport installation has no workflow tree ({PACKAGE_DIR / WORKFLOW_COPY} or {WORKFLOW_DIR}): "
+        "install it from its source with pip (which builds the wheel that carries it), or pass --run-bundled-code"
+    )
 
 
 def code_difference(listed: dict[str, str], workflow: Path) -> str:
