@@ -109,7 +109,7 @@ git-bisect-regression, pdf-table-extract. Every jobs-dir below is a ``--matrix``
       (gemini-2.5-pro)                                     usage_source agent_native_acp, no
                                                            llm_trajectory, cost null
  5    oracle-x3 (oracle)             3                     oracle, model "none"
- 6    nop-x3 (nop)                   3                     nop, model null
+ 6    nop-x3 (nop)                   3                     nop, model null, one tool call
  7    codex-gpt-5.1-plain            1 (plain job)         setting 3, plain layout
 ====  ============================  =====================  ===================================
 
@@ -117,25 +117,24 @@ Outcome grid, one column per try, one attempt code per BenchFlow attempt (``a+b`
 inside the job, chronological): ``P`` passed, ``F`` failed (reward 0), ``H`` partial credit
 (reward 0.5, failed), ``T`` agent_error timeout, ``S`` agent_error_scored (timeout, reward 1.0:
 audit-passed), ``s`` agent_error_scored (timeout, reward 0.0), ``n`` agent_error install_failure,
-``i`` agent_error idle_timeout, ``c`` agent_error acp_error, ``V`` verifier_error
-(verifier_failure), ``v`` verifier_error (verifier_timeout), ``U`` unscored, ``A``
-suspected_api_error, ``X`` interrupted (config.json only), ``-`` task never started.
+``V`` verifier_error (verifier_failure), ``U`` unscored, ``X`` interrupted (config.json only),
+``-`` task never started.
 
 .. code-block:: text
 
-    task                   1:claude-high  2:claude-low 3:codex    4:gemini  5:oracle  6:nop  7:plain
-    fix-json-parser        P P P P P      P P P        P P P      P P F P   P P P     A A A  P
-    csv-dedupe             P P P P P      P P P        P F P      P P P P   P P P     A A A  P
-    log-rotate-config      P F P P F      F F P        P P P      F P F P   P P P     A A A  P
-    sql-query-optimizer    H F H P H      F H F        H H P      F F H F   P P P     A A A  H
-    regex-email-validator  P P F P P      P F F        P P P      P P P P   P P P     A A A  P
-    merge-sorted-streams   P P P n+P P    P P P        P X P      P F P P   P P P     A A A  P
-    dockerfile-slim        T F S T F      T T F        F i+i+i T  T F T X   P P P     A A A  F
-    flaky-test-quarantine  P V P F P      F P v+F      V P P      F F V X   P P P     A A A  V
-    unicode-normalize      P P P P P      P P F        P P P      P P P -   P P P     A P A  P
-    cron-schedule-parser   F F F F F      F F F        F U F      F F F -   P P P     A A A  F
-    git-bisect-regression  F F F F s      F F F        F F P      F F F -   P F P     A A A  F
-    pdf-table-extract      F P F i+P F    F F F        c+P F F    F U F -   P P P     A A A  c+P
+    task                   1:claude-high  2:claude-low 3:codex  4:gemini  5:oracle  6:nop  7:plain
+    fix-json-parser        P P P P P      P P P        P P P    P P F P   P P P     F F F  P
+    csv-dedupe             P P P P P      P P P        P F P    P P P P   P P P     F F F  P
+    log-rotate-config      P F P P F      F F P        P P P    F P F P   P P P     F F F  P
+    sql-query-optimizer    H F F P F      F F F        F F P    F F F F   P P P     F F F  F
+    regex-email-validator  P P F P P      P F P        P P P    P P P P   P P P     F F F  P
+    merge-sorted-streams   P P P n+P P    P P P        P X P    P F P P   P P P     F F F  P
+    dockerfile-slim        T F S F s      F F F        F F F    F F F X   P P P     F F F  F
+    flaky-test-quarantine  P V P F P      F P F        F P P    F F P -   P P P     F F F  P
+    unicode-normalize      P P P P P      P P F        P P P    P P P -   P P P     F F F  P
+    cron-schedule-parser   F F F F F      F F F        F U F    F F F -   P P P     F F F  F
+    git-bisect-regression  F F F F F      F F F        F F F    F F F -   P F P     F F F  F
+    pdf-table-extract      F P F P F      F F F        P F F    F F F -   P P P     F F F  P
 
 The audit counts in each job's ``summary.json`` (BenchFlow's buckets over the last attempt of
 each task; ``passed+failed+errored+verifier_errored`` can be less than ``total`` because unscored
@@ -147,47 +146,48 @@ results are counted in ``total`` only; ``score`` = passed/total):
     1:claude-high    1     12      7      4       1                0
     1:claude-high    2     12      6      5       0                1
     1:claude-high    3     12      7      5       0                0
-    1:claude-high    4     12      8      3       1                0
+    1:claude-high    4     12      8      4       0                0
     1:claude-high    5     12      6      6       0                0
-    2:claude-low     1     12      5      6       1                0
-    2:claude-low     2     12      5      6       1                0
-    2:claude-low     3     12      4      8       0                0
-    3:codex          1     12      7      4       0                1
-    3:codex          2     11      5      4       1                0
-    3:codex          3     12      9      2       1                0
-    4:gemini         1     12      5      6       1                0
-    4:gemini         2     12      5      6       0                0
-    4:gemini         3     12      4      6       1                1
+    2:claude-low     1     12      5      7       0                0
+    2:claude-low     2     12      5      7       0                0
+    2:claude-low     3     12      5      7       0                0
+    3:codex          1     12      7      5       0                0
+    3:codex          2     11      5      5       0                0
+    3:codex          3     12      8      4       0                0
+    4:gemini         1     12      5      7       0                0
+    4:gemini         2     12      5      7       0                0
+    4:gemini         3     12      5      7       0                0
     4:gemini         4  (killed: no summary.json)
     5:oracle         1     12     12      0       0                0
     5:oracle         2     12     11      1       0                0
     5:oracle         3     12     12      0       0                0
-    6:nop            1     12      0      0      12                0
-    6:nop            2     12      1      0      11                0
-    6:nop            3     12      0      0      12                0
-    7:plain          1     12      7      4       0                1
+    6:nop            1     12      0     12       0                0
+    6:nop            2     12      0     12       0                0
+    6:nop            3     12      0     12       0                0
+    7:plain          1     12      8      4       0                0
 
-Special cases and where they are:
+A healthy run: the oracle passes every try and the nop is scored and fails every try on every
+task but one, and each kind of problem the report explains happens once, where it is:
 
-* Retries (several ``<task>__<hex>`` folders for one task in one job): claude-high try 4
-  merge-sorted-streams (install_failure, then passed) and pdf-table-extract (idle_timeout, then
-  passed); claude-low try 3 flaky-test-quarantine (verifier_timeout, then scored failed);
-  codex try 2 dockerfile-slim (idle_timeout three times: retries exhausted, errored); codex
-  try 1 and the plain job pdf-table-extract (acp_error, then passed).
-* Agent errors as final outcome: timeouts (``T``), the exhausted idle_timeout retries above.
-  agent_error_scored: claude-high try 3 dockerfile-slim (timeout but reward 1.0, so summary.json
-  counts it passed) and try 5 git-bisect-regression (timeout, reward 0.0, counted failed).
-* Verifier errors: ``V``/``v`` cells. Unscored: codex try 2 cron-schedule-parser, gemini try 2
-  pdf-table-extract. Partial credit 0.5: the ``H`` cells.
-* Interrupted: codex try 2 merge-sorted-streams is that task's only attempt (job finished,
-  its summary.json has total 11). Gemini try 4 is a killed job: 6 tasks finished, 2
-  interrupted, 4 never started; it has no job summary.json and no trial-04/summary.json, and
+* Controls: the oracle fails git-bisect-regression in its try 2 (a broken task: its controls
+  fail, so the reports leave it out of the headline). Each nop attempt reports one inert tool
+  call, so BenchFlow scores it (reward 0) instead of flagging a suspected API error; the nop
+  controls of the real runs (``benchflow-real-jobs/script-run``) show both.
+* Task drift: in claude-high try 4, log-rotate-config has a different ``task_digest``, a version
+  no control ran on (its controls are not verified for claude-high).
+* Retry (two ``<task>__<hex>`` folders for one task in one job): claude-high try 4
+  merge-sorted-streams (install_failure, then passed).
+* Timeouts, each counted by its reward as BenchFlow counts it: claude-high dockerfile-slim try 1
+  (no reward: the one errored trial), try 3 (reward 1.0, so summary.json counts it passed) and
+  try 5 (reward 0.0, counted failed).
+* Partial credit 0.5: claude-high try 1 sql-query-optimizer. Verifier error: claude-high try 2
+  flaky-test-quarantine. Unscored: codex try 2 cron-schedule-parser.
+* Interrupted: codex try 2 merge-sorted-streams is that task's only attempt (job finished, its
+  summary.json has total 11). Gemini try 4 is a killed job: 6 tasks finished, 1 interrupted, 5
+  never started; it has no job summary.json and no trial-04/summary.json, and
   gemini-2.5-pro-x4/ has no matrix-summary.json (like the real aborted nop matrix).
-* Controls: the oracle fails git-bisect-regression once (a broken task); the nop passes
-  unicode-normalize once (a task that passes without work; that nop attempt reports one inert
-  tool call, so BenchFlow scores it instead of flagging a suspected API error). Every other nop
-  attempt is ``suspected_api_error`` (rewards null, reward.txt 0).
-* Task drift: in claude-high try 4, log-rotate-config has a different ``task_digest``.
+* A plain job of setting 3 (codex): one more try of every task outside the matrix, so codex has
+  4 tries of each task but merge-sorted-streams (3), numbered by their recorded start.
 * Harness versions: ``agent/install-stdout.txt`` names @agentclientprotocol/claude-agent-acp@0.73.0
   (settings 1-2) and @google/gemini-cli@0.42.0 (setting 4); codex has none.
 

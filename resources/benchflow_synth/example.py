@@ -24,31 +24,27 @@ CODES = {
     "S": {"kind": "agent_error_scored", "error_category": "timeout", "reward": 1.0},
     "s": {"kind": "agent_error_scored", "error_category": "timeout", "reward": 0.0},
     "n": {"kind": "agent_error", "error_category": "install_failure"},
-    "i": {"kind": "agent_error", "error_category": "idle_timeout"},
-    "c": {"kind": "agent_error", "error_category": "acp_error"},
     "V": {"kind": "verifier_error", "verifier_error_category": "verifier_failure"},
-    "v": {"kind": "verifier_error", "verifier_error_category": "verifier_timeout"},
     "U": {"kind": "unscored"},
-    "A": {"kind": "suspected_api_error"},
     "X": {"kind": "interrupted"},
 }
 
 # The example's outcome grid (also printed in the module docstring): one row per task, one
 # column per setting, tries separated by single spaces, columns by two or more spaces.
 _GRID_TEXT = """\
-task                   1:claude-high  2:claude-low 3:codex    4:gemini  5:oracle  6:nop  7:plain
-fix-json-parser        P P P P P      P P P        P P P      P P F P   P P P     A A A  P
-csv-dedupe             P P P P P      P P P        P F P      P P P P   P P P     A A A  P
-log-rotate-config      P F P P F      F F P        P P P      F P F P   P P P     A A A  P
-sql-query-optimizer    H F H P H      F H F        H H P      F F H F   P P P     A A A  H
-regex-email-validator  P P F P P      P F F        P P P      P P P P   P P P     A A A  P
-merge-sorted-streams   P P P n+P P    P P P        P X P      P F P P   P P P     A A A  P
-dockerfile-slim        T F S T F      T T F        F i+i+i T  T F T X   P P P     A A A  F
-flaky-test-quarantine  P V P F P      F P v+F      V P P      F F V X   P P P     A A A  V
-unicode-normalize      P P P P P      P P F        P P P      P P P -   P P P     A P A  P
-cron-schedule-parser   F F F F F      F F F        F U F      F F F -   P P P     A A A  F
-git-bisect-regression  F F F F s      F F F        F F P      F F F -   P F P     A A A  F
-pdf-table-extract      F P F i+P F    F F F        c+P F F    F U F -   P P P     A A A  c+P
+task                   1:claude-high  2:claude-low 3:codex  4:gemini  5:oracle  6:nop  7:plain
+fix-json-parser        P P P P P      P P P        P P P    P P F P   P P P     F F F  P
+csv-dedupe             P P P P P      P P P        P F P    P P P P   P P P     F F F  P
+log-rotate-config      P F P P F      F F P        P P P    F P F P   P P P     F F F  P
+sql-query-optimizer    H F F P F      F F F        F F P    F F F F   P P P     F F F  F
+regex-email-validator  P P F P P      P F P        P P P    P P P P   P P P     F F F  P
+merge-sorted-streams   P P P n+P P    P P P        P X P    P F P P   P P P     F F F  P
+dockerfile-slim        T F S F s      F F F        F F F    F F F X   P P P     F F F  F
+flaky-test-quarantine  P V P F P      F P F        F P P    F F P -   P P P     F F F  P
+unicode-normalize      P P P P P      P P F        P P P    P P P -   P P P     F F F  P
+cron-schedule-parser   F F F F F      F F F        F U F    F F F -   P P P     F F F  F
+git-bisect-regression  F F F F F      F F F        F F F    F F F -   P F P     F F F  F
+pdf-table-extract      F P F P F      F F F        P F F    F F F -   P P P     F F F  P
 """
 _GRID_ROWS = [tuple(re.split(r" {2,}", line.strip())) for line in _GRID_TEXT.splitlines()[1:]]
 
@@ -171,24 +167,21 @@ _AUDIT_OF_CODE = {
     "s": "failed",
     "T": "errored",
     "n": "errored",
-    "i": "errored",
-    "c": "errored",
-    "A": "errored",
     "V": "verifier_errored",
-    "v": "verifier_errored",
     "U": "unscored",
 }
 
 
 def example_audit_table() -> str:
     """Per try: the audit counts each job summary.json of the example holds (from the grid)."""
-    names = ["1:claude-high", "2:claude-low", "3:codex", "4:gemini", "5:oracle", "6:nop", "7:plain"]
+    names = _GRID_TEXT.splitlines()[0].split()[1:]
+    killed = {column for column, spec in enumerate(EXAMPLE_SETTINGS, start=1) if spec.get("killed_last_try")}
     lines = ["setting        try  total passed failed errored verifier_errored"]
     for column, name in enumerate(names, start=1):
         n_tries = len(_GRID_ROWS[0][column].split())
         for k in range(n_tries):
             cells = [row[column].split()[k] for row in _GRID_ROWS]
-            if column == 4 and k == n_tries - 1:
+            if column in killed and k == n_tries - 1:
                 lines.append(f"{name:<14} {k + 1:>3}  (killed: no summary.json)")
                 continue
             finals = [c.split("+")[-1] for c in cells if c not in ("-", "X")]
@@ -211,19 +204,12 @@ def _cell_attempts(cell: str) -> list[dict] | None:
     return [dict(CODES[c]) for c in cell.split("+")]
 
 
-def _example_trials(column: int, try_index: int, *, nop: bool = False) -> list[dict]:
+def _example_trials(column: int, try_index: int) -> list[dict]:
     trials = []
     for row in _GRID_ROWS:
-        task = row[0]
-        cell = row[column].split()[try_index]
-        attempts = _cell_attempts(cell)
-        if attempts is None:
-            continue
-        if nop:
-            for a in attempts:
-                if a["kind"] == "passed":
-                    a["n_tool_calls"] = 1
-        trials.append({"task": task, "attempts": attempts})
+        attempts = _cell_attempts(row[column].split()[try_index])
+        if attempts is not None:
+            trials.append({"task": row[0], "attempts": attempts})
     return trials
 
 
@@ -238,7 +224,7 @@ def build_example(out_dir: Path) -> None:
         n_tries = len(_GRID_ROWS[0][column].split())
         tries: list[Any] = []
         for k in range(n_tries):
-            trials = _example_trials(column, k, nop=spec["alias"] == "nop")
+            trials = _example_trials(column, k)
             for t in trials:
                 override = spec.get("digest_overrides", {}).get(k + 1, {}).get(t["task"])
                 if override:
