@@ -33,6 +33,35 @@ def test_a_missing_root_or_one_without_job_folders_is_refused_with_its_name(here
     assert job.root == "jobs" and job.relpath.startswith("oracle/")
 
 
+def test_a_trial_folder_given_as_a_root_is_named_with_the_folder_to_give(here):
+    """A trial (attempt) folder, one inside it, or an interrupted one holding config.json alone:
+    the message says what it is and names its job folder's parent."""
+    [job] = stamps.find_jobs(["jobs"]).values()
+    trial = job.path / sorted(discover.attempt_folders(job.path))[0]
+    interrupted = job.path / "interrupted__0123abcd"
+    interrupted.mkdir()
+    (interrupted / "config.json").write_text("{}")
+    for root, what in (
+        (trial, f"{trial} is a trial folder of a job (it holds result.json)"),
+        (trial / "verifier", f"{trial / 'verifier'} is inside {trial}, a trial folder of a job (it holds result.json)"),
+        (interrupted, f"{interrupted} is a trial folder of a job (it holds config.json)"),
+    ):
+        with pytest.raises(ValueError) as refused:
+            stamps.find_jobs(["jobs", str(root)])
+        assert str(refused.value) == f"job_roots: {what}: give its job folder's parent, {job.path.parent}, as job_roots"
+
+
+def test_a_folder_of_jobs_is_no_trial_folder_for_its_config_or_result_json(here):
+    """A project's config.json or a stray result.json beside the job folders, a config.json above
+    a root of none: the jobs are found, or the message says none is."""
+    (here / "config.json").write_text("{}")
+    (here / "jobs" / "result.json").write_text("{}")
+    assert len(stamps.find_jobs(["jobs"])) == 1
+    (here / "jobs" / "empty").mkdir()
+    with pytest.raises(ValueError, match="No BenchFlow job folder found under job_roots"):
+        stamps.find_jobs([os.path.join("jobs", "empty")])
+
+
 def test_recorded_sources_are_read_from_the_lineage_record_of_the_folders_batch(here):
     [job] = stamps.find_jobs(["jobs"]).values()
     assert stamps.recorded_sources(job, job.job_id) == {}  # never ingested

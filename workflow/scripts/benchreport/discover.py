@@ -139,9 +139,17 @@ def _children(path: Path) -> list[os.DirEntry]:
         return []
 
 
+def is_attempt(entry: os.DirEntry) -> bool:
+    """Whether a folder's entry is one of its attempt folders: a real folder (not a link) with a
+    trial-looking name or a trial file."""
+    return entry.is_dir(follow_symlinks=False) and bool(
+        TRIAL_NAME.match(entry.name) or is_trial_folder(Path(entry.path))
+    )
+
+
 def _is_job_folder(path: Path, children: list[os.DirEntry]) -> bool:
     dirs = [entry for entry in children if entry.is_dir(follow_symlinks=False)]
-    if any(TRIAL_NAME.match(entry.name) or is_trial_folder(Path(entry.path)) for entry in dirs):
+    if any(map(is_attempt, dirs)):
         return True
     # A finished job whose every attempt folder is gone still says so in its summary.json;
     # a jobs dir's summary.json copy names one of its child folders and is not a job.
@@ -176,7 +184,11 @@ def find_job_folders(roots: list[str]) -> list[JobFolder]:
     """Every job folder under the roots, sorted by job id. Symlinked folders are not followed.
 
     A folder that cannot be listed, and a link to a folder, are returned too: their ingest says
-    why nothing under them is read, in the ledger. A root listed twice is searched once."""
+    why nothing under them is read, in the ledger. A root listed twice is searched once. Below a
+    job folder the folders that are not its attempt folders are searched too (a job folder
+    copied into another, a folder of attempts beside a stray one holding result.json), so that
+    every attempt folder found is counted or ledgered; a folder nested in an attempt folder is
+    part of that attempt, as BenchFlow reads it, never an attempt of its own."""
     firsts = {}
     for root in roots:
         firsts.setdefault(os.path.normpath(root), root)
@@ -197,6 +209,12 @@ def find_job_folders(roots: list[str]) -> list[JobFolder]:
             if children is None or _is_job_folder(current, children):
                 relpath = current.relative_to(base).as_posix() if current != base else "."
                 found.append(_job_folder(labels[root], root, relpath))
+                # its links are its ingest's to ledger, its attempt folders its own
+                pending.extend(
+                    Path(entry.path)
+                    for entry in reversed(children or [])
+                    if entry.is_dir(follow_symlinks=False) and not is_attempt(entry)
+                )
                 continue
             pending.extend(Path(entry.path) for entry in reversed(children) if entry.is_dir(follow_symlinks=False))
             found.extend(
@@ -232,11 +250,7 @@ def attempt_folders(job_dir: Path) -> list[str]:
     a link (see linked_away: the caller passes the job folder's own path)."""
     if os.path.islink(job_dir):
         return []
-    return [
-        entry.name
-        for entry in _children(job_dir)
-        if entry.is_dir(follow_symlinks=False) and (TRIAL_NAME.match(entry.name) or is_trial_folder(Path(entry.path)))
-    ]
+    return [entry.name for entry in _children(job_dir) if is_attempt(entry)]
 
 
 def request_prefix(path: str | os.PathLike, max_requests: int) -> tuple[list[bytes], int, str]:

@@ -144,17 +144,44 @@ def plan_batches(
 
 def find_jobs(roots: list[str]) -> dict[str, discover.JobFolder]:
     """job id -> job folder under `roots`; ValueError (the message a user reads) when a root is
-    missing or holds no job folder."""
+    missing, is or lies inside a trial folder, or no root holds a job folder."""
     missing = [root for root in roots if not Path(root).is_dir()]
     if missing:
         raise ValueError(f"job_roots: these folders do not exist: {', '.join(missing)}")
     jobs = discover.find_job_folders(roots)
+    searched = {os.path.normpath(job.root) for job in jobs}
+    for root in roots:
+        found = trial_folder_of(Path(root), holds_jobs=os.path.normpath(root) in searched)
+        if found is not None:
+            trial, held = found
+            where = "" if trial == Path(root) else f"inside {trial}, "
+            raise ValueError(
+                f"job_roots: {root} is {where}a trial folder of a job ({held}): give its job folder's parent, "
+                f"{os.path.normpath(trial / os.pardir / os.pardir)}, as job_roots"
+            )
     if not jobs:
         raise ValueError(
             f"No BenchFlow job folder found under job_roots ({', '.join(roots)}): a job "
             "folder holds <task>__<8 hex> attempt folders with result.json or config.json."
         )
     return {job.job_id: job for job in jobs}
+
+
+def trial_folder_of(root: Path, holds_jobs: bool) -> tuple[Path, str] | None:
+    """(the trial folder, what shows it) when a job root is one trial (attempt) of a job or lies
+    inside one, else None. A trial folder is named `<task>__<8 hex>`, as BenchFlow names them,
+    and holds result.json, solver.json or config.json; a root under which no job folder was
+    found is one by its result.json or solver.json alone too (a project's config.json is no
+    sign). Only a root found holding no job folder may lie inside one, named so."""
+    for folder in [root] if holds_jobs else [root, *root.parents]:
+        named = bool(discover.TRIAL_NAME.match(Path(os.path.abspath(folder)).name))
+        markers = discover.TRIAL_MARKERS if named else ("result.json", "solver.json") if folder == root else ()
+        held = next((marker for marker in markers if (folder / marker).is_file()), None)
+        if held and (named or not holds_jobs):
+            return folder, f"it holds {held}"
+        if named and not holds_jobs:
+            return folder, "its name is <task>__<8 hex>, as BenchFlow names a trial folder"
+    return None
 
 
 def stamp_is_newer(batch: str, stamp: str | Path) -> bool:
