@@ -663,7 +663,10 @@ def profile_stats(workdir: Path) -> dict:
     import yaml
     from benchreport.stats import setting_stats
 
+    from snakemake.utils import validate
+
     config = yaml.safe_load((workdir / "config" / "config.yaml").read_text())
+    validate(config, str(workdir / "config" / "schema.yaml"))  # the schema's defaults filled in
     bench = yaml.safe_load((workdir / "bench.yaml").read_text()) or {}
     params = config["statistics"] | bench.get("statistics", {}) | {"failed_control": config["controls"]["on_failure"]}
     from benchreport.lineage import ingest_file, ingested_batches
