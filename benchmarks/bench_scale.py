@@ -662,7 +662,6 @@ def profile_ingest(jobs_root: Path) -> dict:
 def profile_stats(workdir: Path) -> dict:
     import yaml
     from benchreport.stats import setting_stats
-
     from snakemake.utils import validate
 
     config = yaml.safe_load((workdir / "config" / "config.yaml").read_text())
