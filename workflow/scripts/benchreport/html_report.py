@@ -125,16 +125,27 @@ def controls_overview(summaries: list[dict]) -> list[dict]:
     return rows
 
 
-def ledger_settings(summaries: list[dict]) -> dict[tuple[str, str], list[dict]]:
-    """(job, folder) -> the settings whose summary lists that ledger row."""
-    found: dict[tuple[str, str], list[dict]] = {}
-    for summary in tables.ordered(summaries):
+def ledger_settings(summaries: list[dict], ledger: list[dict]) -> list[list[dict]]:
+    """The settings each row of the exclusion ledger is a row of, each once: those its setting
+    column names (a task the controls left out, an image not inspected), else, for an attempt
+    or file of a job folder, the settings whose summary lists it (left_out)."""
+    ordered = tables.ordered(summaries)
+    shown = {
+        summary["setting"]: {"description": summary["description"], "anchor": setting_anchor(summary["setting"])}
+        for summary in ordered
+    }
+    listing: dict[tuple[str, str, str], dict[str, dict]] = {}
+    for summary in ordered:
         for row in summary.get("left_out") or []:
             if row.get("job"):
-                found.setdefault((row["job"], row.get("folder", "")), []).append(
-                    {"description": summary["description"], "anchor": setting_anchor(summary["setting"])}
-                )
-    return found
+                key = (row["job"], row.get("folder", ""), row["file"])
+                listing.setdefault(key, {})[summary["setting"]] = shown[summary["setting"]]
+    return [
+        [shown[setting] for setting in row["setting"].split(", ") if setting in shown]
+        if row.get("setting")
+        else list(listing.get((row.get("job", ""), row.get("folder", ""), row.get("file", "")), {}).values())
+        for row in ledger
+    ]
 
 
 def comparison_sections(comparisons: dict, summaries: list[dict]) -> list[dict]:
@@ -279,14 +290,10 @@ def page_context(
             }
         )
     header, ledger = read_ledger(ledger_tsv)
-    placed = ledger_settings(ordered)
     ledger, ledger_hidden = listed(ledger, LEDGER_ROWS)
     ledger_rows = [
-        {
-            "cells": [row.get(field) or "—" for field in header],
-            "settings": placed.get((row.get("job", ""), row.get("folder", "")), []),
-        }
-        for row in ledger
+        {"cells": [(field, row.get(field) or "—") for field in header], "settings": settings}
+        for row, settings in zip(ledger, ledger_settings(ordered, ledger))
     ]
     controls_left_out = []
     for summary in ordered:
