@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import os
+import shutil
 from pathlib import Path
 
 from setuptools import Command, setup
@@ -63,16 +64,22 @@ class build_workflow(Command):
     def get_source_files(self) -> list[str]:
         return workflow_files()
 
+    def copy_folder(self) -> str:
+        return os.path.join(self.build_lib, "benchreport", constant("verify.py", "WORKFLOW_COPY"))
+
     def get_output_mapping(self) -> dict[str, str]:
         if self.editable_mode:
             return {}
-        copy = os.path.join(self.build_lib, "benchreport", constant("verify.py", "WORKFLOW_COPY"))
-        return {os.path.join(copy, relpath): relpath for relpath in workflow_files()}
+        return {os.path.join(self.copy_folder(), relpath): relpath for relpath in workflow_files()}
 
     def get_outputs(self) -> list[str]:
         return list(self.get_output_mapping())
 
     def run(self):
+        if self.editable_mode:
+            return
+        # made anew: a file gone from the tree since an earlier build into this folder stays out
+        shutil.rmtree(self.copy_folder(), ignore_errors=True)
         for target, source in self.get_output_mapping().items():
             self.mkpath(os.path.dirname(target))
             self.copy_file(source, target)

@@ -88,16 +88,26 @@ def test_citation_license_and_config_readme_keep_up_with_the_package():
     assert [key for key in schema["properties"] if f"`{key}`" not in readme] == []
 
 
+def wheel_workflow_tree(names: set[str]) -> set[str]:
+    """The workflow tree a wheel carries (its files under the package's verify.WORKFLOW_COPY)."""
+    from benchreport import verify
+
+    tree = f"benchreport/{verify.WORKFLOW_COPY}/"
+    return {name.removeprefix(tree) for name in names if name.startswith(tree)}
+
+
 @pytest.mark.slow
 def test_the_wheel_installs_the_command_and_carries_the_workflow(tmp_path):
     """pip builds the wheel from the tree (setuptools from the index, as `pip install .` does); it
     holds the package with its templates and the pins, the workflow tree a bundle records as its
-    code (in the package's verify.WORKFLOW_COPY, at the same relative paths), and pip installs a
-    `benchreport` command that runs from another folder."""
-    from benchreport import bundle, verify
+    code (at the same relative paths; built again in the same tree, without a file the first build
+    copied), and pip installs a `benchreport` command that runs from another folder."""
+    from benchreport import bundle
 
     source = source_copy(tmp_path / "source")
-    wheel = build_wheel(source, tmp_path)
+    removed = source / "workflow" / "rules" / "removed.smk"
+    removed.write_text("# a rule file that is gone by the second build\n")
+    wheel = build_wheel(source, tmp_path / "first")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
@@ -108,9 +118,11 @@ def test_the_wheel_installs_the_command_and_carries_the_workflow(tmp_path):
     }
     assert modules <= names
     code = set(bundle.code_files(source))
-    assert {"Snakefile", "workflow/Snakefile", "workflow/rules/ingest.smk", "config/schema.yaml"} <= code
-    tree = f"benchreport/{verify.WORKFLOW_COPY}/"
-    assert {name.removeprefix(tree) for name in names if name.startswith(tree)} == code
+    assert {"Snakefile", "workflow/Snakefile", "workflow/rules/removed.smk", "config/schema.yaml"} <= code
+    assert wheel_workflow_tree(names) == code
+    removed.unlink()  # setuptools builds into the tree's build/ again, where the first copy is
+    with zipfile.ZipFile(build_wheel(source, tmp_path / "again")) as archive:
+        assert wheel_workflow_tree(set(archive.namelist())) == code - {"workflow/rules/removed.smk"}
     required = {
         line.split(": ", 1)[1]
         for line in metadata.splitlines()
