@@ -31,6 +31,7 @@ import jinja2
 from . import sentences, tables
 from .html_setting import (
     anchor,
+    breakable,
     environment_row,
     excluded_by_controls,
     per_task_anchor,
@@ -358,6 +359,7 @@ def _jinja() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.globals.update(task_link=task_anchor)
+    env.filters.update(breakable=breakable)
     return env
 
 

@@ -14,6 +14,15 @@ from . import completeness, sentences
 from .page import listed
 from .present import NOT_RECORDED, count, interval_text, level, pct, reward
 
+# Where an identifier (a path, an image reference, a digest, a folder name) may wrap: after a
+# double underscore, a hyphen, a slash, a colon or an at sign. Nowhere else: no mid-word break.
+BREAK_AFTER = re.compile(r"(__|[-/:@])")
+
+
+def breakable(text) -> Markup:
+    """An identifier as HTML that wraps only at BREAK_AFTER (a <wbr> there), escaped."""
+    return Markup(BREAK_AFTER.sub(r"\1<wbr>", escape(str(text), quote=True)))
+
 
 def anchor(prefix: str, *parts: str) -> str:
     """A stable HTML id: a readable slug plus a short hash of the exact text (no collisions)."""
