@@ -108,7 +108,39 @@ MUTATIONS = {
         "reports/{setting}/run-card.json",
         lambda text, r: text.replace('"verdict": "fails"', '"verdict": "holds"', 1),
     ),
+    # a token count edited by hand, in a sentence, in a table and in the record itself
+    "writeup tokens": ("reports/{setting}/writeup.md", lambda text, r: text.replace(_tokens(r), _tokens(r, 1), 1)),
+    "report tokens": ("reports/{setting}/report.md", lambda text, r: text.replace(_tokens(r), _tokens(r, 1), 1)),
+    "paper tokens": (
+        "paper/settings.csv",
+        lambda text, r: text.replace(f",{_total(r)},", f",{_total(r) + 1},", 1),
+    ),
+    "card tokens": (
+        "reports/{setting}/run-card.json",
+        lambda text, r: text.replace(f'"total": {_total(r)}', f'"total": {_total(r) - 1}', 1),
+    ),
+    "summary tokens": (
+        "reports/{setting}/summary.json",
+        lambda text, r: text.replace(f'"total": {_total(r)}', f'"total": {_total(r) + 1}', 1),
+    ),
+    # a cost of every attempt that is not the record's
+    "writeup cost": (
+        "reports/{setting}/writeup.md",
+        lambda text, r: text.replace(
+            agreement.usd(r["usage"]["cost_measures"]["spent"]["value_usd"]),
+            agreement.usd(r["usage"]["cost_measures"]["spent"]["value_usd"] + 1),
+            1,
+        ),
+    ),
 }
+
+
+def _total(record: dict) -> int:
+    return record["usage"]["tokens_all_attempts"]["total"]
+
+
+def _tokens(record: dict, more: int = 0) -> str:
+    return f"{_total(record) + more:,} tokens"
 
 
 @pytest.mark.parametrize("name", sorted(MUTATIONS))
@@ -125,6 +157,32 @@ def test_the_check_finds_each_kind_of_disagreement(name, results_95, tmp_path):
     path.write_text(after, encoding="utf-8")
     _, findings = agreement.check(results)
     assert findings, f"{name}: no disagreement found"
+
+
+def test_tokens_not_recorded_printed_as_0_are_found(results_95, tmp_path):
+    """A control records no usage: its write-up saying 0 tokens is a disagreement."""
+    results = tmp_path / "results"
+    shutil.copytree(results_95, results, ignore=shutil.ignore_patterns("lineage", "ingest", "coverage"))
+    path = sorted(results.glob("reports/oracle*/writeup.md"))[0]
+    record = json.loads((path.parent / "summary.json").read_text())
+    assert record["usage"]["tokens_all_attempts"]["total"] is None
+    text = path.read_text(encoding="utf-8")
+    assert "tokens not recorded" in text
+    path.write_text(text.replace("tokens not recorded", "0 tokens"), encoding="utf-8")
+    _, findings = agreement.check(results)
+    assert any("tokens not recorded printed as 0" in finding for finding in findings), findings
+
+
+# BenchFlow's own write-up sample is 126 words; the example's settings keep to about twice that
+# (a setting with controls that do not hold, task drift or retries has a little more to say).
+SAMPLE_WORDS = 126
+
+
+def test_the_example_write_ups_keep_to_about_twice_benchflows_length(results_95):
+    for path in sorted((results_95 / "reports").glob("*/writeup.md")):
+        text = path.read_text(encoding="utf-8")
+        assert len(text.split()) <= 2.25 * SAMPLE_WORDS, path
+        assert max(len(line) for line in text.splitlines()) <= 120, path
 
 
 PACKAGE = REPO / "workflow" / "scripts" / "benchreport"

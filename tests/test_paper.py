@@ -76,7 +76,7 @@ def summary(
                     "verifier": None,
                     "reward": value,
                     "outcome": "passed" if value == 1.0 else "failed",
-                    "tokens": tokens,
+                    "tokens": None if control else tokens,
                     "cost_usd": None if cost is None else cost / 4,
                     "seconds": 10.0,
                     "left_out": None,
@@ -115,7 +115,8 @@ def summary(
             "uncovered": [],
             "policy": {"on_failure": "exclude", "on_unverified": "keep"},
         }
-    total = 0 if control else tokens * n_trials
+    recorded = 0 if control or tokens is None else n_trials  # a control, as BenchFlow runs one, records no usage
+    total = tokens * n_trials if recorded else None
     one_run = (
         None
         if cost is None
@@ -162,8 +163,8 @@ def summary(
         "solve_rates": None,
         "per_task": per_task,
         "usage": {
-            "tokens_all_attempts": dict.fromkeys(TOKENS, total),
-            "tokens_counted": dict.fromkeys(TOKENS, total),
+            "tokens_all_attempts": dict.fromkeys(TOKENS, total) | {"trials_recorded": recorded, "trials": n_trials},
+            "tokens_counted": dict.fromkeys(TOKENS, total) | {"trials_recorded": recorded, "trials": n_trials},
             "attempts": n_trials,
             "trials": n_trials,
             "trials_priced": n_trials if cost else 0,
@@ -226,6 +227,20 @@ def test_table_rows_agents_first_then_controls():
     assert cells[6:8] == ["4,000", "$1.00"]
     assert tables.settings_cells(rows[1])[7] == "n/a (no cost recorded)"
     assert tables.settings_cells(rows[3])[6] == "not recorded"  # a control with no usage at all
+    assert tables.settings_cells(rows[1])[6] == "0"  # usage recorded, and no token used
+
+
+def test_tokens_recorded_by_some_trials_say_how_many_and_none_is_not_zero():
+    partial = summary("part-agent", tokens=100)
+    partial["usage"]["tokens_all_attempts"]["trials_recorded"] = 3
+    unrecorded = summary("blind-agent", tokens=None)
+    rows = {row["setting"]: row for row in tables.setting_rows([partial, unrecorded])}
+    assert tables.settings_cells(rows["part-agent"])[6] == "400 (3 of 4 trials)"
+    assert tables.settings_cells(rows["blind-agent"])[6] == "not recorded"
+    parsed = {row["setting"]: row for row in csv.DictReader(io.StringIO(paper.settings_csv(list(rows.values()))))}
+    assert (parsed["part-agent"]["total_tokens"], parsed["part-agent"]["trials_with_tokens"]) == ("400", "3")
+    assert parsed["part-agent"]["trials_in_all"] == "4"
+    assert (parsed["blind-agent"]["total_tokens"], parsed["blind-agent"]["trials_with_tokens"]) == ("", "0")
 
 
 def test_latex_escaping_of_special_characters():

@@ -15,6 +15,7 @@ import benchflow_synth as synth
 import jsonschema
 import pytest
 from conftest import REAL_JOB_ROOTS, REPO
+from test_writeup import assert_reads_as_english
 
 SCHEMAS = REPO / "workflow" / "scripts" / "benchreport" / "schemas"
 
@@ -148,11 +149,19 @@ def test_the_writeup_names_what_was_not_controlled_and_the_task_count_limit(ran)
     for entry in reports.values():
         if entry["card"]["settings"]["control"]:
             continue
-        writeup = entry["writeup"]
+        writeup = " ".join(entry["writeup"].split())  # the lines are wrapped
         tasks = entry["card"]["tasks_and_tries"]["tasks"]
-        assert f"With {tasks} task" in writeup and "cannot support" in writeup
+        assert f"With {tasks} tasks, one task moves the pass rate" in writeup and "cannot support" in writeup
         if not entry["card"]["settings"]["sampling_sent"]:
             assert "the provider's sampling defaults" in writeup
+
+
+def test_every_writeup_reads_as_english(ran):
+    """The generated settings (a rubric reviewer, a dataset version, a budget stop, an unpriced
+    model) and the real folders' controls, as the workflow writes them."""
+    _, reports = ran
+    for entry in reports.values():
+        assert_reads_as_english(entry["writeup"])
 
 
 def test_report_html_carries_each_settings_checklist(ran):

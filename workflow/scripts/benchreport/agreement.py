@@ -4,8 +4,8 @@ Reads every output that prints a setting's numbers (index.md, report.md, writeup
 summary.json, run-card.json, run-summary.json, paper/settings.{md,csv,tex}, figures.json,
 comparisons.json, exclusions.tsv) and compares each printed quantity with the setting's result
 record: the headline interval and its method, the pass rate, trial and pass counts, each cost
-measure, the controls verdicts and the tasks left out. Each finding names the file, the setting
-and what differs. The check reads text as a reader would: Markdown escapes and HTML markup are
+measure, the tokens (a total, or that none was recorded, never a 0 standing for it), the controls
+verdicts and the tasks left out. Each finding names the file, the setting and what differs. The check reads text as a reader would: Markdown escapes and HTML markup are
 removed before a printed value is looked for.
 """
 
@@ -18,8 +18,9 @@ import json
 import re
 from pathlib import Path
 
-from . import sentences
+from . import sentences, tables
 from .present import interval_text, level, method, pct, usd
+from .writeup import passes
 
 
 def _markdown_text(text: str) -> str:
@@ -89,6 +90,7 @@ def _check_setting_texts(check: Checker, setting: str, record: dict, page: str |
         check.contains(text, rate, where, setting, "pass rate")
         for row in record["excluded_by_controls"]:
             check.contains(text, row["task"], where, setting, "a task the controls left out")
+        _check_usage_text(check, text, where, setting, record)
         per_solved = record["usage"]["cost_measures"]["per_solved_task"]
         if per_solved["value_usd"] is not None:
             check.contains(
@@ -118,9 +120,12 @@ def _check_setting_texts(check: Checker, setting: str, record: dict, page: str |
                 )
     if writeup is not None:
         text = _words(_markdown_text(writeup))
-        check.contains(text, f"{c['passed']} of {c['trials']:,} trial", "writeup.md", setting, "passed of trials")
+        check.contains(text, passes(c), "writeup.md", setting, "passed of trials")
     if page is not None:
         check.contains(page, first, "report.html", setting, "first line")
+        check.contains(
+            page, sentences.token_total(record["usage"]["tokens_all_attempts"]), "report.html", setting, "tokens"
+        )
         for row in record["per_task"]:
             if record.get("controls"):
                 check.contains(
@@ -130,6 +135,18 @@ def _check_setting_texts(check: Checker, setting: str, record: dict, page: str |
                     setting,
                     f"controls verdict of {row['task']}",
                 )
+
+
+def _check_usage_text(check: Checker, text: str, where: str, setting: str, record: dict) -> None:
+    """The token total as sentences.token_total states it, no "0 tokens" where none was recorded,
+    and the cost of every attempt."""
+    tokens = record["usage"]["tokens_all_attempts"]
+    check.contains(text, sentences.token_total(tokens), where, setting, "tokens")
+    if tokens["total"] is None:
+        check.expect(not re.search(r"\b0 tokens|Tokens: 0\b", text), where, setting, "tokens not recorded printed as 0")
+    spent = record["usage"]["cost_measures"]["spent"]["value_usd"]
+    if spent is not None:
+        check.contains(text, usd(spent), where, setting, "cost of every attempt")
 
 
 def _check_cards(check: Checker, setting: str, record: dict) -> None:
@@ -142,7 +159,10 @@ def _check_cards(check: Checker, setting: str, record: dict) -> None:
         check.expect(result["headline"].get(key) == headline.get(key), "run-card.json", setting, f"headline {key}")
     check.expect(result["pass_rate"] == record["pass_rate"]["value"], "run-card.json", setting, "pass rate")
     check.expect(card["tasks_and_tries"]["trials"] == record["counts"]["trials"], "run-card.json", setting, "trials")
-    measures = card["tokens_and_cost"]["cost_measures"] if card.get("tokens_and_cost") else {}
+    usage = card.get("tokens_and_cost") or {}
+    for key in ("tokens_all_attempts", "tokens_counted"):
+        check.expect(usage.get(key) == record["usage"][key], "run-card.json", setting, key.replace("_", " "))
+    measures = usage.get("cost_measures", {})
     for key, measure in record["usage"]["cost_measures"].items():
         check.expect(
             measures.get(key, {}).get("value_usd") == measure["value_usd"],
@@ -172,7 +192,8 @@ def _check_tables(check: Checker, records: dict[str, dict]) -> None:
     index = check.read("index.md")
     rows = list(csv.DictReader(io.StringIO(check.read("paper/settings.csv") or "")))
     by_setting = {row["setting"]: row for row in rows}
-    settings_md = _words(_markdown_text(check.read("paper/settings.md") or ""))
+    settings_lines = _markdown_text(check.read("paper/settings.md") or "").splitlines()
+    settings_md = _words(" ".join(settings_lines))
     settings_tex = check.read("paper/settings.tex") or ""
     figures = json.loads(check.read("paper/figures.json") or "{}")
     forest = {point["setting"]: point for point in figures.get("forest", [])}
@@ -224,12 +245,28 @@ def _check_tables(check: Checker, records: dict[str, dict]) -> None:
             check.expect(
                 row["controls"] == sentences.controls_summary(record), "paper/settings.csv", setting, "controls"
             )
+            tokens, usage = record["usage"]["tokens_all_attempts"], record["usage"]
+            for field, value in (
+                ("total_tokens", tokens["total"]),
+                ("trials_with_tokens", tokens["trials_recorded"]),
+                ("cost_usd", usage["cost_measures"]["spent"]["value_usd"]),
+                ("trials_with_cost", usage["trials_priced"]),
+            ):
+                check.expect(row[field] == _csv_number(value), "paper/settings.csv", setting, field.replace("_", " "))
         check.contains(
             settings_md,
             f"| {rate} | {interval} | {method_name} |",
             "paper/settings.md",
             setting,
             "pass rate and headline",
+        )
+        settings_row = next((line for line in settings_lines if line.startswith(f"| {record['description']} |")), "")
+        check.contains(
+            settings_row,
+            f"| {tables.tokens_text(tables.setting_row(record))} |",
+            "paper/settings.md",
+            setting,
+            "tokens",
         )
         check.contains(settings_tex, interval.replace("%", r"\%"), "paper/settings.tex", setting, "headline interval")
         point = forest.get(setting)

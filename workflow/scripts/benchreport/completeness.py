@@ -6,7 +6,7 @@ rows.
 
 from __future__ import annotations
 
-from .present import count, level, pct
+from .present import count, level, of_total, pct
 
 PARTS = (
     ("number", "The number, its interval and how it was computed"),
@@ -57,13 +57,13 @@ def check_tasks(card: dict) -> dict:
     short = part["tasks_under_min_tries"]
     missing = (
         [
-            f"{part['min_tries_wanted']} tries on every task ({len(short)} of {part['tasks']} have fewer: "
-            f"{', '.join(short[:8])}{', ...' if len(short) > 8 else ''})"
+            f"{count(part['min_tries_wanted'], 'try', 'tries')} on every task ({of_total(len(short), part['tasks'], 'task')} "
+            f"{'has' if len(short) == 1 else 'have'} fewer: {', '.join(short[:8])}{', ...' if len(short) > 8 else ''})"
         ]
         if short
         else []
     )
-    return _partial_or_present(missing, f"{part['tasks']} tasks, {part['trials']} trials")
+    return _partial_or_present(missing, f"{count(part['tasks'], 'task')}, {count(part['trials'], 'trial')}")
 
 
 def check_benchmark(card: dict) -> dict:
@@ -83,11 +83,11 @@ def check_benchmark(card: dict) -> dict:
     if version["mixed"]:
         missing.append("one version: the trials ran on " + ", ".join(version["values"]))
     if version["trials_without_value"]:
-        missing.append(f"the version on {version['trials_without_value']} trials")
+        missing.append(f"the version on {count(version['trials_without_value'], 'trial')}")
     if version["dirty"]:
         missing.append("a clean task tree (the source had uncommitted changes)")
     if version["trials_without_digest"]:
-        missing.append(f"a task digest on {version['trials_without_digest']} trials")
+        missing.append(f"a task digest on {count(version['trials_without_digest'], 'trial')}")
     if version["tasks_with_several_digests"]:
         missing.append(
             "one digest per task: " + ", ".join(version["tasks_with_several_digests"]) + " changed between trials"
@@ -108,12 +108,12 @@ def check_environment(card: dict) -> dict:
         )
     return _partial_or_present(
         [
-            f"the image of {len(bad)} of {len(rows)} tasks: "
+            f"the image of {len(bad)} of {count(len(rows), 'task')}: "
             + "; ".join(f"{row['task']} ({row['status']})" for row in bad[:8])
         ]
         if bad
         else [],
-        f"{len(rows) - len(bad)} of {len(rows)} task images inspected",
+        f"{len(rows) - len(bad)} of {count(len(rows), 'task image')} inspected",
     )
 
 
@@ -135,7 +135,7 @@ def check_controls(card: dict) -> dict:
         tasks = controls[f"tasks_without_{kind}"]
         if tasks:
             missing.append(
-                f"a {kind} control on {len(tasks)} tasks: {', '.join(tasks[:8])}{', ...' if len(tasks) > 8 else ''}"
+                f"a {kind} control on {count(len(tasks), 'task')}: {', '.join(tasks[:8])}{', ...' if len(tasks) > 8 else ''}"
             )
     failing, unverified = controls["tasks_failing_controls"], controls["tasks_unverified"]
     if unverified:
@@ -160,7 +160,7 @@ def check_grader(card: dict) -> dict:
     if not grading["model_graded"]:
         return _item("present", note="the verifier was a script")
     return _partial_or_present(
-        grading["missing"], f"a model graded {grading['graded_trials']} of {grading['trials']} trials"
+        grading["missing"], f"a model graded {grading['graded_trials']} of {count(grading['trials'], 'trial')}"
     )
 
 
@@ -171,9 +171,9 @@ def check_left_out(card: dict) -> dict:
     missing = (
         []
         if left["adds_up"]
-        else [f"an account of {left['unaccounted']} of the {left['folders_found']} attempt folders found"]
+        else [f"an account of {left['unaccounted']} of the {count(left['folders_found'], 'attempt folder')} found"]
     )
-    return _partial_or_present(missing, f"{left['folders_found']} attempt folders, each in one category")
+    return _partial_or_present(missing, f"{count(left['folders_found'], 'attempt folder')}, each in one category")
 
 
 def check_tokens_and_cost(card: dict) -> dict:
@@ -184,7 +184,7 @@ def check_tokens_and_cost(card: dict) -> dict:
         return _item("present", note="a control: no model was called")
     calls = [row for row in usage["unpriced"] if row["cause"] not in ("control", "interrupted")]
     no_usage = [row for row in calls if row["cause"] == "no usage captured"]
-    if usage["tokens_all_attempts"]["total"] == 0 and usage["cost_measures"]["spent"]["value_usd"] is None:
+    if usage["tokens_all_attempts"]["total"] is None and usage["cost_measures"]["spent"]["value_usd"] is None:
         return _item("missing", ["tokens and cost: no trial recorded any usage"])
     missing = []
     if no_usage:
@@ -202,7 +202,8 @@ def check_trials(card: dict) -> dict:
         return _item("missing", ["any trial"])
     unplaced = [row for row in trials if not row.get("folder")]
     return _partial_or_present(
-        [f"the folder of {len(unplaced)} trials"] if unplaced else [], f"{len(trials)} trials, each with its folder"
+        [f"the folder of {count(len(unplaced), 'trial')}"] if unplaced else [],
+        f"{count(len(trials), 'trial')}, each with its folder",
     )
 
 

@@ -8,8 +8,11 @@ the same quantity reads the same everywhere. A leaf module: it imports nothing o
 from __future__ import annotations
 
 import re
+import textwrap
 
 NOT_RECORDED = "not recorded"
+# The widest line of prose an output wraps to (BenchFlow's own write-up sample keeps to 119).
+LINE_WIDTH = 120
 
 
 def pct(value, digits: int = 0) -> str:
@@ -24,6 +27,19 @@ def level(confidence: float | None) -> str:
 def count(number: int, noun: str, plural: str | None = None) -> str:
     """'1 trial', '9 trials' ('1 try', '2 tries' with plural='tries')."""
     return f"{number:,} {noun}" if number == 1 else f"{number:,} {plural or noun + 's'}"
+
+
+def of_total(part: int, whole: int, noun: str, plural: str | None = None) -> str:
+    """Some of a whole, as the subject of a sentence: 'the only task', 'both tasks', 'all 5 tasks',
+    '1 of 10 tasks', '3 of 10 tasks' (the verb agrees with `part`: singular when it is 1)."""
+    many = plural or noun + "s"
+    if part == whole == 1:
+        return f"the only {noun}"
+    if part == whole == 2:
+        return f"both {many}"
+    if part == whole:
+        return f"all {whole:,} {many}"
+    return f"{part:,} of {whole:,} {noun if whole == 1 else many}"
 
 
 def num(value) -> str:
@@ -94,6 +110,24 @@ def cell(value) -> str:
     text = text.replace("&", "&amp;").replace("\r", " ").replace("\n", " ")
     text = _MARKDOWN_SPECIAL.sub(lambda match: "".join("\\" + char for char in match.group()), text)
     return text.replace("\\<", "&lt;").replace("\\>", "&gt;")
+
+
+# What opens a Markdown block at the start of a line (a list item, a heading, a quote, a setext
+# underline), as opposed to continuing a paragraph.
+_BLOCK_START = re.compile(r"^(?:[-+=#]|\d+[.)](?=\s|$))")
+
+
+def wrap(text: str, width: int = LINE_WIDTH) -> list[str]:
+    """A paragraph of inert Markdown text (`cell`'s) as lines of at most `width` characters (a
+    longer word stands alone); a line that would open a list, heading or quote has that character
+    escaped, so the lines stay one paragraph (one column is kept for the backslash)."""
+    lines = textwrap.wrap(text, width - 1, break_long_words=False, break_on_hyphens=False) or [""]
+    return [_BLOCK_START.sub(_escaped_start, line) for line in lines]
+
+
+def _escaped_start(match: re.Match) -> str:
+    marker = match.group()
+    return marker[:-1] + "\\" + marker[-1] if marker[0].isdigit() else "\\" + marker
 
 
 def code(value) -> str:

@@ -19,7 +19,7 @@ from . import completeness, sentences, writeup
 from .classify import interrupted_row
 from .environment import REFRESH, repo_digest_text
 from .files import dump_json
-from .present import NOT_RECORDED, bar, cell, code, count, level, num, pct, reward, seconds, usd
+from .present import NOT_RECORDED, bar, cell, code, count, level, num, pct, reward, seconds, usd, wrap
 from .record import LeftOutRow, as_json
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -256,9 +256,10 @@ def render_report(record: dict, card: dict, trials: dict) -> str:
 
 
 def render_writeup(record: dict, card: dict) -> str:
-    """writeup.md: BenchFlow's write-up shape, a short line each (writeup.writeup)."""
-    lines = writeup.writeup(record, card)
-    return "\n".join(cell(line) if line else "" for line in lines) + "\n"
+    """writeup.md: BenchFlow's write-up shape (writeup.writeup), each paragraph wrapped to lines a
+    reader can paste."""
+    paragraphs = writeup.writeup(record, card)
+    return "\n".join("\n".join(wrap(cell(paragraph))) if paragraph else "" for paragraph in paragraphs) + "\n"
 
 
 def render_summary(record: dict) -> str:

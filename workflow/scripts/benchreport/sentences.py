@@ -8,7 +8,7 @@ they place the record's numbers in words, at the record's own confidence level.
 
 from __future__ import annotations
 
-from .present import count, interval_text, level, method, pct, seconds, usd
+from .present import count, interval_text, level, method, of_total, pct, seconds, usd
 
 EFFORT_KEYS = ("reasoning_effort", "thinking", "output_config")
 
@@ -100,8 +100,9 @@ def warning(item: dict) -> str:
     """One warning of the record (stats._warnings) in words."""
     kind = item["kind"]
     if kind == "few tries":
-        return f"{len(item['tasks'])} of {item['of']} tasks have fewer than {item['minimum']} trials: " + ", ".join(
-            item["tasks"]
+        short = len(item["tasks"])
+        return f"{of_total(short, item['of'], 'task')} {'has' if short == 1 else 'have'} fewer than " + (
+            f"{count(item['minimum'], 'trial')}: " + ", ".join(item["tasks"])
         )
     if kind == "mixed settings in a job folder":
         split = "; ".join(f"{row['setting']}: {count(row['trials'], 'trial')}" for row in item["settings"])
@@ -248,10 +249,28 @@ def outcomes(record: dict) -> str:
     return text + f" {count(c['retried'], 'trial')} retried ({count(c['attempts'], 'attempt')} in all)."
 
 
-def _tokens(block: dict) -> str:
+def token_total(tokens: dict) -> str:
+    """A token total (stats.TokenTotals) as every output states it: '28,458,551 tokens',
+    '14,728,688 tokens, recorded for 47 of 48 trials', 'tokens not recorded'."""
+    if tokens["total"] is None:
+        return "tokens not recorded"
+    text = f"{tokens['total']:,} tokens"
+    if tokens["trials_recorded"] < tokens["trials"]:
+        text += f", recorded for {tokens['trials_recorded']:,} of {count(tokens['trials'], 'trial')}"
+    return text
+
+
+def _amount(value, noun: str) -> str:
+    return f"{noun} not recorded" if value is None else f"{value:,} {noun}"
+
+
+def _tokens(tokens: dict) -> str:
+    if tokens["total"] is None:
+        return token_total(tokens)
     return (
-        f"{block['total']:,} tokens ({block['input']:,} input, of which {block['cache_read']:,} cache reads and "
-        f"{block['cache_creation']:,} cache writes; {block['output']:,} output)"
+        f"{token_total(tokens)} ({_amount(tokens['input'], 'input')}, of which "
+        f"{_amount(tokens['cache_read'], 'cache reads')} and {_amount(tokens['cache_creation'], 'cache writes')}; "
+        f"{_amount(tokens['output'], 'output')})"
     )
 
 
@@ -280,8 +299,9 @@ def tokens_and_cost(record: dict) -> str:
     text = (
         f"Over all {count(usage['attempts'], 'attempt')} of the {count(usage['trials'], 'trial')} (retries, "
         f"interrupted trials and left-out tasks included): {_tokens(usage['tokens_all_attempts'])}. "
-        f"Over the {count(usage['counted_trials'], 'counted trial')}: {_tokens(usage['tokens_counted'])}. "
     )
+    if usage["tokens_all_attempts"]["total"] is not None and usage["counted_trials"]:
+        text += f"Over the {count(usage['counted_trials'], 'counted trial')}: {_tokens(usage['tokens_counted'])}. "
     measures = usage["cost_measures"]
     if measures["spent"]["value_usd"] is None:
         text += "No cost: no trial has one. "

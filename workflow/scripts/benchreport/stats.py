@@ -10,6 +10,7 @@ import numpy as np
 from . import coverage_design, intervals, passk, shapes
 from .record import CostMeasure, Interval, TaskRow, as_json
 from .settings import describe
+from .trial import recorded_tokens
 from .verdicts import SCORED, version_verdict
 
 OUTCOME_ORDER = ("passed", "failed", "errored", "verifier_errored", "unscored")
@@ -139,15 +140,38 @@ TOKEN_NAMES = {
 }
 
 
-def _tokens(trials: list[dict], field: str) -> dict:
-    """Each token count summed over the trials, in one pass over them (0.2 -> 0.1 s at 100,000
-    trials, against a pass per count)."""
-    totals = dict.fromkeys(TOKEN_NAMES, 0)
+@dataclasses.dataclass(frozen=True)
+class TokenTotals:
+    """Each token count summed over the trials that recorded usage (trial.recorded_tokens), all
+    their attempts; a count is None where no trial recorded it, never a 0 standing for that."""
+
+    input: int | None
+    output: int | None
+    cache_read: int | None
+    cache_creation: int | None
+    total: int | None
+    trials_recorded: int  # the trials whose usage was recorded
+    trials: int  # the trials summed over
+
+
+def token_totals(trials: list[dict]) -> dict:
+    """TokenTotals over these trials, in one pass over them (0.2 -> 0.1 s at 100,000 trials,
+    against a pass per count)."""
+    totals = dict.fromkeys(TOKEN_NAMES)
+    recorded = 0
     for trial in trials:
-        record = trial.get(field) or {}
+        tokens = recorded_tokens(trial)
+        if tokens is None:
+            continue
+        recorded += 1
         for key in TOKEN_NAMES:
-            totals[key] += record.get(key) or 0
-    return {name: totals[key] for key, name in TOKEN_NAMES.items()}
+            if tokens.get(key) is not None:
+                totals[key] = (totals[key] or 0) + tokens[key]
+    return as_json(
+        TokenTotals(
+            **{name: totals[key] for key, name in TOKEN_NAMES.items()}, trials_recorded=recorded, trials=len(trials)
+        )
+    )
 
 
 def _cost(trials: list[dict]) -> tuple[float | None, int]:
@@ -281,8 +305,8 @@ def usage(mine: list[dict], counted: list[dict], tasks: list[dict], params: dict
     ]
     times = [trial["timing"].get("total") for trial in counted if trial["timing"].get("total") is not None]
     return {
-        "tokens_all_attempts": _tokens(mine, "tokens_all_attempts"),
-        "tokens_counted": _tokens(counted, "tokens_all_attempts"),
+        "tokens_all_attempts": token_totals(mine),
+        "tokens_counted": token_totals(counted),
         "attempts": sum(trial["attempts"] for trial in mine),
         "trials": len(mine),
         "trials_priced": priced_all,

@@ -8,7 +8,7 @@ cells out; each output format escapes the cells its way.
 from __future__ import annotations
 
 from . import sentences
-from .present import interval_text, level, method, p_text, pct, points, signed_pp, usd
+from .present import NOT_RECORDED, count, interval_text, level, method, p_text, pct, points, signed_pp, usd
 
 CONTROL_ORDER = {"oracle": 0, "nop": 1}
 MISSING = "—"
@@ -38,16 +38,6 @@ def ordered(summaries: list[dict]) -> list[dict]:
     return sorted(summaries, key=key)
 
 
-def tokens_recorded(summary: dict) -> int | None:
-    """Total tokens over every attempt, or None when no trial of the setting recorded usage."""
-    usage = summary["usage"]
-    sources = usage.get("usage_sources") or {}
-    total = usage["tokens_all_attempts"]["total"]
-    if sources and set(sources) <= {"unavailable", "None", None} and not total:
-        return None
-    return total
-
-
 def setting_row(summary: dict) -> dict:
     """One row of the comparison table, as data (numbers unformatted)."""
     headline = summary.get("headline") or {}
@@ -65,8 +55,11 @@ def setting_row(summary: dict) -> dict:
         "tasks": counts["tasks"],
         "trials": counts["trials"],
         "passed": counts["passed"],
-        "total_tokens": tokens_recorded(summary),
+        "total_tokens": usage["tokens_all_attempts"]["total"],
+        "trials_with_tokens": usage["tokens_all_attempts"]["trials_recorded"],
         "cost_usd": usage["cost_measures"]["spent"]["value_usd"],
+        "trials_with_cost": usage["trials_priced"],
+        "trials_in_all": usage["trials"],
         "cost_per_solved_usd": usage["cost_measures"]["per_solved_task"]["value_usd"],
         "oracle_passed": (controls.get("oracle") or {}).get("passed"),
         "oracle_trials": (controls.get("oracle") or {}).get("trials"),
@@ -91,14 +84,20 @@ def cost_per_solved_text(row: dict) -> str:
 
 
 def tokens_text(row: dict) -> str:
-    return "not recorded" if row["total_tokens"] is None else f"{row['total_tokens']:,}"
+    """'28,458,551', '14,728,688 (47 of 48 trials)' where some trials recorded none, 'not recorded'."""
+    if row["total_tokens"] is None:
+        return NOT_RECORDED
+    text = f"{row['total_tokens']:,}"
+    if row["trials_with_tokens"] < row["trials_in_all"]:
+        text += f" ({row['trials_with_tokens']:,} of {count(row['trials_in_all'], 'trial')})"
+    return text
 
 
 SETTINGS_NOTE = (
     "Pass rate: mean over tasks of each task's fraction of passing trials. Interval: the setting's "
-    "headline interval, method named. Tokens: over all attempts. Cost per solved task: the recorded cost "
-    "of the counted trials (all their attempts) divided by the counted tasks with at least one passing "
-    "trial. Controls: oracle and nop trials passed on the same tasks, and how many tasks' controls hold, "
+    "headline interval, method named. Tokens: over all attempts of the trials that recorded usage (how many, "
+    "where not all did). Cost per solved task: the recorded cost of the counted trials (all their attempts) "
+    "divided by the counted tasks with at least one passing trial. Controls: oracle and nop trials passed on the same tasks, and how many tasks' controls hold, "
     "fail or are not verified. Agent settings first, controls after."
 )
 

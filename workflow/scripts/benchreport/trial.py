@@ -77,6 +77,21 @@ class Trial(TypedDict):
 
 FIELDS = typing.get_type_hints(Trial)
 
+# The usage sources under which BenchFlow took no usage: it then writes a 0 for every token count
+# (an oracle or nop, an agent whose calls went around its gateway), or no count at all.
+NO_USAGE_SOURCES = (None, "unavailable")
+
+
+def recorded_tokens(trial: dict) -> dict | None:
+    """A trial's token counts over all its attempts, or None where none was recorded: no count at
+    all (an interrupted trial), or only zeros beside a usage source that says none was taken. A
+    0 under a source that took usage is a count (no call was made), and stays one."""
+    tokens = trial["tokens_all_attempts"]
+    counts = [value for value in tokens.values() if value is not None]
+    if not counts or (trial["usage_source"] in NO_USAGE_SOURCES and not any(counts)):
+        return None
+    return tokens
+
 
 def _accepted(kind) -> tuple[tuple[type, ...], bool]:
     """The runtime types a field's annotation accepts, and whether a bool is one of them (a bool
