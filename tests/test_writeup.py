@@ -175,8 +175,10 @@ def test_one_task_reads_as_one_task(tmp_path):
 
 def test_a_single_trial(tmp_path):
     write_setting(tmp_path, "agent", PRICED, {"lone-task": ["passed"]})
-    text = agent_output(tmp_path)["writeup"]
+    made = agent_output(tmp_path)
+    text = made["writeup"]
     assert_reads_as_english(text)
+    assert "\n1 attempt folder found; every one is counted above." in made["report"]
     words = " ".join(text.split())
     assert "1 task (benchmark version not recorded), 1 try (1 trial); no trial retried, 1 attempt in all." in words
     assert "The only trial passed; pass rate 100%" in words

@@ -283,7 +283,7 @@ def left_out_markdown(accounting: dict) -> str:
         if accounting["adds_up"]
         else f"{accounting['unaccounted']} are NOT accounted for above"
     )
-    lines += ["", f"{accounting['folders_found']} attempt folders found; {verdict}."]
+    lines += ["", f"{count(accounting['folders_found'], 'attempt folder')} found; {verdict}."]
     for stop in accounting["budget_stops"]:
         lines.append(
             f"Budget stop in {cell(stop['job'])}: {cell(stop['reason'] or 'no reason recorded')}; "

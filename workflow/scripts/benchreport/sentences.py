@@ -412,7 +412,7 @@ def index_row_interval(record: dict) -> str:
 def accounting(found: int, in_reports: int, interrupted: int, unusable: int, duplicates: int = 0) -> str:
     adds_up = found == in_reports + interrupted + unusable + duplicates
     return (
-        f"{found} attempt folders found: {in_reports} counted in a report, {interrupted} interrupted, "
+        f"{count(found, 'attempt folder')} found: {in_reports} counted in a report, {interrupted} interrupted, "
         f"{unusable} unusable"
         + (f", {duplicates} duplicates counted once" if duplicates else "")
         + f", each listed in exclusions.tsv ({'the counts add up' if adds_up else 'THE COUNTS DO NOT ADD UP'})."
