@@ -71,35 +71,39 @@ def serve(stored: dict[str, tuple[Path, str]], monkeypatch) -> None:
     monkeypatch.setattr(requests.adapters.HTTPAdapter, "send", send)
 
 
-@pytest.mark.slow
-def test_the_crate_passes_its_profiles_offline(crate_dir, tmp_path, monkeypatch):
+def recommended_issues(crate: Path, cache: Path, monkeypatch) -> list[tuple]:
+    """roc-validator's issues with the crate at RECOMMENDED level against the Provenance Run
+    Crate profile (which inherits the others it declares), offline: the context and the crate's
+    main workflow at its published address are served from stored copies."""
     services = pytest.importorskip("rocrate_validator.services", reason="pip install -r requirements-test.txt")
     from rocrate_validator import models
 
-    stored = {
-        CONTEXT: (STORED_CONTEXT, "application/ld+json"),
-        MAIN_WORKFLOW: (crate_dir / WORKFLOW, "text/plain"),
-    }
-    serve(stored, monkeypatch)
+    serve(
+        {CONTEXT: (STORED_CONTEXT, "application/ld+json"), MAIN_WORKFLOW: (crate / WORKFLOW, "text/plain")}, monkeypatch
+    )
 
     def no_network(self, address, *args):
         raise OSError(f"the test is offline: {address}")
 
     monkeypatch.setattr(socket.socket, "connect", no_network)
+    settings = services.ValidationSettings(
+        rocrate_uri=str(crate),
+        profile_identifier="provenance-run-crate",
+        requirement_severity=models.Severity.RECOMMENDED,
+        cache_path=cache,
+    )
+    return [
+        (issue.severity.name, issue.check.identifier, issue.message, issue.violatingPropertyValue)
+        for issue in services.validate(settings).get_issues()
+    ]
+
+
+@pytest.mark.slow
+def test_the_crate_passes_its_profiles_offline(crate_dir, tmp_path, monkeypatch):
     metadata = json.loads((crate_dir / "ro-crate-metadata.json").read_text())
     declared = {entry["@id"] for entry in next(e for e in metadata["@graph"] if e["@id"] == "./")["conformsTo"]}
     assert "https://w3id.org/ro/wfrun/provenance/0.5" in declared  # the profile that inherits the others
-    settings = services.ValidationSettings(
-        rocrate_uri=str(crate_dir),
-        profile_identifier="provenance-run-crate",
-        requirement_severity=models.Severity.RECOMMENDED,
-        cache_path=tmp_path / "http-cache",
-    )
-    result = services.validate(settings)
-    issues = [
-        (issue.severity.name, issue.check.identifier, issue.message, issue.violatingPropertyValue)
-        for issue in result.get_issues()
-    ]
+    issues = recommended_issues(crate_dir, tmp_path / "http-cache", monkeypatch)
     assert not issues, sorted(set(issues))
     graph = {entity["@id"]: entity for entity in metadata["@graph"]}
     main = graph["./"]["mainEntity"]["@id"]
@@ -259,3 +263,67 @@ def test_the_crate_written_in_two_parts_is_json_dumps_of_itself(fork, monkeypatc
     inputs = [part["@id"] for part in ingest["object"]]
     assert inputs == sorted(source_of(source["path"]) for source in sources)
     assert len(graph) == len(crate["@graph"])  # each entity once: neither part written twice
+
+
+AGENT = {
+    "name": "A. Researcher",
+    "id": "https://orcid.org/0000-0002-1825-0097",
+    "affiliation": "Example Lab",
+    "affiliation_url": "https://lab.example.org",
+}
+
+
+def small_crate(folder: Path, agent: dict | None) -> dict:
+    """A crate of one rule job's output, the workflow and the README, written into `folder` as
+    bundle.py writes a bundle's: its files, then ro-crate-metadata.json. Returns its graph."""
+    from benchreport import rocrate
+
+    script = "workflow/scripts/report.py"
+    contents = {
+        WORKFLOW: b"rule report:\n",
+        f"workflow-code/{script}": b"print()\n",
+        "results/report.md": b"# report\n",
+    }
+    code = {"sha256": "ab" * 32, "files": {script: hashlib.sha256(b"print()\n").hexdigest()}}
+    record = {"rule": "report", "wildcards": {}, "recorded_at": "2026-12-01T10:00:00+00:00", "code": code}
+    records = {"results/report.md": record}
+    contents["README.md"] = rocrate.readme_for({}, records, "small")
+    for name, data in contents.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    out = io.StringIO()
+    rocrate.build(
+        out,
+        {name: (len(data), hashlib.sha256(data).digest()) for name, data in contents.items()},
+        records,
+        lambda path: None,
+        config=json.dumps({"bundle": {"code_iri": CODE_IRI, "agent": agent}}).encode(),
+        name="small",
+        date="2026-12-01",
+        license_id="CC-BY-4.0",
+        snakemake_version="9.27.1",
+    )
+    (folder / "ro-crate-metadata.json").write_text(out.getvalue())
+    return {entity["@id"]: entity for entity in json.loads(out.getvalue())["@graph"]}
+
+
+@pytest.mark.parametrize(
+    "agent",
+    [None, {"name": None, "id": None, "affiliation": None, "affiliation_url": None}, {"affiliation": "Example Lab"}],
+)
+def test_an_unset_agent_is_left_out_not_written_as_a_placeholder(tmp_path, monkeypatch, agent):
+    """No person or organization stands in for who ran the workflow when config bundle.agent does
+    not say: the crate says it is not recorded, and at RECOMMENDED level the validator asks only
+    for what is missing (an author, a publisher, each action's agent; a named organization's web
+    address), never for parts of a stand-in. With every part set, nothing at all."""
+    graph = small_crate(tmp_path / "unset", agent)
+    named = [entity for entity in graph.values() if entity["@type"] in ("Person", "Organization")]
+    assert all("not recorded" not in json.dumps(entity) for entity in named), named
+    issues = recommended_issues(tmp_path / "unset", tmp_path / "http-cache", monkeypatch)
+    if not (agent or {}).get("affiliation"):
+        assert named == [] and "author" not in graph["./"] and "publisher" not in graph["./"]
+        assert "who ran the workflow is not recorded (config bundle.agent)" in graph["./"]["description"]
+    asked = {"author", "publisher", "agent", "organization SHOULD have a URL"}
+    assert issues and all(any(word in message for word in asked) for _, _, message, _ in issues), issues
+    assert small_crate(tmp_path / "set", AGENT)["#job-0"]["agent"] == {"@id": AGENT["id"]}
+    assert recommended_issues(tmp_path / "set", tmp_path / "http-cache", monkeypatch) == []

@@ -1,17 +1,19 @@
 """The bundle as a Provenance Run Crate (ro-crate-metadata.json, and the crate's README.md).
 
 What a reader of the crate finds, from the lineage records: one CreateAction per rule job (its
-inputs, its outputs, when it ran, who ran it), a ControlAction linking each to its workflow
-step, the engine's OrganizeAction over them, and one CreateAction for the whole run (the
-job-folder files in, every output out). Every action is mentioned by the root. Each file
+inputs, its outputs, when it ran, who ran it where that is recorded), a ControlAction linking
+each to its workflow step, the engine's OrganizeAction over them, and one CreateAction for the
+whole run (the job-folder files in, every output out). Every action is mentioned by the root. Each file
 carries its size, its sha256 and its media type. The profiles it declares (Process, Workflow and
 Provenance Run Crate 0.5, Workflow RO-Crate 1.0) pass roc-validator at REQUIRED and RECOMMENDED
 (tests/test_rocrate.py) once bundle.code_iri says where the workflow's code is published: the
 engine is named by Snakemake's web address, each rule's code by <code_iri>#rule-<rule>, and the
 main workflow is the web-based data entity <code_iri>/Snakefile, with the size and sha256 of the
-bundled copy (workflow-code/Snakefile, a File of its own). Unset, the main workflow is the bundled
-file and the rules' code has local identifiers, which process-run-crate-0.5_5.1 (an absolute
-http IRI for every SoftwareSourceCode) flags as RECOMMENDED.
+bundled copy (workflow-code/Snakefile, a File of its own), and bundle.agent says who ran it.
+Without code_iri, the main workflow is the bundled file and the rules' code has local
+identifiers, which process-run-crate-0.5_5.1 (an absolute http IRI for every SoftwareSourceCode)
+flags as RECOMMENDED; without an agent the crate names no one, and the RECOMMENDED checks for
+an author, a publisher and each action's agent say so.
 
 Written by hand rather than with the `rocrate` library: the crate is a few hundred lines of
 plain JSON-LD from data we hold, and must be byte-identical for the same inputs.
@@ -248,6 +250,28 @@ def file_entity(name: str, size: int, sha256: str) -> dict:
     return entity
 
 
+RUNNER_NOT_RECORDED = "who ran the workflow is not recorded (config bundle.agent)"
+
+
+def runner_entities(agent: dict) -> tuple[dict | None, dict | None]:
+    """(the Person, the Organization) who ran the workflow, from config bundle.agent: each with
+    the parts of it that are set (a Person from name or id, an Organization, its affiliation,
+    from affiliation or affiliation_url), and None when none is. Nothing is written in place of
+    an unset part: a placeholder would stand in the crate as a person or organization, whose
+    name and web address the RO-Crate checks then ask for."""
+    organization = None
+    if agent.get("affiliation") or agent.get("affiliation_url"):
+        organization = {"@id": agent.get("affiliation_url") or PUBLISHER, "@type": "Organization"}
+        organization |= {"name": agent["affiliation"]} if agent.get("affiliation") else {}
+        organization |= {"url": agent["affiliation_url"]} if agent.get("affiliation_url") else {}
+    person = None
+    if agent.get("name") or agent.get("id"):
+        person = {"@id": agent.get("id") or AGENT, "@type": "Person"}
+        person |= {"name": agent["name"]} if agent.get("name") else {}
+        person |= {"affiliation": {"@id": organization["@id"]}} if organization else {}
+    return person, organization
+
+
 def readme(name: str, jobs: int, outputs: int, sources: int) -> bytes:
     """The crate's README.md: what the archive is and how to check it."""
     return (
@@ -300,9 +324,9 @@ def build(
     `readme_for`); records: output arcname -> its lineage record (read as often as needed, so a
     Mapping may load them on demand); source_of: a job-folder path as recorded -> its arcname in
     the bundle, or None. Who ran the workflow (the crate's author, the agent of every action, by
-    affiliation its publisher) comes from `config`, the bundle's own config.yaml (bundle.agent); each
-    unset part is "not recorded". Each rule's code is identified under bundle.code_iri when that
-    is set, else locally.
+    affiliation its publisher) comes from `config`, the bundle's own config.yaml (bundle.agent):
+    see runner_entities. Each rule's code is identified under bundle.code_iri when that is set,
+    else locally.
 
     The lists of every file (the root's hasPart, one entity each, the run's object) are written
     as they are made, and one rule job's inputs at a time: memory holds the rule jobs, not the
@@ -330,19 +354,10 @@ def build(
     main_workflow = f"{code_iri.rstrip('/')}/{PurePosixPath(WORKFLOW).name}" if code_iri else WORKFLOW
     parts = names if main_workflow == WORKFLOW else [*names, main_workflow]
 
-    publisher = {
-        "@id": agent.get("affiliation_url") or PUBLISHER,
-        "@type": "Organization",
-        "name": agent.get("affiliation") or "not recorded (config bundle.agent.affiliation)",
-    }
-    if agent.get("affiliation_url"):
-        publisher["url"] = agent["affiliation_url"]
-    person = {
-        "@id": agent.get("id") or AGENT,
-        "@type": "Person",
-        "name": agent.get("name") or "not recorded (config bundle.agent.name)",
-        "affiliation": {"@id": publisher["@id"]},
-    }
+    person, publisher = runner_entities(agent)
+    runner = person or publisher
+    # who ran each action, where it is recorded
+    ran_by = {"agent": {"@id": runner["@id"]}} if runner else {}
 
     # what every action needs but its inputs (those are listed when the action is written)
     meta = []
@@ -379,7 +394,7 @@ def build(
                 "name": action_name,
                 "description": f"rule {rule} made {len(outputs)} file(s) from {len(inputs)} input(s)",
                 "instrument": {"@id": code_id(rule)},
-                "agent": {"@id": person["@id"]},
+                **ran_by,
                 "actionStatus": COMPLETED,
                 "endTime": end,
             }
@@ -411,7 +426,7 @@ def build(
         "name": f"benchreport run of {name}",
         "description": "the workflow run: the job-folder files it read, the outputs it wrote",
         "instrument": {"@id": main_workflow},
-        "agent": {"@id": person["@id"]},
+        **ran_by,
         "actionStatus": COMPLETED,
         **times,
         "object": refs(sources, len(sources)),
@@ -423,7 +438,7 @@ def build(
         "name": f"Snakemake {snakemake_version} ran benchreport",
         "description": "the workflow engine's run, which started one rule job per step action",
         "instrument": {"@id": ENGINE},
-        "agent": {"@id": person["@id"]},
+        **ran_by,
         "actionStatus": COMPLETED,
         **times,
         "object": ref(f"#control-{index}" for index, *_ in meta),
@@ -444,11 +459,11 @@ def build(
             "@type": "Dataset",
             "name": name,
             "description": "benchreport results of BenchFlow agent-benchmark job folders, with the files they came from "
-            "and the workflow that computed them",
+            "and the workflow that computed them" + ("" if runner else f"; {RUNNER_NOT_RECORDED}"),
             "datePublished": date,
             "license": license_ref,
-            "author": {"@id": person["@id"]},
-            "publisher": {"@id": publisher["@id"]},
+            **({"author": {"@id": runner["@id"]}} if runner else {}),
+            **({"publisher": {"@id": publisher["@id"]}} if publisher else {}),
             "conformsTo": [{"@id": PROFILES[kind]} for kind in ("process", "workflow", "provenance", "wroc")],
             "mainEntity": {"@id": main_workflow},
             "hasPart": refs(parts, len(parts)),
@@ -476,8 +491,7 @@ def build(
             "softwareVersion": snakemake_version,
         },
         {"@id": license_ref["@id"], "@type": "CreativeWork", "name": license_id},
-        person,
-        publisher,
+        *(entity for entity in (person, publisher) if entity),
     ]
 
     def file_entities():
