@@ -30,6 +30,8 @@ def results(tmp_path):
     (tmp_path / "elsewhere.txt").write_text("not under results/\n")
     (tmp_path / "latin1.jsonl").write_bytes(b'{"id": "caf\xe9"}\n')
     (tmp_path / "not-a-bundle.tar.gz").write_bytes(b"")
+    (tmp_path / "damaged" / "reports" / SETTING).mkdir(parents=True)
+    (tmp_path / "damaged" / "reports" / SETTING / "summary.json").write_text("{")
     return tmp_path
 
 
@@ -59,6 +61,7 @@ BAD = [
     (["check", "{tmp}/missing"], "missing: no such file or folder"),
     (["check", "{tmp}/results/index.md"], "index.md: not a folder"),
     (["check", "{tmp}/results", "extra"], "unrecognized arguments: extra"),
+    (["check", "{tmp}/damaged"], "damaged: a result record under it cannot be read"),
     (["interval", "{tmp}/missing.jsonl"], "missing.jsonl: No such file or directory"),
     (["interval", "{tmp}/results"], "results: Is a directory"),
     (["interval", "{tmp}/latin1.jsonl"], "latin1.jsonl: not UTF-8 text"),

@@ -171,7 +171,10 @@ def verify_bundle(args) -> int:
 
 
 def check_agreement(args) -> int:
-    checked, findings = agreement.check(args.results)
+    try:
+        checked, findings = agreement.check(args.results)
+    except ValueError as error:  # a summary.json that is not JSON or not UTF-8 (agreement names none)
+        raise ValueError(f"{args.results}: a result record under it cannot be read ({error})") from None
     print("\n".join(findings))
     print(f"{checked:,} comparisons, {len(findings):,} disagreements")
     return 1 if findings else 0
