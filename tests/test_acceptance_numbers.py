@@ -92,4 +92,4 @@ def test_one_passing_trial(reports):
     report = (report_dir / "report.md").read_text()
     assert "1 trial of 1 task," in report
     assert "Wilson over trials: 21% to 100% from a single trial" in report
-    assert "Warning: 1 of 1 tasks have fewer than 3 trials: task-0" in report
+    assert "Warning: the only task has fewer than 3 trials: task-0" in report

@@ -335,7 +335,8 @@ def grader_sentence(description: dict, configured=()) -> str:
     n, k = description["trials"], description["graded_trials"]
     if not k:
         text = (
-            f"The verifier was a script: no model graded any of the {n} trials (no result.json carries a "
+            f"The verifier was a script: no model graded {'the trial' if n == 1 else f'any of the {n:,} trials'} "
+            "(no result.json carries a "
             "rubric review `scoring` block and no trial folder holds solver.json or reviews/)."
         )
         if configured:

@@ -277,6 +277,12 @@ def _usage(reader: JobReader, folder: str, relpath: str, result: dict) -> dict:
     }
 
 
+def _recorded_sum(attempts: list[dict], field: str) -> int | None:
+    """A token count summed over a trial's attempts: None where no attempt recorded it."""
+    counts = [attempt["tokens"][field] for attempt in attempts if attempt["tokens"][field] is not None]
+    return sum(counts) if counts else None
+
+
 def _timing(reader: JobReader, folder: str, result: dict, relpath: str) -> dict:
     try:
         timing = reader.json(f"{folder}/timing.json", required=False)
@@ -645,9 +651,7 @@ def collapse(attempts: list[dict], job: JobFolder) -> list[dict]:
         trial["attempt_outcomes"] = [
             attempt["outcome"] for attempt in sorted(group, key=lambda a: (a.get("started_at") or "", a["folder"]))
         ]
-        trial["tokens_all_attempts"] = {
-            field: sum(attempt["tokens"][field] or 0 for attempt in group) for field in best["tokens"]
-        }
+        trial["tokens_all_attempts"] = {field: _recorded_sum(group, field) for field in best["tokens"]}
         costs = [attempt["cost_usd"] for attempt in group if attempt["cost_usd"] is not None]
         trial["cost_usd_all_attempts"] = round(sum(costs), 10) if costs else None
         trial["seconds_all_attempts"] = round(sum(attempt["timing"].get("total") or 0.0 for attempt in group), 3)

@@ -26,7 +26,7 @@ def trial_row(trial: dict) -> dict:
         "reward": reward(trial.get("reward")),
         "outcome": trial.get("outcome") or "—",
         "attempts": trial.get("attempts", 1),
-        "tokens": num(trial["tokens"]) if trial.get("tokens") else "—",
+        "tokens": num(trial["tokens"]) if trial.get("tokens") is not None else "—",
         "cost": usd(trial["cost_usd"]) if trial.get("cost_usd") is not None else "—",
         "seconds": seconds(trial.get("seconds")),
         "folder": f"{trial.get('job', '')}/{trial.get('folder', '')}",

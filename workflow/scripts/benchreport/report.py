@@ -127,7 +127,7 @@ def trial_rows(trials: list[dict]) -> list[str]:
     for t in trials:
         verifier = cell_of(t["verifier"] or "ok") if t["reward"] is not None else cell_of(t["verifier"])
         outcome = t["outcome"] + (" (left out: controls)" if t["left_out"] else "")
-        tokens = num(t["tokens"]) if t["tokens"] else "—"
+        tokens = num(t["tokens"]) if t["tokens"] is not None else "—"
         cost = usd(t["cost_usd"]) if t["cost_usd"] is not None else "—"
         rows.append(
             f"| {cell_of(t['task'])} | {t['try'] or '—'} | {cell_of(t['agent_execution'])} | {verifier} | {reward(t['reward'])} "

@@ -386,9 +386,18 @@ def control_summary(agent_trials: list[dict], control_trials: list[dict]) -> dic
                     {"task": task, "digest": digest, "trials": len(agents), "trial_ids": [trial_id(t) for t in agents]}
                 )
         verdict = next(v for v in ("fails", "not verified", "holds") if any(p["verdict"] == v for p in per_version))
-        reasons = sorted({reason for p in per_version if p["verdict"] == verdict for reason in p["reasons"]})
-        if summary["uncovered"] and summary["uncovered"][-1]["task"] == task and verdict != "fails":
-            reasons = sorted(set(reasons) | {"no control on the version some agent trials ran on"})
+        uncovered = bool(summary["uncovered"]) and summary["uncovered"][-1]["task"] == task
+        # a version no control ran on is said once, not as "no oracle ran; no nop ran" beside the
+        # counts of the controls that ran on the task's other versions
+        reasons = {
+            reason
+            for p in per_version
+            if p["verdict"] == verdict and (p["oracle"] or p["nop"] or not uncovered)
+            for reason in p["reasons"]
+        }
+        if uncovered and verdict != "fails":
+            reasons.add("no control on the version some agent trials ran on")
+        reasons = sorted(reasons)
         totals = {kind: _merge([p[kind] for p in per_version if p[kind]]) for kind in ("oracle", "nop")}
         summary["per_task"][task] = {
             "verdict": verdict,

@@ -14,6 +14,7 @@ from collections import Counter
 from . import grader, provenance, stats
 from .classify import LEFT_OUT, REVIEWER_RUN
 from .files import LazyRecords
+from .trial import recorded_tokens
 
 GATE_KINDS = ("failed", "errored", "verifier_errored", "timed_out")
 # The Trial fields rule trial_rows reads: stats' (it calls stats.setting_trials), and those of a
@@ -398,7 +399,7 @@ def _trial_ref(trial: dict) -> dict:
         "reward": trial["reward"],
         "outcome": trial["outcome"],
         "benchflow_bucket": trial["benchflow_bucket"],
-        "tokens": trial["tokens_all_attempts"].get("total_tokens"),
+        "tokens": (recorded_tokens(trial) or {}).get("total_tokens"),
         "cost_usd": trial["cost_usd_all_attempts"],
         "seconds": trial["timing"].get("total"),
         "served_models": trial["served_models"],
