@@ -22,12 +22,15 @@ def job_of_try(number: int) -> Path:
 
 
 def scattered_layout(root: Path) -> None:
-    """Two real job folders with attempt folders where a new user's copies put them: one renamed,
-    one moved into a folder of the job folder, and a folder holding a result.json alone beside
-    the job folders (which makes their parent a job folder of its own)."""
-    first, second = root / "first", root / "second"
+    """Three real job folders with attempt folders where a new user's copies put them: one renamed,
+    one moved into a folder of the job folder, a folder holding a result.json alone beside the
+    job folders (which makes their parent a job folder of its own), and a copy of a result.json
+    in a job folder itself."""
+    first, second, third = root / "first", root / "second", root / "third"
     shutil.copytree(job_of_try(2), first)
     shutil.copytree(job_of_try(3), second)
+    shutil.copytree(job_of_try(1), third)
+    shutil.copy(third / sorted(discover.attempt_folders(third))[0] / "result.json", third / "result.json")
     attempts = sorted(discover.attempt_folders(first))
     (first / attempts[0]).rename(first / "renamed-by-hand")
     (first / "kept-aside").mkdir()
@@ -40,10 +43,11 @@ def scattered_layout(root: Path) -> None:
 
 def attempt_like(root: Path) -> list[str]:
     """Every folder holding a trial file, not nested in another such folder, as BenchFlow finds
-    its trials (a folder nested in a trial is part of it)."""
+    its trials (a folder nested in a trial is part of it), but for a folder of trial-named
+    folders: a job folder with a stray result.json, whose trials those are."""
     found = []
     for current, dirs, files in os.walk(root):
-        if set(files) & set(discover.TRIAL_MARKERS):
+        if set(files) & set(discover.TRIAL_MARKERS) and not any(map(discover.TRIAL_NAME.match, dirs)):
             found.append(Path(current).relative_to(root).as_posix())
             dirs.clear()
         dirs.sort()
@@ -57,7 +61,7 @@ def test_every_attempt_like_folder_is_an_attempt_of_one_job_folder(tmp_path):
         (Path(job.relpath) / folder).as_posix() for job in jobs for folder in discover.attempt_folders(job.path)
     )
     assert attempts == attempt_like(tmp_path)
-    assert len(attempts) == 12 + 12 + 1
+    assert len(attempts) == 12 + 12 + 12 + 1
     for job in jobs:
         counts = ingest.job_ledger(ingest.ingest_job(job))["counts"]
         assert counts["adds_up"] and counts["found"] == len(discover.attempt_folders(job.path)), counts
@@ -70,7 +74,7 @@ def test_the_run_counts_every_attempt_like_folder(workflow):
     index = workflow.read("index.md")
     found = re.search(r"(\d+) job folders, (\d+) attempt folders found: (\d+) counted in a report", index)
     assert found and int(found[2]) == len(attempt_like(workflow.path / "jobs")), index[:600]
-    assert int(found[1]) == 4 and "the counts add up" in index
+    assert int(found[1]) == 5 and "the counts add up" in index
 
 
 @pytest.mark.parametrize("inside", ["", "verifier"])

@@ -141,9 +141,14 @@ def _children(path: Path) -> list[os.DirEntry]:
 
 def is_attempt(entry: os.DirEntry) -> bool:
     """Whether a folder's entry is one of its attempt folders: a real folder (not a link) with a
-    trial-looking name or a trial file."""
-    return entry.is_dir(follow_symlinks=False) and bool(
-        TRIAL_NAME.match(entry.name) or is_trial_folder(Path(entry.path))
+    trial-looking name, or with a trial file and no trial-named folder in it (a job folder
+    holding a stray copy of a result.json is a job folder still: its attempts are not lost)."""
+    if not entry.is_dir(follow_symlinks=False):
+        return False
+    if TRIAL_NAME.match(entry.name):
+        return True
+    return is_trial_folder(Path(entry.path)) and not any(
+        TRIAL_NAME.match(child.name) and child.is_dir(follow_symlinks=False) for child in _children(Path(entry.path))
     )
 
 
