@@ -27,6 +27,13 @@ def results(tmp_path):
     (tmp_path / "results" / "index.md").write_text("# index\n")
     (tmp_path / "results" / "lineage").mkdir()
     (tmp_path / "results" / "lineage" / "index.md.json").write_text("{")
+    (tmp_path / "results" / "trials.csv").write_text("trial\n")
+    record = {"output": "results/trials.csv", "sha256": "ab", "rule": "trials_table", "code": {"sha256": "cd"}}
+    (tmp_path / "results" / "lineage" / "trials.csv.json").write_text(
+        json.dumps(record | {"inputs": 3, "recorded_at": ""})
+    )
+    (tmp_path / "results" / "reports" / "other").mkdir()
+    (tmp_path / "results" / "reports" / "other" / "summary.json").write_text("[]")
     (tmp_path / "elsewhere.txt").write_text("not under results/\n")
     (tmp_path / "latin1.jsonl").write_bytes(b'{"id": "caf\xe9"}\n')
     (tmp_path / "not-a-bundle.tar.gz").write_bytes(b"")
@@ -44,6 +51,8 @@ BAD = [
     (["lineage", "{tmp}/elsewhere.txt"], "elsewhere.txt is not under a results/ folder"),
     (["lineage", "{tmp}/results/index.md"], "lineage/index.md.json: not a lineage record"),
     (["lineage", "{tmp}/results/index.md", "--number", "pass_rate"], "index.md is not a setting's output"),
+    (["lineage", "{tmp}/results/trials.csv"], "trials.csv.json: not a lineage record of this version"),
+    (["lineage", "{tmp}/results/reports/other/summary.json", "--number", "pass_rate"], "not a result record of this"),
     (["lineage", f"{{tmp}}/results/reports/{SETTING}/summary.json", "--number", "pass-rate"], "no number 'pass-rate'"),
     (
         ["lineage", f"{{tmp}}/results/reports/{SETTING}/summary.json", "--number", "per_task.x"],

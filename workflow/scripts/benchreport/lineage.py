@@ -148,15 +148,29 @@ RECORD_KEYS = ("output", "sha256", "rule", "code", "inputs", "recorded_at")
 
 
 def read_record(path: Path) -> dict:
-    """A lineage record, or ValueError naming the file when it is not one (damaged, or not JSON)."""
+    """A lineage record, or ValueError naming the file when it is not one (damaged, not JSON, or
+    not of the shape build_record writes)."""
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as error:
         raise ValueError(f"{path}: not a lineage record ({error})") from None
-    missing = [key for key in RECORD_KEYS if not isinstance(record, dict) or key not in record]
-    if missing or not isinstance(record["code"], dict) or "sha256" not in record["code"]:
-        raise ValueError(f"{path}: not a lineage record (no {', '.join(missing or ['code.sha256'])})")
+    if not (
+        isinstance(record, dict)
+        and all(key in record for key in RECORD_KEYS)
+        and isinstance(record["code"], dict)
+        and "sha256" in record["code"]
+        and _file_list(record["inputs"])
+        and _file_list(record.get("sources", []))
+    ):
+        raise ValueError(
+            f"{path}: not a lineage record of this version (keys {', '.join(RECORD_KEYS)}; lists of files)"
+        )
     return record
+
+
+def _file_list(entries) -> bool:
+    """Whether a record's inputs or sources are what build_record writes: a list of {path, sha256}."""
+    return isinstance(entries, list) and all(isinstance(e, dict) and "path" in e and "sha256" in e for e in entries)
 
 
 def stage_code(stage: str) -> dict:
@@ -492,10 +506,11 @@ def check_number(output: str | Path, number: str) -> tuple[bool, list[str]]:
     setting = _setting_of(output)
     summary = base / "results" / "reports" / setting / "summary.json"
     try:
-        record = json.loads(summary.read_text(encoding="utf-8"))
-    except ValueError as error:
+        trials = number_trials(json.loads(summary.read_text(encoding="utf-8")), number)
+    except (KeyError, TypeError, AttributeError) as error:  # ValueError (not JSON, no such number) names itself
+        raise ValueError(f"{summary}: not a result record of this version ({type(error).__name__}: {error})") from None
+    except json.JSONDecodeError as error:
         raise ValueError(f"{summary}: not a result record ({error})") from None
-    trials = number_trials(record, number)
     lines = [f"{number} of {setting}: {len(trials)} trials"]
     ok = bool(trials)
     for trial, sources in trial_sources(base, trials).items():
