@@ -91,9 +91,9 @@ def run_command(*args, cwd):
 def test_bad_usage_is_one_usage_error_naming_what_is_wrong(results, arguments, error):
     done = run_command(*[argument.format(tmp=results) for argument in arguments], cwd=results)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
-    assert done.stderr.startswith("usage: python -m benchreport") and done.stdout == "", done.stderr
+    assert done.stderr.startswith("usage: benchreport") and done.stdout == "", done.stderr
     last = done.stderr.splitlines()[-1]
-    assert last.startswith("python -m benchreport") and ": error: " in last and error in last, done.stderr
+    assert last.startswith("benchreport") and ": error: " in last and error in last, done.stderr
 
 
 def test_every_command_is_tried_with_bad_arguments():
@@ -104,7 +104,7 @@ def test_every_command_is_tried_with_bad_arguments():
 def test_the_version_is_the_installed_distributions():
     done = run_command("--version", cwd=REPO)
     assert done.returncode == 0
-    assert done.stdout.split() == ["python", "-m", "benchreport", importlib.metadata.version("benchreport")]
+    assert done.stdout.split() == ["benchreport", importlib.metadata.version("benchreport")]
 
 
 def test_a_checkout_run_without_install_reads_the_version_from_its_pyproject():

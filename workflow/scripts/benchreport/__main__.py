@@ -29,7 +29,7 @@ def main(argv=None) -> int:
 
 
 def command_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m benchreport")
+    parser = argparse.ArgumentParser(prog="benchreport")
     parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     lineage = commands.add_parser("lineage", help="print an output's lineage tree and re-check every hash")
