@@ -58,10 +58,14 @@ class Checker:
 
 
 def _records(results: Path) -> dict[str, dict]:
-    return {
-        path.parent.name: json.loads(path.read_text(encoding="utf-8"))
-        for path in sorted((results / "reports").glob("*/summary.json"))
-    }
+    """Each setting's result record; ValueError naming the summary.json that cannot be read."""
+    records = {}
+    for path in sorted((results / "reports").glob("*/summary.json")):
+        try:
+            records[path.parent.name] = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as error:  # not JSON, or not UTF-8
+            raise ValueError(f"{path}: not a readable result record ({error})") from None
+    return records
 
 
 def _headline_cells(record: dict) -> tuple[str, str, str]:

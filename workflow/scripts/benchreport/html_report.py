@@ -127,26 +127,13 @@ def controls_overview(summaries: list[dict]) -> list[dict]:
 
 
 def ledger_settings(summaries: list[dict], ledger: list[dict]) -> list[list[dict]]:
-    """The settings each row of the exclusion ledger is a row of, each once: those its setting
-    column names (a task the controls left out, an image not inspected), else, for an attempt
-    or file of a job folder, the settings whose summary lists it (left_out)."""
-    ordered = tables.ordered(summaries)
+    """The settings each row of the exclusion ledger names in its setting column
+    (overview.combined_ledger), each once, with their descriptions and anchors."""
     shown = {
         summary["setting"]: {"description": summary["description"], "anchor": setting_anchor(summary["setting"])}
-        for summary in ordered
+        for summary in tables.ordered(summaries)
     }
-    listing: dict[tuple[str, str, str], dict[str, dict]] = {}
-    for summary in ordered:
-        for row in summary.get("left_out") or []:
-            if row.get("job"):
-                key = (row["job"], row.get("folder", ""), row["file"])
-                listing.setdefault(key, {})[summary["setting"]] = shown[summary["setting"]]
-    return [
-        [shown[setting] for setting in row["setting"].split(", ") if setting in shown]
-        if row.get("setting")
-        else list(listing.get((row.get("job", ""), row.get("folder", ""), row.get("file", "")), {}).values())
-        for row in ledger
-    ]
+    return [[shown[setting] for setting in row["setting"].split(", ") if setting in shown] for row in ledger]
 
 
 def comparison_sections(comparisons: dict, summaries: list[dict]) -> list[dict]:

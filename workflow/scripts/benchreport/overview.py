@@ -15,12 +15,18 @@ SETTING_KINDS = ("task", "image")
 
 
 def combined_ledger(job_ledgers: list[dict], summaries: list[dict]) -> list[dict]:
-    """Every row left out: each job folder's ledger (ingest.job_ledger: files and attempts) and
-    each setting's task and image rows (summary.json left_out), in one sorted list."""
+    """Every row left out: each job folder's ledger (ingest.job_ledger: files and attempts), each
+    named with the settings whose summary lists it, and each setting's task and image rows
+    (summary.json left_out), in one sorted list."""
+    listing: dict[tuple[str, str, str], set[str]] = {}
+    for summary in summaries:
+        for row in summary["left_out"]:
+            if row.get("job"):
+                listing.setdefault((row["job"], row.get("folder", ""), row["file"]), set()).add(summary["setting"])
     rows = [
         {
             "kind": row.get("kind") or ("attempt" if row["effect"].startswith(("attempt", "trial")) else "file"),
-            "setting": "",
+            "setting": ", ".join(sorted(listing.get((row["job"], row.get("folder", ""), row["file"]), ()))),
         }
         | row
         for job in job_ledgers
