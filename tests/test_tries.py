@@ -131,7 +131,7 @@ def rule_named(text: str) -> str:
 # gives, from which the reports follow
 @pytest.mark.slow
 def test_one_matrix_run_and_per_try_jobs_give_the_same_report(tmp_path):
-    """The acceptance of issue 25: the same trials laid out both ways, one real workflow run each;
+    """The same trials laid out both ways, one real workflow run each;
     every output of the setting is the same once the job folders' names are swapped. Then a job
     folder removed: the outputs of the setting only it held are removed with it."""
     matrix, per_try = copy_workflow(tmp_path / "matrix"), copy_workflow(tmp_path / "per-try")

@@ -62,7 +62,7 @@ name), ``install_package`` (writes ``agent/install-stdout.txt`` naming the insta
 
 Conventions worth knowing when reading the output:
 
-* The job ``summary.json`` is computed like ``Evaluation.run``: audit buckets (spec §3.3) over
+* The job ``summary.json`` is computed like ``Evaluation.run``: audit buckets (``classify_audit_outcome``) over
   the last attempt of each task that has a ``result.json`` (a task whose only attempt is
   interrupted is not in ``total``); ``score`` strings like ``"25.0%"``; tokens and cost only over
   healthy scored trials with trusted usage; phase timing over every result.

@@ -159,7 +159,7 @@ def _rewrite_json(path: Path, update: dict, *, copies: tuple[Path, ...] = (), en
 
 
 def _scoring_block(review: dict, verifier_reward: float, rollout: str) -> tuple[dict, dict]:
-    """(result.json scoring, rewards) by the tests-blockers-quality-v1 rules (spec §3.7)."""
+    """(result.json scoring, rewards) by the tests-blockers-quality-v1 rules."""
     tests_pass = verifier_reward == 1.0
     base = {"schema_version": 1, "policy": REVIEW_POLICY, "status": review["status"]}
     if review["status"] != "complete":
@@ -228,7 +228,7 @@ def _reviewer_result(rollout: str, reviewer: dict, result: dict) -> dict:
 
 
 def _audit_reviewed(result: dict) -> str:
-    """classify_audit_outcome (spec §3.3) with an integrated review."""
+    """classify_audit_outcome with an integrated review."""
     scoring = result.get("scoring")
     if result.get("verifier_error"):
         return "verifier_errored"

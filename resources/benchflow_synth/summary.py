@@ -16,7 +16,7 @@ from .plan import _norm_setting
 
 
 def audit_outcome(result: dict) -> str:
-    """BenchFlow 0.7.12 classify_audit_outcome (spec §3.3), without integrated review."""
+    """BenchFlow 0.7.12 classify_audit_outcome, without integrated review."""
     if result.get("verifier_error"):
         return "verifier_errored"
     rewards = result.get("rewards")

@@ -35,7 +35,7 @@ VERIFIER_FOLDER = "verifier"
 VERIFIER_FILES = tuple(
     f"{VERIFIER_FOLDER}/{name}" for name in ("reward.txt", "reward.json", "test-stdout.txt", "test-stderr.txt")
 )
-# Rubric review revisions (spec §3.7): every file under these folders of an attempt is read.
+# Rubric review revisions: every file under these folders of an attempt is read.
 REVIEW_DIRS = ("reviews", "scoring")
 REVIEW_ENTRIES = frozenset((*REVIEW_DIRS, *(f"{name}/" for name in REVIEW_DIRS)))  # as listed, or a link
 # A folder that names a try: `trial-NN` as --matrix writes it, and the names researchers give
@@ -435,8 +435,7 @@ def content_changed(
 # "unchanged" ("racy" entries, as git calls them), so the next parse looks at it again. A stat
 # from the future (a clock ahead where the folder was written, a copy that kept its times) is
 # kept while the clock has not reached it: no write since the save can have given it that mtime.
-# Without that, every parse re-hashed such a folder whole (issue 24: 38 of the benchmark's 100
-# folders, dated into next year, made a run with nothing changed 13 s of hashing).
+# Without that, every parse would re-hash such a folder whole.
 RACY_NS = 2_000_000_000
 
 

@@ -1,4 +1,4 @@
-"""Ingest one BenchFlow job folder (spec §8): attempts, trials, exclusion ledger, cross-check.
+"""Ingest one BenchFlow job folder: attempts, trials, exclusion ledger, cross-check.
 
 One row per attempt folder; attempts of one task collapse to one trial as BenchFlow does on
 resume (`load_task_results`): the scored attempt first, then the newest. Newest is read from the
@@ -376,7 +376,7 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
             folder, f"{folder}/result.json", "no result.json and no usable config.json: nothing to report", LEFT_OUT
         )
         return None
-    # While a rubric review is pending, the solver's result stands in solver.json (spec §8)
+    # While a rubric review is pending, the solver's result stands in solver.json
     record = result or solver or {}
     record_file = f"{folder}/" + (
         "result.json" if result is not None else "solver.json" if solver is not None else "config.json"

@@ -206,7 +206,7 @@ def load_ingests(paths, fields=FIELDS, parts=None, jobs=None) -> list[dict]:
     dropped), in the record's order, of a dict field named in `parts` only the keys listed (its
     TRIAL_PARTS), and each repeated value is one object across them, not one per row. At 100,000
     trials of one setting the rows take 7.5 KB each in memory as json.load gives them, 4.5 KB
-    shared, 4.2 KB with trial_rows' fields, 3.1 KB with stats' (issue 24's 1 GiB). Sharing is
+    shared, 4.2 KB with trial_rows' fields, 3.1 KB with stats'. Sharing is
     safe because the stages set a row's fields but never change a value inside one."""
     keep = tuple(name for name in FIELDS if name in fields)  # the record's order, whatever the list's
     parts = {name: wanted for name, wanted in (parts or {}).items() if name in keep}
