@@ -62,9 +62,13 @@ def test_every_attempt_like_folder_is_an_attempt_of_one_job_folder(tmp_path):
     )
     assert attempts == attempt_like(tmp_path)
     assert len(attempts) == 12 + 12 + 12 + 1
+    strays = []
     for job in jobs:
-        counts = ingest.job_ledger(ingest.ingest_job(job))["counts"]
+        ingested = ingest.ingest_job(job)
+        counts = ingest.job_ledger(ingested)["counts"]
         assert counts["adds_up"] and counts["found"] == len(discover.attempt_folders(job.path)), counts
+        strays += [(job.relpath, row["file"]) for row in ingested["ledger"] if row["effect"] == ingest.NOT_A_TRIAL]
+    assert strays == [("third", "result.json")]  # the copy in the job folder itself: a ledger row, not a trial
 
 
 def test_the_run_counts_every_attempt_like_folder(workflow):
@@ -75,6 +79,8 @@ def test_the_run_counts_every_attempt_like_folder(workflow):
     found = re.search(r"(\d+) job folders, (\d+) attempt folders found: (\d+) counted in a report", index)
     assert found and int(found[2]) == len(attempt_like(workflow.path / "jobs")), index[:600]
     assert int(found[1]) == 5 and "the counts add up" in index
+    ledger = workflow.read("exclusions.tsv").splitlines()
+    assert [line.split("\t")[4] for line in ledger if ingest.NOT_A_TRIAL in line] == ["result.json"]
 
 
 @pytest.mark.parametrize("inside", ["", "verifier"])

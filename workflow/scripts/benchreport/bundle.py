@@ -33,7 +33,15 @@ from pathlib import Path
 import yaml
 
 from . import secrets
-from .discover import TRAJECTORY, TRIAL_FILES, VERIFIER_FILES, attempt_folders, request_prefix, review_files
+from .discover import (
+    STRAY_RECORDS,
+    TRAJECTORY,
+    TRIAL_FILES,
+    VERIFIER_FILES,
+    attempt_folders,
+    request_prefix,
+    review_files,
+)
 from .files import MISSING, BadFile, ReadAhead, locate, parse_json_bytes, sha256_file
 from .forked import even_shares, forked_map
 from .ingest import SAMPLING_KEYS, exchange_parts
@@ -83,7 +91,7 @@ def job_files(job: dict, root: str, *, trajectories: bool, max_requests: int) ->
     root_real = os.path.realpath(root)
     if job["relpath"] != "." and os.path.islink(job_dir):  # a link below the root: never read (linked_away)
         return {}, [], []
-    wanted = ["summary.json"]
+    wanted = ["summary.json", *STRAY_RECORDS]
     folders = attempt_folders(job_dir)
     for folder in folders:
         wanted += [f"{folder}/{name}" for name in (*TRIAL_FILES, *VERIFIER_FILES, TRAJECTORY)]

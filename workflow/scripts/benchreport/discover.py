@@ -29,6 +29,9 @@ from .secrets import REDACTED_MARK, find, replace_spans
 
 TRIAL_MARKERS = ("result.json", "config.json", "solver.json")
 TRIAL_FILES = ("result.json", "config.json", "timing.json", "solver.json")
+# A trial's record lying in the job folder itself, outside any attempt folder: no trial BenchFlow
+# reads, so a ledger row, and watched and bundled so that the row follows it.
+STRAY_RECORDS = ("result.json", "solver.json")
 TRAJECTORY = "trajectory/llm_trajectory.jsonl"
 # bundled with each attempt so a reader can check its score; read by no stage
 VERIFIER_FOLDER = "verifier"
@@ -352,7 +355,8 @@ def stat_state(job: JobFolder, folders_before: dict | None = None) -> tuple[dict
 
     if linked_away(job):
         return state, folders
-    checked("summary.json")
+    for relpath in ("summary.json", *STRAY_RECORDS):
+        checked(relpath)
     names = attempt_folders(job.path)
     if not names:
         return state, folders

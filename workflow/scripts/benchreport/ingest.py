@@ -20,6 +20,7 @@ from pathlib import Path
 from . import classify, grader, provenance, settings, shapes
 from .classify import LEFT_OUT, REVIEWER_RUN, interrupted_row
 from .discover import (
+    STRAY_RECORDS,
     TRAJECTORY,
     TRIAL_FILES,
     TRIAL_NAME,
@@ -72,6 +73,7 @@ SUMMARY_IGNORED = "summary.json ignored; the cross-check is skipped"
 VALUE_IGNORED = "value not recorded; the attempt still counts"
 REDACTED = "value redacted; the attempt still counts"
 FOLDER_NOT_READ = "folder not read; nothing under it is counted"
+NOT_A_TRIAL = "file not counted: no attempt folder holds it"
 # Above this a count, cost (USD) or time (s) is no real run's, and sums of such values overflow.
 LIMIT = 1e12
 
@@ -848,6 +850,11 @@ def ingest_job(
             reader.note("", exc.path, exc.reason, SUMMARY_IGNORED)
             summary_status = "unusable"
     folders = [] if unlisted else attempt_folders(job.path)
+    for name in [] if unlisted else STRAY_RECORDS:
+        if os.path.isfile(job.path / name) and not os.path.islink(job.path / name):
+            reader.note(
+                "", name, "a trial record in the job folder itself, outside any <task>__<8 hex>/ folder", NOT_A_TRIAL
+            )
     for entry in [] if unlisted else listing(job.path):
         if entry.is_symlink() and (TRIAL_NAME.match(entry.name) or entry.is_dir()):
             reader.note(entry.name, entry.name, _linked_attempt(job, entry.path), FOLDER_NOT_READ)
