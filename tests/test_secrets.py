@@ -10,7 +10,7 @@ import re
 
 import pytest
 from benchreport import bundle, secrets
-from conftest import EXAMPLE
+from conftest import EXAMPLE, REPO
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -78,6 +78,50 @@ PLANTED = [  # (text, the secret in it, its label)
         "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----",
         "private key",
     ),
+    # found by what they are: shapes detect-secrets knows, keys by their entropy, blocks cut short
+    (
+        "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\nlQOYBGVxZmoBCADMq3b7\n=Xq9z\n"
+        "-----END PGP PRIVATE KEY BLOCK-----\ndone",
+        "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\nlQOYBGVxZmoBCADMq3b7\n=Xq9z\n"
+        "-----END PGP PRIVATE KEY BLOCK-----",
+        "private key",
+    ),
+    (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\nAAAAEbm9uZQ\nFAILED test_x",
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\nAAAAEbm9uZQ",
+        "private key",
+    ),
+    ("machine api.example.org login bot password n3trc-Pw-x7", "n3trc-Pw-x7", "secret"),
+    ("db.internal:5432:bench:runner:Pg9assW0rd", "Pg9assW0rd", "secret"),
+    ("SECRET_KEY_BASE=deadbeef1234cafe", "deadbeef1234cafe", "secret"),
+    ("PGPASSWORD=hunter22 psql", "hunter22", "secret"),
+    ("Authorization: token t0k3nValue99", "t0k3nValue99", "secret"),
+    ("Cookie: session=s3ss10nValue; theme=dark", "s3ss10nValue", "secret"),
+    ("$ mysql -u root -pMysq1Pw bench", "Mysq1Pw", "secret"),
+    ("DO dop_v1_" + "3f9a1c7e" * 8, "dop_v1_" + "3f9a1c7e" * 8, "digitalocean token"),
+    ("aws idAKIAJ7QW2ER4TY6UI8OP used", "idAKIAJ7QW2ER4TY6UI8OP", "high-entropy string"),
+    (
+        "x \x1b[31mghp_Y5uI8oP2aS6dF9gH3jK7lZ1xC4vB8nM2qR0t\x1b[0m",
+        "ghp_Y5uI8oP2aS6dF9gH3jK7lZ1xC4vB8nM2qR0t",
+        "github token",
+    ),
+    ("key xai-Hq4Wn8Rk\u200b2Tz6Lp9Vd3Fs7Bm1Xc5Jg0Ny;", "xai-Hq4Wn8Rk\u200b2Tz6Lp9Vd3Fs7Bm1Xc5Jg0Ny", "xai api key"),
+    (
+        "new token zq_8Hf3Kd9Lm2Qw7Xv4Bn6Tr1Ys5Pc0Ga3Je8Wk issued",
+        "8Hf3Kd9Lm2Qw7Xv4Bn6Tr1Ys5Pc0Ga3Je8Wk",
+        "high-entropy string",
+    ),
+    (
+        "bot MTk4NjIyNDgzNDcxOTI1MjQ4Mz.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+        "MTk4NjIyNDgzNDcxOTI1MjQ4Mz.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+        "discord bot token",
+    ),
+    ("dump " + b"xai-Tz6Lp9Vd3Fs7Bm1Xc5Jg0Ny".hex(), b"xai-Tz6Lp9Vd3Fs7Bm1Xc5Jg0Ny".hex(), "hex xai api key"),
+    (
+        "blob " + base64.b64encode(base64.b64encode(ANTHROPIC.encode())).decode(),
+        base64.b64encode(base64.b64encode(ANTHROPIC.encode())).decode(),
+        "base64 base64 anthropic api key",
+    ),
 ]
 
 
@@ -121,6 +165,40 @@ def test_redaction_is_idempotent(text):
     once = secrets.redact_text(text)[0]
     marks = secrets.REDACTED_MARK.findall(once)
     assert secrets.redact_text(once, [f"[REDACTED:{kind}]" for kind in marks])[0] == once
+
+
+def test_a_key_split_over_streamed_deltas_is_found_where_they_are_joined():
+    pieces = [ANTHROPIC[:16], ANTHROPIC[16:]]
+    text = "\n".join(
+        json.dumps({"type": "content_block_delta", "delta": {"type": "text_delta", "text": piece}}) for piece in pieces
+    )
+    clean, kinds = secrets.redact_text(text)
+    assert not any(piece in clean for piece in pieces) and len(kinds) == 2
+    assert [rule for *_, rule in secrets.find_rules(text)] == [secrets.RULE_DELTAS, secrets.RULE_DELTAS]
+
+
+def test_an_agent_env_value_is_secret_by_its_name_or_by_looking_random():
+    env = {"MY_SERVICE_CREDS": "plain-words", "SVC": "Vq7Rt2Yp9Lm4Xc8Nz3Kb6Wd1Hs5Gf0Ja", "LOG_LEVEL": "info", "N": "1"}
+    assert secrets.secret_env_values(env) == ["plain-words", "Vq7Rt2Yp9Lm4Xc8Nz3Kb6Wd1Hs5Gf0Ja"]
+
+
+def test_the_review_lists_random_strings_the_redaction_left_and_nothing_of_the_example():
+    below = "run id k3v9q2x7m4p8w1z6r5t0 and model claude-sonnet-4-5-20250929 at /srv/jobs/x__0123abcd"
+    assert [(below[start:end], rule) for start, end, rule in secrets.review_findings(below)] == [
+        ("k3v9q2x7m4p8w1z6r5t0", secrets.RULE_REVIEW)
+    ]
+    assert secrets.find(below) == []
+    found = []
+    for path in sorted(p for p in EXAMPLE.rglob("*") if p.is_file()):
+        text = path.read_bytes().decode("utf-8", errors="surrogateescape")
+        found += [text[max(0, start - 15) : start] for start, _, _ in secrets.review_findings(text)]
+    assert found and all(before.endswith("OPENAI_API_KEY=") for before in found), found
+
+
+def test_the_workflow_code_a_bundle_publishes_holds_nothing_that_looks_like_a_secret():
+    for path in sorted(p for p in (REPO / "workflow").rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        text = path.read_bytes().decode("utf-8", errors="surrogateescape")
+        assert secrets.review_findings(text) == [], path
 
 
 def test_the_real_benchflow_folders_hold_no_secret_but_their_dummy_keys():

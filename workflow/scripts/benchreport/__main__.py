@@ -1,7 +1,8 @@
 """Command line: `lineage <file>` prints an output's lineage and re-checks it; `verify <bundle>`
 checks a bundle and re-runs its inputs to the same bytes (with the installed code by default);
 `check <results>` checks that every output prints the same numbers; `interval [file]` prints the
-headline interval of each run (JSON lines in, JSON lines out).
+headline interval of each run (JSON lines in, JSON lines out); `review <bundle>` lists what the
+bundle would publish that still looks like a secret.
 
 Bad usage, and a file that is missing, unreadable or not what the command reads, end in
 argparse's one-line usage error naming the file (exit 2), never in a traceback."""
@@ -68,6 +69,15 @@ def command_parser() -> argparse.ArgumentParser:
         default=MAX_RATIO,
         help="refuse an archive whose contents exceed this multiple of its size (default %(default)s)",
     )
+    review = commands.add_parser(
+        "review",
+        help="list what a bundle would publish that still looks like a secret",
+        description="Reads every file and name of the bundle and prints one line per string the secret scan "
+        "still finds or that looks random (high entropy) and was left unredacted: the file, the rule and a masked "
+        "context. Read it before sharing the bundle; exit status 1 when anything is listed.",
+    )
+    review.set_defaults(run=review_bundle, usage=review)
+    review.add_argument("bundle", type=existing(Path.is_file, "a file"), help="a results/bundle/<name>.tar.gz")
     agree = commands.add_parser("check", help="check that every output in a results folder prints the same numbers")
     agree.set_defaults(run=check_agreement, usage=agree)
     agree.add_argument(
@@ -152,6 +162,16 @@ def verify_bundle(args) -> int:
         max_bytes=args.max_bytes,
         max_ratio=args.max_ratio,
     )
+
+
+def review_bundle(args) -> int:
+    from .review import review_archive
+
+    members, findings = review_archive(args.bundle)
+    for finding in findings:
+        print(f"{finding.file}\t{finding.rule}\t{finding.context}")
+    print(f"{members:,} files read, {len(findings):,} strings that look like secrets")
+    return 1 if findings else 0
 
 
 def check_agreement(args) -> int:

@@ -370,20 +370,17 @@ def redact_names(names, known: list[str], clean=frozenset()) -> tuple[dict[str, 
     found = {}
     # with no known value, a clean name has nothing to find: only the others are searched
     for name in sorted(names if known else set(names) - set(clean)):
-        if name in clean:
-            data, kinds = secrets.redact_known(name.encode("utf-8", "surrogateescape"), known)
-            text = data.decode("utf-8", "surrogateescape") if kinds else name
-        else:
-            text, kinds = secrets.redact_text(name, known)
+        redact = secrets.redact_known_hits if name in clean else secrets.redact_hits
+        data, kinds = redact(name.encode("utf-8", "surrogateescape"), known)
         if kinds:
-            found[name] = (text, kinds)
+            found[name] = (data.decode("utf-8", "surrogateescape"), kinds)
     renamed, hits = {}, []
     taken = set(names) - set(found) if found else set()
     for name, (text, kinds) in found.items():
         base, number = text, 2
         while text in taken:
             text, number = f"{base}~{number}", number + 1
-        hits += [{"file": text, "kind": kind, "where": "file name"} for kind in kinds]
+        hits += [{"file": text, "kind": kind, "rule": rule, "where": "file name"} for kind, rule in kinds]
         taken.add(text)
         renamed[name] = text
     return renamed, hits
@@ -391,7 +388,7 @@ def redact_names(names, known: list[str], clean=frozenset()) -> tuple[dict[str, 
 
 def scan(plan: dict[str, tuple], directories: set[str], folder: Path, progress=None, processes: int = 1) -> Scan:
     """The first pass, one file in memory at a time: every secret value in every file and name
-    (and agent_env values with secret names), and the names they change. The files are split in
+    (and secret agent_env values), and the names they change. The files are split in
     `processes` contiguous shares, each scanned in a process forked from this one (forked_map; one
     after the other where it cannot fork), with a share of the folder names: what each finds is
     a set, so the union is the same whatever the split. The shares are balanced by cost
@@ -474,9 +471,9 @@ def redacted(plan: dict[str, tuple], found: Scan, progress=None, order: list | N
             yield name, None, []
             continue
         # a file with no hit in the first pass can only hold the values found elsewhere
-        redact = secrets.redact if planned in found.dirty else secrets.redact_known
+        redact = secrets.redact_hits if planned in found.dirty else secrets.redact_known_hits
         data, kinds = redact(data, found.values)
-        yield name, data, [{"file": name, "kind": kind} for kind in kinds]
+        yield name, data, [{"file": name, "kind": kind, "rule": rule} for kind, rule in kinds]
         if progress and count % 50000 == 0:
             progress(f"redacted and hashed {count:,} of {len(order):,} entries of a share")
 
@@ -502,14 +499,14 @@ class Bundle(Mapping):
 
 
 def sort_hits(hits: list[dict]) -> list[dict]:
-    return sorted(hits, key=lambda hit: (hit["file"], hit["kind"], hit.get("where", "")))
+    return sorted(hits, key=lambda hit: (hit["file"], hit["kind"], hit["rule"], hit.get("where", "")))
 
 
 def scan_and_spool(
     plan: dict[str, tuple], directories: set[str], folder: Path, progress=None
 ) -> tuple[Bundle, set, list[dict]]:
     """Both passes, into a spool: the redacted entries by name (with their sha256), the folder
-    names (redacted) and one row per hit (file and label, never the value)."""
+    names (redacted) and one row per hit (file, label and rule, never the value)."""
     found = scan(plan, directories, folder, progress)
     spool, hashes, hits = Spool(folder), {}, list(found.name_hits)
     for name, data, rows in redacted(plan, found, progress):

@@ -20,7 +20,7 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
-from . import rulejob
+from . import rulejob, secrets
 from .files import dump_json, sha256_file
 
 PACKAGE_DIR = Path(__file__).parent
@@ -259,6 +259,18 @@ def input_entry(path: str, hashes: dict) -> dict:
     return entry
 
 
+def without_secrets(value):
+    """A rule's params with the secrets in their strings redacted: a record is published in the
+    bundle, and a config may hold one (a password in environment.docker_host)."""
+    if isinstance(value, str):
+        return secrets.redact_text(value)[0]
+    if isinstance(value, Mapping):
+        return {key: without_secrets(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [without_secrets(item) for item in value]
+    return value
+
+
 def build_record(
     output: str,
     *,
@@ -279,7 +291,7 @@ def build_record(
         "sha256": sha256_file(output),
         "rule": rule,
         "wildcards": wildcards,
-        "params": params,
+        "params": without_secrets(params),
         "code": {**git_state(workflow_dir), **code},
         "software": software_versions(),
         "inputs": [input_entry(path, input_hashes) for path in inputs],

@@ -1,54 +1,92 @@
 """Find and redact secrets in text that is about to leave the machine (results/, a bundle).
 
-What counts as a secret: the shapes of the common providers' keys (OpenAI, Anthropic, AWS, GitHub,
-GitLab, Hugging Face, Google, Slack, Stripe, xAI, Groq, ...), JWTs anywhere, Bearer and Basic
-authorization headers, private-key blocks, passwords in URLs, values assigned to a secret-named
-key in any case (`"password": ...`, `OPENAI_API_KEY=...`, `x-api-key: ...`), base64 that wraps
-any of these, any of these written with JSON escapes or percent-encoding, and values the caller
-already knows are secret.
+Secrets are found by what they are, not by a list of places:
+- by shape: the rule set of detect-secrets 1.5.0 (Yelp, Apache License 2.0; see RULES for what was
+  ported and how), with the providers it does not list (Anthropic, Hugging Face, xAI, Groq, ...;
+  DigitalOcean after gitleaks' rules, MIT);
+- by what stands before them: a secret-named key in any case and with more name after it
+  (detect-secrets' keyword list; also upper-case env names and camelCase), an Authorization header
+  whatever its scheme, a Cookie header, a URL's password, a .netrc or .pgpass line, the password
+  a command line gives mysql, sshpass or curl;
+- by what they look like: a private-key block with or without its END line; a key-like run
+  (long, of upper- and lower-case letters and digits, high in Shannon entropy as detect-secrets'
+  high-entropy plugins measure it, and switching character class as random text does), glued to
+  letters or not; base64, hex or percent-encoding that decodes to any of these (up to three
+  layers, a base64 run wrapped over lines joined first); a key split over the streamed deltas of a
+  trajectory, found in the deltas joined;
+- by value: values the caller already knows are secret (an agent_env value with a secret name, or
+  a key-like one under any name), matched in any case wherever they stand.
+
+The text is normalised before it is searched: ANSI escape codes and zero-width characters are
+dropped and JSON string escapes undone, so a key coloured by a terminal, cut by a zero-width space
+or written `\\u0073k-ant-...` is the key. What is found maps back onto the text as it is, escapes
+and codes included.
 
 A hit is replaced by "[REDACTED:<label>]", which keeps JSON valid. Redaction is idempotent:
 nothing inside such a mark is ever found again, and a mark is no known secret value, so text
-redacted once (a bundle's inputs) redacts to itself. The label depends only on the
-secret's own value (`label`), never on where it was found, so the same value gets the same text in
-every file and every stage: an output computed from a redacted input equals the redacted output,
-which is what lets a redacted bundle verify. The caller learns the label, never the value.
+redacted once (a bundle's inputs) redacts to itself. The label depends only on the secret's own
+value (`label`), never on where it was found, so the same value gets the same text in every file
+and every stage: an output computed from a redacted input equals the redacted output, which is
+what lets a redacted bundle verify. The caller learns the label (and with `find_rules` the rule
+that found it), never the value.
+
+`review_findings` is the looser look a researcher reads before sharing: the strings still left
+that look random (key-like by a lower bar, two character classes suffice), never redacted by it.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import functools
+import math
 import re
 import urllib.parse
+from collections import Counter
 
 try:
     import ahocorasick_rs
 except ImportError:  # not in the conda env (workflow/envs/make_env.py): Literals searches by str.find
     ahocorasick_rs = None
 
-# (label, literal prefixes, pattern matched where a prefix stands): the whole match is the secret
-# and its shape names it. The prefixes are found by their stems (Literals), the patterns only tried there.
+# The provider rules: (label, literal prefixes, pattern matched where a prefix stands); the whole
+# match is the secret. Ported from detect-secrets 1.5.0 (https://github.com/Yelp/detect-secrets,
+# Apache License 2.0, Copyright Yelp, Inc.), detect_secrets/plugins/<name>.py: aws (key ids),
+# artifactory, github_token, gitlab_token, jwt, npm, openai, pypi_token, sendgrid, slack,
+# square_oauth and stripe, each found at its literal prefix here (an Aho-Corasick pass, Literals)
+# rather than by a regex over every line, and widened where a provider issues longer or more forms
+# than the plugin knows. Its plugins without a literal prefix (discord, mailchimp, telegram_token,
+# twilio) are PREFIXLESS below, tried on each key-like run; azure_storage_key, aws (secret keys),
+# ibm_cloud_iam, ibm_cos_hmac, cloudant and softlayer are keyword assignments (KEYWORDS, AWS_SECRET);
+# private_key is PRIVATE_KEY_HEADER; basic_auth is URL_CREDENTIALS; its high-entropy plugins are
+# `key_like`. Its ip_public plugin is left out: an address is not a credential.
 SHAPES = [
-    ("private key", ("-----BEGIN ",), r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----"),
     ("anthropic api key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_-]{20,}"),
     ("openai api key", ("sk-",), r"sk-(?:proj-|svcacct-|admin-|or-v1-)?(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{32,}"),
     ("stripe secret key", ("sk_live_", "rk_live_", "sk_test_", "rk_test_"), r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"),
     (
-        "aws access key id",
-        ("AKIA", "ASIA", "AGPA", "AIDA", "AROA"),
-        r"A(?:KIA|SIA|GPA|IDA|ROA)[0-9A-Z]{16}(?![0-9A-Za-z])",
-    ),
-    (
         "github token",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-        r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})",
+        r"(?:gh[pousr]_[A-Za-z0-9_]{36,}|github_pat_[A-Za-z0-9_]{40,})",
     ),
     (
         "gitlab token",
-        ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "glffct-", "glagent-", "gloas-"),
-        r"gl(?:pat|dt|rt|ptt|cbt|soat|ffct|agent|oas)-[A-Za-z0-9_-]{20,}",
+        (
+            "glpat-",
+            "gldt-",
+            "glft-",
+            "glrt-",
+            "glptt-",
+            "glcbt-",
+            "glimt-",
+            "glsoat-",
+            "glffct-",
+            "glagent-",
+            "gloas-",
+            "GR1348941",
+        ),
+        r"(?:gl(?:pat|dt|ft|rt|ptt|cbt|imt|soat|ffct|agent|oas)-|GR1348941)[A-Za-z0-9_-]{20,}",
     ),
     ("hugging face token", ("hf_",), r"hf_[A-Za-z0-9]{30,}"),
     ("google api key", ("AIza",), r"AIza[0-9A-Za-z_-]{35}"),
@@ -63,89 +101,243 @@ SHAPES = [
     ("pypi token", ("pypi-AgE",), r"pypi-AgE[A-Za-z0-9_-]{50,}"),
     ("sendgrid api key", ("SG.",), r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),
     ("databricks token", ("dapi",), r"dapi[0-9a-f]{32}"),
+    ("square oauth secret", ("sq0csp-",), r"sq0csp-[0-9A-Za-z_-]{43}"),
+    ("artifactory token", ("AKC",), r"AKC[a-zA-Z0-9]{10,}(?![A-Za-z0-9])"),
+    # gitleaks' digitalocean-pat, -access-token and -refresh-token rules
+    ("digitalocean token", ("dop_v1_", "doo_v1_", "dor_v1_"), r"do[por]_v1_[a-f0-9]{64}"),
     ("jwt", ("eyJ",), r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
 ]
+# Found wherever they stand, glued to the letters before them too (`idAKIA...`): detect-secrets'
+# AWS key id prefixes (and the other IAM id kinds), which ordinary words do not hold.
+GLUED_SHAPES = [
+    (
+        "aws access key id",
+        ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "A3T"),
+        r"(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}",
+    ),
+]
+# detect-secrets' rules with no literal prefix, tried where a key-like run starts (a match may
+# begin up to `before` characters ahead of the run: the digits and colon of a Telegram token).
+# With each, a cheap look whether it can match at a run (text, start, end) before its pattern is tried.
+PREFIXLESS = [
+    (
+        "discord bot token",
+        0,
+        r"[MNO][a-zA-Z\d_-]{23,25}\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}",
+        lambda text, start, end: text[start] in "MNO" and text.startswith(".", end),
+    ),
+    (
+        "telegram bot token",
+        11,
+        r"(?<![0-9])[0-9]{8,10}:[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])",
+        lambda text, start, end: text.startswith(":", start - 1),
+    ),
+    (
+        "twilio key",
+        0,
+        r"(?:AC|SK)[a-z0-9]{32}(?![A-Za-z0-9])",
+        lambda text, start, end: text.startswith(("AC", "SK"), start),
+    ),
+    ("mailchimp api key", 0, r"[0-9a-z]{32}-us[0-9]{1,2}(?![0-9])", lambda text, start, end: "-us" in text[start:end]),
+]
 SHAPES = [(kind, prefixes, re.compile(pattern, re.S)) for kind, prefixes, pattern in SHAPES]
+GLUED_SHAPES = [(kind, prefixes, re.compile(pattern)) for kind, prefixes, pattern in GLUED_SHAPES]
+PREFIXLESS = [(kind, before, re.compile(pattern), can_match) for kind, before, pattern, can_match in PREFIXLESS]
+# detect-secrets' private_key plugin's headers, as one pattern (OpenSSH, PGP's "... KEY BLOCK",
+# SSH2's "ENCRYPTED ...", PKCS#8's "ENCRYPTED PRIVATE KEY"), and PuTTY's key files
+PRIVATE_KEY_HEADER = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-[0-9]+: [^\n]*")
+PRIVATE_KEY_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
+# the header lines of PEM (RFC 1421), OpenPGP armor (RFC 4880) and PuTTY key files
+ARMOR_HEADER = re.compile(
+    r"(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID|Encryption|Public-Lines|Private-Lines"
+    r"|Private-MAC|Private-Hash|Key-Derivation|Argon2-[A-Za-z]+): [^\n\"]*"
+)
+ARMOR_LINE = re.compile(r"[A-Za-z0-9+/=]+")
 ATTEMPT_SUFFIX = re.compile(r"__[0-9a-f]{8}$")  # BenchFlow's attempt folders are <task>__<8 hex>
 # a shape starts here, not inside a word ("__" before it is a file name's; "desk-" is not "sk-")
 WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+# detect-secrets' keyword plugin's denylist (its `_?` written out), then words it lacks
 SECRET_WORDS = (
     "api_key",
-    "api-key",
     "apikey",
-    "access_key",
-    "access-key",
-    "secret_key",
-    "secret-key",
+    "auth_key",
+    "authkey",
+    "service_key",
+    "servicekey",
+    "account_key",
+    "accountkey",
+    "db_key",
+    "dbkey",
+    "database_key",
+    "databasekey",
+    "priv_key",
+    "privkey",
     "private_key",
-    "private-key",
-    "secret",
+    "privatekey",
+    "client_key",
+    "clientkey",
+    "db_pass",
+    "dbpass",
+    "database_pass",
+    "databasepass",
+    "key_pass",
+    "keypass",
     "password",
     "passwd",
+    "pwd",
+    "secret",
+    "contraseña",
+    "contrasena",
+    "api-key",
+    "access_key",
+    "access-key",
+    "secret-key",
+    "private-key",
+    "sharedaccesskey",
     "passphrase",
     "token",
+    "authtoken",
     "credential",
     "credentials",
+    "creds",
     "authorization",
 )
 NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 ENV_SUFFIXES = ("_KEY", "_PASS", "_PAT")  # upper-case env names (TOKEN, SECRET, PASSWORD: any case above)
-# after a secret-named key: an optional closing quote, = or :, an optional opening quote, the value
+# more name after a secret word: a separator first, or a capital (camelCase): "SECRET_KEY_BASE",
+# "passwordHash"; "tokenizer" is another word
+MORE_NAME = re.compile(r"(?:[_.-][A-Za-z0-9_.-]*|[A-Z][A-Za-z0-9_.-]*)?")
+# after a secret-named key: an optional closing quote, = or : (or := or =>), an optional opening
+# quote, the value
 ASSIGNED = re.compile(
-    r"""(["']?)[ \t]*[=:](?:\s*"((?:[^"\\]|\\.){4,})"|[ \t]*'([^'\n]{4,})'|"""
-    r"""[ \t]*([^\s'"#,;&<>\\()\[\]{}]{4,})(?=[\s'"#,;&<>\\]|$))"""
+    r"""(["']?)[ \t]*(?::=|=>|[=:])(?:\s*"((?:[^"\\]|\\.){4,})"|[ \t]*'([^'\n]{4,})'|"""
+    r"""[ \t]*([^\s'"`#,;&<>\\()\[\]{}]{4,})(?=[\s'"`#,;&<>\\]|$))"""
 )
+# a command-line flag's value after a space, its name starting with "--"
+FLAG_VALUE = re.compile(r"""[ \t]+(?:"([^"\n]{4,})"|'([^'\n]{4,})'|([^\s'"`<-][^\s'"`]{3,}))""")
 BASE64_CLASS = "A-Za-z0-9+/"  # the base64 characters, as the inside of a pattern's [...]
 BASE64_MIN_RUN = 24  # a run this long may be a key pasted base64-encoded; shorter ones are words
 SCHEMES = {
     "bearer": re.compile(r"\s+([A-Za-z0-9._~+/=-]{16,})"),
     "basic": re.compile(rf"\s+([{BASE64_CLASS}]{{8,}}={{0,2}})(?![{BASE64_CLASS}=])"),
 }
+# an Authorization header's value: an optional scheme (Bearer, Basic, token, Bot, SSWS, ...), then
+# the credential
+AUTHORIZATION = re.compile(
+    r"""["']?[ \t]*[:=][ \t]*["']?(?:([A-Za-z][A-Za-z0-9_-]*)[ \t]+(?=[^\s"',;`()\[\]{}]{8}))?"""
+    r"""([^\s"',;`()\[\]{}]{4,})(?=[\s"',;`]|$)"""
+)
+SCHEME_THEN = re.compile(r"[ \t]+[^\s\"',;]")
+COOKIE = re.compile(r"""["']?[ \t]*:[ \t]*["']?""")
+COOKIE_PAIR = re.compile(r"""[ \t]*([A-Za-z0-9_.!#$%&'*+^`|~-]+)=([^;\s"]*);?""")
+COOKIE_VALUE_MIN = 8  # a session's value is long; "theme=dark" is a setting
+COOKIE_ATTRIBUTES = frozenset(("path", "domain", "expires", "max-age", "samesite", "secure", "httponly", "priority"))
 URL_CREDENTIALS = re.compile(r"[^\s:/?#@\"'<>\\]+:([^\s/?#@\"'<>\\]+)@")
-# a value found by its context that is one of these is a placeholder, a number or a reference
+# .netrc: machine, then host, login and user, then the password word and the value (on one line
+# or several); or "default" in place of the machine
+NETRC = re.compile(
+    r"(?:\bmachine\s+\S+|\bdefault)(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+([^\s`<]\S*)"
+    r"|\blogin\s+\S+\s+password\s+([^\s`<]\S*)"
+)
+NETRC_REACH = 400  # how far before "password" a .netrc entry's start is looked for
+# .pgpass: hostname:port:database:username:password; found from its ":<port>:"
+PGPASS_PORT = re.compile(r":(?:[0-9]{1,5}|\*):")
+PGPASS_HOST = re.compile(r"(?:[A-Za-z0-9_.*-]*[A-Za-z*][A-Za-z0-9_.*-]*|[0-9]{1,3}(?:\.[0-9]{1,3}){3})\Z")
+PGPASS_REST = re.compile(r"([^\s:]+):([^\s:]+):([^\s:\"']{3,})(?![^\s\"'])")
+# a command's password given in its arguments
+PASSWORD_FLAGS = re.compile(
+    r"(?:mysql(?:dump|admin|sh|import)?|mariadb(?:-dump|-admin)?)\b[^\n|;&`]*?[ \t]-p([^\s'\"`<-][^\s'\"`]*)"
+    r"|sshpass\b[^\n|;&`]*?[ \t]-p[ \t]*([^\s'\"`<-][^\s'\"`]*)"
+    r"|curl\b[^\n|;&`]*?[ \t](?:-u|--user)[ \t=]*['\"]?[^\s:'\"`]+:([^\s'\"`]+)"
+)
+# detect-secrets' aws plugin's secret access key: 40 base64 characters quoted near "aws" and a key word
+AWS_SECRET = re.compile(r"""aws.{0,20}?(?:key|pwd|pw|password|pass|token).{0,20}?['"]([0-9a-zA-Z/+]{40})['"]""", re.I)
+# a value found by its context that is one of these is a placeholder, a number, a reference or a path
 NOT_A_SECRET = re.compile(
-    r"(?i)^(?:\[REDACTED[^\]]*\]?|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^>]*>|\[[A-Z_]+\]|\*+|x+|"
+    r"(?i)^(?:\[REDACTED[^\]]*\]?|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^>]*>|\[[A-Z_]+\]|\*+|x+|\{\{.*\}\}|%\(.*\)s|"
     r"true|false|null|none|nil|undefined|required|optional|redact|redacted|hidden|bearer|basic|digest|\.\.\..*|"
-    r"[$~]?[-+]?[0-9][0-9.,:eE+-]*[%a-z]{0,3}|[0-9a-f]{64})$"
+    r"[$~]?[-+]?[0-9][0-9.,:eE+-]*[%a-z]{0,3}|[0-9a-f]{64}|(?:~|\.{1,2})?/[^\s]*)$"
 )
 ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 HEX = re.compile(r"[0-9a-f]+")
 # a value this long, once found, is redacted wherever it appears (shorter ones only where found)
 PROPAGATE_MIN = 8
-SECRET_NAME = "(?:[A-Za-z0-9_.-]*[_.-])?(?:" + "|".join(map(re.escape, SECRET_WORDS)) + ")"
+# a hex value at least this long is a key's, not a piece of a digest (see `propagates`)
+HEX_PROPAGATE_MIN = 32
+HIGH_ENTROPY = "high-entropy string"
+# What is written before a label when the secret was found inside an encoding (up to three layers).
+ENCODINGS = ("base64", "hex", "url-encoded")
+MAX_LAYERS = 3
+LABELS = sorted(
+    {kind for rules in (SHAPES, GLUED_SHAPES, PREFIXLESS) for kind, *_ in rules}
+    | {"private key", "aws secret access key", HIGH_ENTROPY, "secret"},
+    key=lambda kind: (-len(kind), kind),
+)
 # what redaction writes, and only that (a label `label` can give): found in text already redacted
 # (a bundle's inputs), never redacted again. Any text between "[REDACTED:" and "]" would let a
 # key inside brackets, or a string that opens one ("[REDACTED: see sk-ant-...]"), stand.
-_LABELS = sorted({kind for kind, _, _ in SHAPES}, key=lambda kind: (-len(kind), kind))
 REDACTED_MARK = re.compile(
-    r"\[REDACTED:((?:(?:base64|url-encoded) )?(?:" + "|".join(map(re.escape, _LABELS)) + r")|secret)\]"
+    r"\[REDACTED:((?:(?:" + "|".join(ENCODINGS) + r") ){0,3}(?:" + "|".join(map(re.escape, LABELS)) + r"))\]"
 )
-SECRET_ENV_NAME = re.compile(rf"^{SECRET_NAME}$|^[A-Z][A-Z0-9_]*(?:_KEY|_PASS|_PAT)$", re.I)
+SECRET_ENV_NAME = re.compile(
+    "^(?:[A-Za-z0-9_.-]*[_.-])?(?:" + "|".join(map(re.escape, SECRET_WORDS)) + ")$"
+    r"|^[A-Z][A-Z0-9_]*(?:_KEY|_PASS|_PAT|_CREDS?|_AUTH)$",
+    re.I,
+)
+
+# Rules, as find_rules and REDACTIONS.json name them.
+RULE_SHAPE = "provider shape"
+RULE_KEY_BLOCK = "private-key block"
+RULE_KEYWORD = "secret-named key"
+RULE_AUTH_HEADER = "authorization header"
+RULE_COOKIE = "cookie"
+RULE_URL = "url password"
+RULE_NETRC = "netrc line"
+RULE_PGPASS = "pgpass line"
+RULE_FLAG = "password flag"
+RULE_ENTROPY = "high entropy"
+RULE_DECODED = "encoded secret"
+RULE_DELTAS = "joined deltas"
+RULE_KNOWN = "known value"
+RULE_REVIEW = "high entropy, below the redaction bar"
+TIE_ORDER = {RULE_ENTROPY: 1, RULE_KNOWN: 2}
 
 
 @functools.lru_cache(maxsize=4096)
 def _secret_env_name(name: str) -> bool:
     """Whether an agent_env name says its value is secret. Cached: every attempt of a run names
     the same few variables, and the pattern backtracks over each separator of a long name
-    (3 µs for CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: 1% of an ingest of plain attempts)."""
+    (3 us for CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: 1% of an ingest of plain attempts)."""
     return SECRET_ENV_NAME.match(name) is not None
 
 
 def secret_env_values(agent_env) -> list[str]:
-    """Values of agent_env entries whose names say they are secret (BenchFlow drops most itself)."""
+    """Values of agent_env entries that are secret, by name (BenchFlow drops most itself) or by
+    being key-like under any name."""
     if not isinstance(agent_env, dict):
         return []
     return [
-        str(value)
+        value
         for name, value in agent_env.items()
-        if _secret_env_name(str(name)) and isinstance(value, str) and len(value) >= 4 and not NOT_A_SECRET.match(value)
+        if isinstance(value, str)
+        and len(value) >= 4
+        and not NOT_A_SECRET.match(value)
+        and (_secret_env_name(str(name)) or env_value_key_like(value))
     ]
+
+
+def env_value_key_like(value: str) -> bool:
+    """A variable's value that is a key whatever its name: key-like by the review's bar, or a long
+    hex string (a digest is no setting an agent is given)."""
+    return key_like(value, strict=False) or (
+        len(value) >= HEX_PROPAGATE_MIN and HEX.fullmatch(value.lower()) is not None
+    )
 
 
 class Literals:
     """Where literals stand in a text: one pass of an Aho-Corasick automaton (ahocorasick_rs, Rust)
     finds them all at ~1-3 ns a character, where a str.find loop per literal costs ~0.5 ns a
-    character each: the bundle's first pass searches ~50 literals in ~1 GB.
+    character each: the bundle's first pass searches ~80 literals in ~1 GB.
 
     The automaton reads the text encoded as ASCII with each other character as "?", so that its
     offsets are the text's, after a "\0" that stands for the text's start. Given `before`, it finds
@@ -155,8 +347,10 @@ class Literals:
 
     def __init__(self, literals, before: str = ""):
         self.literals = tuple(literals)
-        if any("?" in literal or "\0" in literal for literal in self.literals):
-            raise ValueError("a literal with a '?' or a '\\0' would match where another character stands")
+        if any("?" in literal or "\0" in literal or not literal.isascii() for literal in self.literals):
+            raise ValueError(
+                "a literal with a '?', a '\\0' or a character outside ASCII would match where another stands"
+            )
         self.before = "".join(sorted(set(before)))
         self._before = self.before.encode("ascii")
         patterns = [(char + literal).encode("ascii") for literal in self.literals for char in self.before or [""]]
@@ -189,7 +383,7 @@ NOT_WORD = "".join(char for char in map(chr, range(128)) if char not in WORD_CHA
 
 
 # each prefix is searched by its stem: one place of "sk" serves sk-ant-, sk-, sk_live_, sk_test_
-STEMS = ("sk", "gh", "gl", "xox")
+STEMS = ("sk", "gh", "gl", "xox", "do")
 BY_STEM: dict[str, list] = {}
 for _kind, _prefixes, _pattern in SHAPES:
     for _prefix in _prefixes:
@@ -198,9 +392,11 @@ for _kind, _prefixes, _pattern in SHAPES:
         )
 STEM_PLACES = Literals(BY_STEM, before=NOT_WORD)
 SHAPES_BY_STEM = list(BY_STEM.values())
+GLUED = [(prefix, kind, pattern) for kind, prefixes, pattern in GLUED_SHAPES for prefix in prefixes]
+GLUED_PLACES = Literals(prefix for prefix, _, _ in GLUED)
 
 
-def _shapes(text: str) -> list[tuple[int, int, str]]:
+def _shapes(text: str) -> list[tuple[int, int, str, str]]:
     found = []
     for index, start in STEM_PLACES.places(text):  # each after a non-word character: "desk-" is not "sk-"
         for prefix, kind, pattern in SHAPES_BY_STEM[index]:
@@ -209,118 +405,120 @@ def _shapes(text: str) -> list[tuple[int, int, str]]:
                 end = match.end()
                 if ATTEMPT_SUFFIX.match(text, end - 10, end):  # a key as a task name: keep "__<8 hex>"
                     end -= 10
-                found.append((start, end, kind))
+                found.append((start, end, kind, RULE_SHAPE))
                 break
+    for index, start in GLUED_PLACES.places(text):
+        _, kind, pattern = GLUED[index]
+        match = pattern.match(text, start)
+        if match:
+            found.append((start, match.end(), kind, RULE_SHAPE))
     return found
 
 
-# the base64 characters as 1, every other byte as 0: a long run is BASE64_MIN_RUN ones in a row
-BASE64_MARKS = bytes(re.fullmatch(f"[{BASE64_CLASS}]", chr(code)) is not None for code in range(256))
-LONG_RUN = b"\x01" * BASE64_MIN_RUN
-
-
-def _base64_runs(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each run of BASE64_MIN_RUN or more base64 characters and the up to two "="
-    after it, leftmost first (the matches of [A-Za-z0-9+/]{24,}={0,2}), each found by bytes.find
-    of LONG_RUN in the text's translation to BASE64_MARKS (~1 ns a character; that pattern tries a
-    start at each character of every shorter word, ~12 ns). The text is encoded with each other
-    character as one "?", which is no base64 character, so that the offsets are the text's."""
-    marks = text.encode("ascii", "replace").translate(BASE64_MARKS)
-    runs, start = [], marks.find(LONG_RUN)
-    while start >= 0:
-        end = marks.find(b"\0", start + len(LONG_RUN))
-        end = len(marks) if end < 0 else end
-        padded = end
-        while padded < end + 2 and text.startswith("=", padded):  # ={0,2}
-            padded += 1
-        runs.append((start, padded))
-        start = marks.find(LONG_RUN, padded)
-    return runs
-
-
-def _base64_wrapped(text: str) -> list[tuple[int, int, str]]:
-    """Runs of base64 whose decoded text holds a secret shape (a key pasted base64-encoded).
-    Hex runs (sha256 digests) are skipped undecoded."""
+def _private_keys(text: str) -> list[tuple[int, int, str, str]]:
+    """Private-key blocks: from the BEGIN line over the armor's header lines and base64 lines to
+    the END line, or to the last base64 line where a block was cut before its END (a JSON string's
+    closing quote ends it too)."""
     found = []
-    for start, end in _base64_runs(text):
-        run = text[start:end].rstrip("=")
-        if HEX.fullmatch(run):
-            continue
-        try:
-            decoded = base64.b64decode(run + "=" * (-len(run) % 4), validate=True)
-        except (binascii.Error, ValueError):
-            continue
-        inner = _shapes(decoded.decode("latin-1"))
-        if inner:
-            found.append((start, end, f"base64 {min(inner)[2]}"))
+    start = text.find("-----BEGIN ")
+    putty = text.find("PuTTY-User-Key-File-")
+    while start >= 0 or putty >= 0:
+        at = min(place for place in (start, putty) if place >= 0)
+        header = PRIVATE_KEY_HEADER.match(text, at)
+        if header:
+            end = _armor_end(text, header.end())
+            found.append((at, end, "private key", RULE_KEY_BLOCK))
+        else:
+            end = at + 1
+        start = text.find("-----BEGIN ", end)
+        putty = text.find("PuTTY-User-Key-File-", end)
     return found
 
 
-# a run of a key's characters in which some are written as JSON escapes (\u0073k-ant-...) or
-# percent-encoded (sk%2Dant%2D...): the raw bytes of a file hold the key in that form. Each escape
-# is found first, then its run grown to the right by a regex and to the left over plain characters
-# (the leftmost escape of a run has only those before it): linear, where one regex for the whole
-# run backtracks quadratically over long words.
-KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.~-")
-ENCODINGS = (
-    (
-        "",
-        "\\u00",
-        re.compile(r"\\u00[0-9A-Fa-f]{2}"),
-        re.compile(r"(?:[A-Za-z0-9_.~-]|\\u00[0-9A-Fa-f]{2}|\\/)*"),
-        lambda run: re.sub(
-            r"\\u00([0-9A-Fa-f]{2})|\\/", lambda m: chr(int(m.group(1), 16)) if m.group(1) else "/", run
-        ),
-    ),
-    (
-        "url-encoded",
-        "%",
-        re.compile(r"%[0-9A-Fa-f]{2}"),
-        re.compile(r"(?:[A-Za-z0-9_.~-]|%[0-9A-Fa-f]{2})*"),
-        urllib.parse.unquote,
-    ),
-)
+def _armor_end(text: str, position: int) -> int:
+    """Where a private-key block that starts its body at `position` ends."""
+    end = position
+    blank = 0
+    while position < len(text):
+        line_end = text.find("\n", position)
+        line_end = len(text) if line_end < 0 else line_end
+        line = text[position:line_end]
+        quote = line.find('"')
+        if quote >= 0:
+            line, line_end = line[:quote], position + quote
+        stripped = line.strip()
+        indent = position + len(line) - len(line.lstrip())
+        closing = PRIVATE_KEY_END.search(line)
+        if closing:
+            return position + closing.end()
+        if not stripped:
+            blank += 1
+            if blank > 1:
+                break
+        elif ARMOR_LINE.fullmatch(stripped) or ARMOR_HEADER.fullmatch(stripped):
+            blank = 0
+            end = indent + len(stripped)
+        elif all(ARMOR_LINE.fullmatch(part) for part in stripped.split()) and min(map(len, stripped.split())) >= 16:
+            end = indent + len(stripped)  # a block written on one line, its lines joined by spaces
+        else:
+            break
+        if quote >= 0:
+            break
+        position = line_end + 1
+    return end
 
 
-def _encoded(text: str) -> list[tuple[int, int, str]]:
-    """Runs holding a secret shape once their JSON escapes or percent-encoding are undone: a key
-    split by escapes is not found in the raw bytes otherwise. A JSON-escaped key gets the label of
-    the key itself, which is what ingest sees once the JSON is parsed."""
-    found = []
-    for how, marker, escape, run, decode in ENCODINGS:
-        if marker not in text:
-            continue
-        covered = 0
-        for match in escape.finditer(text):
-            if match.start() < covered:
-                continue
-            start = match.start()
-            while start > covered and text[start - 1] in KEY_CHARS:
-                start -= 1
-            covered = run.match(text, match.start()).end()
-            inner = _shapes(decode(text[start:covered]))
-            if inner:
-                found.append((start, covered, f"{how} {min(inner)[2]}".lstrip()))
-    return found
-
-
-def _assigned(text: str, at: int, found: list) -> None:
-    """The value assigned at `at` (just after a secret-named key), if it is one."""
+def _assigned(text: str, at: int, found: list, one_word: bool = False) -> bool:
+    """The value assigned at `at` (just after a secret-named key), if it is one; `one_word`: only a
+    value without spaces (after a key with more name, whose value may be a sentence:
+    "token_note")."""
     match = ASSIGNED.match(text, at)
     if match:
         group = next(g for g in (2, 3, 4) if match.group(g) is not None)
+        if one_word and any(char.isspace() for char in match.group(group)):
+            return True
         if not NOT_A_SECRET.match(match.group(group)):
-            found.append((match.start(group), match.end(group), "secret"))
+            found.append((match.start(group), match.end(group), "secret", RULE_KEYWORD))
+        return True
+    return False
 
 
-# found in the lower-cased text: the secret-named keys, then the schemes; in the text as it is
-KEY_PLACES = Literals((*SECRET_WORDS, *SCHEMES))
+def _flag_value(text: str, at: int, found: list) -> None:
+    match = FLAG_VALUE.match(text, at)
+    if match:
+        group = next(g for g in (1, 2, 3) if match.group(g) is not None)
+        if not NOT_A_SECRET.match(match.group(group)):
+            found.append((match.start(group), match.end(group), "secret", RULE_FLAG))
+
+
+# found in the lower-cased text: the secret-named keys, the schemes, then the words other rules
+# start from; in the text as it is: the env suffixes and "://"
+CONTEXT_WORDS = ("cookie", "machine", "default", "mysql", "mariadb", "sshpass", "curl", "aws")
+KEY_PLACES = Literals((*(word for word in SECRET_WORDS if word.isascii()), *SCHEMES, *CONTEXT_WORDS))
+NON_ASCII_WORDS = tuple(word for word in SECRET_WORDS if not word.isascii())  # found by str.find
 ENV_PLACES = Literals((*ENV_SUFFIXES, "://"))
 
 
-def _contexts(text: str) -> list[tuple[int, int, str]]:
-    """Secrets found by where they stand: after a secret-named key (in any case), after Bearer or
-    Basic, as the password of a URL."""
+def _name_start(text: str, lower: str, start: int) -> bool:
+    """Whether a secret word found at `start` begins a name, or continues one as env names and
+    camelCase do (`PGPASSWORD`, `dbPassword`), rather than standing inside a longer word."""
+    before = lower[start - 1] if start else ""
+    if before not in NAME_CHARS or before in "_.-":
+        return True
+    if text[start].isupper():
+        if text[start - 1].islower():
+            return True  # camelCase
+        name_start = start
+        while name_start and text[name_start - 1] in NAME_CHARS and text[name_start - 1] not in ".-":
+            name_start -= 1
+        return not any(char.islower() for char in text[name_start:start])  # an upper-case env name
+    return False
+
+
+def _contexts(text: str) -> list[tuple[int, int, str, str]]:
+    """Secrets found by where they stand: after a secret-named key (in any case, with more name
+    after it), after an Authorization header or a scheme, in a Cookie header, as the password of a
+    URL, a .netrc or .pgpass line, a command's password flag."""
     found = []
     lower = text.lower()
     if len(lower) != len(text):  # a few non-ASCII letters lower-case to two characters
@@ -328,17 +526,44 @@ def _contexts(text: str) -> list[tuple[int, int, str]]:
     # the words' and the schemes' checks of the character before stay here, not in a `before`
     # (as the stems' do): they are rare in text, and the automaton of the bare literals skips to
     # them faster than one of every (character, literal) pair reads each byte
-    words = len(SECRET_WORDS)
-    for index, start in KEY_PLACES.places(lower):
-        if index < words:
-            before = lower[start - 1] if start else ""
-            if before not in NAME_CHARS or before in "_.-":  # else inside a longer word: "mytoken"
-                _assigned(text, start + len(SECRET_WORDS[index]), found)
+    literals = KEY_PLACES.literals
+    places = [(literals[index], start) for index, start in KEY_PLACES.places(lower)]
+    for word in NON_ASCII_WORDS:
+        places += [(word, match.start()) for match in re.finditer(word, lower)]
+    for literal, start in places:
+        if literal in SCHEMES:
+            match = (
+                None if start and lower[start - 1] in NAME_CHARS else SCHEMES[literal].match(text, start + len(literal))
+            )
+            if (
+                match
+                and not NOT_A_SECRET.match(match.group(1))
+                and (literal == "bearer" or _basic_auth(match.group(1)))
+            ):
+                found.append((match.start(1), match.end(1), "secret", RULE_AUTH_HEADER))
             continue
-        scheme = KEY_PLACES.literals[index]
-        match = None if start and lower[start - 1] in NAME_CHARS else SCHEMES[scheme].match(text, start + len(scheme))
-        if match and not NOT_A_SECRET.match(match.group(1)) and (scheme == "bearer" or _basic_auth(match.group(1))):
-            found.append((match.start(1), match.end(1), "secret"))
+        if literal in CONTEXT_WORDS:
+            _from_context_word(text, lower, literal, start, found)
+            continue
+        if not _name_start(text, lower, start):
+            continue
+        after = MORE_NAME.match(text, start + len(literal)).end()
+        if literal == "authorization":
+            match = AUTHORIZATION.match(text, after)
+            # a scheme word alone (what follows it is short, or a mark) is no credential
+            scheme_alone = match and match.group(1) is None and SCHEME_THEN.match(text, match.end(2))
+            if match and not scheme_alone and not NOT_A_SECRET.match(match.group(2)):
+                found.append((match.start(2), match.end(2), "secret", RULE_AUTH_HEADER))
+            continue
+        if _assigned(text, after, found, one_word=after > start + len(literal)):
+            continue
+        name_start = start
+        while name_start and text[name_start - 1] in NAME_CHARS:
+            name_start -= 1
+        if text.startswith("--", name_start):
+            _flag_value(text, after, found)
+        elif literal in ("password", "passwd"):
+            _netrc(text, start, found)
     for index, start in ENV_PLACES.places(text):
         if index < len(ENV_SUFFIXES):
             if start and (text[start - 1].isupper() or text[start - 1].isdigit()):
@@ -346,8 +571,72 @@ def _contexts(text: str) -> list[tuple[int, int, str]]:
             continue
         match = URL_CREDENTIALS.match(text, start + 3)
         if match and not NOT_A_SECRET.match(match.group(1)):
-            found.append((match.start(1), match.end(1), "secret"))
+            found.append((match.start(1), match.end(1), "secret", RULE_URL))
+    _pgpass(text, found)
     return found
+
+
+def _from_context_word(text: str, lower: str, word: str, start: int, found: list) -> None:
+    if start and lower[start - 1] in WORD_CHARS:  # inside a longer word
+        return
+    if word == "cookie":
+        head = COOKIE.match(text, start + len(word))
+        if head:
+            _cookie_values(text, head.end(), found)
+    elif word in ("machine", "default"):
+        match = NETRC.match(text, start)
+        if match:
+            group = 1 if match.group(1) is not None else 2
+            if not NOT_A_SECRET.match(match.group(group)):
+                found.append((match.start(group), match.end(group), "secret", RULE_NETRC))
+    elif word == "aws":
+        match = AWS_SECRET.match(text, start)
+        if match:
+            found.append((match.start(1), match.end(1), "aws secret access key", RULE_KEYWORD))
+    else:
+        match = PASSWORD_FLAGS.match(text, start)
+        if match:
+            group = next(g for g in (1, 2, 3) if match.group(g) is not None)
+            if not NOT_A_SECRET.match(match.group(group)):
+                found.append((match.start(group), match.end(group), "secret", RULE_FLAG))
+
+
+def _cookie_values(text: str, at: int, found: list) -> None:
+    """Each value of a Cookie or Set-Cookie header (its attributes aside)."""
+    while True:
+        match = COOKIE_PAIR.match(text, at)
+        if not match or match.end() == at:
+            return
+        name, value = match.group(1), match.group(2)
+        if name.lower() not in COOKIE_ATTRIBUTES and len(value) >= COOKIE_VALUE_MIN and not NOT_A_SECRET.match(value):
+            found.append((match.start(2), match.end(2), "secret", RULE_COOKIE))
+        at = match.end()
+        if not text.startswith(" ", at) and not text.startswith(";", at - 1):
+            return
+
+
+def _netrc(text: str, start: int, found: list) -> None:
+    """The password of a .netrc entry whose "password" stands at `start`."""
+    window = max(0, start - NETRC_REACH)
+    for match in NETRC.finditer(text, window, start + NETRC_REACH):
+        group = 1 if match.group(1) is not None else 2
+        if match.start(group) > start and match.start(group) - start <= len("password") + 8:
+            if not NOT_A_SECRET.match(match.group(group)):
+                found.append((match.start(group), match.end(group), "secret", RULE_NETRC))
+            return
+
+
+def _pgpass(text: str, found: list) -> None:
+    """The password of each .pgpass line (hostname:port:database:username:password)."""
+    for port in PGPASS_PORT.finditer(text):
+        host_start = port.start()
+        while host_start and text[host_start - 1] not in " \t\n\"'=,;([{":
+            host_start -= 1
+        if host_start == port.start() or not PGPASS_HOST.match(text, host_start, port.start()):
+            continue
+        rest = PGPASS_REST.match(text, port.end())
+        if rest and not NOT_A_SECRET.match(rest.group(3)):
+            found.append((rest.start(3), rest.end(3), "secret", RULE_PGPASS))
 
 
 def _basic_auth(value: str) -> bool:
@@ -358,11 +647,403 @@ def _basic_auth(value: str) -> bool:
         return False
 
 
+# Key-like runs. A key is a run of base64 or base64url characters: KEY_RUN_MIN to KEY_RUN_MAX long
+# (longer runs are data: images, signatures, encrypted reasoning; they are still decoded), with
+# upper- and lower-case letters and digits, Shannon entropy at least ENTROPY_SHARE of the most its
+# length allows (log2 of the length, up to 64 symbols), as in detect-secrets' high-entropy
+# plugins, and a change of character class at least every 1 / CLASS_SWITCHES characters (random
+# base62 of 20 characters: 0.1% below 0.26; identifiers and words: 0.1-0.2). Hex runs are
+# digests, commit and object ids: found only by what they decode to. The review bar is lower:
+# two classes with digits, from REVIEW_RUN_MIN characters, within each piece between separators.
+KEY_RUN_CLASS = "A-Za-z0-9+/_-"  # and up to two "=" of padding after a run
+KEY_RUN_MIN = 20
+KEY_RUN_MAX = 256
+REVIEW_RUN_MIN = 16
+TWO_CLASS_RUN_MIN = 32  # from this long, letters of one case and digits suffice (no separators)
+ENTROPY_SHARE = 0.75
+CLASS_SWITCHES = 0.25
+REVIEW_CLASS_SWITCHES = 0.25
+DECODE_MAX = 1 << 20  # a run longer than this is not decoded
+DIGIT = re.compile(r"[0-9]")
+LINE_BREAKS = str.maketrans("", "", "\n\r\t")
+KEY_RUN_MARKS = bytes(re.fullmatch(f"[{KEY_RUN_CLASS}]", chr(code)) is not None for code in range(256))
+KEY_RUN_FLOOR = b"\x01" * KEY_RUN_MIN
+REVIEW_RUN_FLOOR = b"\x01" * REVIEW_RUN_MIN
+PIECE_SEPARATORS = re.compile(r"[-_/.+=]+")
+PIECES = re.compile(r"[^-_/.+=]+")
+REVIEW_SEPARATORS = re.compile(r"[-_.=/]+")  # a base64 key's "+" stays inside its piece
+CLASS_OF = str.maketrans(
+    {
+        **{chr(c): "l" for c in range(ord("a"), ord("z") + 1)},
+        **{chr(c): "u" for c in range(ord("A"), ord("Z") + 1)},
+        **{chr(c): "d" for c in range(ord("0"), ord("9") + 1)},
+    }
+)
+
+
+def _runs(text: str, marks_table: bytes = KEY_RUN_MARKS, floor: bytes = KEY_RUN_FLOOR) -> list[tuple[int, int]]:
+    """(start, end) of each run of at least len(floor) characters that marks_table marks, leftmost
+    first, each found by bytes.find in the text's translation to the marks (~1 ns a character,
+    where a pattern tries a start at each character of every shorter word). The text is encoded
+    with each other character as one "?", which is marked by neither table, so that the offsets
+    are the text's."""
+    marks = text.encode("ascii", "replace").translate(marks_table)
+    runs, start = [], marks.find(floor)
+    while start >= 0:
+        end = marks.find(b"\0", start + len(floor))
+        end = len(marks) if end < 0 else end
+        padded = end
+        while padded < end + 2 and text.startswith("=", padded):  # ={0,2}
+            padded += 1
+        runs.append((start, padded))
+        start = marks.find(floor, padded)
+    return runs
+
+
+# the base64 characters as 1, every other byte as 0: a long run is BASE64_MIN_RUN ones in a row
+BASE64_MARKS = bytes(re.fullmatch(f"[{BASE64_CLASS}]", chr(code)) is not None for code in range(256))
+
+
+def _base64_runs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each run of BASE64_MIN_RUN or more base64 characters and the up to two "="
+    after it, leftmost first (the matches of [A-Za-z0-9+/]{24,}={0,2})."""
+    return _runs(text, BASE64_MARKS, b"\x01" * BASE64_MIN_RUN)
+
+
+def shannon_entropy(text: str) -> float:
+    """Bits a character (detect-secrets' calculate_shannon_entropy)."""
+    size = len(text)
+    return -sum(count / size * math.log2(count / size) for count in Counter(text).values())
+
+
+def key_like(value: str, strict: bool = True) -> bool:
+    """Whether a run of key characters looks random: see KEY_RUN_MIN. With strict=False, the
+    review's bar: two character classes (one of them digits) in a piece between separators."""
+    body = value.rstrip("=")
+    if strict:
+        pieces = [body]
+    else:
+        pieces = [piece for piece in REVIEW_SEPARATORS.split(body) if len(piece) >= REVIEW_RUN_MIN]
+    for piece in pieces:
+        size = len(piece)
+        if size < (KEY_RUN_MIN if strict else REVIEW_RUN_MIN) or size > KEY_RUN_MAX:
+            continue
+        if HEX.fullmatch(piece) or HEX.fullmatch(piece.lower()) and piece.upper() == piece:
+            continue
+        classes = piece.translate(CLASS_OF)
+        kinds = set(classes) & {"l", "u", "d"}
+        if "d" not in kinds or len(kinds) < 2:
+            continue
+        if strict and len(kinds) == 2 and (size < TWO_CLASS_RUN_MIN or not piece.isalnum()):
+            continue  # two classes: a long run of letters and digits alone, not a path or a name
+        letters = [kind for kind in classes if kind in "lud"]
+        switches = sum(a != b for a, b in zip(letters, letters[1:])) / max(1, len(letters) - 1)
+        if switches < (CLASS_SWITCHES if strict else REVIEW_CLASS_SWITCHES):
+            continue
+        if shannon_entropy(piece) >= ENTROPY_SHARE * math.log2(min(size, 64)):
+            return True
+    return False
+
+
+def _decoded(run: str) -> list[tuple[str, str]]:
+    """(encoding, text) of what a run decodes to as hex or base64 (standard or URL-safe), when that
+    is text: the bytes mostly printable."""
+    found = []
+    body = run.rstrip("=")
+    if len(body) >= 2 * 8 and len(body) % 2 == 0 and HEX.fullmatch(body.lower()):
+        found.append(("hex", binascii.unhexlify(body)))
+    elif len(body) >= 12:
+        url_safe, standard = "-" in body or "_" in body, "+" in body or "/" in body
+        if not (url_safe and standard):  # one alphabet or the other
+            try:
+                data = base64.b64decode(
+                    body + "=" * (-len(body) % 4), altchars=b"-_" if url_safe else None, validate=True
+                )
+                found.append(("base64", data))
+            except (binascii.Error, ValueError):
+                pass
+    texts = []
+    for encoding, data in found:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if text and text.translate(LINE_BREAKS).isprintable():
+            texts.append((encoding, text))
+    return texts
+
+
+def _encoded_label(encoding: str, inner: list[tuple[int, int, str, str]]) -> str:
+    """The label of an encoded run: its encoding, then the label of the first thing found inside
+    (of those that start first, the most specific: the first _detected gives)."""
+    first = min(range(len(inner)), key=lambda index: (inner[index][0], index))
+    return f"{encoding} {inner[first][2]}"
+
+
+def _key_runs(text: str, layers: int) -> list[tuple[int, int, str, str]]:
+    """Key-like runs, runs that decode to text holding a secret, and base64 wrapped over lines
+    (each line the same width, the last no wider) taken as one run; then detect-secrets' rules
+    that have no literal prefix, tried where a run starts."""
+    found = []
+    runs = _runs(text)
+    groups = []  # runs joined over line wraps: [(start, end, joined)]
+    index = 0
+    while index < len(runs):
+        start, end = runs[index]
+        width, last = end - start, index
+        while (
+            last + 1 < len(runs)
+            and (runs[last][1] - runs[last][0]) == width
+            and width >= 2 * REVIEW_RUN_MIN
+            and text[runs[last][1] : runs[last + 1][0]].strip(" \t\r") == "\n"
+            and runs[last + 1][1] - runs[last + 1][0] <= width
+        ):
+            last += 1
+        if last > index:
+            groups.append((start, runs[last][1], "".join(text[a:b] for a, b in runs[index : last + 1])))
+        index += 1 if last == index else last + 1
+    wrapped = {run for start, end, _ in groups for run in runs if start <= run[0] < end}
+    data = _data_regions(text)
+    for start, end in runs:
+        run = text[start:end]
+        if run.isdigit() or not DIGIT.search(run) and (run.islower() or run.isupper()):
+            continue  # a number, or letters of one case (and separators): a name, no key, no encoding
+        shape = next(
+            (
+                (match.start(), match.end(), kind, RULE_SHAPE)
+                for kind, before, pattern, can_match in PREFIXLESS
+                if can_match(text, start, end)
+                for at in range(start, max(-1, start - before - 1), -1)
+                if (match := pattern.match(text, at))
+            ),
+            None,
+        )
+        if shape:
+            found.append(shape)
+            continue
+        decoded = _decoded(run) if end - start <= DECODE_MAX else []
+        if (start, end) in wrapped or run.startswith(FILE_MAGIC) or any(a <= start < b for a, b in data):
+            continue  # data: a line of base64 wrapped over lines, a file's base64, a data: URI
+        hit = _run_hit(run, layers, decoded)
+        if hit:
+            found.append((start + hit[0], start + hit[1], *hit[2:]))
+            continue
+        for piece in PIECES.finditer(run) if end - start > KEY_RUN_MIN and not decoded else ():
+            if (
+                piece.end() - piece.start() >= KEY_RUN_MIN
+                and piece.end() - piece.start() < end - start
+                and key_like(piece.group())
+            ):
+                found.append((start + piece.start(), start + piece.end(), HIGH_ENTROPY, RULE_ENTROPY))
+    for start, end, joined in groups:
+        hit = _run_hit(joined, layers, _decoded(joined) if len(joined) <= DECODE_MAX else [])
+        if hit and hit[3] == RULE_DECODED:
+            found.append((start, end, *hit[2:]))
+    return found
+
+
+def _run_hit(run: str, layers: int, decoded: list[tuple[str, str]]) -> tuple[int, int, str, str] | None:
+    """(start, end, label, rule) in the run of a secret it is by itself: the run decoding
+    (`decoded`, _decoded's) to a secret, or its key, key-like and not the encoding of plain text."""
+    for encoding, text in decoded if layers else ():
+        inner = _detected(text, layers - 1)
+        if inner:
+            return 0, len(run), _encoded_label(encoding, inner), RULE_DECODED
+    if decoded:
+        return None
+    start, end = _key_bounds(run)
+    if key_like(run[start:end]):
+        return start, end, HIGH_ENTROPY, RULE_ENTROPY
+    return None
+
+
+# base64 of files, by their first bytes: PNG, JPEG, GIF, PDF, gzip, zip
+FILE_MAGIC = ("iVBORw0KGgo", "/9j/", "R0lGOD", "JVBERi0", "H4sI", "UEsDB")
+DATA_URI = re.compile(r";base64,[A-Za-z0-9+/=\s]*")
+
+
+def _data_regions(text: str) -> list[tuple[int, int]]:
+    """Where the base64 of data: URIs stands (an image embedded in an SVG or HTML report)."""
+    return [match.span() for match in DATA_URI.finditer(text)] if ";base64," in text else []
+
+
+# words before a key in its run ("fix-", "live_"), and an attempt folder's "__<8 hex>" after it
+WORD_PREFIX = re.compile(r"(?:[a-z]{1,12}[-_])+")
+
+
+def _key_bounds(run: str) -> tuple[int, int]:
+    """Where the key of a run starts and ends: after lower-case words joined to it by - or _, and
+    before an attempt folder's suffix."""
+    prefix = WORD_PREFIX.match(run)
+    start = prefix.end() if prefix and prefix.end() < len(run) else 0
+    end = len(run) - 10 if ATTEMPT_SUFFIX.search(run) and len(run) - 10 > start else len(run)
+    return start, end
+
+
+# a run of a key's characters in which some are percent-encoded (sk%2Dant%2D...): the raw bytes of
+# a file hold the key in that form. Each escape is found first, then its run grown to the right by
+# a regex and to the left over plain characters (the leftmost escape of a run has only those
+# before it): linear, where one regex for the whole run backtracks quadratically over long words.
+KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.~-")
+PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+PERCENT_RUN = re.compile(r"(?:[A-Za-z0-9_.~-]|%[0-9A-Fa-f]{2})*")
+
+
+def _percent_encoded(text: str, layers: int) -> list[tuple[int, int, str, str]]:
+    """Runs holding a secret once their percent-encoding is undone."""
+    found = []
+    if "%" not in text or not layers:
+        return found
+    covered = 0
+    for match in PERCENT.finditer(text):
+        if match.start() < covered:
+            continue
+        start = match.start()
+        while start > covered and text[start - 1] in KEY_CHARS:
+            start -= 1
+        covered = PERCENT_RUN.match(text, match.start()).end()
+        inner = [
+            hit for hit in _detected(urllib.parse.unquote(text[start:covered]), layers - 1) if hit[3] != RULE_ENTROPY
+        ]
+        if inner:
+            found.append((start, covered, _encoded_label("url-encoded", inner), RULE_DECODED))
+    return found
+
+
+def _detected(text: str, layers: int = MAX_LAYERS) -> list[tuple[int, int, str, str]]:
+    """Every (start, end, label, rule) found in normalised text, overlapping, most specific first
+    (the order `label` reads them in)."""
+    return (
+        _shapes(text) + _private_keys(text) + _key_runs(text, layers) + _percent_encoded(text, layers) + _contexts(text)
+    )
+
+
+# Normalisation: ANSI escape codes (as bytes, or written as JSON's \u001b, echo's \e, \x1b or
+# \033) and zero-width characters (as they are or JSON-escaped) are dropped; JSON string escapes
+# are undone. The scan reads the normalised text and maps what it finds back (Normalised).
+ZERO_WIDTH = (
+    "\u00ad\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\ufeff"
+)
+ZERO_WIDTH_CHARS = re.compile(f"[{ZERO_WIDTH}]")
+JSON_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
+NORMALISED = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]"
+    r"|\\(?:u001[bB]|x1[bB]|033|e)\[[0-?]*[ -/]*[@-~]"
+    r"|\\u[0-9A-Fa-f]{4}|\\[nrtbf\"\\/]"
+    rf"|[{ZERO_WIDTH}]"
+)
+
+
+def _replacement(escape: str) -> str:
+    if escape[0] != "\\" or escape[1] in "ex03" or escape.startswith(("\\u001b[", "\\u001B[")):
+        return ""  # an ANSI code or a zero-width character
+    if escape[1] == "u":
+        char = chr(int(escape[2:], 16))
+        return "" if char in ZERO_WIDTH else char
+    return JSON_ESCAPES[escape[1]]
+
+
+class Normalised:
+    """A text normalised, with the way back: `raw_start` and `raw_end` give the raw offsets of a
+    span of the normalised text. Each replacement made is (its place in the normalised text, its
+    raw start and end, its length there: 0 or 1); plain characters between shift by the
+    difference so far."""
+
+    def __init__(self, text: str):
+        self.raw = text
+        if "\\" not in text and "\x1b" not in text and (text.isascii() or not ZERO_WIDTH_CHARS.search(text)):
+            self.text, self.changes = text, None
+            return
+        pieces, last, size = [], 0, 0
+        places, raw_starts, raw_ends, lengths = [], [], [], []
+        for match in NORMALISED.finditer(text):
+            start, end = match.span()
+            pieces.append(text[last:start])
+            size += start - last
+            replaced = _replacement(match.group())
+            places.append(size)
+            raw_starts.append(start)
+            raw_ends.append(end)
+            lengths.append(len(replaced))
+            pieces.append(replaced)
+            size += len(replaced)
+            last = end
+        pieces.append(text[last:])
+        self.text = "".join(pieces)
+        self.changes = (places, raw_starts, raw_ends, lengths)
+        # a plain character after change i is shifted by raw_ends[i] - (places[i] + lengths[i])
+        self._after = [place + length for place, length in zip(places, lengths)]
+        self._replaced = [place for place, length in zip(places, lengths) if length]
+        self._replaced_raw = [(s, e) for s, e, length in zip(raw_starts, raw_ends, lengths) if length]
+
+    def raw_start(self, position: int) -> int:
+        if self.changes is None:
+            return position
+        at = bisect.bisect_left(self._replaced, position)
+        if at < len(self._replaced) and self._replaced[at] == position:
+            return self._replaced_raw[at][0]
+        before = bisect.bisect_right(self._after, position) - 1
+        if before < 0:
+            return position
+        return self.changes[2][before] + position - self._after[before]
+
+    def raw_end(self, position: int) -> int:
+        if self.changes is None or position == 0:
+            return position
+        last = position - 1
+        at = bisect.bisect_left(self._replaced, last)
+        if at < len(self._replaced) and self._replaced[at] == last:
+            return self._replaced_raw[at][1]
+        return self.raw_start(last) + 1
+
+
+# Streamed deltas: the text pieces of a response streamed in chunks (Anthropic's content_block_delta,
+# OpenAI's choices[].delta and Responses' *.delta events, ACP's agent_message chunks), joined in
+# order, so that a key cut between two chunks is whole.
+DELTA_PIECES = re.compile(
+    r'"delta"\s*:\s*\{[^{}]*?"(?:text|partial_json|thinking|content|arguments)"\s*:\s*"((?:[^"\\\n]|\\.)*)"'
+    r'|"delta"\s*:\s*"((?:[^"\\\n]|\\.)*)"'
+    r'|"type"\s*:\s*"agent_(?:message|thought)(?:_chunk)?"\s*,\s*"text"\s*:\s*"((?:[^"\\\n]|\\.)*)"'
+    r'|"text"\s*:\s*"((?:[^"\\\n]|\\.)*)"\s*,\s*"type"\s*:\s*"agent_(?:message|thought)(?:_chunk)?"'
+)
+
+
+def _joined_deltas(text: str, layers: int) -> list[tuple[int, int, str, str]]:
+    """Secrets that lie across two or more delta pieces of the text, as a span in each piece."""
+    if '"delta"' not in text and '"agent_' not in text:
+        return []
+    pieces = []
+    for match in DELTA_PIECES.finditer(text):
+        group = next(g for g in range(1, 5) if match.group(g) is not None)
+        if match.end(group) > match.start(group):
+            pieces.append((match.start(group), match.end(group)))
+    if len(pieces) < 2:
+        return []
+    offsets, at = [], 0
+    for start, end in pieces:
+        offsets.append(at)
+        at += end - start
+    joined = "".join(text[start:end] for start, end in pieces)
+    found = []
+    for start, end, _, _ in _detected(joined, layers):
+        first = bisect.bisect_right(offsets, start) - 1
+        last = bisect.bisect_right(offsets, end - 1) - 1
+        for piece in range(first, last + 1) if last > first else ():
+            piece_start, piece_end = pieces[piece]
+            low = piece_start + max(0, start - offsets[piece])
+            high = piece_start + min(piece_end - piece_start, end - offsets[piece])
+            if high > low:
+                found.append((low, high, None, RULE_DELTAS))
+    return found
+
+
 @functools.lru_cache(maxsize=4096)
 def label(value: str) -> str:
-    """The label of a secret value, from the value alone: its shape, else "secret"."""
-    for start, end, kind in _shapes(value) + _base64_wrapped(value) + _encoded(value):  # most specific first
-        if start == 0 and end == len(value):
+    """The label of a secret value, from the value alone (its normal form): the most specific
+    thing it is whole, else "secret"."""
+    text = Normalised(value).text.strip()
+    for start, end, kind, _ in _detected(text):
+        if start == 0 and end == len(text) and kind is not None:
             return kind
     return "secret"
 
@@ -375,33 +1056,44 @@ def _known_pattern(values: tuple[str, ...]) -> tuple[re.Pattern | None, dict[str
     return re.compile("|".join(map(re.escape, wanted)), re.I), {v.lower(): v for v in reversed(wanted)}
 
 
-def find(text: str, known_values=()) -> list[tuple[int, int, str]]:
-    """Spans (start, end, label) of secrets in text, without overlaps, in order. Known values are
-    matched in any case (a key pasted as a model name lands lower-cased in file names) and keep
-    the label of the value as it was found."""
+def find_rules(text: str, known_values=()) -> list[tuple[int, int, str, str]]:
+    """Spans (start, end, label, rule) of secrets in text, without overlaps, in order. Known values
+    are matched in any case (a key pasted as a model name lands lower-cased in file names) and keep
+    the label of the value as it was found. Where spans overlap, one span covers them all, named
+    by the rule of the first."""
+    normal = Normalised(text)
+    norm = normal.text
     known, canonical = _known_pattern(tuple(known_values))
-    spans = [(m.start(), m.end(), canonical.get(m.group().lower())) for m in known.finditer(text)] if known else []
-    spans += [
-        (start, end, None) for start, end, _ in _shapes(text) + _base64_wrapped(text) + _encoded(text) + _contexts(text)
-    ]
-    marks = [match.span() for match in REDACTED_MARK.finditer(text)] if "[REDACTED:" in text else []
+    spans = []
+    if known:
+        spans += [(m.start(), m.end(), canonical.get(m.group().lower()), RULE_KNOWN) for m in known.finditer(norm)]
+    spans += [(start, end, None, rule) for start, end, _, rule in _detected(norm) + _joined_deltas(norm, MAX_LAYERS)]
+    marks = [match.span() for match in REDACTED_MARK.finditer(norm)] if "[REDACTED:" in norm else []
     if marks:  # idempotent: what lies inside a mark was redacted before
         spans = [span for span in spans if not any(start <= span[0] and span[1] <= end for start, end in marks)]
-    spans.sort(key=lambda span: (span[0], -span[1]))
+    spans = [(normal.raw_start(start), normal.raw_end(end), value, rule) for start, end, value, rule in spans]
+    # of spans alike, the one a rule found by what it is names the hit: a rule of context before
+    # high entropy, and both before a value known from elsewhere
+    spans.sort(key=lambda span: (span[0], -span[1], TIE_ORDER.get(span[3], 0)))
     merged: list[list] = []
-    for start, end, value in spans:
+    for start, end, value, rule in spans:
         if merged and start < merged[-1][1]:  # overlapping: one span over both
             if end > merged[-1][1]:
-                merged[-1][1:] = [end, None]
+                merged[-1][1:3] = [end, None]
         else:
-            merged.append([start, end, value])
-    return [(start, end, label(value or text[start:end])) for start, end, value in merged]
+            merged.append([start, end, value, rule])
+    return [(start, end, label(value or text[start:end]), rule) for start, end, value, rule in merged]
+
+
+def find(text: str, known_values=()) -> list[tuple[int, int, str]]:
+    """Spans (start, end, label) of secrets in text, without overlaps, in order (find_rules')."""
+    return [(start, end, kind) for start, end, kind, _ in find_rules(text, known_values)]
 
 
 def propagates(value: str) -> bool:
     """Whether a value found as a secret is redacted wherever else it appears: long enough, and
-    not hex (a short hex secret would also match inside sha256 digests and corrupt them)."""
-    return len(value) >= PROPAGATE_MIN and not HEX.fullmatch(value.lower())
+    not short hex (which would also match inside sha256 digests and corrupt them)."""
+    return len(value) >= PROPAGATE_MIN and (len(value) >= HEX_PROPAGATE_MIN or not HEX.fullmatch(value.lower()))
 
 
 def values(text: str, known_values=()) -> set[str]:
@@ -409,10 +1101,10 @@ def values(text: str, known_values=()) -> set[str]:
     return {text[start:end] for start, end, _ in find(text, known_values) if propagates(text[start:end])}
 
 
-def replace_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
-    """The text with each span (find's) replaced by its label."""
+def replace_spans(text: str, spans) -> str:
+    """The text with each span (find's or find_rules') replaced by its label."""
     pieces, last = [], 0
-    for start, end, kind in spans:
+    for start, end, kind, *_ in spans:
         pieces += [text[last:start], f"[REDACTED:{kind}]"]
         last = end
     pieces.append(text[last:])
@@ -425,23 +1117,64 @@ def redact_text(text: str, known_values=()) -> tuple[str, list[str]]:
     return (replace_spans(text, spans) if spans else text), [kind for _, _, kind in spans]
 
 
+def redact_hits(data: bytes, known_values=()) -> tuple[bytes, list[tuple[str, str]]]:
+    """The bytes with every secret replaced, and (label, rule) of each hit."""
+    text = data.decode("utf-8", errors="surrogateescape")
+    spans = find_rules(text, known_values)
+    if not spans:
+        return data, []
+    return replace_spans(text, spans).encode("utf-8", errors="surrogateescape"), [
+        (kind, rule) for _, _, kind, rule in spans
+    ]
+
+
 def redact(data: bytes, known_values=()) -> tuple[bytes, list[str]]:
     """The bytes with every secret replaced, and the labels of the hits (one per hit)."""
-    text = data.decode("utf-8", errors="surrogateescape")
-    clean, kinds = redact_text(text, known_values)
-    if not kinds:
-        return data, []
-    return clean.encode("utf-8", errors="surrogateescape"), kinds
+    clean, hits = redact_hits(data, known_values)
+    return clean, [kind for kind, _ in hits]
 
 
-def redact_known(data: bytes, known_values) -> tuple[bytes, list[str]]:
-    """Only the known values replaced: what redact() gives for bytes in which find() alone
+def redact_known_hits(data: bytes, known_values) -> tuple[bytes, list[tuple[str, str]]]:
+    """Only the known values replaced: what redact_hits() gives for bytes in which find() alone
     finds nothing, at the cost of a literal search."""
     pattern, canonical = _known_pattern(tuple(known_values))
     if pattern is None:
         return data, []
     text = data.decode("utf-8", errors="surrogateescape")
-    spans = [(m.start(), m.end(), label(canonical[m.group().lower()])) for m in pattern.finditer(text)]
+    normal = Normalised(text)
+    spans = [
+        (normal.raw_start(m.start()), normal.raw_end(m.end()), label(canonical[m.group().lower()]), RULE_KNOWN)
+        for m in pattern.finditer(normal.text)
+    ]
     if not spans:
         return data, []
-    return replace_spans(text, spans).encode("utf-8", errors="surrogateescape"), [kind for _, _, kind in spans]
+    return replace_spans(text, spans).encode("utf-8", errors="surrogateescape"), [
+        (kind, rule) for _, _, kind, rule in spans
+    ]
+
+
+def redact_known(data: bytes, known_values) -> tuple[bytes, list[str]]:
+    """redact_known_hits, with the labels alone."""
+    clean, hits = redact_known_hits(data, known_values)
+    return clean, [kind for kind, _ in hits]
+
+
+def review_findings(text: str) -> list[tuple[int, int, str]]:
+    """What a researcher should read before sharing text that was redacted: every secret the scan
+    still finds (start, end, its rule), then each remaining run that is key-like by the review's
+    lower bar (see key_like), outside the marks."""
+    found = [(start, end, rule) for start, end, _, rule in find_rules(text)]
+    taken = [(start, end) for start, end, _ in found]
+    taken += [match.span() for match in REDACTED_MARK.finditer(text)] if "[REDACTED:" in text else []
+    normal = Normalised(text)
+    data = _data_regions(normal.text)
+    for start, end in _runs(normal.text, floor=REVIEW_RUN_FLOOR):
+        raw_start, raw_end = normal.raw_start(start), normal.raw_end(end)
+        if any(a < raw_end and raw_start < b for a, b in taken) or any(a <= start < b for a, b in data):
+            continue
+        run = normal.text[start:end]
+        if run.startswith(FILE_MAGIC):
+            continue
+        if key_like(run, strict=False) and not _decoded(run):
+            found.append((raw_start, raw_end, RULE_REVIEW))
+    return sorted(found)
