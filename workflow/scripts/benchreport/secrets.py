@@ -851,9 +851,13 @@ def _run_hit(run: str, layers: int, decoded: list[tuple[str, str]]) -> tuple[int
             return 0, len(run), _encoded_label(encoding, inner), RULE_DECODED
     if decoded:
         return None
-    start, end = _key_bounds(run)
-    if key_like(run[start:end]):
-        return start, end, HIGH_ENTROPY, RULE_ENTROPY
+    segments = [(0, len(run))]  # base64 with slashes is one key; a path's segments are looked at alone
+    if "/" in run and PATH_SEGMENT.search(run.replace("/", "\n")):
+        segments = [match.span() for match in SEGMENTS.finditer(run)]
+    for segment_start, segment_end in segments:
+        start, end = _key_bounds(run[segment_start:segment_end])
+        if key_like(run[segment_start + start : segment_start + end]):
+            return segment_start + start, segment_start + end, HIGH_ENTROPY, RULE_ENTROPY
     return None
 
 
@@ -865,6 +869,11 @@ DATA_URI = re.compile(r";base64,[A-Za-z0-9+/=\s]*")
 def _data_regions(text: str) -> list[tuple[int, int]]:
     """Where the base64 of data: URIs stands (an image embedded in an SVG or HTML report)."""
     return [match.span() for match in DATA_URI.finditer(text)] if ";base64," in text else []
+
+
+# a path's segment: lower-case letters (a word of three or more), digits and - _ .
+PATH_SEGMENT = re.compile(r"^[a-z0-9_.-]*[a-z]{3}[a-z0-9_.-]*$", re.M)
+SEGMENTS = re.compile(r"[^/]+")
 
 
 # words before a key in its run ("fix-", "live_"), and an attempt folder's "__<8 hex>" after it
