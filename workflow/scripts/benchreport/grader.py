@@ -343,7 +343,7 @@ def grader_sentence(description: dict, configured=()) -> str:
             agents = sorted({block.get("agent") or NOT_RECORDED for block in configured})
             text += (
                 f" summary.json configures a rubric reviewer ({', '.join(agents)}) for tasks that have a rubric;"
-                " none of these trials was reviewed."
+                + (" it was not reviewed." if n == 1 else " none of these trials was reviewed.")
             )
         return text
     who = "; ".join(_reviewer_text(row) for row in description["reviewers"]) or "reviewer not recorded"
