@@ -80,6 +80,12 @@ BAD = [
     (["interval", "--confidence", "95"], "argument --confidence: 95 is not strictly between 0 and 1"),
     (["interval", "--seed", "-1"], "argument --seed: -1 is not 0 or more"),
     (["interval", "--simulations", "1e4"], "argument --simulations: '1e4' is not a whole number"),
+    (["compare", "{tmp}/missing.jsonl"], "missing.jsonl: No such file or directory"),
+    (["compare", "{tmp}/results"], "results: Is a directory"),
+    (["compare", "{tmp}/latin1.jsonl"], "latin1.jsonl: not UTF-8 text"),
+    (["compare", "--confidence", "1"], "argument --confidence: 1 is not strictly between 0 and 1"),
+    (["compare", "--seed", "x"], "argument --seed: 'x' is not a whole number"),
+    (["compare", "--permutations", "0"], "argument --permutations: 0 is not above 0"),
     (["intervals"], "invalid choice: 'intervals'"),
 ]
 

@@ -1,8 +1,9 @@
 """Command line: `lineage <file>` prints an output's lineage and re-checks it; `verify <bundle>`
 checks a bundle and re-runs its inputs to the same bytes (with the installed code by default);
 `check <results>` checks that every output prints the same numbers; `interval [file]` prints the
-headline interval of each run (JSON lines in, JSON lines out); `review <bundle>` lists what the
-bundle would publish that still looks like a secret.
+headline interval of each run and `compare [file]` the paired comparison of each pair of settings
+(JSON lines in, JSON lines out); `review <bundle>` lists what the bundle would publish that still
+looks like a secret.
 
 Bad usage, and a file that is missing, unreadable or not what the command reads, end in
 argparse's one-line usage error naming the file (exit 2), never in a traceback."""
@@ -87,18 +88,32 @@ def command_parser() -> argparse.ArgumentParser:
         type=existing(Path.is_dir, "a folder"),
         help="a results/ folder (default: results)",
     )
-    interval = commands.add_parser("interval", help="the headline interval of runs given as JSON lines")
-    interval.set_defaults(run=print_headlines, usage=interval)
-    interval.add_argument("file", nargs="?", default="-", help="JSON lines, one run each (default: stdin)")
-    # defaults: the workflow's (interval.DEFAULTS), filled in by print_headlines so that --help imports no numpy
-    interval.add_argument(
-        "--confidence", type=fraction, help="a level strictly between 0 and 1; default: the workflow's"
-    )
-    interval.add_argument("--seed", type=non_negative(int), help="default: the workflow's statistics.seed")
+    interval = json_lines_command(commands, "interval", print_headlines, "the headline interval of runs", "run")
     interval.add_argument(
         "--simulations", type=positive(int), help="default: the workflow's statistics.coverage_simulations"
     )
+    compare = json_lines_command(
+        commands, "compare", print_comparisons, "the paired comparison of two settings' per-task counts", "comparison"
+    )
+    compare.add_argument(
+        "--permutations",
+        type=positive(int),
+        help="Monte Carlo draws where the exact law is too large; default: the workflow's statistics.permutations",
+    )
     return parser
+
+
+def json_lines_command(commands, name: str, run, what: str, line: str) -> argparse.ArgumentParser:
+    """A command that reads JSON lines, one `line` each, with the workflow's level and seed as
+    defaults (filled in by `run`, so that --help imports no numpy)."""
+    command = commands.add_parser(name, help=f"{what} given as JSON lines")
+    command.set_defaults(run=run, usage=command)
+    command.add_argument("file", nargs="?", default="-", help=f"JSON lines, one {line} each (default: stdin)")
+    command.add_argument(
+        "--confidence", type=fraction, help="a level strictly between 0 and 1; default: the workflow's"
+    )
+    command.add_argument("--seed", type=non_negative(int), help="default: the workflow's statistics.seed")
+    return command
 
 
 def existing(test, what: str):
@@ -183,8 +198,6 @@ def check_agreement(args) -> int:
 
 def print_headlines(args) -> int:
     """`interval`: 0 when every line was a run, 1 when some were not (each gets an "error" line)."""
-    import json
-
     from .interval import DEFAULTS, headlines
 
     params = {
@@ -192,16 +205,34 @@ def print_headlines(args) -> int:
         "seed": DEFAULTS["seed"] if args.seed is None else args.seed,
         "coverage_simulations": DEFAULTS["coverage_simulations"] if args.simulations is None else args.simulations,
     }
-    source = "stdin" if args.file == "-" else args.file
+    return write_json_lines(headlines(read_lines(args.file), params))
+
+
+def print_comparisons(args) -> int:
+    """`compare`: 0 when every line was a comparison, 1 when some were not (each gets an "error" line)."""
+    from .compare import DEFAULTS, comparisons
+
+    chosen = {"confidence": args.confidence, "seed": args.seed, "permutations": args.permutations}
+    params = DEFAULTS | {key: value for key, value in chosen.items() if value is not None}
+    return write_json_lines(comparisons(read_lines(args.file), params))
+
+
+def read_lines(file: str) -> list[str]:
+    """The lines of a UTF-8 file, or of stdin for "-"."""
+    source = "stdin" if file == "-" else file
     try:
-        if args.file == "-":
-            lines = sys.stdin.read().splitlines()
-        else:
-            with open(args.file, encoding="utf-8") as handle:
-                lines = handle.read().splitlines()
+        if file == "-":
+            return sys.stdin.read().splitlines()
+        with open(file, encoding="utf-8") as handle:
+            return handle.read().splitlines()
     except UnicodeDecodeError as error:
         raise ValueError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start})") from None
-    results = headlines(lines, params)
+
+
+def write_json_lines(results: list[dict]) -> int:
+    """One JSON line per result; 1 when some line was an error, else 0."""
+    import json
+
     sys.stdout.write("".join(json.dumps(result, sort_keys=True) + "\n" for result in results))
     return 1 if any("error" in result for result in results) else 0
 

@@ -13,12 +13,9 @@ HOLM = (
 )
 
 
-def task_rates(stats: dict) -> dict[str, float]:
-    return {row["task"]: row["rate"] for row in stats["per_task"]}
-
-
-def task_tries(stats: dict) -> dict[str, int]:
-    return {row["task"]: row["trials"] for row in stats["per_task"]}
+def task_counts(stats: dict) -> dict[str, tuple[int, int]]:
+    """task -> (passes, tries) of one setting's record."""
+    return {row["task"]: (row["passed"], row["trials"]) for row in stats["per_task"]}
 
 
 def requested_pairs(settings: list[str], pairs) -> list[tuple[str, str]]:
@@ -28,18 +25,22 @@ def requested_pairs(settings: list[str], pairs) -> list[tuple[str, str]]:
     return [(a, b) for a, b in pairs if a in settings and b in settings]
 
 
-def compare(stats_a: dict, stats_b: dict, params: dict, power: float) -> dict:
-    rates_a, rates_b = task_rates(stats_a), task_rates(stats_b)
-    result = paired_comparison(
-        rates_a,
-        rates_b,
+def compare_counts(counts_a: dict, counts_b: dict, params: dict, power: float | None) -> dict:
+    """`paired.paired_comparison` at the workflow's `statistics:` parameters."""
+    return paired_comparison(
+        counts_a,
+        counts_b,
         seed=params["seed"],
         resamples=params["resamples"],
         permutations=params["permutations"],
         confidence=params["confidence"],
         power=power,
-        tries=(task_tries(stats_a), task_tries(stats_b)),
     )
+
+
+def compare(stats_a: dict, stats_b: dict, params: dict, power: float) -> dict:
+    result = compare_counts(task_counts(stats_a), task_counts(stats_b), params, power)
+    rates_a, rates_b = ({row["task"]: row["rate"] for row in stats["per_task"]} for stats in (stats_a, stats_b))
     shared = sorted(set(rates_a) & set(rates_b))
     return {
         "a": stats_a["setting"],
@@ -74,23 +75,25 @@ def render_markdown(data: dict) -> str:
         "# Paired comparisons on shared tasks",
         "",
         "Difference = mean over the tasks both settings ran of (pass rate of B − pass rate of A), in percentage "
-        "points. The p-value is a two-sided sign-flip permutation test over tasks; the sign-flip interval is "
-        f"that test inverted (every difference it does not reject at {shown}), and it is the one to read: the "
-        f"test is exact, so the interval excludes the true difference at most {level(1 - confidence)} of the "
-        "time at any number of shared tasks. The paired bootstrap and t intervals are shown beside it; with few "
-        "shared tasks they exclude a true difference of 0 more often than that. Interval overlap and "
-        "trial-level McNemar are not used: tries of one task are not independent.",
+        "points. The p-value is a two-sided within-task permutation test: the A/B labels of each task's "
+        "trials are permuted within the task, which is exact whatever tries each setting ran (twice the "
+        "smaller one-sided p). The permutation interval is that test inverted over a common shift of the "
+        f"log-odds of passing (every shift it does not reject at {shown}, given as the mean difference of the "
+        "task rates fitted under it), and it is the one to read: it excludes 0 exactly when p ≤ "
+        f"{level(1 - confidence)}. The paired bootstrap and t intervals are shown beside it as spreads, not "
+        "tests: with few shared tasks they exclude a true difference of 0 more often than that. Interval "
+        "overlap and trial-level McNemar are not used: tries of one task are not independent.",
         "",
         f"Holm p: {data['multiple_comparisons']['text']}. Smallest possible p: the least p-value the test can "
         "give with this many shared tasks, whatever the results. Detectable: the difference found with "
         f"{pairs[0]['minimum_detectable_difference']['power'] * 100:g}% power at this run's shared tasks and "
-        "tries (the sign-flip test simulated on each task's pooled pass rate, the two settings moved apart on "
-        "the logit scale)."
+        "tries (the permutation test simulated on each task's pooled pass rate, the two settings moved apart "
+        "on the logit scale)."
         if pairs
         else "No pair of agent settings to compare.",
         "",
-        f"| A | B | Shared tasks | Only A | Only B | Difference | {shown} interval (sign-flip) | "
-        f"{shown} interval (paired bootstrap) | {shown} interval (paired t) | p-value | Holm p | "
+        f"| A | B | Shared tasks | Only A | Only B | Difference | {shown} interval (permutation) | "
+        f"{shown} spread (paired bootstrap, not a test) | {shown} spread (paired t, not a test) | p-value | Holm p | "
         "Smallest possible p | Detectable |",
         "| --- | --- | ---: | ---: | ---: | ---: | --- | --- | --- | ---: | ---: | ---: | ---: |",
     ]

@@ -49,6 +49,19 @@ def parse_run(record) -> tuple[np.ndarray, np.ndarray]:
     return tries, passed
 
 
+def json_records(lines, parse):
+    """(record, parse(record)) for each non-blank line, in order; ({"line": …, "error": …}, None)
+    for a line that is not JSON or that `parse` refuses with a ValueError."""
+    for number, text in enumerate(lines):
+        if not text.strip():
+            continue
+        try:
+            record = json.loads(text)
+            yield record, parse(record)
+        except ValueError as error:  # json.JSONDecodeError is one
+            yield {"line": number + 1, "error": str(error)}, None
+
+
 def _output(record_id, shape, tries, passed, methods, name, fields, confidence) -> dict:
     line = {} if record_id is None else {"id": record_id}
     chosen = methods[name]
@@ -82,15 +95,11 @@ def headlines(lines, params: dict = DEFAULTS, workers: int | None = None):
     workers = workers or os.cpu_count() or 1
     confidence = params["confidence"]
     results, groups = [], defaultdict(list)
-    for number, text in enumerate(lines):
-        if not text.strip():
+    for record, parsed in json_records(lines, parse_run):
+        if parsed is None:
+            results.append(record)
             continue
-        try:
-            record = json.loads(text)
-            tries, passed = parse_run(record)
-        except ValueError as error:  # json.JSONDecodeError is one
-            results.append({"line": number + 1, "error": str(error)})
-            continue
+        tries, passed = parsed
         order = np.argsort(tries, kind="stable")
         key = tuple(tries[order].tolist())
         groups[key].append((len(results), record.get("id"), passed[order]))

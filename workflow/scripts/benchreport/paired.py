@@ -1,204 +1,289 @@
 """Compare two settings on the tasks both ran, task by task.
 
-Tasks differ far more than tries do, so the comparison pairs each task with itself:
-d_i = rate_b,i − rate_a,i over the shared tasks. Checking whether two intervals overlap has almost
-no power, and a trial-level McNemar test treats correlated tries as independent (it rejects a
-true null 10–23% of the time), so neither is offered here.
+Tasks differ far more than tries do, so the comparison pairs each task with itself: the statistic
+is the mean over shared tasks of (rate in b − rate in a). Checking whether two intervals overlap
+has almost no power, and a trial-level McNemar test treats correlated tries as independent (it
+rejects a true null 10–23% of the time), so neither is offered here.
 
-The interval to read is the sign-flip permutation test inverted over shifts of the mean
-difference: the test is exact whatever the tasks look like, so its interval excludes a true
-difference at most 1 − confidence of the time at any number of shared tasks (benchmarks/
-bench_paired.py measures it). The paired bootstrap and t intervals are kept beside it; under no
-difference they exclude 0 more often than that at 5–10 shared tasks.
+The test permutes the a/b labels of each task's trials within the task. If both settings pass a
+try of a task with the same probability, every relabelling is equally likely given the task's
+passes, whatever tries each setting ran, so a's passes on a task are hypergeometric and the
+statistic's null distribution is the convolution of those per-task laws: exact on the lattice the
+differences live on, or by seeded Monte Carlo draws from it where that lattice is too large. A
+sign flip of the per-task differences is not used: it needs each difference symmetric under no
+difference, which fails when the tries differ (at 1 try against 10 it rejects a true null about
+30% of the time at 5%).
+
+The interval inverts the same conditional test over a common shift θ of the log-odds of passing
+(b's odds = a's odds × e^θ on every task, under which a's passes on a task are Fisher's
+noncentral hypergeometric given the task's passes): the shifts neither one-sided test rejects at
+(1 − confidence)/2, each mapped to the mean difference of the task rates fitted under it. θ = 0 is
+difference 0, so the interval excludes 0 exactly when p ≤ 1 − confidence; its coverage of other
+differences is measured by benchmarks/bench_paired.py. The paired bootstrap and t intervals are
+kept as descriptions of the spread, not tests: with few shared tasks they exclude a true
+difference of 0 more often than 1 − confidence.
 """
 
 from __future__ import annotations
 
-import functools
+import math
+from fractions import Fraction
 
 import numpy as np
+from scipy import optimize, special
 
-from .intervals import (
-    BLOCK_ELEMENTS,
-    bootstrap_tasks,
-    check_confidence,
-    check_resamples,
-    normal_cdf,
-    normal_quantile,
-    t_bounds,
+from .intervals import bootstrap_tasks, check_confidence, check_resamples, normal_cdf, normal_quantile, t_bounds
+
+BOOTSTRAP_METHOD = "paired bootstrap-percentile over shared tasks (a spread, not a test)"
+T_METHOD = "paired t over shared tasks (a spread, not a test)"
+PERMUTATION_METHOD = (
+    "within-task permutation test inverted over a common log-odds shift between the settings, each "
+    "shift given as the mean difference of the task rates fitted under it"
 )
-
-# Largest number of shared tasks whose 2^n sign patterns are enumerated exactly.
-EXACT_LIMIT = 16
-BOOTSTRAP_METHOD = "paired bootstrap-percentile over shared tasks"
-T_METHOD = "paired t over shared tasks"
-PERMUTATION_METHOD = "sign-flip permutation test inverted over shifts of the mean difference"
 PREFERRED = "permutation"
 MDD_METHOD = (
-    "power of the sign-flip test at this run's shared tasks and tries (simulated exactly up to 10 "
-    "tasks, its normal form above), each task's pooled rate moved apart on the logit scale"
+    "power of the within-task permutation test at this run's shared tasks and tries (simulated exactly up "
+    "to 10 tasks, its normal form above), each task's pooled rate moved apart on the logit scale"
 )
+# Multiply-adds of one exact convolution beyond which the null distribution is sampled instead.
+EXACT_BUDGET = 20_000_000
 # The power search: runs simulated per step, bisection steps, the largest logit shift tried (every
-# rate then within 1e-8 of 0 or 1), and the task count up to which the exact test is simulated.
+# rate then within 1e-8 of 0 or 1), the task count up to which the exact test is simulated, and the
+# multiply-adds one simulated step may spend (beyond, the normal form is used).
 POWER_SIMULATIONS = 400
 POWER_BISECTIONS = 12
 LARGEST_LOGIT_SHIFT = 40.0
 POWER_EXACT_LIMIT = 10
-# Permuted statistics this close to the observed one count as at least as extreme (float noise).
-TIE_TOLERANCE = 1e-12
-# A shift this close to where a pattern ties the data counts as a tie (float noise; on the scale
-# of the differences, wider than TIE_TOLERANCE on the mean's).
-BOUND_TOLERANCE = 1e-9
+POWER_BUDGET = 100_000_000
+# Where the one-sided tests stop accepting, to this many log-odds (far finer than the 12 places the
+# interval is given to).
+SHIFT_TOLERANCE = 1e-9
+# Sampled statistics this close to the observed one count as equal to it (float noise).
+TIE_TOLERANCE = 1e-9
+# Each task's fitted log-odds lies in ±FIT_RANGE; halvings of that range in the fit.
+FIT_RANGE, FIT_STEPS = 60.0, 100
 
 
-def _differences(rates_a: dict, rates_b: dict) -> tuple[list[str], np.ndarray]:
-    shared = sorted(set(rates_a) & set(rates_b))
-    differences = np.array([rates_b[task] - rates_a[task] for task in shared], dtype=float)
-    if not np.all(np.isfinite(differences)) or np.any(np.abs(differences) > 1):
-        raise ValueError("task pass rates must be finite numbers in [0, 1]")
-    return shared, differences
+def _log_choose(n, k):
+    return special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1)
 
 
-class SignFlips:
-    """The sign patterns of the test, kept as two sums per pattern so that the p-value at any
-    shift δ of the mean difference costs one pass over the patterns: with s a pattern,
-    Σ s_i (d_i − δ) = Σ s_i d_i − δ Σ s_i."""
+def hypergeometric_logs(tries_a, tries_b, total) -> np.ndarray:
+    """log C(m, j) + log C(n, t − j) for a's passes j = 0..max m, −inf where j is impossible, for
+    arrays of tries m, n and passes t broadcast together (the last axis is j)."""
+    tries_a, tries_b, total = (np.asarray(values)[..., None] for values in (tries_a, tries_b, total))
+    j = np.arange(int(tries_a.max()) + 1)
+    possible = (j <= tries_a) & (j <= total) & (total - j <= tries_b)
+    logs = _log_choose(tries_a, np.minimum(j, tries_a)) + _log_choose(tries_b, np.clip(total - j, 0, tries_b))
+    return np.where(possible, logs, -np.inf)
 
-    def __init__(self, differences: np.ndarray, permutations: int, seed: int):
-        size = differences.size
-        self.size, self.total = size, float(differences.sum())
-        if size <= EXACT_LIMIT:
-            signs = _all_signs(size)
-            self.flipped, self.sign_sums = signs @ differences, signs.sum(axis=1)
-            self.exact = True
-            self.test = f"sign-flip permutation, exact over all {len(signs)} sign patterns"
-            return
-        # eight signs per random byte: a tenth of the time of drawing each sign as an integer
-        # (0.4 s per pair at 10,000 draws over 1,000 tasks); the signs are unpacked a block of rows
-        # at a time, which gives the same sums without an 80 MB matrix (0.1 -> 0.03 s per pair)
-        rng = np.random.default_rng((seed, 1))
-        packed = rng.integers(0, 256, size=(permutations, -(-size // 8)), dtype=np.uint8)
-        rows = max(1, BLOCK_ELEMENTS // size)
-        # both sums in one product: the differences and a column of ones
-        columns = np.column_stack([differences, np.ones(size)])
-        sums = np.concatenate(
-            [
-                (1.0 - 2.0 * np.unpackbits(packed[start : start + rows], axis=1, count=size)) @ columns
-                for start in range(0, permutations, rows)
-            ]
+
+def shifted_laws(logs: np.ndarray, log_odds: float) -> np.ndarray:
+    """P(a passes j | the task's passes) from `hypergeometric_logs`: hypergeometric at log_odds 0,
+    Fisher's noncentral hypergeometric (odds ratio e^−log_odds for a) otherwise."""
+    shifted = logs - log_odds * np.arange(logs.shape[-1])
+    weights = np.exp(shifted - shifted.max(axis=-1, keepdims=True))
+    return weights / weights.sum(axis=-1, keepdims=True)
+
+
+def lattice(tries_a, tries_b) -> tuple[list[int], int]:
+    """(integer step per task, lattice size): one more pass for a on task i lowers the sum of the
+    differences by 1/m + 1/n, which is step_i / L for L the least common multiple of those
+    fractions' denominators; the size bounds the sum's range on that lattice."""
+    fractions = [Fraction(m + n, m * n) for m, n in zip(tries_a, tries_b)]
+    scale = math.lcm(*(fraction.denominator for fraction in fractions))
+    steps = [int(fraction * scale) for fraction in fractions]
+    return steps, 1 + sum(step * int(m) for step, m in zip(steps, tries_a))
+
+
+def _convolve(steps, laws) -> np.ndarray:
+    """The law of Σ_i j_i step_i, one row per run, from each task's law of j (runs × (m_i + 1))."""
+    pmf = np.ones((laws[0].shape[0], 1)) if laws else np.ones((1, 1))
+    for step, law in zip(steps, laws):
+        grown = np.zeros((pmf.shape[0], pmf.shape[1] + step * (law.shape[1] - 1)))
+        for j in np.flatnonzero(law.any(axis=0)):
+            grown[:, j * step : j * step + pmf.shape[1]] += law[:, j : j + 1] * pmf
+        pmf = grown
+    return pmf
+
+
+def _doubled_tail(below: np.ndarray, above: np.ndarray) -> np.ndarray:
+    """The two-sided p-value of two one-sided ones: twice the smaller, at most 1."""
+    return np.minimum(1.0, 2 * np.minimum(below, above))
+
+
+class LabelPermutation:
+    """The within-task permutation test of one pair of settings, at any common log-odds shift.
+    Tasks that passed every try or none are left out of the distribution: relabelling their trials
+    changes nothing."""
+
+    def __init__(self, passed_a, tries_a, passed_b, tries_b, permutations: int, seed: int):
+        total = np.asarray(passed_a) + np.asarray(passed_b)
+        movable = (total > 0) & (total < np.asarray(tries_a) + np.asarray(tries_b))
+        tries_a, tries_b, passed = (
+            np.asarray(tries_a)[movable],
+            np.asarray(tries_b)[movable],
+            np.asarray(passed_a)[movable],
         )
-        self.flipped, self.sign_sums = sums[:, 0], sums[:, 1]
-        self.exact = False
-        self.test = f"sign-flip permutation, Monte Carlo with {permutations} seeded draws, p = (1 + hits)/(1 + draws)"
+        self.logs = hypergeometric_logs(tries_a, tries_b, total[movable]) if movable.any() else None
+        self.widths = tries_a + 1
+        steps, size = lattice(tries_a, tries_b)
+        self.exact = size * int(np.sum(self.widths)) <= EXACT_BUDGET
+        if self.exact:
+            self.steps, self.observed = steps, sum(step * int(j) for step, j in zip(steps, passed))
+            self.test = (
+                f"within-task permutation of trial labels, exact: the convolution of {len(steps)} tasks' "
+                f"hypergeometric laws on a lattice of {size:,} points"
+            )
+        else:
+            self.rates = (tries_a + tries_b) / (tries_a * tries_b)
+            self.observed = float(self.rates @ passed)
+            self.uniforms = np.random.default_rng((seed, 1)).random((permutations, len(tries_a), 1))
+            self.test = (
+                f"within-task permutation of trial labels, Monte Carlo with {permutations} seeded draws "
+                "from its exact law, p = (1 + hits)/(1 + draws) per side"
+            )
 
-    def p_value(self, shift: float = 0.0) -> float:
-        """Two-sided p of H0: the d_i − shift are symmetric about 0, statistic |mean|."""
-        observed = abs(self.total / self.size - shift)
-        permuted = np.abs(self.flipped / self.size - shift * self.sign_sums / self.size)
-        return self._p(int(np.count_nonzero(permuted >= observed - TIE_TOLERANCE)))
+    def tails(self, log_odds: float = 0.0) -> tuple[float, float]:
+        """(P(statistic ≤ observed), P(statistic ≥ observed)) when b's odds are a's × e^log_odds on
+        every task. The statistic falls as a's passes rise."""
+        if self.logs is None:
+            return 1.0, 1.0
+        laws = shifted_laws(self.logs, log_odds)
+        if self.exact:
+            pmf = _convolve(self.steps, [law[None, :width] for law, width in zip(laws, self.widths)])[0]
+            return float(pmf[self.observed :].sum()), float(pmf[: self.observed + 1].sum())
+        # a's passes by inverse distribution function, the same uniforms at every shift
+        passes = np.minimum(np.sum(self.uniforms >= np.cumsum(laws, axis=1), axis=2), self.widths - 1)
+        drawn = passes @ self.rates
+        draws = len(drawn)
+        below = (1 + np.count_nonzero(drawn >= self.observed - TIE_TOLERANCE)) / (1 + draws)
+        above = (1 + np.count_nonzero(drawn <= self.observed + TIE_TOLERANCE)) / (1 + draws)
+        return below, above
 
-    def smallest_p_value(self) -> float:
-        """The smallest p any data can give with this many tasks: only the all-plus and all-minus
-        patterns as extreme (exact), or no draw as extreme (Monte Carlo)."""
-        return 2 / len(self.flipped) if self.exact else 1 / (1 + len(self.flipped))
+    def p_value(self) -> float:
+        return float(_doubled_tail(*self.tails()))
 
-    def _p(self, hits):
-        return hits / len(self.flipped) if self.exact else (1 + hits) / (1 + len(self.flipped))
+    def log_odds_interval(self, alpha: float) -> tuple[float | None, float | None]:
+        """The smallest and largest common log-odds shifts neither one-sided test rejects at
+        alpha/2; None where no shift up to LARGEST_LOGIT_SHIFT is rejected on that side."""
 
-    def interval(self, alpha: float) -> tuple[float, float]:
-        """The smallest interval in [−1, 1] holding every shift δ the test does not reject at
-        `alpha`. Pattern s is as extreme as the data at δ where (a − δb)² ≥ (S − nδ)², with
-        a = Σ s_i d_i, b = Σ s_i, S = Σ d_i: for |b| < n the closed interval between
-        (S − a)/(n − b) and (S + a)/(n + b); for b = ±n every δ. So p(δ) is a count of intervals
-        holding δ, largest at their ends, and the ends of the accepted set are among them. Each
-        interval is widened by BOUND_TOLERANCE while counting, so a shift the p-value accepts is
-        never left out.
-        """
-        n, total = self.size, self.total
-        inner = np.abs(self.sign_sums) < n - 0.5
-        always = len(self.flipped) - int(np.count_nonzero(inner))
-        a, b = self.flipped[inner], self.sign_sums[inner]
-        first, second = (total - a) / (n - b), (total + a) / (n + b)
-        lows = np.sort(np.minimum(first, second) - BOUND_TOLERANCE)
-        highs = np.sort(np.maximum(first, second) + BOUND_TOLERANCE)
-        if self._p(always) > alpha:  # not even a shift past every difference is rejected
-            return -1.0, 1.0
+        def below(shift):  # falls as b's odds grow
+            return self.tails(shift)[0] - alpha / 2
 
-        def accepted(points):
-            hits = always + np.searchsorted(lows, points, "right") - np.searchsorted(highs, points, "left")
-            return points[self._p(hits) > alpha]
+        def above(shift):  # rises as b's odds grow
+            return self.tails(shift)[1] - alpha / 2
 
-        # the accepted set starts where an interval opens and ends where one closes; the ends are
-        # given unwidened, to 12 places (a tie computed as 1e-17 is 0)
-        mean = total / n
-        low = min([mean, *(accepted(lows)[:1] + BOUND_TOLERANCE)])
-        high = max([mean, *(accepted(highs)[-1:] - BOUND_TOLERANCE)])
-        return max(-1.0, round(float(low), 12) + 0.0), min(1.0, round(float(high), 12) + 0.0)
+        def crossing(excess, far):  # `far` accepted: no shift that way is rejected
+            if excess(far) > 0:
+                return None
+            if excess(-far) <= 0:
+                return -far
+            return optimize.brentq(excess, -far, far, xtol=SHIFT_TOLERANCE)
+
+        return crossing(above, -LARGEST_LOGIT_SHIFT), crossing(below, LARGEST_LOGIT_SHIFT)
 
 
-@functools.cache
-def _all_signs(size: int) -> np.ndarray:
-    """Every pattern of `size` signs, one per row."""
-    return 1.0 - 2.0 * (np.arange(2**size)[:, None] >> np.arange(size) & 1)
+def fitted_difference(total, tries_a, tries_b, log_odds: float) -> float:
+    """Mean over tasks of (b's rate − a's rate) when b's odds are a's × e^log_odds on every task,
+    each task's rates fitted to its passes (m·σ(x) + n·σ(x + log_odds) = passes): 0 at log_odds 0,
+    and 0 for a task that passed every try or none."""
+    total, tries_a, tries_b = (np.asarray(values, dtype=float) for values in (total, tries_a, tries_b))
+    low, high = np.full(total.shape, -FIT_RANGE), np.full(total.shape, FIT_RANGE)
+    for _ in range(FIT_STEPS):
+        middle = (low + high) / 2
+        too_many = tries_a * special.expit(middle) + tries_b * special.expit(middle + log_odds) > total
+        low, high = np.where(too_many, low, middle), np.where(too_many, middle, high)
+    middle = (low + high) / 2
+    movable = (total > 0) & (total < tries_a + tries_b)
+    return float(np.mean(np.where(movable, special.expit(middle + log_odds) - special.expit(middle), 0.0)))
+
+
+def batch_p_values(passed_a, tries_a, passed_b, tries_b) -> np.ndarray:
+    """The exact test's p-value of each run (rows of passes) at shared tries per task. The p-value
+    is the same with a and b swapped, so the side with fewer tries is the one convolved."""
+    if np.sum(tries_a) > np.sum(tries_b):
+        passed_a, tries_a, passed_b, tries_b = passed_b, tries_b, passed_a, tries_a
+    steps, _ = lattice(tries_a, tries_b)
+    laws = shifted_laws(hypergeometric_logs(tries_a, tries_b, passed_a + passed_b), 0.0)
+    pmf = _convolve(steps, [laws[:, i, : m + 1] for i, m in enumerate(tries_a)])
+    observed = passed_a @ np.asarray(steps)
+    rows = np.arange(len(pmf))
+    at_least = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1][rows, observed]
+    at_most = np.cumsum(pmf, axis=1)[rows, observed]
+    return _doubled_tail(at_least, at_most)
+
+
+def smallest_p_value(tries_a, tries_b) -> float:
+    """The least p the exact test can give at these tries: each task's extreme split (a passes all
+    its tries and b none, or the reverse) has probability 1/C(m + n, m)."""
+    logs = np.sum(_log_choose(np.asarray(tries_a) + np.asarray(tries_b), np.asarray(tries_a)))
+    return float(min(1.0, 2 * np.exp(-logs)))
 
 
 def _simulated_power(rate_a, tries_a, rate_b, tries_b, alpha: float, seed: int) -> float:
-    """The exact sign-flip test's power at these per-task rates, over POWER_SIMULATIONS runs (the
-    same seed at every call, so the estimate moves smoothly with the rates)."""
+    """The exact test's power at these per-task rates, over POWER_SIMULATIONS runs (the same seed at
+    every call, so the estimate moves smoothly with the rates)."""
     rng = np.random.default_rng((seed, 2))
     draws = (POWER_SIMULATIONS, len(tries_a))
-    differences = rng.binomial(tries_b, rate_b, draws) / tries_b - rng.binomial(tries_a, rate_a, draws) / tries_a
-    size = len(tries_a)
-    # patterns x runs; einsum, not BLAS: its threads only fight each other on a loaded machine
-    flipped = np.abs(np.einsum("pk,rk->pr", _all_signs(size), differences))
-    observed = np.abs(differences.sum(axis=1))
-    return float(np.mean(np.mean(flipped >= observed - TIE_TOLERANCE * size, axis=0) <= alpha))
+    passed_a, passed_b = rng.binomial(tries_a, rate_a, draws), rng.binomial(tries_b, rate_b, draws)
+    return float(np.mean(batch_p_values(passed_a, tries_a, passed_b, tries_b) <= alpha))
 
 
 def _normal_power(rate_a, tries_a, rate_b, tries_b, alpha: float) -> float:
-    """The power of the test's normal form, reject when |Σd| ≥ z·√(Σd²), with Σd normal and Σd²
-    at its mean: the sign-flip test at many tasks."""
-    mean = rate_b - rate_a
-    variance = rate_a * (1 - rate_a) / tries_a + rate_b * (1 - rate_b) / tries_b
-    threshold = normal_quantile(1 - alpha / 2) * np.sqrt(np.sum(variance + mean**2))
-    spread = np.sqrt(np.sum(variance))
-    return float(normal_cdf((mean.sum() - threshold) / spread) + normal_cdf((-threshold - mean.sum()) / spread))
+    """The power of the test's normal form: reject when |mean d| ≥ z·√V0, with V0 the permutation
+    variance of the mean at each task's expected passes t, Σ E[t(N − t)]/(m n (N − 1)) / k², and
+    mean d normal about the true difference."""
+    size = len(tries_a)
+    mean = np.mean(rate_b - rate_a)
+    spread = np.sqrt(np.sum(rate_a * (1 - rate_a) / tries_a + rate_b * (1 - rate_b) / tries_b)) / size
+    both = tries_a + tries_b
+    expected = tries_a * rate_a + tries_b * rate_b
+    variance = tries_a * rate_a * (1 - rate_a) + tries_b * rate_b * (1 - rate_b)
+    spread_null = np.sum((both * expected - variance - expected**2) / (tries_a * tries_b * (both - 1))) / size**2
+    threshold = normal_quantile(1 - alpha / 2) * np.sqrt(spread_null)
+    return float(normal_cdf((mean - threshold) / spread) + normal_cdf((-threshold - mean) / spread))
 
 
 def minimum_detectable_difference(
     passed_a, tries_a, passed_b, tries_b, *, confidence: float, power: float, smallest_p: float, seed: int
 ) -> dict:
-    """The smallest true mean difference the sign-flip test detects with `power` at this run's own
-    shared tasks and tries: each task's rate is its pooled rate over both settings ((passes + ½)/
-    (tries + 1), never exactly 0 or 1), moved apart on the logit scale by ±θ/2 for the two
-    settings; θ is found by bisection and the difference given is the mean over tasks of the two
-    rates it gives. The power is simulated with the exact test up to POWER_EXACT_LIMIT tasks and
-    taken from the test's normal form above. None, with the reason, when the test cannot reach
-    the level at this many tasks or no difference within [0, 1] reaches the power."""
+    """The smallest true mean difference the test detects with `power` at this run's own shared
+    tasks and tries: each task's rate is its pooled rate over both settings ((passes + ½)/(tries +
+    1), never exactly 0 or 1), moved apart on the logit scale by ±θ/2 for the two settings; θ is
+    found by bisection and the difference given is the mean over tasks of the two rates it gives.
+    The power is simulated with the exact test up to POWER_EXACT_LIMIT tasks (and POWER_BUDGET) and
+    taken from the test's normal form above. None, with the reason, when the test cannot reach the
+    level at these tasks and tries or no difference within [0, 1] reaches the power."""
     alpha = 1 - confidence
+    tries_a, tries_b = np.asarray(tries_a), np.asarray(tries_b)
     size = len(tries_a)
+    _, lattice_size = lattice(tries_a, tries_b)
+    simulated = (
+        size <= POWER_EXACT_LIMIT
+        and POWER_SIMULATIONS * lattice_size * int(np.sum(np.minimum(tries_a, tries_b) + 1)) <= POWER_BUDGET
+    )
     result = {
         "power": power,
         "method": MDD_METHOD,
         "value": None,
         "reason": None,
-        "simulations": POWER_SIMULATIONS if size <= POWER_EXACT_LIMIT else None,
+        "simulations": POWER_SIMULATIONS if simulated else None,
     }
     if smallest_p > alpha:
         return result | {
-            "reason": f"with {size} shared tasks the sign-flip p-value cannot go below "
+            "reason": f"with {size} shared tasks at these tries the p-value cannot go below "
             f"{smallest_p:.4g}, so no difference reaches p < {alpha:.4g}"
         }
-    tries_a, tries_b = np.asarray(tries_a), np.asarray(tries_b)
     pooled = (np.asarray(passed_a) + np.asarray(passed_b) + 0.5) / (tries_a + tries_b + 1)
     logit = np.log(pooled / (1 - pooled))
 
     def rates(theta):
-        return 1 / (1 + np.exp(-(logit - theta / 2))), 1 / (1 + np.exp(-(logit + theta / 2)))
+        return special.expit(logit - theta / 2), special.expit(logit + theta / 2)
 
     def power_at(theta):
         rate_a, rate_b = rates(theta)
-        if size <= POWER_EXACT_LIMIT:
+        if simulated:
             return _simulated_power(rate_a, tries_a, rate_b, tries_b, alpha, seed)
         return _normal_power(rate_a, tries_a, rate_b, tries_b, alpha)
 
@@ -215,37 +300,54 @@ def minimum_detectable_difference(
     return result | {"value": float(np.mean(rate_b - rate_a))}
 
 
+def _counts(counts: dict) -> dict[str, tuple[int, int]]:
+    for task, pair in counts.items():
+        passed, tries = pair
+        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (passed, tries)):
+            raise ValueError(f"task {task}: passes and tries must be whole numbers, got {pair!r}")
+        if tries < 1 or not 0 <= passed <= tries:
+            raise ValueError(f"task {task}: needs at least one try and between 0 and its tries passes, got {pair!r}")
+    return counts
+
+
 def paired_comparison(
-    rates_a: dict[str, float],
-    rates_b: dict[str, float],
+    counts_a: dict[str, tuple[int, int]],
+    counts_b: dict[str, tuple[int, int]],
     *,
     seed: int,
     resamples: int = 10_000,
     permutations: int = 10_000,
     confidence: float = 0.95,
-    power: float = 0.8,
-    tries: tuple[dict, dict] | None = None,
+    power: float | None = 0.8,
 ) -> dict:
     """Mean per-task difference b − a on shared tasks, its paired intervals and a permutation p-value.
 
-    rates_a, rates_b: task -> that setting's pass rate on the task. Tasks only one setting ran
-    are counted, never used. "intervals" holds, clipped to [−1, 1], "permutation" (the sign-flip
-    test inverted: every shift of the mean difference it does not reject; the one to read,
-    named in "preferred"), "bootstrap" (percentile bootstrap of the differences over tasks, numpy
-    PCG64 seeded with `seed`) and "t" (paired t). The p-value's Monte Carlo draws, when needed,
-    use a separate stream seeded with (seed, 1); "smallest_p_value" is the least p the test can
-    give at this many tasks, "minimum_detectable_difference" the difference found with `power`
-    (it needs `tries`: task -> trials of each setting; the power simulation is seeded (seed, 2)).
+    counts_a, counts_b: task -> (passes, tries) of that setting on the task. Tasks only one setting
+    ran are counted, never used. "intervals" holds, clipped to [−1, 1], "permutation" (the
+    within-task permutation test inverted over a common log-odds shift; the one to read, named in
+    "preferred", with the shifts as "log_odds_low"/"log_odds_high"), "bootstrap" (percentile
+    bootstrap of the differences over tasks, numpy PCG64 seeded with `seed`) and "t" (paired t).
+    The test's Monte Carlo draws, when needed, use a separate stream seeded with (seed, 1);
+    "smallest_p_value" is the least p the test can give at these tasks and tries,
+    "minimum_detectable_difference" the difference found with `power` (its simulation is seeded
+    (seed, 2); None when `power` is None).
     """
     check_confidence(confidence)
-    check_confidence(power)
+    if power is not None:
+        check_confidence(power)
     check_resamples(resamples)
     check_resamples(permutations)
-    shared, differences = _differences(rates_a, rates_b)
+    counts_a, counts_b = _counts(counts_a), _counts(counts_b)
+    shared = sorted(set(counts_a) & set(counts_b))
+    passed_a, tries_a, passed_b, tries_b = (
+        np.array([counts[task][column] for task in shared], dtype=int)
+        for counts, column in ((counts_a, 0), (counts_a, 1), (counts_b, 0), (counts_b, 1))
+    )
+    differences = passed_b / tries_b - passed_a / tries_a
     result = {
         "shared": len(shared),
-        "only_in_a": len(set(rates_a) - set(rates_b)),
-        "only_in_b": len(set(rates_b) - set(rates_a)),
+        "only_in_a": len(set(counts_a) - set(counts_b)),
+        "only_in_b": len(set(counts_b) - set(counts_a)),
         "difference": "mean over shared tasks of (rate in b − rate in a)",
         "seed": seed,
         "confidence": confidence,
@@ -256,17 +358,19 @@ def paired_comparison(
         return result | {
             "mean_difference": float(differences.mean()) if shared else None,
             "intervals": {
-                "permutation": undefined | {"method": PERMUTATION_METHOD},
+                "permutation": undefined | {"method": PERMUTATION_METHOD, "log_odds_low": None, "log_odds_high": None},
                 "bootstrap": undefined | {"method": BOOTSTRAP_METHOD},
                 "t": undefined | {"method": T_METHOD},
             },
             "p_value": None,
             "test": None,
             "smallest_p_value": None,
-            "minimum_detectable_difference": {
+            "minimum_detectable_difference": None
+            if power is None
+            else {
                 "power": power,
                 "method": MDD_METHOD,
-                "simulations": POWER_SIMULATIONS,
+                "simulations": None,
                 "value": None,
                 "reason": "fewer than 2 shared tasks",
             },
@@ -274,39 +378,44 @@ def paired_comparison(
         }
     bootstrap = bootstrap_tasks(differences, resamples, seed, confidence)
     _, t_low, t_high = t_bounds(differences, confidence)
-    flips = SignFlips(differences, permutations, seed)
+    test = LabelPermutation(passed_a, tries_a, passed_b, tries_b, permutations, seed)
     alpha = 1 - confidence
-    smallest = flips.smallest_p_value()
+    smallest = smallest_p_value(tries_a, tries_b) if test.exact else 2 / (1 + permutations)
     return result | {
         "mean_difference": float(differences.mean()),
         "intervals": {
-            "permutation": dict(zip(("low", "high"), flips.interval(alpha)), method=PERMUTATION_METHOD, over="tasks"),
+            "permutation": _permutation_interval(test, passed_a + passed_b, tries_a, tries_b, alpha),
             "bootstrap": bootstrap
             | {"method": BOOTSTRAP_METHOD, "low": max(-1.0, bootstrap["low"]), "high": min(1.0, bootstrap["high"])},
             "t": {"method": T_METHOD, "over": "tasks", "low": max(-1.0, float(t_low)), "high": min(1.0, float(t_high))},
         },
-        "p_value": flips.p_value(),
-        "test": flips.test,
+        "p_value": test.p_value(),
+        "test": test.test,
         "smallest_p_value": smallest,
-        "minimum_detectable_difference": _detectable(
-            shared, rates_a, rates_b, tries, confidence=confidence, power=power, smallest_p=smallest, seed=seed
+        "minimum_detectable_difference": None
+        if power is None
+        else minimum_detectable_difference(
+            passed_a, tries_a, passed_b, tries_b, confidence=confidence, power=power, smallest_p=smallest, seed=seed
         ),
     }
 
 
-def _detectable(shared, rates_a, rates_b, tries, **settings) -> dict:
-    if tries is None:
-        return {
-            "power": settings["power"],
-            "method": MDD_METHOD,
-            "simulations": POWER_SIMULATIONS,
-            "value": None,
-            "reason": "the tries per task were not given",
-        }
-    (tries_a, tries_b) = ([tries_of[task] for task in shared] for tries_of in tries)
-    passed_a = np.round([rates_a[task] * tries[0][task] for task in shared])
-    passed_b = np.round([rates_b[task] * tries[1][task] for task in shared])
-    return minimum_detectable_difference(passed_a, tries_a, passed_b, tries_b, **settings)
+def _permutation_interval(test: LabelPermutation, total, tries_a, tries_b, alpha: float) -> dict:
+    """The accepted log-odds shifts and the mean differences they give (±1 where no shift that far
+    is rejected), to 12 places."""
+    shifts = test.log_odds_interval(alpha)
+    ends = [
+        bound if shift is None else round(fitted_difference(total, tries_a, tries_b, shift), 12) + 0.0
+        for shift, bound in zip(shifts, (-1.0, 1.0))
+    ]
+    return {
+        "method": PERMUTATION_METHOD,
+        "over": "tasks",
+        "low": ends[0],
+        "high": ends[1],
+        "log_odds_low": None if shifts[0] is None else round(shifts[0], 6),
+        "log_odds_high": None if shifts[1] is None else round(shifts[1], 6),
+    }
 
 
 def holm(p_values: list[float | None]) -> list[float | None]:
