@@ -86,6 +86,11 @@ BAD = [
     (["compare", "--confidence", "1"], "argument --confidence: 1 is not strictly between 0 and 1"),
     (["compare", "--seed", "x"], "argument --seed: 'x' is not a whole number"),
     (["compare", "--permutations", "0"], "argument --permutations: 0 is not above 0"),
+    (["plan", "{tmp}/missing.jsonl", "--half-width", "0.1"], "missing.jsonl: No such file or directory"),
+    (["plan", "--difference", "0.1", "--results", "{tmp}/damaged"], "summary.json: not a readable result record"),
+    (["plan", "--difference", "0.1", "--results", "{tmp}/latin1.jsonl"], "latin1.jsonl: not a folder"),
+    (["plan", "--half-width", "5"], "argument --half-width: 5 is not strictly between 0 and 1"),
+    (["plan", "{tmp}/latin1.jsonl"], "give --half-width, --difference or both"),
     (["intervals"], "invalid choice: 'intervals'"),
 ]
 

@@ -200,10 +200,11 @@ def test_minimum_detectable_difference_has_the_power_it_claims():
         rng = np.random.default_rng(tasks)
         passed_a, passed_b = rng.integers(0, 4, tasks), rng.integers(0, 4, tasks)
         tries = np.full(tasks, 3)
-        found = paired.minimum_detectable_difference(
-            passed_a, tries, passed_b, tries, confidence=0.95, power=0.8, smallest_p=0.001, seed=1
-        )
         pooled = (passed_a + passed_b + 0.5) / 7
+        assert paired.pooled_rates(passed_a, tries, passed_b, tries) == pytest.approx(pooled)
+        found = paired.minimum_detectable_difference(
+            pooled, tries, tries, confidence=0.95, power=0.8, smallest_p=0.001, seed=1
+        )
         logit = np.log(pooled / (1 - pooled))
 
         def power_at(difference, logit=logit, tasks=tasks, tries=tries):  # this iteration's run
@@ -218,6 +219,8 @@ def test_minimum_detectable_difference_has_the_power_it_claims():
 
         assert power_at(found["value"] + 1e-9) >= 0.8 > power_at(found["value"] * 0.9)
     assert detectable(20, 1)["value"] > detectable(20, 5)["value"] > detectable(80, 5)["value"]
+    more = detectable(20, 3)
+    assert more["value"] > max(more["more"].values())
     assert detectable(20, 3) == detectable(20, 3)  # seeded
 
 
@@ -247,6 +250,7 @@ def test_comparisons_adjust_across_pairs_and_print_the_configured_level():
     markdown = compare.render_markdown(data)
     assert "90% interval (permutation)" in markdown and "95%" not in markdown and "sign" not in markdown
     assert "within-task permutation" in markdown and "Holm p" in markdown and "80% power" in markdown
+    assert markdown.count("A larger run: with twice the shared tasks the test would detect ±") == 3
     assert all(pair["minimum_detectable_difference"]["value"] for pair in data["pairs"])
     header, *rows = compare.render_csv(data).splitlines()
     assert "p_value_holm" in header.split(",") and len(rows) == 3

@@ -1,8 +1,8 @@
 """Command line: `lineage <file>` prints an output's lineage and re-checks it; `verify <bundle>`
 checks a bundle and re-runs its inputs to the same bytes (with the installed code by default);
 `check <results>` checks that every output prints the same numbers; `interval [file]` prints the
-headline interval of each run and `compare [file]` the paired comparison of each pair of settings
-(JSON lines in, JSON lines out); `review <bundle>` lists what the bundle would publish that still
+headline interval of each run, `compare [file]` the paired comparison of each pair of settings and
+`plan [file]` the tasks × tries a target needs from a pilot (JSON lines in, JSON lines out); `review <bundle>` lists what the bundle would publish that still
 looks like a secret.
 
 Bad usage, and a file that is missing, unreadable or not what the command reads, end in
@@ -100,6 +100,19 @@ def command_parser() -> argparse.ArgumentParser:
         type=positive(int),
         help="Monte Carlo draws where the exact law is too large; default: the workflow's statistics.permutations",
     )
+    planner = json_lines_command(
+        commands, "plan", print_plans, "how many tasks and tries reach a target, from a pilot's counts", "pilot"
+    )
+    planner.add_argument(
+        "--results", type=existing(Path.is_dir, "a folder"), help="plan from each setting of a results/ folder instead"
+    )
+    planner.add_argument("--half-width", type=fraction, help="the interval half-width to reach (0.05: ±5 points)")
+    planner.add_argument("--difference", type=fraction, help="the mean difference between two settings to detect")
+    planner.add_argument("--power", type=fraction, help="the power to detect it with (default 0.8)")
+    planner.add_argument(
+        "--assurance", type=fraction, help="the share of runs that must reach the half-width (default 0.8)"
+    )
+    planner.add_argument("--simulations", type=positive(int), help="simulated runs per shape tried (default 2000)")
     return parser
 
 
@@ -215,6 +228,24 @@ def print_comparisons(args) -> int:
     chosen = {"confidence": args.confidence, "seed": args.seed, "permutations": args.permutations}
     params = DEFAULTS | {key: value for key, value in chosen.items() if value is not None}
     return write_json_lines(comparisons(read_lines(args.file), params))
+
+
+def print_plans(args) -> int:
+    """`plan`: 0 when every pilot gave a plan, 1 when some did not (each gets an "error" line)."""
+    from .plan import DEFAULTS, pilots
+
+    if args.half_width is None and args.difference is None:
+        args.usage.error("give --half-width, --difference or both")
+    chosen = {
+        "confidence": args.confidence,
+        "seed": args.seed,
+        "power": args.power,
+        "assurance": args.assurance,
+        "simulations": args.simulations,
+    }
+    params = DEFAULTS | {key: value for key, value in chosen.items() if value is not None}
+    lines = None if args.results else read_lines(args.file)
+    return write_json_lines(pilots(args.results, lines, params, args.half_width, args.difference))
 
 
 def read_lines(file: str) -> list[str]:

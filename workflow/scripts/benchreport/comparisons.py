@@ -114,14 +114,29 @@ def render_markdown(data: dict) -> str:
             lines += [c["note"] + ".", ""]
         if c.get("test"):
             lines += [f"p-value: {c['test']}.", ""]
-        if c["minimum_detectable_difference"]["reason"]:
-            lines += [f"Detectable difference: none; {c['minimum_detectable_difference']['reason']}.", ""]
+        detectable = c["minimum_detectable_difference"]
+        if detectable["reason"]:
+            lines += [f"Detectable difference: none; {detectable['reason']}.", ""]
+        if detectable.get("more"):
+            lines += [more_data_sentence(detectable), ""]
         lines += ["| Task | A | B | B − A |", "| --- | ---: | ---: | ---: |"]
         lines += [
             f"| {cell(r['task'])} | {pct(r['rate_a'])} | {pct(r['rate_b'])} | {signed_pp(r['difference'])} |"
             for r in c["per_task"]
         ]
     return "\n".join(lines) + "\n"
+
+
+def more_data_sentence(detectable: dict) -> str:
+    """What a larger run would buy: the difference detected at twice the tasks and twice the tries."""
+    tasks, tries = (
+        "no difference" if value is None else points(value)
+        for value in (detectable["more"]["twice_the_tasks"], detectable["more"]["twice_the_tries"])
+    )
+    return (
+        f"A larger run: with twice the shared tasks the test would detect {tasks}, with twice the tries "
+        f"{tries}, at {detectable['power'] * 100:g}% power."
+    )
 
 
 CSV_FIELDS = (

@@ -245,12 +245,32 @@ def _normal_power(rate_a, tries_a, rate_b, tries_b, alpha: float) -> float:
     return float(normal_cdf((mean - threshold) / spread) + normal_cdf((-threshold - mean) / spread))
 
 
+def simulates(tries_a, tries_b) -> bool:
+    """Whether the power at these tries is simulated with the exact test (up to POWER_EXACT_LIMIT
+    tasks and POWER_BUDGET multiply-adds a step) rather than taken from its normal form."""
+    _, lattice_size = lattice(tries_a, tries_b)
+    cost = POWER_SIMULATIONS * lattice_size * int(np.sum(np.minimum(tries_a, tries_b) + 1))
+    return len(tries_a) <= POWER_EXACT_LIMIT and cost <= POWER_BUDGET
+
+
+def power_at_shape(rate_a, tries_a, rate_b, tries_b, alpha: float, seed: int) -> float:
+    """The test's power at these per-task rates and tries: simulated where `simulates`, else its
+    normal form."""
+    if simulates(tries_a, tries_b):
+        return _simulated_power(rate_a, tries_a, rate_b, tries_b, alpha, seed)
+    return _normal_power(rate_a, tries_a, rate_b, tries_b, alpha)
+
+
+def pooled_rates(passed_a, tries_a, passed_b, tries_b) -> np.ndarray:
+    """Each task's pass rate over both settings, (passes + ½)/(tries + 1): never exactly 0 or 1."""
+    return (np.asarray(passed_a) + np.asarray(passed_b) + 0.5) / (np.asarray(tries_a) + np.asarray(tries_b) + 1)
+
+
 def minimum_detectable_difference(
-    passed_a, tries_a, passed_b, tries_b, *, confidence: float, power: float, smallest_p: float, seed: int
+    pooled, tries_a, tries_b, *, confidence: float, power: float, smallest_p: float, seed: int
 ) -> dict:
-    """The smallest true mean difference the test detects with `power` at this run's own shared
-    tasks and tries: each task's rate is its pooled rate over both settings ((passes + ½)/(tries +
-    1), never exactly 0 or 1), moved apart on the logit scale by ±θ/2 for the two settings; θ is
+    """The smallest true mean difference the test detects with `power` at these shared tasks and
+    tries: each task's rate, `pooled_rates` of a run, moved apart on the logit scale by ±θ/2 for the two settings; θ is
     found by bisection and the difference given is the mean over tasks of the two rates it gives.
     The power is simulated with the exact test up to POWER_EXACT_LIMIT tasks (and POWER_BUDGET) and
     taken from the test's normal form above. None, with the reason, when the test cannot reach the
@@ -258,11 +278,7 @@ def minimum_detectable_difference(
     alpha = 1 - confidence
     tries_a, tries_b = np.asarray(tries_a), np.asarray(tries_b)
     size = len(tries_a)
-    _, lattice_size = lattice(tries_a, tries_b)
-    simulated = (
-        size <= POWER_EXACT_LIMIT
-        and POWER_SIMULATIONS * lattice_size * int(np.sum(np.minimum(tries_a, tries_b) + 1)) <= POWER_BUDGET
-    )
+    simulated = simulates(tries_a, tries_b)
     result = {
         "power": power,
         "method": MDD_METHOD,
@@ -275,17 +291,14 @@ def minimum_detectable_difference(
             "reason": f"with {size} shared tasks at these tries the p-value cannot go below "
             f"{smallest_p:.4g}, so no difference reaches p < {alpha:.4g}"
         }
-    pooled = (np.asarray(passed_a) + np.asarray(passed_b) + 0.5) / (tries_a + tries_b + 1)
-    logit = np.log(pooled / (1 - pooled))
+    logit = special.logit(pooled)
 
     def rates(theta):
         return special.expit(logit - theta / 2), special.expit(logit + theta / 2)
 
     def power_at(theta):
         rate_a, rate_b = rates(theta)
-        if simulated:
-            return _simulated_power(rate_a, tries_a, rate_b, tries_b, alpha, seed)
-        return _normal_power(rate_a, tries_a, rate_b, tries_b, alpha)
+        return power_at_shape(rate_a, tries_a, rate_b, tries_b, alpha, seed)
 
     low, high = 0.0, LARGEST_LOGIT_SHIFT
     if power_at(high) < power:
@@ -298,6 +311,19 @@ def minimum_detectable_difference(
         low, high = (low, middle) if power_at(middle) >= power else (middle, high)
     rate_a, rate_b = rates(high)
     return result | {"value": float(np.mean(rate_b - rate_a))}
+
+
+def what_more_buys(pooled, tries_a, tries_b, **settings) -> dict:
+    """The minimum detectable difference at the same task rates with twice the shared tasks (each
+    task twice) and with twice the tries: what a larger run of either kind would detect."""
+    shapes = {
+        "twice_the_tasks": [np.tile(values, 2) for values in (pooled, tries_a, tries_b)],
+        "twice_the_tries": [pooled, 2 * np.asarray(tries_a), 2 * np.asarray(tries_b)],
+    }
+    return {
+        name: minimum_detectable_difference(*shape, smallest_p=smallest_p_value(*shape[1:]), **settings)["value"]
+        for name, shape in shapes.items()
+    }
 
 
 def _counts(counts: dict) -> dict[str, tuple[int, int]]:
@@ -379,6 +405,7 @@ def paired_comparison(
     bootstrap = bootstrap_tasks(differences, resamples, seed, confidence)
     _, t_low, t_high = t_bounds(differences, confidence)
     test = LabelPermutation(passed_a, tries_a, passed_b, tries_b, permutations, seed)
+    pooled = pooled_rates(passed_a, tries_a, passed_b, tries_b)
     alpha = 1 - confidence
     smallest = smallest_p_value(tries_a, tries_b) if test.exact else 2 / (1 + permutations)
     return result | {
@@ -395,8 +422,9 @@ def paired_comparison(
         "minimum_detectable_difference": None
         if power is None
         else minimum_detectable_difference(
-            passed_a, tries_a, passed_b, tries_b, confidence=confidence, power=power, smallest_p=smallest, seed=seed
-        ),
+            pooled, tries_a, tries_b, confidence=confidence, power=power, smallest_p=smallest, seed=seed
+        )
+        | {"more": what_more_buys(pooled, tries_a, tries_b, confidence=confidence, power=power, seed=seed)},
     }
 
 
