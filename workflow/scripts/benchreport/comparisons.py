@@ -85,7 +85,7 @@ def render_markdown(data: dict) -> str:
         "overlap and trial-level McNemar are not used: tries of one task are not independent.",
         "",
         f"Holm p: {data['multiple_comparisons']['text']}. Smallest possible p: the least p-value the test can "
-        "give with this many shared tasks, whatever the results. Detectable: the difference found with "
+        "give with these shared tasks and tries, whatever the results. Detectable: the difference found with "
         f"{pairs[0]['minimum_detectable_difference']['power'] * 100:g}% power at this run's shared tasks and "
         "tries (the permutation test simulated on each task's pooled pass rate, the two settings moved apart "
         "on the logit scale)."
