@@ -4,14 +4,11 @@ workflow's code."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
-import yaml
 from benchreport import compare, comparisons
-from conftest import REPO
+from test_interval_command import run_command as run_in_checkout
 
 COMPARISONS = [
     {
@@ -25,19 +22,7 @@ COMPARISONS = [
 
 
 def run_command(*args, stdin=""):
-    return subprocess.run(
-        [sys.executable, "-m", "benchreport", "compare", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=REPO / "workflow" / "scripts",
-        check=False,
-    )
-
-
-def test_the_defaults_are_the_workflows():
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["statistics"]
-    assert {key: config[key] for key in compare.DEFAULTS} == compare.DEFAULTS
+    return run_in_checkout(*args, stdin=stdin, command="compare")
 
 
 def test_each_line_is_the_comparison_the_workflow_computes(tmp_path):

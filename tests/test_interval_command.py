@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 import yaml
-from benchreport import interval
+from benchreport import compare, interval
 from benchreport.stats import headline_interval, interval_methods
 from conftest import REPO
 
@@ -22,9 +22,10 @@ RUNS = [
 ]
 
 
-def run_command(*args, stdin=""):
+def run_command(*args, stdin="", command="interval"):
+    """`python -m benchreport <command>` in the checkout's package (also for compare and plan)."""
     return subprocess.run(
-        [sys.executable, "-m", "benchreport", "interval", *args],
+        [sys.executable, "-m", "benchreport", command, *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -33,9 +34,10 @@ def run_command(*args, stdin=""):
     )
 
 
-def test_the_defaults_are_the_workflows():
+@pytest.mark.parametrize("module", [interval, compare])
+def test_the_defaults_are_the_workflows(module):
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["statistics"]
-    assert {key: config[key] for key in interval.DEFAULTS} == interval.DEFAULTS
+    assert {key: config[key] for key in module.DEFAULTS} == module.DEFAULTS
 
 
 def test_stdin_and_a_file_give_one_line_per_run_as_the_stats_stage_computes_it(tmp_path):

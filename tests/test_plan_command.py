@@ -4,14 +4,12 @@ checked by simulating runs of the shapes it names."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from benchreport import paired, plan
-from conftest import REPO
 from scipy import special, stats
+from test_interval_command import run_command as run_in_checkout
 
 PARAMS = plan.DEFAULTS | {"simulations": 1000}
 
@@ -22,14 +20,7 @@ def pilot(tasks=20, tries=3, seed=3):
 
 
 def run_command(*args, stdin=""):
-    return subprocess.run(
-        [sys.executable, "-m", "benchreport", "plan", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=REPO / "workflow" / "scripts",
-        check=False,
-    )
+    return run_in_checkout(*args, stdin=stdin, command="plan")
 
 
 def test_the_variance_splits_between_and_within_tasks_by_hand():
