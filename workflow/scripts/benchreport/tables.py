@@ -168,11 +168,13 @@ def comparison_rows(comparisons: dict) -> list[dict]:
 
 COMPARISONS_NOTE = (
     "Difference: mean over the tasks both settings ran of (pass rate of B minus pass rate of A), in "
-    "percentage points. The p-value is a two-sided sign-flip permutation test over tasks, Holm-adjusted over "
-    "all the pairs beside it; the sign-flip interval is that test inverted, and the one to read: it keeps its "
-    "level at any number of shared tasks, where the paired bootstrap and t intervals do not at few. Smallest "
-    "p: the least p-value the shared tasks allow. Detectable: the difference the test finds with the "
-    "configured power at these tasks and tries. Controls are not compared."
+    "percentage points. The p-value is a two-sided within-task permutation test (the A and B labels of a "
+    "task's trials permuted within the task, exact whatever the tries), Holm-adjusted over all the pairs "
+    "beside it; the permutation interval is that test inverted over a common shift in log-odds, and the one "
+    "to read. The paired bootstrap and t intervals are spreads, not tests: at few tasks they exclude a true "
+    "difference more often than their level says. Smallest p: the least p-value the shared tasks and tries "
+    "allow. Detectable: the difference the test finds with the configured power at these tasks and tries. "
+    "Controls are not compared."
 )
 
 
@@ -184,9 +186,9 @@ def comparisons_headers(confidence: float) -> list[str]:
         "Only A",
         "Only B",
         "Difference (B - A)",
-        f"{level(confidence)} interval (sign-flip)",
-        f"{level(confidence)} interval (paired bootstrap)",
-        f"{level(confidence)} interval (paired t)",
+        f"{level(confidence)} interval (permutation)",
+        f"{level(confidence)} spread (paired bootstrap, not a test)",
+        f"{level(confidence)} spread (paired t, not a test)",
         "p-value (Holm)",
         "Smallest p",
         "Detectable",
