@@ -300,6 +300,30 @@ def backup_copy(root):
     shutil.copytree(root / "oracle-run", root / "oracle-run (copy)")
 
 
+@case(
+    f"{PASS}/result.json", "the same attempt as crlf_copy_renamed/from-windows/", "the same values, written differently"
+)
+def crlf_copy_renamed(root):
+    """A copy of the job folder under another name, its JSON saved with CRLF line ends (git's
+    autocrlf, a Windows archiver): other bytes, the same attempts, counted at the shorter path."""
+    job = job_copy(root)
+    copy = shutil.copytree(job, root / "from-windows")
+    for path in copy.rglob("*.json"):
+        path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+
+
+@case(f"{PASS}/result.json", "differs in rewards", "none is counted")
+def copy_with_an_edited_reward(root):
+    """A copy of the job folder whose spec-pass reward was edited: which one is right cannot be
+    told, so the attempt is counted in neither."""
+    job = job_copy(root)
+    copy = shutil.copytree(job, root / "edited" / JOB)
+    path = copy / PASS / "result.json"
+    data = json.loads(path.read_text())
+    data["rewards"] = {"reward": 0.0}
+    path.write_text(json.dumps(data, indent=2))
+
+
 # --- values of the wrong type or out of range: not recorded, with a ledger row ---------------
 
 
@@ -556,9 +580,24 @@ def started_at_a_number(root):
     edit_result(root, lambda d: d.update(started_at=1764476582))
 
 
+@case(f"{PASS}/result.json", "started_at is '2026-13-45T99:99:99', not a date and time")
+def started_at_out_of_range(root):
+    """A 13th month: no time, so not recorded (config.json's start stands in), never sorted
+    after every real time."""
+    edit_result(root, lambda d: d.update(started_at="2026-13-45T99:99:99"))
+
+
+@case(f"{PASS}/result.json", "the task recorded, 'spec-fail', is not the one the folder's name gives")
+def task_name_not_the_folders(root):
+    """spec-pass's result.json names spec-fail: counted as spec-fail (BenchFlow groups by
+    task_name), and said so."""
+    edit_result(root, lambda d: d.update(task_name="spec-fail"))
+
+
 @case(None)
 def started_at_odd_formats(root):
-    """Day-first, a time zone, missing: read as written (the tries come from the folders)."""
+    """Day-first, a time zone, missing, a word: the zoned one read as written, the day-first one
+    and the word not dates and times (each a ledger row, the start in config.json used)."""
     job = job_copy(root)
     for folder, value in zip(
         sorted(p.name for p in job.iterdir() if p.is_dir()),

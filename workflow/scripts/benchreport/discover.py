@@ -6,7 +6,8 @@ jobs dir (plain layout) or under `<alias>/trial-NN/` (the `--matrix` layout, NN 
 Whether a job folder changed is decided on exactly the bytes ingest will read, by content
 (`refresh_state`), so touching a file changes nothing and editing one trial re-runs the ingest
 of that folder's batch only. An attempt reached twice (overlapping roots, a link to a root, a copy of a
-job folder) is found here (`duplicates`), so that ingest counts it once.
+job folder or of an attempt folder, however renamed or re-encoded) is found here (`duplicates`, by
+what its record names: identity.py), so that ingest counts it once.
 """
 
 from __future__ import annotations
@@ -20,11 +21,24 @@ import shutil
 import stat
 import time
 from array import array
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from .files import MISSING, BadFile, locate, printable, sha256_bytes, sha256_file, write_whole
+from .files import (
+    MISSING,
+    BadFile,
+    loads_written,
+    locate,
+    printable,
+    read_json_file,
+    read_whole,
+    sha256_bytes,
+    sha256_file,
+    write_whole,
+)
 from .forked import can_fork, forked_map
+from .identity import RECORD_FILES, TRIAL_NAME, attempt_identity, differing_fields, recorded_text, same_content
 from .secrets import REDACTED_MARK, find, replace_spans
 
 TRIAL_MARKERS = ("result.json", "config.json", "solver.json")
@@ -44,7 +58,6 @@ REVIEW_ENTRIES = frozenset((*REVIEW_DIRS, *(f"{name}/" for name in REVIEW_DIRS))
 # A folder that names a try: `trial-NN` as --matrix writes it, and the names researchers give
 # the folders they run each try into (`try-2`, `run_3`, `seed-1`, ...), at any depth under a root.
 TRY_FOLDER = re.compile(r"^(?:trial|try|run|seed|repeat|sample)[-_]?(\d+)$")
-TRIAL_NAME = re.compile(r"^(?P<task>.+)__[0-9a-f]{8}$")
 MAX_REQUEST_LINE = 4 << 20
 # request_prefix reads through a 64 KiB buffer, not the default 8 KiB: request lines run to
 # kilobytes each, and readline over the small buffer cost 2.5x the reading (0.07 against 0.025 CPU
@@ -287,19 +300,27 @@ def request_prefix(path: str | os.PathLike, max_requests: int) -> tuple[list[byt
 
 def review_files(attempt_dir: str) -> list[str]:
     """Paths (under the attempt folder) of the files in its reviews/ and scoring/ folders, sorted;
-    a folder that is a link is not entered (its files could lie outside the root)."""
+    a folder that is a link is not entered (its files could lie outside the root), nor one that
+    cannot be listed. Walked with a list of folders to visit, not by recursion (os.walk's, in
+    Python 3.11), which a chain of a thousand nested folders would exhaust."""
     found = []
     for sub in REVIEW_DIRS:
-        top = f"{attempt_dir}/{sub}"
         try:
-            if not stat.S_ISDIR(os.lstat(top).st_mode):
+            if not stat.S_ISDIR(os.lstat(f"{attempt_dir}/{sub}").st_mode):
                 continue
         except OSError:
             continue
-        for current, dirs, files in os.walk(top):
-            dirs.sort()
-            base = os.path.relpath(current, attempt_dir).replace(os.sep, "/")
-            found.extend(f"{base}/{name}" for name in sorted(files))
+        pending = [sub]
+        while pending:
+            current = pending.pop()
+            try:
+                entries = listing(Path(attempt_dir, current))
+            except OSError:
+                continue
+            found.extend(f"{current}/{entry.name}" for entry in entries if not entry.is_dir())
+            pending.extend(
+                f"{current}/{entry.name}" for entry in reversed(entries) if entry.is_dir(follow_symlinks=False)
+            )
     return found
 
 
@@ -448,10 +469,12 @@ def _racy(mtime_ns: int, since_ns: int, now_ns: int) -> bool:
     return since_ns - RACY_NS <= mtime_ns <= now_ns + RACY_NS
 
 
-def _settled(files: dict, hashes: dict, folders: dict, since_ns: int) -> dict:
+def _settled(files: dict, hashes: dict, folders: dict, records: dict, since_ns: int) -> dict:
     """The cache to keep: racy file stats made unmatchable (-1 for the mtime, no sha256) and racy
     folder listings made unusable (None for the mtime), racy from `since_ns`, when the stats
-    began to be taken, to now; that time as the time it was saved."""
+    began to be taken, to now; that time as the time it was saved. The attempts' records
+    (attempt_records) are kept as they are: one read from a file whose stat is unmatchable is
+    read again."""
     now = time.time_ns()
     files = {
         relpath: [entry[0], -1] if len(entry) == 2 and _racy(entry[1], since_ns, now) else entry
@@ -464,6 +487,7 @@ def _settled(files: dict, hashes: dict, folders: dict, since_ns: int) -> dict:
         "folders": {
             name: [None, entry[1]] if _racy(entry[0], since_ns, now) else entry for name, entry in folders.items()
         },
+        "records": records,
     }
 
 
@@ -488,7 +512,7 @@ def _trusted(cache: dict) -> tuple[dict, dict, dict]:
 # stat, each attempt folder's listing) is ~420 KB for 1,000 attempts and took 4 ms to decode, as
 # long as the lstat calls that check it (at 100,000 attempts, 0.2 of the 0.8 s each of the two
 # processes of the stat pass spent). Beside it, the signature (<key>.sig) holds the same stats
-# for the plain case, packed: the attempt folders' names and record sizes as JSON, then per
+# for the plain case, packed: the attempt folders' names and records (attempt_records) as JSON, then per
 # attempt folder (in attempt_folders' order) a mask of the SIGNED entries it holds, its mtime
 # and each entry's file's size and mtime_ns (-1, -1: missing), as int64s. When every stat is
 # what the signature holds, the job folder is unchanged, as the cache would say; anything else
@@ -555,7 +579,7 @@ def _signature(cache: dict, records: dict, written: list[list[int]]) -> bytes | 
 
 
 def _signed_records(job: JobFolder, signature: bytes, written: list[list[int]]) -> dict | None:
-    """The job folder's record sizes (record_sizes) when the cache file and stamp are the ones the
+    """The job folder's attempt_records when the cache file and stamp are the ones the
     signature was written with (`written`: their _identity now) and every stat stat_state would
     take is what `signature` holds, else None. Stops at the first that differs."""
     header, _, packed = signature.partition(b"\n")
@@ -600,15 +624,16 @@ def _signed_records(job: JobFolder, signature: bytes, written: list[list[int]]) 
     return head["records"] if position == len(values) else None
 
 
-def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) -> Path:
+def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) -> tuple[Path, dict]:
     """The job folder's stamp file: rewritten (so newer than the ingest outputs) exactly when what
     ingest reads changed since the last parse, or when there is none yet. The ingest rule takes
     it as input, so Snakemake's mtime trigger re-runs the ingest of the folder's batch and
     nothing else.
 
-    A stat state with the sha256 of files touched since is kept next to it; a first run reads
-    no file content at all, and when no stat moved the comparison is one dict equality, or the
-    signature's (see SIGNED).
+    A stat state with the sha256 of files touched since is kept next to it, and each attempt's
+    record (attempt_records): a first run reads each attempt's record file (result.json) and no
+    other content, a later one the records whose stats moved; when no stat moved the comparison
+    is one dict equality, or the signature's (see SIGNED). Returns the stamp and the records.
     """
     key = hashlib.sha256(f"{job.job_id}\0{max_requests}".encode()).hexdigest()[:16]
     stamp, cache_file = state_dir / f"{key}.stamp", state_dir / f"{key}.json"
@@ -631,8 +656,9 @@ def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) 
             cache_identity = _identity(os.fstat(handle.fileno()))
             cache = json.loads(handle.read())
         files_before, hashes_before, folders_before = _trusted(cache)
-    except (OSError, ValueError, KeyError, TypeError):
-        cache = files_before = hashes_before = folders_before = None
+        records_before = cache.get("records")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        cache = files_before = hashes_before = folders_before = records_before = None
     started = time.time_ns()
     now, folders = stat_state(job, folders_before)
     if files_before is None or not stamp.is_file():
@@ -644,10 +670,16 @@ def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) 
     if changed:
         stamp.write_text(hashlib.sha256(json.dumps(now, sort_keys=True).encode()).hexdigest() + "\n")
     _write_if_changed(location_file(stamp), location)
-    if changed or now != files_before or hashes != hashes_before or folders != folders_before:
-        cache = _settled(now, hashes, folders, started)
+    records = attempt_records(job, folders, now, files_before, records_before)
+    if (
+        changed
+        or now != files_before
+        or hashes != hashes_before
+        or folders != folders_before
+        or records != records_before
+    ):
+        cache = _settled(now, hashes, folders, records, started)
         cache_identity = _identity(write_whole(cache_file, json.dumps(cache, sort_keys=True)))
-    records = record_sizes(folders, now)
     signature = _signature(cache, records, [cache_identity, _identity(os.stat(stamp))])
     if signature is not None:
         write_whole(signature_file, signature)
@@ -687,16 +719,59 @@ def _write_if_changed(path: Path, text: str) -> None:
     write_whole(path, text)
 
 
-def record_sizes(folders: dict, state: dict) -> dict[str, list]:
-    """attempt folder -> [relpath, size] of the file that records it (result.json, else
-    config.json, else solver.json): what `duplicates` compares first, from the stat state alone."""
+def _loaded(data: bytes):
+    """The JSON value of a record's bytes, None when they are not JSON (ingest says why)."""
+    try:
+        return loads_written(data)
+    except (ValueError, RecursionError):
+        return None
+
+
+def attempt_record(job_dir: str, root_real: str, name: str, state: dict) -> list | None:
+    """[relpath, sha256 (16 hex), identity as JSON text] of the file that records an attempt
+    folder (the first of identity.RECORD_FILES whose stat `state` holds): the identity as
+    attempt_identity gives it, None when the file is not a JSON object or records neither rollout
+    name nor start; its config.json is read too where the record lacks the start or the task.
+    None for a folder with no such file. The bytes decode as json does, faster
+    (files.loads_written); `duplicates` reads strictly, as ingest does, the few it compares."""
+    relpath = next((f"{name}/{file}" for file in RECORD_FILES if len(state.get(f"{name}/{file}") or ()) == 2), None)
+    if relpath is None:
+        return None
+    try:
+        data = read_whole(locate(job_dir, relpath, root_real)[0])
+    except (BadFile, OSError):
+        return [relpath, None, None]
+    record = _loaded(data)
+    if not isinstance(record, dict):
+        return [relpath, sha256_bytes(data)[:16], None]
+    config = {}
+    lacking = recorded_text(record.get("started_at")) is None or not (
+        recorded_text(record.get("task_name")) or recorded_text(record.get("task_id"))
+    )
+    if lacking and relpath != f"{name}/config.json" and len(state.get(f"{name}/config.json") or ()) == 2:
+        try:
+            config = _loaded(read_whole(locate(job_dir, f"{name}/config.json", root_real)[0]))
+        except (BadFile, OSError):
+            pass
+    identity = attempt_identity(record, config if isinstance(config, dict) else {}, name)
+    return [relpath, sha256_bytes(data)[:16], identity and json.dumps(identity)]
+
+
+def attempt_records(job: JobFolder, folders: dict, now: dict, files_before: dict | None, before: dict | None) -> dict:
+    """attempt folder -> its attempt_record, what `duplicates` compares: kept from the last parse
+    (`before`, with the stats it was read at, `files_before`) where no file it may read moved,
+    else read. A first parse reads every record; later ones, the records that changed."""
+    files_before, before = files_before or {}, before if isinstance(before, dict) else {}
+    job_dir, root_real = str(job.path), os.path.realpath(job.root)
     found = {}
     for name in folders:
-        for marker in TRIAL_MARKERS:
-            entry = state.get(f"{name}/{marker}")
-            if entry is not None and len(entry) == 2:
-                found[name] = [f"{name}/{marker}", entry[0]]
-                break
+        paths = [f"{name}/{file}" for file in RECORD_FILES]
+        if name in before and all(files_before.get(path) == now.get(path) for path in paths):
+            record = before[name]
+        else:
+            record = attempt_record(job_dir, root_real, name, now)
+        if record is not None:
+            found[name] = record
     return found
 
 
@@ -717,7 +792,7 @@ def _refresh_share(jobs: list[JobFolder], *arguments) -> list[tuple[str, dict]]:
 def refresh_states(
     jobs: list[JobFolder], max_requests: int, state_dir: Path, recorded_sources, processes: int | None = None
 ) -> dict[str, tuple[str, dict]]:
-    """job id -> (its stamp file (see refresh_state), its record_sizes); `recorded_sources(job)`
+    """job id -> (its stamp file (see refresh_state), its attempt_records); `recorded_sources(job)`
     gives relpath -> sha256 of what the job's last ingest read ({} when it never ran).
 
     The folders are split over `processes` forked from this one (the work shares no state but
@@ -743,21 +818,18 @@ def _preference(job: JobFolder, roots: list[str]) -> tuple:
     return (roots.index(job.root) if job.root in roots else len(roots), len(job.relpath), job.relpath)
 
 
-def _record_sha256(job: JobFolder, relpath: str) -> str | None:
-    try:
-        return sha256_file(locate(str(job.path), relpath, os.path.realpath(job.root))[0])
-    except (BadFile, OSError):
-        return None
-
-
 def duplicates(jobs: list[JobFolder], roots: list[str], records: dict[str, dict]) -> dict[str, dict[str, str]]:
-    """job id -> {attempt folder, or "" for the whole job folder: why it is another place of an
-    attempt counted elsewhere}, for the job folders that hold such places.
+    """job id -> {attempt folder, or "" for the whole job folder: why it is not counted there},
+    for the job folders that hold such places.
 
     The same folder is the same real path after resolving links (overlapping roots, a root and a
-    link to it). A copy is an attempt folder of the same name in another job folder whose record
-    file (`records`: record_sizes) has the same size and then the same sha256: the same bytes,
-    so the same rollout name, task and started_at. Only names found in two job folders are read.
+    link to it). An attempt seen twice is two attempt folders, in one job folder or two, whose
+    records (`records`: attempt_records) name one rollout, task and started_at, however the
+    folders are named and the files written: it is counted at one of them (the folder named as
+    its rollout, then the preferred job folder: _preference) and the others say where. Sightings
+    whose records hold other values (a reward edited in one copy) are none of them counted, each
+    saying where the others are and which fields differ: which is right cannot be told. A record
+    that names neither rollout nor start is another's sighting only by the same bytes.
     """
     found: dict[str, dict[str, str]] = {}
     ordered = sorted((job for job in jobs if not linked_away(job)), key=lambda job: _preference(job, roots))
@@ -771,36 +843,93 @@ def duplicates(jobs: list[JobFolder], roots: list[str], records: dict[str, dict]
             }
         else:
             first_at[real] = job
-    counted = [job for job in ordered if job.job_id not in found]
-    # Only a name found in two job folders can be a copy. Those names first, by set operations
-    # over each folder's names (0.1 s less at 100,000 attempt folders than a place for each).
-    seen, in_two = set(), set()
-    for job in counted:
-        names = records.get(job.job_id, {}).keys()
-        in_two.update(names & seen)
-        seen.update(names)
-    places: dict[tuple, list[tuple[JobFolder, str]]] = {}
-    for job in counted:
-        record = records.get(job.job_id, {})
-        for folder in in_two & record.keys():
-            relpath, size = record[folder]
-            places.setdefault((folder, size), []).append((job, relpath))
-    shared = sorted((key, group) for key, group in places.items() if len(group) > 1)
-    for (folder, _), group in shared:
-        if len({job.job_id for job, _ in group}) < 2:
+    # Only an identity found twice is a second sighting. Those first, by set operations over each
+    # folder's identities, then the places of those alone (0.03 s of CPU at 100 job folders of
+    # 1,000 attempts, against 0.19 s gathering every attempt's place).
+    held, seen, twice = [], set(), set()
+    for job in ordered:
+        if job.job_id in found:
             continue
-        kept: dict[str, JobFolder] = {}
-        for job, relpath in group:  # in order of preference
-            sha = _record_sha256(job, relpath)
-            if sha is None:
+        mine = records.get(job.job_id, {})
+        keys = [identity or sha for _, sha, identity in mine.values() if sha is not None]
+        distinct = set(keys)
+        if len(distinct) < len(keys):  # one attempt twice in this job folder
+            twice.update(key for key, number in Counter(keys).items() if number > 1)
+        twice.update(distinct & seen)
+        seen.update(distinct)
+        held.append((job, mine, distinct))
+    sightings: dict[str, list[tuple]] = {}
+    for job, mine, distinct in held:
+        if not distinct.isdisjoint(twice):
+            for folder, (relpath, sha, identity) in mine.items():
+                if sha is not None and (identity or sha) in twice:
+                    sightings.setdefault(identity or sha, []).append((job, folder, relpath, sha))
+    for key, places in sightings.items():
+        identity = json.loads(key) if key.startswith("[") else None
+        rollout = identity[0] if identity else None
+        places.sort(key=lambda place: (place[1] != rollout, _preference(place[0], roots), place[1]))
+        for job, folder, reason in _sightings(places, identity):
+            found.setdefault(job.job_id, {})[folder] = reason
+    return found
+
+
+def _place(job: JobFolder, folder: str, seen_from: JobFolder) -> str:
+    """An attempt folder as a ledger row of `seen_from` names it: by its name within the same job
+    folder, else with its job folder's."""
+    return folder if job.job_id == seen_from.job_id else f"{job.name}/{folder}"
+
+
+def _sightings(places: list[tuple], identity: list | None) -> list[tuple[JobFolder, str, str]]:
+    """(job folder, attempt folder, why it is not counted) of every place but the one that counts
+    one attempt seen at `places` (in order of preference), or of every place when their records
+    disagree. Records of the same bytes are the same; others are read strictly, as ingest reads
+    them (one it cannot use is its own ledger row there), and compared by their values."""
+    said = "its rollout name, task and started_at" if identity else "no rollout name or start recorded"
+    if len({sha for *_, sha in places}) == 1:
+        kept, how = places[0], "and the same bytes"
+    else:
+        values = {}
+        for job, folder, relpath, _ in places:
+            try:
+                path = locate(str(job.path), relpath, os.path.realpath(job.root))[0]
+                values[job.job_id, folder] = read_json_file(path, relpath, dict)[0]
+            except (BadFile, OSError):
                 continue
-            if sha in kept:
-                found.setdefault(job.job_id, {})[folder] = (
-                    f"the same attempt as {kept[sha].name}/{folder} (the same {relpath.split('/')[-1]} bytes: "
-                    "rollout name, task and started_at alike); counted once, there"
-                )
-            else:
-                kept[sha] = job
+        places = [place for place in places if (place[0].job_id, place[1]) in values]
+        if not places:
+            return []
+        if not same_content(list(values.values())):
+            return _disagreeing(places, values, identity)
+        kept, how = places[0], "and the same values, written differently"
+    kept_job, kept_folder = kept[0], kept[1]
+    return [
+        (job, folder, f"the same attempt as {_place(kept_job, kept_folder, job)} ({said}, {how}); counted once, there")
+        for job, folder, *_ in places
+        if (job, folder) != (kept_job, kept_folder)
+    ]
+
+
+def _disagreeing(places: list[tuple], values: dict, identity: list) -> list[tuple[JobFolder, str, str]]:
+    """Why each sighting of one attempt whose records disagree is not counted."""
+    rollout, task, started = identity
+    fields = ", ".join(differing_fields(list(values.values())))
+    found = []
+    for job, folder, relpath, _ in places:
+        others = [
+            _place(other, other_folder, job)
+            for other, other_folder, *_ in places
+            if (other, other_folder) != (job, folder)
+        ]
+        listed = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        found.append(
+            (
+                job,
+                folder,
+                f"the attempt {rollout or 'with no rollout name'} (task {task}, started_at {started or 'not recorded'}) "
+                f"is recorded also at {listed}, whose {relpath.split('/')[-1]} differs in {fields}: which is right "
+                "cannot be told, so none is counted",
+            )
+        )
     return found
 
 

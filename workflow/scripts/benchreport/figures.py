@@ -22,7 +22,7 @@ from matplotlib import colors as mcolors  # noqa: E402
 from matplotlib.collections import PatchCollection  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from .present import level, method, pct  # noqa: E402
+from .present import level, method, pct, shortened  # noqa: E402
 from .tables import HEATMAP_NAMED_TASKS  # noqa: E402
 
 RC = {
@@ -82,8 +82,16 @@ def _render(draw, data) -> dict[str, bytes]:
         return {fmt: save(figure, fmt) for fmt in FORMATS}
 
 
+# A label drawn at most this many lines long, a task's name on the heatmap at most this many
+# characters: a name of 100,000 characters would make a figure too large to draw (figures.json
+# holds every name whole; the cut is marked by an ellipsis).
+LABEL_LINES = 4
+TASK_LABEL = 60
+
+
 def wrap(text: str, width: int = 42) -> str:
-    return "\n".join(textwrap.wrap(text, width)) or text
+    shown = shortened(text, width * LABEL_LINES)
+    return "\n".join(textwrap.wrap(shown, width)) or shown
 
 
 def colours(points: list[dict]) -> dict[str, str]:
@@ -183,9 +191,10 @@ def draw_heatmap(data: dict) -> Figure:
     tasks, rows = heat["tasks"], heat["rows"]
     n_rows, n_tasks = max(1, len(rows)), max(1, len(tasks))
     labelled = len(tasks) <= HEATMAP_NAMED_TASKS
+    labels = [shortened(task, TASK_LABEL) for task in tasks]
     if labelled:
         width = max(7.0, 3.2 + 0.38 * n_tasks)
-        label_height = 0.065 * max((len(t) for t in tasks), default=4)
+        label_height = 0.065 * max((len(label) for label in labels), default=4)
     else:
         width = max(7.0, min(16.0, 3.2 + 0.1 * n_tasks))
         label_height = 0.3
@@ -232,7 +241,7 @@ def draw_heatmap(data: dict) -> Figure:
                     color="white" if light else "black",
                 )
         axes.set_xticks(range(len(tasks)))
-        axes.set_xticklabels(tasks, rotation=60, ha="right", rotation_mode="anchor", fontsize=7)
+        axes.set_xticklabels(labels, rotation=60, ha="right", rotation_mode="anchor", fontsize=7)
     else:
         # task numbers from 1: the first task, then round numbers
         numbers = [max(1, int(v)) for v in ticker.MaxNLocator(nbins=10, integer=True).tick_values(1, len(tasks))]

@@ -15,6 +15,7 @@ import math
 import os
 import re
 from collections import Counter, defaultdict
+from datetime import datetime
 from pathlib import Path
 
 from . import classify, grader, provenance, settings, shapes
@@ -23,7 +24,6 @@ from .discover import (
     STRAY_RECORDS,
     TRAJECTORY,
     TRIAL_FILES,
-    TRIAL_NAME,
     JobFolder,
     attempt_folders,
     linked_away,
@@ -47,6 +47,7 @@ from .files import (
     sha256_file,
 )
 from .forked import forked_map
+from .identity import TRIAL_NAME, folder_task, recorded_rollout, recorded_task, recorded_text
 from .secrets import find, secret_env_values
 from .trial import check_rows
 
@@ -72,10 +73,18 @@ FILE_IGNORED = "file ignored; the attempt still counts"
 SUMMARY_IGNORED = "summary.json ignored; the cross-check is skipped"
 VALUE_IGNORED = "value not recorded; the attempt still counts"
 REDACTED = "value redacted; the attempt still counts"
+TASK_KEPT = "the attempt counts under its recorded task"
 FOLDER_NOT_READ = "folder not read; nothing under it is counted"
 NOT_A_TRIAL = "file not counted: no attempt folder holds it"
 # Above this a count, cost (USD) or time (s) is no real run's, and sums of such values overflow.
 LIMIT = 1e12
+# The most of a recorded text a ledger row quotes (a task name may run to 100,000 characters).
+QUOTED = 80
+
+
+def quoted(value: str) -> str:
+    """A recorded text as a ledger row quotes it: in quotes, cut to QUOTED characters."""
+    return repr(value[:QUOTED]) + ("…" if len(value) > QUOTED else "")
 
 
 class JobReader:
@@ -109,9 +118,6 @@ class JobReader:
         value, sha = read_json_file(path, relpath, expect)
         self.sources.append({"path": self.source_path(relpath), "sha256": sha})
         return value
-
-    def last_sha256(self) -> str:
-        return self.sources[-1]["sha256"]
 
     def review_listing(self, folder: str) -> list[dict]:
         """The files of the attempt's reviews/ and scoring/ folders as grader.trial_grading takes
@@ -169,10 +175,6 @@ class JobReader:
             return int(number) if whole else number
         self.note(folder, relpath, f"{field} {problem}: not recorded", VALUE_IGNORED)
         return None
-
-
-def _text(value):
-    return value if isinstance(value, str) and value.strip() else None
 
 
 _CANONICAL: dict = {}
@@ -250,7 +252,7 @@ def read_requests(reader: JobReader, folder: str, max_requests: int) -> dict:
         if not isinstance(exchange, dict):
             continue
         body, response_body, metadata = exchange_parts(exchange)
-        model = _text(response_body.get("model")) or _text(metadata.get("provider_model"))
+        model = recorded_text(response_body.get("model")) or recorded_text(metadata.get("provider_model"))
         if model:
             served.add(model)
         for key in body.keys() & SAMPLING_SET:  # the sets are sorted below
@@ -274,8 +276,8 @@ def _usage(reader: JobReader, folder: str, relpath: str, result: dict) -> dict:
     return {
         "tokens": tokens,
         "cost_usd": cost if cost else None,  # BenchFlow records an unknown cost as null, never 0
-        "usage_source": _text(agent_result.get("usage_source")),
-        "price_source": _text(agent_result.get("price_source")),
+        "usage_source": recorded_text(agent_result.get("usage_source")),
+        "price_source": recorded_text(agent_result.get("price_source")),
     }
 
 
@@ -352,24 +354,21 @@ def _note_wrong_types(reader: JobReader, folder: str, relpath: str, record: dict
 
 
 def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) -> dict | None:
-    """One attempt row, or None after a ledger row when the attempt cannot be used; `identity`
-    says which attempt it is, `cleaning` what clean_attempts needs to know of it."""
-    shas = {}
+    """One attempt row, or None after a ledger row when the attempt cannot be used; `cleaning`
+    says what clean_attempts needs to know of it, `agent_env` what collapse makes part of the
+    setting."""
     try:
         config = reader.json(f"{folder}/config.json", required=False) or {}
-        shas["config.json"] = reader.last_sha256() if config else None
     except BadFile as exc:
         reader.note(folder, exc.path, exc.reason, FILE_IGNORED + " (settings come from result.json)")
         config = {}
     try:
         result = reader.json(f"{folder}/result.json", required=False)
-        shas["result.json"] = reader.last_sha256() if result is not None else None
     except BadFile as exc:
         reader.note(folder, exc.path, exc.reason, LEFT_OUT)
         return None
     try:
         solver = reader.json(f"{folder}/solver.json", required=False)
-        shas["solver.json"] = reader.last_sha256() if solver is not None else None
     except BadFile as exc:
         reader.note(folder, exc.path, exc.reason, FILE_IGNORED)
         solver = None
@@ -387,15 +386,18 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
         return {"reviewer": True, "folder": folder}
     _note_wrong_types(reader, folder, record_file, record, TEXT_FIELDS, OBJECT_FIELDS)
     if config:
-        _note_wrong_types(reader, folder, f"{folder}/config.json", config, CONFIG_TEXT_FIELDS)
-    match = TRIAL_NAME.match(folder)
-    task = (
-        _text(record.get("task_name"))
-        or _text(record.get("task_id"))
-        or (Path(_text(config.get("task_path")) or "").name or None)
-        or (match.group("task") if match else folder)
-    )
-    agent = _text(record.get("agent")) or _text(config.get("agent"))
+        _note_wrong_types(reader, folder, f"{folder}/config.json", config, CONFIG_TEXT_FIELDS, ("agent_env",))
+    task = recorded_task(record, config, folder)
+    named = folder_task(folder)
+    if named is not None and task != named:
+        reader.note(
+            folder,
+            record_file,
+            f"the task recorded, {quoted(task)}, is not the one the folder's name gives, {quoted(named)}: "
+            "counted as the recorded task, as BenchFlow counts it",
+            TASK_KEPT,
+        )
+    agent = recorded_text(record.get("agent")) or recorded_text(config.get("agent"))
     model = record.get("model", config.get("model")) if result is not None else config.get("model")
     seed = record.get("seed", config.get("seed"))
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
@@ -405,28 +407,29 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
         seed = None
     row = {
         "folder": folder,
-        "rollout_name": _text(record.get("rollout_name")) or _text(record.get("trial_name")) or folder,
+        "rollout_name": recorded_rollout(record) or folder,
         "task": task,
         "agent": agent,
-        "agent_name": _text(record.get("agent_name")),
+        "agent_name": recorded_text(record.get("agent_name")),
         "model": model if isinstance(model, str) else None,
-        "reasoning_effort": _text(config.get("reasoning_effort")),
-        "sandbox": _text(config.get("environment"))
-        or _text(
+        "reasoning_effort": recorded_text(config.get("reasoning_effort")),
+        "sandbox": recorded_text(config.get("environment"))
+        or recorded_text(
             (record.get("usage_tracking") or {}).get("environment")
             if isinstance(record.get("usage_tracking"), dict)
             else None
         ),
         "route": _route(config, record),
         "dataset": _dataset(config, record),
-        "task_digest": _text(record.get("task_digest")) or _text(config.get("task_digest")),
-        "task_path": _text(config.get("task_path")),
-        "task_variant": _text(record.get("task_variant")) or _text(config.get("task_variant")),
+        "task_digest": recorded_text(record.get("task_digest")) or recorded_text(config.get("task_digest")),
+        "task_path": recorded_text(config.get("task_path")),
+        "task_variant": recorded_text(record.get("task_variant")) or recorded_text(config.get("task_variant")),
         "seed": seed,
         "harness_version": None,  # BenchFlow <= 0.7.12 records no harness version
         "benchflow_version": None,  # nor its own version
-        "started_at": _text(record.get("started_at")) or _text(config.get("started_at")),
-        "finished_at": _text(record.get("finished_at")),
+        "started_at": _time(reader, folder, record_file, record, "started_at")
+        or _time(reader, folder, f"{folder}/config.json", config, "started_at"),
+        "finished_at": _time(reader, folder, record_file, record, "finished_at"),
         "complete": result is not None,
         "review_pending": result is None and solver is not None,
         "grading": grader.trial_grading(result, config, solver, reader.review_listing(folder)),
@@ -460,8 +463,8 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
         problem = classify.gate_problem(record)
         if problem:
             reader.note(folder, record_file, problem, VALUE_IGNORED)
-        error, verifier_error = _text(record.get("error")), _text(record.get("verifier_error"))
-        error_category = _text(record.get("error_category"))
+        error, verifier_error = recorded_text(record.get("error")), recorded_text(record.get("verifier_error"))
+        error_category = recorded_text(record.get("error_category"))
         row.update(
             reward=reward,
             gate=gate,
@@ -470,7 +473,7 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
             error=error,
             error_category=error_category,
             verifier_error=verifier_error,
-            verifier_error_category=_text(record.get("verifier_error_category")),
+            verifier_error_category=recorded_text(record.get("verifier_error_category")),
             timed_out=classify.timed_out(error_category),
             timing=_timing(reader, folder, record, record_file),
             has_scoring=has_scoring,
@@ -479,12 +482,42 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
         )
     row["cleaning"] = [record_file, secret_env_values(config.get("agent_env"))]  # for clean_attempts
     row["control"] = classify.control_kind(row["agent"], row["task"], row["task_variant"], nop_agents)
-    row["identity"] = [row["rollout_name"], row["task"], row["started_at"], shas[record_file.split("/")[-1]]]
+    row["agent_env"] = _agent_env(config)
     return row
 
 
-# Fields filled from the trajectory's first requests: a secret there is that file's.
+def _time(reader: JobReader, folder: str, relpath: str, record: dict, field: str) -> str | None:
+    """A recorded start or end as written, if it is a date and time (an ISO 8601 one, as BenchFlow
+    writes `str(datetime.now())`); else not recorded, with a ledger row: "2026-13-45T99:99:99"
+    would sort after every real time and so decide which attempt of a task is kept."""
+    value = recorded_text(record.get(field))
+    if value is None:
+        return None
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        reader.note(folder, relpath, f"{field} is {quoted(value)}, not a date and time: not recorded", VALUE_IGNORED)
+        return None
+    return value
+
+
+def _agent_env(config: dict) -> dict | None:
+    """The agent's environment variables as config.json records them (BenchFlow leaves out those
+    whose names say they are secret), each value as text, by name; None when none is recorded
+    (no usable config.json, or one with no agent_env object)."""
+    env = config.get("agent_env")
+    if not isinstance(env, dict):
+        return None
+    return {
+        str(name): value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+        for name, value in sorted(env.items())
+    }
+
+
+# Fields filled from the trajectory's first requests, and from config.json alone: a secret there
+# is that file's.
 FROM_TRAJECTORY = ("served_models", "sampling")
+FROM_CONFIG = ("agent_env",)
 
 
 def _leaves(value) -> list:
@@ -529,7 +562,7 @@ def _cleaned(value, known_values, found: list):
 
 
 # What read_attempt notes for ingest_job, not data: never cleaned, removed before a row is kept.
-BOOKKEEPING = ("identity", "cleaning")
+BOOKKEEPING = ("cleaning",)
 
 
 def _clean_row(reader: JobReader, row: dict, known_values: tuple) -> None:
@@ -540,7 +573,13 @@ def _clean_row(reader: JobReader, row: dict, known_values: tuple) -> None:
     for field in [field for field in row if field not in BOOKKEEPING]:
         found = []
         row[field] = _cleaned(row[field], known_values, found)
-        relpath = f"{folder}/{TRAJECTORY}" if field in FROM_TRAJECTORY else record_file
+        relpath = (
+            f"{folder}/{TRAJECTORY}"
+            if field in FROM_TRAJECTORY
+            else f"{folder}/config.json"
+            if field in FROM_CONFIG
+            else record_file
+        )
         if (
             field == "timing"
             and found
@@ -615,13 +654,13 @@ def clean_attempts(reader: JobReader, attempts: list[dict]) -> None:
 
 def _route(config: dict, record: dict) -> str | None:
     tracking = record.get("usage_tracking") if isinstance(record.get("usage_tracking"), dict) else {}
-    parts = [_text(tracking.get("endpoint_kind")), _text(config.get("acp_transport"))]
+    parts = [recorded_text(tracking.get("endpoint_kind")), recorded_text(config.get("acp_transport"))]
     return "/".join(part for part in parts if part) or None
 
 
 def _dataset(config: dict, record: dict) -> str | None:
-    name = _text(record.get("dataset_name")) or _text(config.get("dataset_name"))
-    version = _text(record.get("dataset_version")) or _text(config.get("dataset_version"))
+    name = recorded_text(record.get("dataset_name")) or recorded_text(config.get("dataset_name"))
+    version = recorded_text(record.get("dataset_version")) or recorded_text(config.get("dataset_version"))
     if not name:
         return None
     return f"{name}@{version}" if version else name
@@ -643,7 +682,7 @@ def collapse(attempts: list[dict], job: JobFolder) -> list[dict]:
     for _, group in sorted(groups.items()):
         ordered = sorted(group, key=_rank)
         best = ordered[-1]
-        trial = dict(best)
+        trial = {field: value for field, value in best.items() if field != "agent_env"}  # in the key
         trial["job"] = job.name or job.job_id
         trial["try_index"] = job.try_index
         trial["try_rule"] = "folder" if job.try_index is not None else None  # number_tries may renumber
@@ -658,7 +697,7 @@ def collapse(attempts: list[dict], job: JobFolder) -> list[dict]:
         trial["cost_usd_all_attempts"] = round(sum(costs), 10) if costs else None
         trial["seconds_all_attempts"] = round(sum(attempt["timing"].get("total") or 0.0 for attempt in group), 3)
         key = settings.setting_key(best)
-        values = tuple(key.values())  # texts and None (settings.KEY_FIELDS), so hashable
+        values = json.dumps(key, sort_keys=True)
         if values not in ids:
             ids[values] = settings.setting_id(key)
         trial["setting"] = ids[values]
@@ -780,27 +819,6 @@ def _linked_attempt(job: JobFolder, path: str) -> str:
     return f"a link to a folder {where} the job root, in place of an attempt folder; links are not followed"
 
 
-def unique_attempts(reader: JobReader, attempts: list[dict]) -> list[dict]:
-    """The attempts with one row per identity (rollout name, task, started_at and the sha256 of
-    the file that records it): a copied attempt folder inside the job folder is counted once, the
-    folder named as its rollout first; the other gets a ledger row naming both."""
-    kept, unique = {}, []
-    for attempt in sorted(attempts, key=lambda a: (a["folder"] != a["rollout_name"], a["folder"])):
-        identity = json.dumps(attempt.pop("identity"))
-        if identity in kept:
-            reader.note(
-                attempt["folder"],
-                f"{attempt['folder']}/result.json",
-                f"the same attempt as {kept[identity]} (rollout name, task, started_at and the bytes of its "
-                "record alike); counted once, there",
-                LEFT_OUT,
-            )
-            continue
-        kept[identity] = attempt["folder"]
-        unique.append(attempt)
-    return sorted(unique, key=lambda a: a["folder"])
-
-
 def _clean_job_part(reader: JobReader, value, relpath: str, where: str):
     """A job-level part of the ingest (from summary.json) cleaned as _clean_row cleans a row."""
     found = []
@@ -876,7 +894,6 @@ def ingest_job(
             continue
         attempts.append(row)
     clean_attempts(reader, attempts)
-    attempts = unique_attempts(reader, attempts)
     trials = collapse(attempts, job)
     check = crosscheck(summary, attempts)
     check["summary_status"] = summary_status

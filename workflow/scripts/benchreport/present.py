@@ -15,6 +15,11 @@ NOT_RECORDED = "not recorded"
 LINE_WIDTH = 120
 
 
+def shortened(text: str, limit: int) -> str:
+    """The text cut to `limit` characters, an ellipsis marking the cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def pct(value, digits: int = 0) -> str:
     return "n/a" if value is None else f"{value * 100:.{digits}f}%"
 

@@ -146,6 +146,7 @@ def build_record(stats: dict, environment: list[dict], card: dict) -> dict:
         "description": stats["description"],
         "settings": stats["key"]
         | {
+            "agent_env_chosen": stats["agent_env_chosen"],
             "agent_names_reported": stats["agent_names"],
             "served_models": stats["served_models"],
             "effort_sent": {k: v for k, v in stats["sampling"].items() if k in sentences.EFFORT_KEYS},

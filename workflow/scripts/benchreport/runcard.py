@@ -13,6 +13,7 @@ import statistics as pystats
 from pathlib import Path
 
 from . import completeness, writeup
+from .sentences import ENV_DROPPED, ENV_NOT_RECORDED
 
 SCHEMA = "benchreport.run-card/1"
 # The sampling parameters the card lists as sent: the part of what ingest reads off a request
@@ -117,6 +118,7 @@ def _settings(stats: dict) -> dict:
         missing.append("the harness version")
     if not key.get("benchflow_version"):
         missing.append("the BenchFlow version")
+    missing.append(ENV_NOT_RECORDED if key.get("agent_env") is None else ENV_DROPPED)
     if not key.get("sandbox"):
         missing.append("the sandbox")
     if not control:
@@ -150,6 +152,8 @@ def _settings(stats: dict) -> dict:
         "trials_recording_requests": recording,
         "benchflow_version": key.get("benchflow_version"),
         "sandbox": key.get("sandbox"),
+        "agent_env": key.get("agent_env"),
+        "agent_env_chosen": stats["agent_env_chosen"],
         "routes": stats.get("routes", []),
         "dataset": key.get("dataset"),
         "not_recorded": missing,

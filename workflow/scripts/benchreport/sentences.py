@@ -11,6 +11,13 @@ from __future__ import annotations
 from .present import count, interval_text, level, method, of_total, pct, seconds, usd
 
 EFFORT_KEYS = ("reasoning_effort", "thinking", "output_config")
+# What of an agent's env a job folder cannot show: BenchFlow leaves these out of config.json
+# (_utils/config_redaction.py), so two runs that differ only there read alike.
+ENV_DROPPED = (
+    "the agent env variables whose names hold KEY, TOKEN, SECRET, AUTH, SESSION, PASSWORD or the like "
+    "(MAX_THINKING_TOKENS among them), which BenchFlow leaves out of config.json"
+)
+ENV_NOT_RECORDED = "the agent env (no config.json of these trials records one)"
 
 
 def tries_phrase(n: int) -> str:
@@ -106,9 +113,10 @@ def warning(item: dict) -> str:
         )
     if kind == "mixed settings in a job folder":
         split = "; ".join(f"{row['setting']}: {count(row['trials'], 'trial')}" for row in item["settings"])
+        differ = [_key_field(name, item["agent_env_names"]) for name in item["differ"]]
         return (
             f"mixed settings: job folder {item['job']} holds trials of {len(item['settings'])} settings, "
-            f"which differ in {', '.join(item['differ']) or 'their setting id'} ({split}); each is reported apart"
+            f"which differ in {', '.join(differ) or 'their setting id'} ({split}); each is reported apart"
         )
     if kind == "mixed settings":
         values = "; ".join(f"{value}: {count(n, 'trial')}" for value, n in item["values"].items())
@@ -132,6 +140,31 @@ def warning(item: dict) -> str:
             f"{row['task']} ({', '.join(f'{r:g}' for r in row['rewards'])})" for row in item["tasks"]
         )
     raise ValueError(f"no sentence for warning kind {kind!r}")
+
+
+def _key_field(name: str, env_names: list[str]) -> str:
+    """A field of a setting's key as a warning names it; the agent env with its variables that differ."""
+    if name == "agent_env":
+        return f"agent env ({', '.join(env_names)})" if env_names else "agent env"
+    return name
+
+
+def agent_env(env: dict) -> str:
+    """A setting's agent env as config.json recorded it: 'A=1, B=2' or 'none'."""
+    return ", ".join(f"{name}={value}" for name, value in env.items()) or "none"
+
+
+def env_line(settings: dict) -> str:
+    """The agent env of a setting (its key: summary.json `settings`) and what of it, and of the
+    setting, BenchFlow does not record, so that a difference there cannot be seen."""
+    env = settings.get("agent_env")
+    unseen = [ENV_NOT_RECORDED if env is None else ENV_DROPPED]
+    if not settings.get("harness_version"):
+        unseen.append("the harness version")
+    if not settings.get("benchflow_version"):
+        unseen.append("the BenchFlow version, which BenchFlow writes nowhere in a job folder")
+    shown = "" if env is None else f"Agent env as config.json records it: {agent_env(env)}. "
+    return shown + "Not recorded, so a difference there cannot be seen: " + "; ".join(unseen) + "."
 
 
 def short_digest(digest) -> str:
@@ -328,6 +361,13 @@ def tokens_and_cost(record: dict) -> str:
 
 
 def sampling(record: dict) -> str:
+    """What set how the model sampled: the sampling parameters the requests carried, then the
+    agent env the run gave the agent (MAX_THINKING_TOKENS, DISABLE_PROMPT_CACHING and the like)
+    and what BenchFlow does not record (env_line)."""
+    return f"{_requests_sampling(record)} {env_line(record['settings'])}"
+
+
+def _requests_sampling(record: dict) -> str:
     values = record.get("sampling") or {}
     if values:
         parts = [

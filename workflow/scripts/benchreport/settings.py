@@ -1,9 +1,10 @@
 """The setting a trial ran under: what must be equal for two trials to be pooled.
 
-The key holds what the run requested (recorded for every trial, errored ones too). What the
-provider served and what effort the requests carried are observations: a setting reports them
-and warns when they differ, rather than splitting off every trial that never reached the model.
-Within a setting, the tries of each task are numbered across job folders (`number_tries`).
+The key holds what the run requested (recorded for every trial, errored ones too), the agent's
+environment variables included, as config.json records them. What the provider served and what
+effort the requests carried are observations: a setting reports them and warns when they differ,
+rather than splitting off every trial that never reached the model. Within a setting, the tries
+of each task are numbered across job folders (`number_tries`).
 """
 
 from __future__ import annotations
@@ -21,8 +22,14 @@ KEY_FIELDS = (
     "dataset",
     "benchflow_version",
     "sandbox",
+    "agent_env",
 )
 NOT_RECORDED = "not recorded"
+# What BenchFlow 0.7.12 puts in every agent's env itself (config.json agent_env of real oracle,
+# nop and agent runs given no --agent-env), and the variable it sets to the requested model for
+# every agent but the oracle.
+BENCHFLOW_ENV = {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+MODEL_ENV = "BENCHFLOW_PROVIDER_MODEL"
 
 
 def setting_key(attempt: dict) -> dict:
@@ -30,7 +37,31 @@ def setting_key(attempt: dict) -> dict:
     if key["control"]:
         key["model"] = None  # a control calls no model, whatever the field says
         key["reasoning_effort"] = None
+        if key["agent_env"]:  # nor the model its env names
+            key["agent_env"] = {name: value for name, value in key["agent_env"].items() if name != MODEL_ENV}
     return key
+
+
+def benchflow_env(key: dict) -> dict:
+    """The agent env BenchFlow itself gives a run of this key (BENCHFLOW_ENV, MODEL_ENV)."""
+    env = dict(BENCHFLOW_ENV)
+    if key.get("model") and key.get("agent") != "oracle":
+        env[MODEL_ENV] = key["model"]
+    return env
+
+
+def env_choices(key: dict) -> dict | None:
+    """What the run chose of its agent's env: {"set": the variables whose value is not the one
+    BenchFlow gives (benchflow_env), "unset": BenchFlow's that it lacks}; None when no agent env
+    is recorded. Empty for a run given no --agent-env."""
+    env = key.get("agent_env")
+    if env is None:
+        return None
+    given = benchflow_env(key)
+    return {
+        "set": {name: value for name, value in env.items() if given.get(name) != value},
+        "unset": sorted(set(given) - set(env)),
+    }
 
 
 def _slug(text) -> str:
@@ -42,8 +73,17 @@ def _slug(text) -> str:
 
 def setting_id(key: dict) -> str:
     """A readable, stable folder name: agent, model, effort, and a hash of the whole key. The
-    key's values are the ones ingest kept (secrets already redacted), so no name carries one."""
-    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:6]
+    key's values are the ones ingest kept (secrets already redacted), so no name carries one.
+
+    The agent env is hashed as what the run chose of it (env_choices), and not at all where it
+    chose nothing: BenchFlow's own variables follow from the agent and model, so a run given no
+    --agent-env keeps the id it had before the env was part of a setting, and any other env, or
+    none recorded, gets an id of its own."""
+    hashed = {field: value for field, value in key.items() if field != "agent_env"}
+    choices = env_choices(key)
+    if choices != {"set": {}, "unset": []}:
+        hashed["agent_env"] = choices
+    digest = hashlib.sha256(json.dumps(hashed, sort_keys=True).encode()).hexdigest()[:6]
     model = (key.get("model") or "no-model").split("/")[-1]
     parts = [key.get("agent") or "unknown-agent", model]
     if key.get("reasoning_effort"):
@@ -51,15 +91,28 @@ def setting_id(key: dict) -> str:
     return "--".join(_slug(part) for part in parts) + f"--{digest}"
 
 
+def env_phrase(choices: dict | None) -> str | None:
+    """What a run chose of its agent's env (env_choices) as a description says it, None when it
+    chose nothing: 'agent env DISABLE_PROMPT_CACHING=1', 'agent env not recorded'."""
+    if choices is None:
+        return "agent env not recorded"
+    parts = [f"{name}={value}" for name, value in choices["set"].items()]
+    parts += [f"no {name}" for name in choices["unset"]]
+    return "agent env " + ", ".join(parts) if parts else None
+
+
 def describe(key: dict) -> str:
-    """'<agent> on <model>' as a report headline says it."""
+    """'<agent> on <model>' as a report headline says it, with what the run chose of its agent's
+    env, which tells apart settings that differ only there."""
     if key.get("control"):
-        return f"{key.get('agent')} ({key['control']} control, no model)"
-    model = key.get("model") or "no recorded model"
-    text = f"{key.get('agent')} on {model}"
-    if key.get("reasoning_effort"):
-        text += f", effort {key['reasoning_effort']}"
-    return text
+        text = f"{key.get('agent')} ({key['control']} control, no model)"
+    else:
+        model = key.get("model") or "no recorded model"
+        text = f"{key.get('agent')} on {model}"
+        if key.get("reasoning_effort"):
+            text += f", effort {key['reasoning_effort']}"
+    env = env_phrase(env_choices(key))
+    return f"{text}, {env}" if env else text
 
 
 def _ranks(values: list) -> list[int]:

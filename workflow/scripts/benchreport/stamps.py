@@ -94,8 +94,8 @@ def recorded_sources(job: discover.JobFolder, batch: str, sources_of=batch_sourc
 
 
 def refresh_states(jobs: list[discover.JobFolder], max_requests: int, state_dir: Path = STATE_DIR):
-    """(job id -> its stamp file, job id -> the record sizes of its attempt folders, which
-    discover.duplicates compares). A folder's last ingest is that of the batch the last parse
+    """(job id -> its stamp file, job id -> the records of its attempt folders, which
+    discover.duplicates compares: discover.attempt_records). A folder's last ingest is that of the batch the last parse
     planned for it (plan_batches)."""
     planned = _planned_batches(state_dir)
     # a batch's record is read once, not once per folder of it whose files were touched

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import coverage_design, intervals, passk, shapes
 from .record import CostMeasure, Interval, TaskRow, as_json
-from .settings import describe
+from .settings import describe, env_choices
 from .trial import recorded_tokens
 from .verdicts import SCORED, version_verdict
 
@@ -541,7 +541,9 @@ def setting_trials(setting: str, all_trials: list[dict], policy: dict) -> tuple:
 
 def mixed_settings(setting: str, all_trials: list[dict]) -> list[dict]:
     """Each job folder this setting draws trials from whose trials span several settings: the
-    settings, how many trials went to each, and the setting keys that differ."""
+    settings, how many trials went to each, the setting keys that differ and, of the agent env,
+    the variables the runs chose differently (env_choices: a variable BenchFlow sets to the
+    model differs with the model, and is not named)."""
     mine = {trial["job"] for trial in all_trials if trial["setting"] == setting}
     keys, counts = defaultdict(dict), defaultdict(Counter)
     for trial in all_trials:
@@ -551,22 +553,39 @@ def mixed_settings(setting: str, all_trials: list[dict]) -> list[dict]:
     found = []
     for job in sorted(mine):
         if len(keys[job]) > 1:
-            differ = sorted(
-                {
-                    name
-                    for key in keys[job].values()
-                    for name in key
-                    if len({str(other.get(name)) for other in keys[job].values()}) > 1
-                }
-            )
+            differ = {
+                name
+                for key in keys[job].values()
+                for name in key
+                if name != "agent_env" and len({str(other.get(name)) for other in keys[job].values()}) > 1
+            }
+            chosen = [env_choices(key) for key in keys[job].values()]
+            names = _env_differences(chosen)
+            if names or len({str(choices) for choices in chosen}) > 1:
+                differ.add("agent_env")
             found.append(
                 {
                     "job": job,
-                    "differ": differ,
+                    "differ": sorted(differ),
+                    "agent_env_names": names,
                     "settings": [{"setting": other, "trials": counts[job][other]} for other in sorted(keys[job])],
                 }
             )
     return found
+
+
+def _env_differences(chosen: list[dict | None]) -> list[str]:
+    """The agent env variables that runs' env_choices give differently: set to another value, or
+    set in one and left as BenchFlow sets it (or unset) in another; every variable any of them
+    chose where one recorded no env."""
+    names = sorted({name for choices in chosen if choices for name in [*choices["set"], *choices["unset"]]})
+
+    def value(choices, name):
+        if choices is None:
+            return None
+        return choices["set"].get(name, "unset" if name in choices["unset"] else "as BenchFlow sets it")
+
+    return [name for name in names if len({str(value(choices, name)) for choices in chosen}) > 1]
 
 
 def _warnings(tasks: list[dict], counted: list[dict], controls, params: dict, mixed: list[dict]) -> list[dict]:
@@ -635,6 +654,8 @@ def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=N
         "setting": setting,
         "description": describe(key),
         "key": key,
+        # what the run chose of its agent's env, beyond what BenchFlow sets itself
+        "agent_env_chosen": env_choices(key),
         "agent_names": sorted({t["agent_name"] for t in mine if t["agent_name"]}),
         "routes": sorted({t["route"] for t in mine if t["route"]}),
         "served_models": observed(counted, "served_models"),

@@ -9,7 +9,16 @@ from __future__ import annotations
 from collections import Counter
 
 from .present import count, interval_text, level, method, of_total, pct, usd
-from .sentences import coverage_text, over_trials_label, shape_text, token_total, tries_phrase, warning
+from .sentences import (
+    ENV_NOT_RECORDED,
+    coverage_text,
+    over_trials_label,
+    shape_text,
+    token_total,
+    tries_phrase,
+    warning,
+)
+from .settings import env_phrase
 
 # The report beside writeup.md, which lists in full what the write-up counts.
 REPORT = "report.md"
@@ -20,6 +29,9 @@ PER_TASK_LISTED = 12
 TASKS_NAMED = 3
 # What the write-up's first lines say was not recorded, so its "Not controlled" line leaves out.
 SAID_IN_CONDITIONS = ("served_model", "harness_version", "benchflow_version", "benchmark_version")
+# What BenchFlow leaves out of the agent env, as the write-up's "Not controlled" line counts it
+# (report.md and the run card say which names: sentences.ENV_DROPPED).
+ENV_DROPPED_SHORT = "secret-named agent env variables (BenchFlow drops them)"
 # Warnings the write-up states in another line: the few tries with the task-count limit; the
 # versions no control ran on and the kept tasks whose controls did not hold, with the controls.
 WARNINGS_SAID_ELSEWHERE = (
@@ -49,6 +61,7 @@ def uncontrolled(card: dict) -> dict[str, str]:
         parts["harness_version"] = "the harness version"
     if not settings["benchflow_version"]:
         parts["benchflow_version"] = "the BenchFlow version"
+    parts["agent_env"] = ENV_NOT_RECORDED if settings["agent_env"] is None else ENV_DROPPED_SHORT
     environment = card["environment"]
     if not environment["inspected"]:
         parts["images"] = "the images the tasks ran in (not inspected)"
@@ -151,7 +164,11 @@ def conditions(record: dict, card: dict) -> str:
             f"({count(c['trials'], 'trial')})"
         )
     retried = f"{count(c['retried'], 'trial')} retried" if c["retried"] else "no trial retried"
-    return f"{agent}; {benchflow} {sandbox}; {ran}; {retried}, {count(c['attempts'], 'attempt')} in all."
+    env = env_phrase(key["agent_env_chosen"]) or "agent env as BenchFlow sets it"
+    return (
+        f"{agent}; {benchflow} {sandbox}; {ran}; {retried}, {count(c['attempts'], 'attempt')} in all. "
+        f"{_sentence_start(env)}."
+    )
 
 
 def passes(counts: dict) -> str:
