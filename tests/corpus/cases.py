@@ -741,7 +741,7 @@ def env_dump_in_config(root):
     path.write_text(json.dumps(data, indent=2))
 
 
-@case("spec-fail__67b8813a/result.json", "a secret (secret) in error was redacted")
+@case("spec-fail__67b8813a/result.json", "a secret (", ") in error was redacted")
 def env_secret_quoted_in_another_attempt(root):
     """A secret known only as an agent_env value of one attempt, quoted in another's error."""
     job = job_copy(root)
