@@ -30,7 +30,7 @@ AGENT = {
 TWO_TRIES = [["passed", "passed", "failed", "failed"], ["passed", "failed", "passed", "failed"]]
 # task-3 ran in try 1 only: 7 trials, 4 passed
 TASK_3_ONCE = [["passed", "failed", "passed", "passed"], ["passed", "failed", "failed"]]
-CASES = ("reindented", "crlf", "new_suffix", "renamed", "edited", "bad_start", "other_task")
+CASES = ("reindented", "crlf", "windows", "new_suffix", "renamed", "edited", "bad_start", "other_task")
 # inputs that stopped a run: a run of their own
 STOPPERS = ("deep", "long_name")
 CHAIN = 1000
@@ -57,6 +57,16 @@ def reindented(data: bytes) -> bytes:
 def crlf(data: bytes) -> bytes:
     """As git's autocrlf or a Windows archiver writes it."""
     return data.replace(b"\n", b"\r\n")
+
+
+def with_bom(data: bytes) -> bytes:
+    """As Notepad saves UTF-8: a byte-order mark first."""
+    return b"\xef\xbb\xbf" + data
+
+
+def utf16(data: bytes) -> bytes:
+    """As Windows PowerShell 5 writes text it redirects to a file."""
+    return data.decode().encode("utf-16")
 
 
 def copied(source, destination, change=None):
@@ -91,6 +101,8 @@ def copies(jobs):
     made = build(jobs, CASES)
     copied(jobs / "reindented" / "orig", jobs / "reindented" / "backup", reindented)
     copied(jobs / "crlf" / "orig", jobs / "crlf" / "backup", crlf)
+    copied(jobs / "windows" / "orig", jobs / "windows" / "backup-bom", with_bom)
+    copied(jobs / "windows" / "orig", jobs / "windows" / "backup-utf16", utf16)
     first, second = made["new_suffix"]
     shutil.copytree(attempt(first, "task-3"), second / "task-3__0123abcd")
     copied(made["renamed"][0], jobs / "renamed" / "my-best-run", lambda data: crlf(reindented(data)))
@@ -169,16 +181,19 @@ def counts(summaries, case):
     return record["counts"]["trials"], record["counts"]["passed"], record["pass_rate"]["value"]
 
 
-@pytest.mark.parametrize("case,copies", [("reindented", 8), ("crlf", 8), ("renamed", 4)])
+@pytest.mark.parametrize("case,copies", [("reindented", 8), ("crlf", 8), ("windows", 16), ("renamed", 4)])
 def test_a_reencoded_copy_is_the_same_attempts(run, case, copies):
-    """Every attempt of the copy (both tries; try 1's job folder for the renamed one) is counted
-    once: 8 trials, 4 passed, 50%, and each second sighting is a ledger row naming the first."""
+    """Every attempt of the copies (both tries; try 1's job folder for the renamed one) is counted
+    once: 8 trials, 4 passed, 50%, and each second sighting is a ledger row naming the first, the
+    one ingest reads (a copy with a byte-order mark or in UTF-16 is not JSON as BenchFlow writes it,
+    and its summary.json a ledger row of its own)."""
     workflow, ledger, summaries, _ = run
     assert counts(summaries, case) == (8, 4, 0.5)
-    found = [row for row in ledger if row["job"].startswith(f"{case}/")]
+    found = [row for row in ledger if row["job"].startswith(f"{case}/") and row["folder"]]
     assert len(found) == copies, found
     for row in found:
         assert row["reason"].startswith(f"the same attempt as {case}/"), row
+        assert case != "windows" or row["reason"].startswith("the same attempt as windows/orig/")
         assert "the same values, written differently" in row["reason"] and row["effect"] == "attempt left out"
         assert f"/{row['folder']} (its rollout name, task and started_at" in row["reason"]
     assert len({row["job"] for row in found}) == copies // 4

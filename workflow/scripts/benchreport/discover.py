@@ -30,8 +30,8 @@ from .files import (
     BadFile,
     loads_written,
     locate,
+    parse_json_bytes,
     printable,
-    read_json_file,
     read_whole,
     sha256_bytes,
     sha256_file,
@@ -720,11 +720,15 @@ def _write_if_changed(path: Path, text: str) -> None:
 
 
 def _loaded(data: bytes):
-    """The JSON value of a record's bytes, None when they are not JSON (ingest says why)."""
-    try:
-        return loads_written(data)
-    except (ValueError, RecursionError):
-        return None
+    """The JSON value of a record's bytes, as json reads them (faster: files.loads_written), or
+    from the text of a file saved with a byte-order mark or as UTF-16 (json.loads finds its
+    encoding): such a copy names its attempt as the original does. None when they are not JSON."""
+    for decode in (loads_written, json.loads):
+        try:
+            return decode(data)
+        except (ValueError, RecursionError):
+            continue
+    return None
 
 
 def attempt_record(job_dir: str, root_real: str, name: str, state: dict) -> list | None:
@@ -879,28 +883,48 @@ def _place(job: JobFolder, folder: str, seen_from: JobFolder) -> str:
     return folder if job.job_id == seen_from.job_id else f"{job.name}/{folder}"
 
 
+def _record_value(job: JobFolder, relpath: str) -> tuple[dict | None, bool]:
+    """(the values of an attempt's record, whether ingest reads it as it is): read strictly, as
+    ingest reads it; else, for a file saved with a byte-order mark or as UTF-16 (as Windows tools
+    save text), the same strict reading of its text, which ingest refuses. (None, False) for a
+    record no reading makes a JSON object of (ingest says why)."""
+    try:
+        data = read_whole(locate(str(job.path), relpath, os.path.realpath(job.root))[0])
+    except (BadFile, OSError):
+        return None, False
+    for readable, text in ((True, data), (False, None)):
+        try:
+            if text is None:
+                text = data.decode(json.detect_encoding(data)).encode()
+            value = parse_json_bytes(text, relpath)
+        except (BadFile, UnicodeError):
+            continue
+        return (value, readable) if isinstance(value, dict) else (None, False)
+    return None, False
+
+
 def _sightings(places: list[tuple], identity: list | None) -> list[tuple[JobFolder, str, str]]:
     """(job folder, attempt folder, why it is not counted) of every place but the one that counts
     one attempt seen at `places` (in order of preference), or of every place when their records
-    disagree. Records of the same bytes are the same; others are read strictly, as ingest reads
-    them (one it cannot use is its own ledger row there), and compared by their values."""
+    disagree. Records of the same bytes are the same; others are read strictly (_record_value) and
+    compared by their values, and the attempt is counted at the first place whose record ingest
+    reads as it is (one it cannot read is its own ledger row there)."""
     said = "its rollout name, task and started_at" if identity else "no rollout name or start recorded"
     if len({sha for *_, sha in places}) == 1:
         kept, how = places[0], "and the same bytes"
     else:
-        values = {}
-        for job, folder, relpath, _ in places:
-            try:
-                path = locate(str(job.path), relpath, os.path.realpath(job.root))[0]
-                values[job.job_id, folder] = read_json_file(path, relpath, dict)[0]
-            except (BadFile, OSError):
-                continue
+        values, readable = {}, []
+        for place in places:
+            value, as_it_is = _record_value(place[0], place[2])
+            if value is not None:
+                values[place[0].job_id, place[1]] = value
+                readable += [place] if as_it_is else []
         places = [place for place in places if (place[0].job_id, place[1]) in values]
-        if not places:
+        if not readable:
             return []
         if not same_content(list(values.values())):
             return _disagreeing(places, values, identity)
-        kept, how = places[0], "and the same values, written differently"
+        kept, how = readable[0], "and the same values, written differently"
     kept_job, kept_folder = kept[0], kept[1]
     return [
         (job, folder, f"the same attempt as {_place(kept_job, kept_folder, job)} ({said}, {how}); counted once, there")
