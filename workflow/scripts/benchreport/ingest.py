@@ -508,10 +508,7 @@ def _agent_env(config: dict) -> dict | None:
     env = config.get("agent_env")
     if not isinstance(env, dict):
         return None
-    return {
-        str(name): value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-        for name, value in sorted(env.items())
-    }
+    return {name: value if isinstance(value, str) else json.dumps(value) for name, value in sorted(env.items())}
 
 
 # Fields filled from the trajectory's first requests, and from config.json alone: a secret there
@@ -697,7 +694,11 @@ def collapse(attempts: list[dict], job: JobFolder) -> list[dict]:
         trial["cost_usd_all_attempts"] = round(sum(costs), 10) if costs else None
         trial["seconds_all_attempts"] = round(sum(attempt["timing"].get("total") or 0.0 for attempt in group), 3)
         key = settings.setting_key(best)
-        values = json.dumps(key, sort_keys=True)
+        env = key["agent_env"]  # the one field that is not a text or None (settings.KEY_FIELDS)
+        values = (
+            *(value for name, value in key.items() if name != "agent_env"),
+            None if env is None else tuple(env.items()),
+        )
         if values not in ids:
             ids[values] = settings.setting_id(key)
         trial["setting"] = ids[values]
