@@ -469,6 +469,11 @@ def _racy(mtime_ns: int, since_ns: int, now_ns: int) -> bool:
     return since_ns - RACY_NS <= mtime_ns <= now_ns + RACY_NS
 
 
+# The shape of what attempt_record gives: a cache or signature that holds records of another shape
+# (written by another version of this code) has them read again.
+RECORDS_FORMAT = 2
+
+
 def _settled(files: dict, hashes: dict, folders: dict, records: dict, since_ns: int) -> dict:
     """The cache to keep: racy file stats made unmatchable (-1 for the mtime, no sha256) and racy
     folder listings made unusable (None for the mtime), racy from `since_ns`, when the stats
@@ -488,6 +493,7 @@ def _settled(files: dict, hashes: dict, folders: dict, records: dict, since_ns: 
             name: [None, entry[1]] if _racy(entry[0], since_ns, now) else entry for name, entry in folders.items()
         },
         "records": records,
+        "records_format": RECORDS_FORMAT,
     }
 
 
@@ -573,7 +579,14 @@ def _signature(cache: dict, records: dict, written: list[list[int]]) -> bytes | 
         return None
     future = min((mtime for mtime in times if mtime > saved), default=None)
     header = json.dumps(
-        {"names": list(folders), "summary": summary, "records": records, "future": future, "written": written}
+        {
+            "names": list(folders),
+            "summary": summary,
+            "records": records,
+            "records_format": RECORDS_FORMAT,
+            "future": future,
+            "written": written,
+        }
     )
     return header.encode() + b"\n" + packed.tobytes()
 
@@ -621,7 +634,7 @@ def _signed_records(job: JobFolder, signature: bytes, written: list[list[int]]) 
         return None
     finally:
         os.close(job_fd)
-    return head["records"] if position == len(values) else None
+    return head["records"] if position == len(values) and head.get("records_format") == RECORDS_FORMAT else None
 
 
 def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) -> tuple[Path, dict]:
@@ -656,7 +669,7 @@ def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) 
             cache_identity = _identity(os.fstat(handle.fileno()))
             cache = json.loads(handle.read())
         files_before, hashes_before, folders_before = _trusted(cache)
-        records_before = cache.get("records")
+        records_before = cache.get("records") if cache.get("records_format") == RECORDS_FORMAT else None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         cache = files_before = hashes_before = folders_before = records_before = None
     started = time.time_ns()
