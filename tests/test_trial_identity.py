@@ -19,6 +19,7 @@ import subprocess
 
 import pytest
 from benchflow_synth import write_matrix
+from benchreport import discover
 
 AGENT = {
     "agent": "claude-agent-acp",
@@ -257,7 +258,6 @@ def test_state_an_earlier_version_left_is_read_again(tmp_path):
     """The stat cache and signature of a job folder as a version that compared record sizes left
     them ([relpath, size] per attempt folder): the parse reads the records again, and an attempt
     copied into the folder is still found."""
-    from benchreport import discover
 
     (job,) = matrix(tmp_path / "jobs", "earlier", TWO_TRIES[:1], seed=1)
     shutil.copytree(attempt(job, "task-0"), job / "task-0__0123abcd")
@@ -279,3 +279,10 @@ def test_state_an_earlier_version_left_is_read_again(tmp_path):
     assert again == records
     (row,) = discover.duplicates([folder], [str(tmp_path / "jobs")], {folder.job_id: again})[folder.job_id].values()
     assert row.startswith("the same attempt as task-0__")
+
+
+def test_index_counts_each_second_sighting_as_a_duplicate(run):
+    """index.md's accounting names the attempts seen twice apart from the unusable ones."""
+    workflow, ledger, _, _ = run
+    seen_twice = sum(1 for row in ledger if row["reason"].endswith(discover.COUNTED_THERE))
+    assert seen_twice and f"{seen_twice} duplicates counted once" in workflow.read("index.md")

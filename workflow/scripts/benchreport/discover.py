@@ -43,6 +43,8 @@ from .secrets import REDACTED_MARK, find, replace_spans
 
 TRIAL_MARKERS = ("result.json", "config.json", "solver.json")
 TRIAL_FILES = ("result.json", "config.json", "timing.json", "solver.json")
+# How the ledger reason of an attempt seen a second time ends: the overview counts those apart.
+COUNTED_THERE = "counted once, there"
 # A trial's record lying in the job folder itself, outside any attempt folder: no trial BenchFlow
 # reads, so a ledger row, and watched and bundled so that the row follows it.
 STRAY_RECORDS = ("result.json", "solver.json")
@@ -856,7 +858,7 @@ def duplicates(jobs: list[JobFolder], roots: list[str], records: dict[str, dict]
         if real in first_at:
             found[job.job_id] = {
                 "": f"the same folder as {first_at[real].name} (one real folder reached twice, "
-                "through overlapping job_roots or a link); counted once, there"
+                f"through overlapping job_roots or a link); {COUNTED_THERE}"
             }
         else:
             first_at[real] = job
@@ -940,7 +942,7 @@ def _sightings(places: list[tuple], identity: list | None) -> list[tuple[JobFold
         kept, how = readable[0], "and the same values, written differently"
     kept_job, kept_folder = kept[0], kept[1]
     return [
-        (job, folder, f"the same attempt as {_place(kept_job, kept_folder, job)} ({said}, {how}); counted once, there")
+        (job, folder, f"the same attempt as {_place(kept_job, kept_folder, job)} ({said}, {how}); {COUNTED_THERE}")
         for job, folder, *_ in places
         if (job, folder) != (kept_job, kept_folder)
     ]

@@ -21,6 +21,7 @@ from pathlib import Path
 from . import classify, grader, provenance, settings, shapes
 from .classify import LEFT_OUT, REVIEWER_RUN, interrupted_row
 from .discover import (
+    COUNTED_THERE,
     STRAY_RECORDS,
     TRAJECTORY,
     TRIAL_FILES,
@@ -962,7 +963,8 @@ def job_ledger(ingest: dict) -> dict:
     trials = ingest["trials"]
     counted = sum(t["attempts"] for t in trials if t["outcome"] != "interrupted")
     interrupted = sum(t["attempts"] for t in trials if t["outcome"] == "interrupted")
-    left_out = sum(1 for row in ingest["ledger"] if row["effect"].startswith(LEFT_OUT))
+    left_out = [row for row in ingest["ledger"] if row["effect"].startswith(LEFT_OUT)]
+    duplicates = sum(1 for row in left_out if row["reason"].endswith(COUNTED_THERE))
     rows = list(ingest["ledger"])
     for trial in trials:
         if trial["outcome"] == "interrupted":
@@ -974,8 +976,9 @@ def job_ledger(ingest: dict) -> dict:
             "found": found,
             "in_reports": counted,
             "interrupted": interrupted,
-            "left_out": left_out,
-            "adds_up": found == counted + interrupted + left_out,
+            "left_out": len(left_out) - duplicates,
+            "duplicates": duplicates,
+            "adds_up": found == counted + interrupted + len(left_out),
         },
         "ledger": rows,
     }

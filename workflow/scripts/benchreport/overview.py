@@ -62,7 +62,7 @@ def render_index(summaries: list[dict], job_ledgers: list[dict], ledger: list[di
     in_reports = sum(row["in_reports"] for row in counts)
     interrupted = sum(row["interrupted"] for row in counts)
     unusable = sum(row["left_out"] for row in counts)
-    duplicates = sum(row.get("duplicates", 0) for row in counts)
+    duplicates = sum(row["duplicates"] for row in counts)
     shown = level(summaries[0]["confidence"]) if summaries else "n/a"
     lines = [
         "# benchreport: all settings",
