@@ -95,6 +95,9 @@ def page(figures: dict[str, dict]) -> str:
         "- **Read floor**: one process that only opens, reads and decodes the files ingest reads; "
         "**Snakemake alone**: a one-rule workflow with nothing to do, the least any run can take.",
         "",
+        "Times move with the machine's other load (its load average at the start is above); the ratios "
+        "within one call are the figures to compare across machines.",
+        "",
     ]
     return "\n".join(lines)
 
