@@ -1,4 +1,4 @@
-"""Issue 10 through a real snakemake run: every report carries the ten parts of a checkable result
+"""Through a real snakemake run: every report carries the ten parts of a checkable result
 or says what is missing, and run-card.json / run-summary.json validate against their schemas.
 
 Runs on the real BenchFlow 0.7.12 folders (a script verifier, no dataset version) together with
