@@ -96,9 +96,9 @@ def test_a_change_to_one_module_plans_exactly_the_jobs_that_run_it(done, changed
 
 
 def test_ingests_code_and_config_re_run_every_ingest_and_its_python_does_not(done, tmp_path):
-    """Rule ingest runs its script through rulejob.main (a shell command): its params are still
-    the rule's own, so a change to its code or to a config value it reads re-runs it; the
-    Python that runs it is not in the command, so another path to it re-runs nothing."""
+    """Rule ingest's params hold its code hash and the config values it reads, so a change to
+    either re-runs it; the Python that runs it is in none of them, so another path to it re-runs
+    nothing."""
     folders = len(ingested_batches(done.path))
     assert folders > 1 and planned_jobs(done) == {}
     # the same interpreter and packages by another path, as `snakemake` and `python -m snakemake`

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from benchreport import forkserver, ingest, lineage, stamps
+from benchreport import ingest, lineage, stamps
 from conftest import PAPER_FILES, REAL_JOB_ROOTS, REPO, copy_workflow, real_workflow
 
 SCRIPTS = REPO / "workflow" / "scripts"
@@ -161,50 +159,79 @@ def test_reruns_only_what_changed(real_run_copy):
     assert len(unchanged_ingests) > 20 and all(second[p][0] == third[p][0] for p in unchanged_ingests)
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("snakemake_executor_plugin_slurm") is not None,
-    reason="the SLURM executor plugin, installed, imports pandas at every snakemake start",
-)
-def test_a_run_with_nothing_to_do_imports_no_pandas(real_run_copy):
-    """Snakemake's params check imports pandas wherever it is installed, unless the workflow
-    steers it off (scheduling.compare_params_without_pandas): 0.3-0.45 s of such a run."""
-    process = real_run_copy.run("-n", roots=REAL_JOB_ROOTS, env=os.environ | {"PYTHONPROFILEIMPORTTIME": "1"})
-    assert "Nothing to be done" in process.stdout
-    imported = {
-        line.rsplit("|", 1)[1].strip() for line in process.stderr.splitlines() if line.startswith("import time:")
-    }
-    assert "snakemake.persistence" in imported  # the module of the params check, timed like the rest
-    assert "pandas" not in imported
+HEAVY = {"numpy", "scipy", "matplotlib", "jinja2", "pandas"}
+
+
+def modules_imported_by(folder: Path, *args: str) -> set[str]:
+    """The modules `snakemake -n` imports in its own process in `folder` (PYTHONPROFILEIMPORTTIME)."""
+    process = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--cores", "2", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=os.environ | {"PYTHONPROFILEIMPORTTIME": "1"},
+    )
+    assert process.returncode == 0, process.stderr[-3000:]
+    return {line.rsplit("|", 1)[1].strip() for line in process.stderr.splitlines() if line.startswith("import time:")}
+
+
+@pytest.fixture(scope="module")
+def snakemakes_own_imports(tmp_path_factory) -> set[str]:
+    """What a dry run of a one-rule workflow imports: Snakemake's own (its report plugin brings
+    numpy and jinja2 at every start)."""
+    folder = tmp_path_factory.mktemp("one-rule")
+    (folder / "Snakefile").write_text(
+        'rule one:\n    output:\n        "one.txt",\n    shell:\n        "touch {output}"\n'
+    )
+    return modules_imported_by(folder)
+
+
+def test_the_parse_imports_no_heavy_library(workflow, real_jobs, snakemakes_own_imports):
+    """The heavy libraries are imported by the rule scripts that use them, never by the parse
+    of the workflow (common.smk and the package modules it imports): it adds none to what
+    Snakemake imports by itself."""
+    roots = ",".join(f'"{root}"' for root in real_jobs)
+    imported = modules_imported_by(workflow.path, "--config", f"job_roots=[{roots}]")
+    assert "benchreport.stamps" in imported
+    assert (imported - snakemakes_own_imports) & HEAVY == set()
+    # numpy and jinja2 are Snakemake's before the parse: the modules common.smk imports, alone
+    modules = [path.removesuffix(".py").replace("/", ".") for path in lineage.imported_modules("../rules/common.smk")]
+    assert "benchreport.stamps" in modules
+    alone = subprocess.run(
+        [sys.executable, "-c", f"import sys, {', '.join(modules)}; print(sorted({HEAVY!r} & set(sys.modules)))"],
+        capture_output=True,
+        text=True,
+        env=os.environ | {"PYTHONPATH": str(SCRIPTS)},
+    )
+    assert alone.stdout == "[]\n", alone.stderr
+
+
+def test_a_run_with_nothing_to_do_adds_only_snakemakes_pandas(real_run_copy, snakemakes_own_imports):
+    """With outputs in place, Snakemake's own params check imports pandas wherever it is
+    installed; the workflow adds no other heavy library."""
+    roots = ",".join(f'"{root}"' for root in REAL_JOB_ROOTS)
+    imported = modules_imported_by(real_run_copy.path, "--config", f"job_roots=[{roots}]")
+    assert "benchreport.stamps" in imported
+    assert (imported - snakemakes_own_imports) & HEAVY <= {"pandas"}
 
 
 def test_two_runs_give_identical_bytes(real_run, tmp_path):
-    """A second run from nothing, in another folder, on one core (the shared run has two) and
-    with each job a Python of its own (the shared run's jobs are copies of its fork server),
-    writes the bytes of the shared run: neither the folder, --cores nor the server moves an
-    output."""
-    assert forkserver.STARTED in real_run.first_run.stderr
-    served = re.search(rf"{forkserver.RAN} (\d+) jobs as copies of itself", real_run.first_run.stderr)
-    assert served and int(served.group(1)) > 10
+    """A second run from nothing, in another folder and on one core (the shared run has two),
+    writes the bytes of the shared run: neither the folder nor --cores moves an output."""
     first = {path: data for path, (_, data) in real_run.snapshot().items()}
     again = real_workflow(tmp_path / "again")
     # the last --cores is the one snakemake takes
-    process = again.run("--cores", "1", roots=REAL_JOB_ROOTS, env=os.environ | {forkserver.SOCKET_VARIABLE: "off"})
-    assert forkserver.STARTED not in process.stderr
+    again.run("--cores", "1", roots=REAL_JOB_ROOTS)
     second = {path: data for path, (_, data) in again.snapshot().items()}
     assert first.keys() == second.keys()
     assert [path for path in first if first[path] != second[path]] == []
 
 
-def test_jobs_of_two_threads_are_copies_of_the_fork_server_too(tmp_path):
-    """A job of several threads is a copy of the run's fork server only where its numerical
-    libraries run on one thread, as the server's do (forkserver.servable); the rules whose
-    threads are their scripts' own workers set that in their command (run_script's
-    one_blas_thread), else each such job started a Python of its own. Here: the cold run's one
-    coverage design, which has both cores, and
-    the edited run's ingest of a folder of over PARALLEL_MIN_ATTEMPTS attempt folders (a batch of
-    its own), re-ingested alone with two threads; every job of either run is a copy of the server, in the edited run
-    one started after the Snakefile set a variable of its own past the workflow's parse (the
-    server launched while it was parsed would serve no job: forkserver.start replaces it)."""
+def test_a_lone_design_and_a_lone_re_ingest_take_both_cores(tmp_path):
+    """Rules coverage_design and ingest give their threads to their scripts' own workers: the
+    cold run's one coverage design has both cores, and the edited run's ingest of a folder of over
+    PARALLEL_MIN_ATTEMPTS attempt folders (a batch of its own), re-ingested alone, two threads."""
     sys.path.insert(0, str(REPO / "resources"))
     import benchflow_synth
 
@@ -215,16 +242,9 @@ def test_jobs_of_two_threads_are_copies_of_the_fork_server_too(tmp_path):
     (workflow.path / "fast.yaml").write_text("environment:\n  inspect: false\n")
     config = ["--configfile", "fast.yaml"]
 
-    def all_served(process) -> bool:
-        """Every job but rule all's (no command) reached the server, none ran in a Python of its own."""
-        served = re.search(rf"{forkserver.RAN} (\d+) jobs as copies of itself, (\d+) in a fresh Python", process.stderr)
-        steps = re.findall(r"(\d+) of \1 steps \(100%\) done", process.stderr)
-        return bool(served and steps) and (int(served.group(1)), served.group(2)) == (int(steps[0]) - 1, "0")
-
-    cold = workflow.run(*config, roots=["jobs"])
+    workflow.run(*config, roots=["jobs"])
     (design_log,) = (workflow.path / "logs" / "coverage_design").glob("*.log")
     assert "2 threads" in design_log.read_text()
-    assert all_served(cold), cold.stderr
 
     result = next(
         path
@@ -234,18 +254,15 @@ def test_jobs_of_two_threads_are_copies_of_the_fork_server_too(tmp_path):
     data = json.loads(result.read_text())
     data["rewards"] = {"reward": 1.0 - float(data["rewards"]["reward"])}
     result.write_text(json.dumps(data, indent=2))
-    with open(workflow.path / "Snakefile", "a") as snakefile:
-        snakefile.write('\nos.environ["SET_AFTER_THE_WORKFLOW"] = "1"\n')
-    edited = workflow.run(*config, roots=["jobs"])
+    workflow.run(*config, roots=["jobs"])
     ingest_log = workflow.path / "logs" / "ingest" / f"{result.parents[1].relative_to(workflow.path)}.log"
     assert "(2 threads)" in ingest_log.read_text()
-    assert all_served(edited), edited.stderr
 
 
 def test_the_coverage_design_is_the_same_on_one_core_and_on_two(tmp_path):
     """Rule coverage_design's threads follow --cores, and a BLAS on several threads sums in
-    another order: at 4x3+6x4 that moved the last bits of the mean widths (and so stats.json and
-    summary.json) until the rule pinned BLAS to one thread."""
+    another order: at 4x3+6x4 that would move the last bits of the mean widths (and so stats.json
+    and summary.json) but for the rule script's BLAS on one thread."""
     target = "results/coverage/4x3+6x4.json"
     designs = []
     for cores in ("1", "2"):

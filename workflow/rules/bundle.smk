@@ -18,13 +18,11 @@ rule bundle:
     resources:
         mem_mb=2000,
     params:
-        **runner_params(
-            name=config["bundle"]["name"],
-            trajectories=config["bundle"]["trajectories"],
-            on_secret=config["bundle"]["on_secret"],
-            license=config["bundle"]["license"],
-            config=config,
-            code=CODE["bundle"],
-        ),
-    shell:
-        run_script("bundle")
+        name=config["bundle"]["name"],
+        trajectories=config["bundle"]["trajectories"],
+        on_secret=config["bundle"]["on_secret"],
+        license=config["bundle"]["license"],
+        config=config,
+        code=CODE["bundle"],
+    script:
+        "../scripts/bundle.py"

@@ -1,3 +1,4 @@
+import atexit
 import json
 import os
 import sys
@@ -32,15 +33,12 @@ from benchreport import (
     discover,
     environment,
     files,
-    forkserver,
     ingest,
     lineage,
     planning,
-    scheduling,
     shapes,
     stamps,
 )  # noqa: E402
-from benchreport.rulejob import run_script, runner_params  # noqa: E402
 from benchreport.lineage import ingest_file  # noqa: E402
 from benchreport.stamps import (
     INGESTED_RECORD,
@@ -64,8 +62,7 @@ def find_jobs():
     beside it the attempt folders it shares with a job folder that counts them
     (discover.duplicates, discover.write_duplicates); the batches rule ingest reads them in
     (stamps.plan_batches). The record sizes that compares are not kept: at 100,000 attempt
-    folders they held 32 MiB of this process for the whole run, only their count (for
-    forkserver.start).
+    folders they held 32 MiB of this process for the whole run.
     """
     try:
         jobs = stamps.find_jobs(config["job_roots"])
@@ -76,38 +73,12 @@ def find_jobs():
     )
     duplicates = discover.duplicates(list(jobs.values()), config["job_roots"], records)
     discover.write_duplicates(states, duplicates)
-    batches = stamps.plan_batches(jobs, records, states)
-    return jobs, states, batches, sum(len(found) for found in records.values())
+    return jobs, states, stamps.plan_batches(jobs, records, states)
 
 
-scheduling.compare_params_without_pandas()
-scheduling.one_pending_reevaluation()
-scheduling.input_sizes_measured_once()
-scheduling.keep_parsed_objects()
 # Whether the jobs run in a conda env's Python (--sdm conda), not in the one running Snakemake
 IN_CONDA_ENVS = DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
 os.environ[lineage.RUN_FACTS] = lineage.run_facts(software=not IN_CONDA_ENVS)
-
-
-# Every rule runs its script through rulejob.main, a shell command, not Snakemake's `script`
-# directive, which costs each job ~0.14 s more (its preamble imports Snakemake to unpickle the
-# job's namespace; the script is written to a file and removed): 0.24 -> 0.14 s an ingest job at
-# 200 attempts (benchmarks/bench_ab.py), and a run starts many ingest jobs. The job's
-# namespace goes to the runner on its standard input (a here-document), not on its command
-# line: the stages after ingest take every job folder's files as input, more than one argument
-# may hold (128 KiB) at a few thousand folders, and Snakemake writes a command too long for a
-# command line to a script file, here-document and all.
-#
-# The Python it starts (the one running Snakemake, as the directive uses, or under --sdm conda
-# the job's environment's) and the runner's file are handed in the environment, not written into
-# the command: Snakemake re-runs a job whose command text changed, and the interpreter's path
-# differs between `snakemake` and `python -m snakemake`, or once a venv is made again. The runner
-# is started as a file, not with -m: Snakemake clears PYTHONPATH for a job in a conda env.
-RULEJOB_RUNNER = str(SCRIPTS_DIR / "benchreport" / "rulejob.py")
-os.environ.update(
-    BENCHREPORT_PYTHON="python" if IN_CONDA_ENVS else sys.executable,
-    BENCHREPORT_RUNNER=RULEJOB_RUNNER,
-)
 
 
 DUE = {}
@@ -121,14 +92,7 @@ def ingests_due():
     return DUE[len(STATES)]
 
 
-def jobs_here():
-    """Whether the jobs run on this machine, each from this process, in its Python: where they
-    may start through the run's fork server (see onstart). Snakemake knows where they run once
-    it knows its executor (in onstart); at parse time it says here."""
-    return workflow.local_exec and workflow.is_main_process and not IN_CONDA_ENVS
-
-
-JOBS, STATES, BATCHES, ATTEMPTS = find_jobs()
+JOBS, STATES, BATCHES = find_jobs()
 # the batches of the folders the control runs wrote, once all_jobs found them
 CONTROL_BATCHES = {}
 
@@ -154,12 +118,6 @@ def all_batches():
     return batches()
 
 
-# Where the stamps make an ingest due (so jobs will run, but for a dry run, --lint or a target no
-# ingest leads to), the server is launched now: its first imports are done by the time the first
-# jobs come, and the rest overlap them. onstart hands it to the jobs, or ends it (a cluster's
-# jobs) and starts another where the environment has changed since (forkserver.start).
-if jobs_here() and forkserver.usable(ATTEMPTS) and ingests_due():
-    forkserver.launch()
 CODE = {stage: lineage.stage_code(stage)["sha256"] for stage in lineage.STAGE_CODE}
 
 
@@ -645,16 +603,18 @@ def overview_inputs(wildcards):
     }
 
 
-# Once Snakemake has jobs to run (not in a dry run, not when nothing is to be done), the jobs of
-# a run of up to forkserver.MAX_ATTEMPTS attempt folders start through the run's fork server:
-# each job is a copy of one process that has imported the package, instead of a Python that
-# imports it again (45-650 ms a job). Only where the jobs run on this machine, each from this
-# process (not a cluster's jobs, nor Snakemake's process for one of them), and in this Python
-# (not under --sdm conda).
-onstart:
-    if jobs_here():
-        os.environ.update(
-            BENCHREPORT_RUNNER=forkserver.start(ATTEMPTS) or RULEJOB_RUNNER
-        )
-    else:
-        forkserver.cancel()
+def say_where_results_are(outputs):
+    """onsuccess: the run's last lines say where its results are, each output that exists
+    relative to the folder the run was started in. Printed at exit: after Snakemake's log hint
+    and elapsed time, which follow onsuccess, and once its --directory is left."""
+    written = [os.path.abspath(path) for path in outputs if os.path.exists(path)]
+    if written:
+        atexit.register(print_where_results_are, written)
+
+
+def print_where_results_are(paths):
+    lines = ["benchreport: the results are in"]
+    print(
+        "\n".join(lines + [f"  {os.path.relpath(path)}" for path in paths]),
+        file=sys.stderr,
+    )

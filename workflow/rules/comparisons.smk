@@ -17,11 +17,9 @@ rule comparisons:
     resources:
         mem_mb=1000,
     params:
-        **runner_params(
-            pairs=config["comparisons"]["pairs"],
-            power=config["comparisons"]["power"],
-            statistics=config["statistics"],
-            code=CODE["comparisons"],
-        ),
-    shell:
-        run_script("comparisons")
+        pairs=config["comparisons"]["pairs"],
+        power=config["comparisons"]["power"],
+        statistics=config["statistics"],
+        code=CODE["comparisons"],
+    script:
+        "../scripts/comparisons.py"

@@ -13,9 +13,7 @@ checkpoint controls:
     resources:
         mem_mb=2000,
     params:
-        **runner_params(
-            run=config["controls"]["run"],
-            code=CODE["controls"],
-        ),
-    shell:
-        run_script("controls")
+        run=config["controls"]["run"],
+        code=CODE["controls"],
+    script:
+        "../scripts/controls.py"

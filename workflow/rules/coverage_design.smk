@@ -15,14 +15,11 @@ rule coverage_design:
     resources:
         mem_mb=lambda wildcards, threads: shapes.memory_mb(wildcards.shape, threads),
     params:
-        **runner_params(
-            seed=config["statistics"]["seed"],
-            simulations=config["statistics"]["coverage_simulations"],
-            confidence=config["statistics"]["confidence"],
-            code=CODE["coverage_design"],
-        ),
-    # BLAS on one thread, whatever the job's threads (Snakemake sets the *_NUM_THREADS variables
-    # from them): the design must not move with --cores (the script checks it). Its threads are
-    # its own workers (Python threads; numpy releases the GIL), and the fork server serves it.
-    shell:
-        run_script("coverage_design", one_blas_thread=True)
+        seed=config["statistics"]["seed"],
+        simulations=config["statistics"]["coverage_simulations"],
+        confidence=config["statistics"]["confidence"],
+        code=CODE["coverage_design"],
+    # its threads are the script's own workers (Python threads over the families and blocks;
+    # numpy releases the GIL), its BLAS on one thread whatever they are (the script sees to it)
+    script:
+        "../scripts/coverage_design.py"

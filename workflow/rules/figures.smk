@@ -70,11 +70,9 @@ rule figures:
     # the caption of cost.svg (workflow/report/cost.rst) names the level, seed and resamples
     # its cost interval was computed with (by rule stats, in the record)
     params:
-        **runner_params(
-            seed=config["statistics"]["seed"],
-            resamples=config["statistics"]["resamples"],
-            confidence=config["statistics"]["confidence"],
-            code=CODE["figures"],
-        ),
-    shell:
-        run_script("figures")
+        seed=config["statistics"]["seed"],
+        resamples=config["statistics"]["resamples"],
+        confidence=config["statistics"]["confidence"],
+        code=CODE["figures"],
+    script:
+        "../scripts/figures.py"

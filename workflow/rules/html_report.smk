@@ -25,8 +25,6 @@ rule html_report:
     resources:
         mem_mb=1000,
     params:
-        **runner_params(
-            code=CODE["html_report"],
-        ),
-    shell:
-        run_script("html_report")
+        code=CODE["html_report"],
+    script:
+        "../scripts/html_report.py"

@@ -18,17 +18,14 @@ rule ingest:
     resources:
         mem_mb=1000,
     params:
-        **runner_params(
-            jobs=batch_params,
-            max_requests=config["ingest"]["max_requests"],
-            nop_agents=config["controls"]["nop_agents"]
-            + [config["controls"]["run"]["nop_agent"]],
-            code=CODE["ingest"],
-        ),
+        jobs=batch_params,
+        max_requests=config["ingest"]["max_requests"],
+        nop_agents=config["controls"]["nop_agents"]
+        + [config["controls"]["run"]["nop_agent"]],
+        code=CODE["ingest"],
     message:
         "Ingesting the BenchFlow job folders of batch {wildcards.batch}"
-    # one job per batch of job folders (stamps.ingest_batches). Its threads are its own workers
-    # (a large folder read in forked processes), and it loads no
-    # numerical library: with their thread variables at 1, the run's fork server serves it
-    shell:
-        run_script("ingest", one_blas_thread=True)
+    # one job per batch of job folders (stamps.ingest_batches); its threads are its own workers
+    # (a large folder read in forked processes)
+    script:
+        "../scripts/ingest.py"

@@ -17,10 +17,8 @@ checkpoint ingested:
     resources:
         mem_mb=500,
     params:
-        **runner_params(
-            job_folders=ingested_job_folders,
-            batches=ingested_batches,
-            code=CODE["ingested"],
-        ),
-    shell:
-        run_script("ingested")
+        job_folders=ingested_job_folders,
+        batches=ingested_batches,
+        code=CODE["ingested"],
+    script:
+        "../scripts/ingested.py"

@@ -11,16 +11,14 @@ rule inspect_image:
     resources:
         mem_mb=200,
     params:
-        **runner_params(
-            reference=image_param("reference"),
-            build_context=image_param("build_context"),
-            build_tag=image_param("build_tag"),
-            docker=config["environment"]["docker"],
-            docker_host=config["environment"]["docker_host"],
-            timeout=config["environment"]["timeout_seconds"],
-            records_from=config["environment"]["records_from"],
-            retry=image_retry,
-            code=CODE["inspect_image"],
-        ),
-    shell:
-        run_script("inspect_image")
+        reference=image_param("reference"),
+        build_context=image_param("build_context"),
+        build_tag=image_param("build_tag"),
+        docker=config["environment"]["docker"],
+        docker_host=config["environment"]["docker_host"],
+        timeout=config["environment"]["timeout_seconds"],
+        records_from=config["environment"]["records_from"],
+        retry=image_retry,
+        code=CODE["inspect_image"],
+    script:
+        "../scripts/inspect_image.py"

@@ -14,8 +14,6 @@ rule overview:
     resources:
         mem_mb=1000,
     params:
-        **runner_params(
-            code=CODE["overview"],
-        ),
-    shell:
-        run_script("overview")
+        code=CODE["overview"],
+    script:
+        "../scripts/overview.py"

@@ -35,9 +35,7 @@ rule paper:
     resources:
         mem_mb=500,
     params:
-        **runner_params(
-            confidence=config["statistics"]["confidence"],
-            code=CODE["paper"],
-        ),
-    shell:
-        run_script("paper")
+        confidence=config["statistics"]["confidence"],
+        code=CODE["paper"],
+    script:
+        "../scripts/paper.py"

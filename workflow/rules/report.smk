@@ -25,10 +25,8 @@ rule report:
     resources:
         mem_mb=500,
     params:
-        **runner_params(
-            task_images=report_environment,
-            min_tries=config["statistics"]["min_trials_per_task"],
-            code=CODE["report"],
-        ),
-    shell:
-        run_script("report")
+        task_images=report_environment,
+        min_tries=config["statistics"]["min_trials_per_task"],
+        code=CODE["report"],
+    script:
+        "../scripts/report.py"

@@ -13,11 +13,9 @@ rule stats:
     resources:
         mem_mb=1000,
     params:
-        **runner_params(
-            jobs=setting_jobs,
-            stats=config["statistics"],
-            controls=controls_policy(),
-            code=CODE["stats"],
-        ),
-    shell:
-        run_script("stats")
+        jobs=setting_jobs,
+        stats=config["statistics"],
+        controls=controls_policy(),
+        code=CODE["stats"],
+    script:
+        "../scripts/stats.py"

@@ -18,12 +18,10 @@ rule trial_rows:
     resources:
         mem_mb=1000,
     params:
-        **runner_params(
-            jobs=setting_jobs,
-            controls=controls_policy(),
-            benchmark_version=config["benchmark_version"],
-            gate=config["run_summary_gate"],
-            code=CODE["trial_rows"],
-        ),
-    shell:
-        run_script("trial_rows")
+        jobs=setting_jobs,
+        controls=controls_policy(),
+        benchmark_version=config["benchmark_version"],
+        gate=config["run_summary_gate"],
+        code=CODE["trial_rows"],
+    script:
+        "../scripts/trial_rows.py"

@@ -22,8 +22,6 @@ rule trials_table:
     resources:
         mem_mb=1000,
     params:
-        **runner_params(
-            code=CODE["trials_table"],
-        ),
-    shell:
-        run_script("trials_table")
+        code=CODE["trials_table"],
+    script:
+        "../scripts/trials_table.py"

@@ -8,12 +8,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchreport import bundle, rocrate, rulejob
+from benchreport import bundle, rocrate
 from benchreport.discover import root_labels
 from benchreport.files import dump_json, write_json
-from benchreport.lineage import WORKFLOW_DIR, closure, git_state, software_versions, write_for_rule
+from benchreport.lineage import WORKFLOW_DIR, closure, git_state, software_versions, start_job, write_for_rule
 
-rulejob.start(snakemake)
+start_job(snakemake)
 STARTED = time.monotonic()
 params = snakemake.params
 config = params.config

@@ -1,11 +1,10 @@
 """Rule comparisons: paired comparisons between agent settings on their shared tasks."""
 
-from benchreport import rulejob
 from benchreport.comparisons import comparisons, render_csv, render_markdown
 from benchreport.files import load_json, write_json, write_text
-from benchreport.lineage import write_for_rule
+from benchreport.lineage import start_job, write_for_rule
 
-rulejob.start(snakemake)
+start_job(snakemake)
 
 stats = {}
 for path in snakemake.input.stats:

@@ -2,12 +2,11 @@
 
 from pathlib import Path
 
-from benchreport import rulejob
 from benchreport.controls import run_controls, tasks_lacking
 from benchreport.files import load_json, write_json
-from benchreport.lineage import write_for_rule
+from benchreport.lineage import start_job, write_for_rule
 
-log = rulejob.start(snakemake)
+log = start_job(snakemake)
 
 indexes = [index for path in snakemake.input.indexes for index in load_json(path)["jobs"].values()]
 tasks = tasks_lacking([index["settings"] for index in indexes], snakemake.wildcards.kind)

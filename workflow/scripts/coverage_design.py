@@ -8,18 +8,30 @@ import resource
 import sys
 import time
 
-from benchreport import design_cache, rulejob, shapes
-from benchreport.coverage_design import coverage_design
-from benchreport.files import dump_json, write_text
-from benchreport.lineage import write_for_rule
+# BLAS on one thread, whatever the job's threads (Snakemake sets these variables to them): a BLAS
+# on several threads sums in another order, and the design would move in its last bits with
+# --cores. Set before numpy is imported, which reads them as it loads; the job's threads are the
+# design's own workers over its families and blocks.
+os.environ.update(
+    dict.fromkeys(
+        (
+            "OMP_NUM_THREADS",
+            "GOTO_NUM_THREADS",
+            "OPENBLAS_NUM_THREADS",
+            "MKL_NUM_THREADS",
+            "VECLIB_MAXIMUM_THREADS",
+            "NUMEXPR_NUM_THREADS",
+        ),
+        "1",
+    )
+)
 
-rulejob.start(snakemake)
-# BLAS on one thread, whatever the job's threads (the rule's command sets it: run_script's
-# one_blas_thread): a BLAS on several threads sums in another order, and the design would move in
-# its last bits with --cores. The job's threads share the design's families and blocks.
-unpinned = [name for name in rulejob.THREAD_VARIABLES if os.environ.get(name) != "1"]
-if unpinned:
-    sys.exit(f"coverage_design: {', '.join(unpinned)} must be 1 (rule coverage_design's command sets them)")
+from benchreport import design_cache, shapes  # noqa: E402
+from benchreport.coverage_design import coverage_design  # noqa: E402
+from benchreport.files import dump_json, write_text  # noqa: E402
+from benchreport.lineage import start_job, write_for_rule  # noqa: E402
+
+start_job(snakemake)
 shape = snakemake.wildcards.shape
 profile = shapes.parse_shape(shape)
 params = snakemake.params

@@ -1,10 +1,10 @@
 """Rule figures: forest, heatmap and cost figures (SVG and PNG) and the numbers behind them."""
 
-from benchreport import figure_data, figures, rulejob
+from benchreport import figure_data, figures
 from benchreport.files import load_json, write_json
-from benchreport.lineage import write_for_rule
+from benchreport.lineage import start_job, write_for_rule
 
-rulejob.start(snakemake)
+start_job(snakemake)
 
 
 numbers = [load_json(path) for path in snakemake.input.numbers]  # each setting's stats.json

@@ -1,11 +1,10 @@
 """Rule html_report: results/report.html, one self-contained page over every setting."""
 
-from benchreport import rulejob
 from benchreport.files import load_json, write_text
 from benchreport.html_report import render_page
-from benchreport.lineage import write_for_rule
+from benchreport.lineage import start_job, write_for_rule
 
-rulejob.start(snakemake)
+start_job(snakemake)
 
 
 summaries = [load_json(path) for path in snakemake.input.summaries]

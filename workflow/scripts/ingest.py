@@ -6,14 +6,13 @@ import json
 import sys
 from pathlib import Path
 
-from benchreport import rulejob
 from benchreport.discover import JobFolder, location_file
 from benchreport.files import write_json
 from benchreport.ingest import ingest_job, job_ledger
-from benchreport.lineage import write_for_rule
+from benchreport.lineage import start_job, write_for_rule
 from benchreport.trial import as_columns
 
-rulejob.start(snakemake)
+start_job(snakemake)
 
 results = {}
 for params, state, duplicates in zip(
@@ -55,4 +54,3 @@ write_for_rule(
     sources=[source for result in results.values() for source in result["sources"]],
     extra={"sources_per_job": {job_id: len(result["sources"]) for job_id, result in results.items()}},
 )
-rulejob.finish()

@@ -6,12 +6,11 @@ import os
 import sys
 from pathlib import Path
 
-from benchreport import rulejob
 from benchreport.environment import inspect_image, replay_record
 from benchreport.files import write_json
-from benchreport.lineage import write_for_rule
+from benchreport.lineage import start_job, write_for_rule
 
-rulejob.start(snakemake)
+start_job(snakemake)
 
 params = snakemake.params
 env = dict(os.environ)

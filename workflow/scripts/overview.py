@@ -1,11 +1,10 @@
 """Rule overview: results/index.md (every setting, the accounting) and results/exclusions.tsv."""
 
-from benchreport import rulejob
 from benchreport.files import load_json, write_text
-from benchreport.lineage import write_for_rule
+from benchreport.lineage import start_job, write_for_rule
 from benchreport.overview import combined_ledger, render_index, render_ledger_tsv
 
-rulejob.start(snakemake)
+start_job(snakemake)
 
 
 job_ledgers = [ledger for path in snakemake.input.ledgers for ledger in load_json(path)["jobs"].values()]

@@ -1,10 +1,10 @@
 """Rule paper: the comparison table over settings and the paired-comparisons table (Markdown, CSV, LaTeX)."""
 
-from benchreport import paper, rulejob, tables
+from benchreport import paper, tables
 from benchreport.files import load_json, write_text
-from benchreport.lineage import write_for_rule
+from benchreport.lineage import start_job, write_for_rule
 
-rulejob.start(snakemake)
+start_job(snakemake)
 
 
 summaries = [load_json(path) for path in snakemake.input.summaries]

@@ -1,9 +1,9 @@
 """Rule report: the setting's result record (summary.json) and everything rendered from it alone:
 report.md, writeup.md, run-card.json, run-summary.json, and the trials report.html lists of it."""
 
-from benchreport import rulejob, runcard
+from benchreport import runcard
 from benchreport.files import load_json, write_json, write_text
-from benchreport.lineage import write_for_rule
+from benchreport.lineage import start_job, write_for_rule
 from benchreport.page import page_trials
 from benchreport.report import (
     build_record,
@@ -14,7 +14,7 @@ from benchreport.report import (
     validate_record,
 )
 
-rulejob.start(snakemake)
+start_job(snakemake)
 
 
 trials = load_json(snakemake.input.trials)
@@ -32,4 +32,3 @@ write_json(snakemake.output.run_card, card)
 write_json(snakemake.output.run_summary, card["run_summary"])
 write_json(snakemake.output.page, {"setting": stats["setting"]} | page_trials(stats["per_task"], stats["trials"]))
 write_for_rule(snakemake)
-rulejob.finish()

@@ -1,14 +1,13 @@
 """Rule trial_rows: every trial of one setting, one row each (reports/<setting>/trials.json), and
 what its run card counts from them (settings/<setting>/card-parts.json)."""
 
-from benchreport import rulejob
 from benchreport.files import write_json
-from benchreport.lineage import write_for_rule
+from benchreport.lineage import start_job, write_for_rule
 from benchreport.settings import number_ingest_tries
 from benchreport.trial import load_ingests
 from benchreport.trial_rows import TRIAL_FIELDS, TRIAL_PARTS, card_parts, setting_trial_rows
 
-rulejob.start(snakemake)
+start_job(snakemake)
 
 
 setting = snakemake.wildcards.setting
@@ -21,4 +20,3 @@ card = card_parts(
 write_json(snakemake.output.trials, rows)
 write_json(snakemake.output.card, card)
 write_for_rule(snakemake)
-rulejob.finish()

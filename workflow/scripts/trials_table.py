@@ -1,11 +1,10 @@
 """Rule trials_table: results/trials.csv, one row per trial of every setting."""
 
-from benchreport import rulejob
 from benchreport.files import load_json, write_text
-from benchreport.lineage import write_for_rule
+from benchreport.lineage import start_job, write_for_rule
 from benchreport.trials_table import render_csv
 
-rulejob.start(snakemake)
+start_job(snakemake)
 
 
 settings = []
@@ -14,4 +13,3 @@ for stats, trials in zip(snakemake.input.stats, snakemake.input.trials, strict=T
     settings.append((numbers["setting"], numbers["key"], load_json(trials)))
 write_text(snakemake.output.table, render_csv(settings))
 write_for_rule(snakemake)
-rulejob.finish()

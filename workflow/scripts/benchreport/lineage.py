@@ -17,18 +17,19 @@ import os
 import platform
 import re
 import subprocess
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from . import rulejob, secrets
+from . import secrets
 from .files import dump_json, sha256_file
 
 PACKAGE_DIR = Path(__file__).parent
 SCRIPTS_DIR = PACKAGE_DIR.parent
 WORKFLOW_DIR = SCRIPTS_DIR.parent.parent
 SOFTWARE = ("snakemake", "numpy", "scipy", "jinja2", "pyyaml", "matplotlib", "pillow")
-# Every rule script imports these (the package, its file helpers, lineage and the job setup).
-COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineage.py", "benchreport/rulejob.py"]
+# Every rule script imports these (the package, its file helpers and lineage).
+COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineage.py"]
 # The stages. Stage X runs the rule script workflow/scripts/X.py; STAGE_DATA names the files a
 # stage reads that no import names: its templates and schemas.
 STAGES = (
@@ -244,6 +245,20 @@ def _find_software_versions() -> dict:
     return versions
 
 
+# When this process's rule job began (start_job), for its lineage records and the RO-Crate's actions.
+STARTED_AT: str | None = None
+
+
+def start_job(smk):
+    """What a rule script does first: note when its job began and send the job's messages to its
+    rule's log (returned, open)."""
+    global STARTED_AT
+    STARTED_AT = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    log = open(smk.log[0], "w")
+    sys.stderr = log
+    return log
+
+
 def input_entry(path: str, hashes: dict) -> dict:
     """An input's path, sha256 and lineage record; `hashes` (path -> sha256) is shared by the
     records of one job, so that each input is hashed once, not once per output."""
@@ -296,7 +311,7 @@ def build_record(
         "software": software_versions(),
         "inputs": [input_entry(path, input_hashes) for path in inputs],
         "sources": sources,
-        "started_at": rulejob.STARTED_AT,
+        "started_at": STARTED_AT,
         "recorded_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
     if sources_as:
