@@ -7,12 +7,10 @@ In one run, over the same generated folders (resources/benchflow_synth/, `scale`
       trajectory/llm_trajectory.jsonl), nothing else and nothing twice (bench_ingest.py holds
       ingest to it per job folder);
   (b) a cold `snakemake --cores 2` in a fresh copy of the workflow (empty results/ and
-      .snakemake/), Docker inspection off;
+      .snakemake/), Docker inspection off (--cold-repeats K: the median of K, each in a fresh
+      copy);
   (c) the run after one trial's result.json changed its reward (the median of --repeats runs);
   (d) a run with nothing changed (the median of --repeats runs);
-  (b') the cold run again in another fresh copy, its coverage designs read from a design cache
-      (BENCHREPORT_COVERAGE_CACHE) filled with (b)'s designs: b − b' is what computing the
-      designs adds to a cold run (--cold-repeats K: the median of K such pairs);
   (e) peak memory: the largest sum of RSS over the snakemake process tree (psutil, polled every
       50 ms) and the largest single process (getrusage of the waited-for children);
   (f) Snakemake's own floor: a workflow of one rule whose output is there, in a folder of its own,
@@ -23,7 +21,7 @@ In one run, over the same generated folders (resources/benchflow_synth/, `scale`
       (a best-of-K score, no interval, no report), --repeats rounds interleaved with (c) and (d),
       its median. --install-peer makes a Python 3.12 venv with BenchFlow for it
       (benchmarks/install_peer.sh); --peer names a `bench` already installed.
-Prints b/a, b/p, c/b, d/b and b − b', and the same on CPU seconds. Nothing is asserted: the numbers are
+Prints b/a, b/p, c/b, d/b, and the same on CPU seconds. Nothing is asserted: the numbers are
 for reading.
 
     python benchmarks/bench_scale.py --jobs 10 --trials 100
@@ -71,7 +69,6 @@ sys.path.insert(0, str(REPO / "resources"))
 sys.path.insert(0, str(REPO / "workflow" / "scripts"))
 
 import benchflow_synth as synth  # noqa: E402 (from resources/, put on the path above)
-from benchreport import design_cache  # noqa: E402 (from workflow/scripts/, put on the path above)
 
 MAX_REQUESTS = 20
 
@@ -537,20 +534,6 @@ def idle_time(intervals: list[tuple[float, float]], since: float, wall: float) -
     return intervals[0][0] - since, wall - covered
 
 
-def fill_design_cache(workdir: Path, cache: Path) -> int:
-    """A design cache holding every design a run wrote, under the key its rule would look up
-    (from each coverage file's lineage record: its shape and params); the number stored."""
-    if cache.exists():
-        shutil.rmtree(cache)
-    stored = 0
-    for record_path in sorted((workdir / "results" / "lineage" / "coverage").glob("*.json.json")):
-        record = json.loads(record_path.read_text(encoding="utf-8"))
-        text = (workdir / record["output"]).read_text(encoding="utf-8")
-        design_cache.store(cache, design_cache.record_key(record), text)
-        stored += 1
-    return stored
-
-
 def edit_one_trial(jobs_root: Path) -> tuple[str, Path, bytes, os.stat_result]:
     """Flip the reward of one scored trial in the middle job folder.
 
@@ -764,7 +747,7 @@ def main(argv=None) -> int:
         "--cold-repeats",
         type=int,
         default=1,
-        help="(b, b') pairs, each in fresh copies; b − b' is their median (a cold run varies by seconds)",
+        help="cold runs, each in a fresh copy; (b) is their median (a cold run varies by seconds)",
     )
     parser.add_argument("--keep", action="store_true", help="keep the workflow copy")
     parser.add_argument(
@@ -841,26 +824,13 @@ def main(argv=None) -> int:
 
     peer_round()
     runs = {"cold": run_snakemake(workdir, jobs_root, "cold", spy=spy("cold"))}
-    cache = args.tmp / f"design-cache-{name}"
-    designs = fill_design_cache(workdir, cache)
-    cached = copy_workflow(args.tmp / f"wf-cached-{name}", args.coverage_simulations)
-    runs["cold-cached"] = run_snakemake(cached, jobs_root, "cold-cached", env={design_cache.CACHE_VARIABLE: str(cache)})
-    read = sum(
-        "read from the cache" in path.read_text() for path in (cached / "logs" / "coverage_design").glob("*.log")
-    )
-    shutil.rmtree(cached, ignore_errors=True)
-    pairs = [(runs["cold"], runs["cold-cached"])]
-    for repeat in range(2, args.cold_repeats + 1):  # more (b, b') pairs, each in fresh copies
-        pair = []
-        for label, env in (
-            (f"cold-{repeat}", None),
-            (f"cold-cached-{repeat}", {design_cache.CACHE_VARIABLE: str(cache)}),
-        ):
-            fresh = copy_workflow(args.tmp / f"wf-{label}-{name}", args.coverage_simulations)
-            runs[label] = run_snakemake(fresh, jobs_root, label, env=env)
-            pair.append(runs[label])
-            shutil.rmtree(fresh, ignore_errors=True)
-        pairs.append(tuple(pair))
+    colds = [runs["cold"]]
+    for repeat in range(2, args.cold_repeats + 1):  # more cold runs, each in a fresh copy
+        label = f"cold-{repeat}"
+        fresh = copy_workflow(args.tmp / f"wf-{label}-{name}", args.coverage_simulations)
+        runs[label] = run_snakemake(fresh, jobs_root, label)
+        colds.append(runs[label])
+        shutil.rmtree(fresh, ignore_errors=True)
     edited_runs, nochange_runs = [], []
     edited, edited_path, original, stat = edit_one_trial(jobs_root)
     try:
@@ -883,18 +853,10 @@ def main(argv=None) -> int:
         os.utime(edited_path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
     bare = run_bare_snakemake(args.tmp / f"bare-{name}", args.repeats)
-    a, b = floor["seconds"], runs["cold"]["wall"]
+    a, b = floor["seconds"], statistics.median(run["wall"] for run in colds)
     c, d = statistics.median(edited_runs), statistics.median(nochange_runs)
-    print(f"(b) cold run:      {b:8.2f} s")
-    bc = runs["cold-cached"]["wall"]
-    added = [cold["wall"] - cached_run["wall"] for cold, cached_run in pairs]
-    added_cpu = [cold["cpu"] - cached_run["cpu"] for cold, cached_run in pairs]
-    print(
-        f"(b') designs cached: {bc:7.2f} s   ({read} of {designs} designs read from the cache): computing "
-        f"the designs adds b − b' = {statistics.median(added):.2f} s to the cold run, "
-        f"{statistics.median(added_cpu):.2f} s of CPU (medians of {len(pairs)} pairs: "
-        f"{', '.join(f'{w:.2f}' for w in added)} s; CPU {', '.join(f'{w:.2f}' for w in added_cpu)} s)"
-    )
+    cold_walls = ", ".join(f"{run['wall']:.2f}" for run in colds)
+    print(f"(b) cold run:      {b:8.2f} s   median of {len(colds)} runs ({cold_walls} s)")
     print(
         f"(c) edited trial:  {c:8.2f} s   median of {len(edited_runs)} runs, each after flipping "
         f"the reward of {edited.split(' (')[0]} ({', '.join(f'{w:.2f}' for w in edited_runs)} s)"
@@ -923,7 +885,7 @@ def main(argv=None) -> int:
     print(
         f"ratios: b/a = {b / a:.2f}, c/b = {c / b:.3f}, d/b = {d / b:.3f}" + (f", b/p = {b / p:.2f}" if peers else "")
     )
-    ca, cb = floor["cpu"], runs["cold"]["cpu"]
+    ca, cb = floor["cpu"], statistics.median(run["cpu"] for run in colds)
     cc = statistics.median(runs[f"edited-{k}"]["cpu"] for k in range(1, args.repeats + 1))
     cd = statistics.median(runs[f"nochange-{k}"]["cpu"] for k in range(1, args.repeats + 1))
     cp = statistics.median(peer["cpu"] for peer in peers) if peers else None
@@ -937,7 +899,6 @@ def main(argv=None) -> int:
     print(f"load average when done: {os.getloadavg()[0]:.2f}")
     print(
         "targets (2 cores): b/p <= 1.0 at 10,000 and 100,000 trials (2.0 at 1,000); c/b <= 0.05; "
-        "b − b' <= 2 s at 200 tasks x 50 tries, <= 5 s at 1,000 x 100; "
         "d < 1 s at 1,000 trials, < 2 s at 100,000; peak tree RSS <= 1 GiB"
     )
     print("\nper run: wall, CPU of the tree, other load, peak tree RSS, jobs run")

@@ -22,10 +22,6 @@ from pathlib import Path
 
 import pytest
 
-# The suite tests the designs it computes: a machine's coverage design cache is not read by its runs
-# (tests/test_design_cache.py sets one of its own).
-os.environ.pop("BENCHREPORT_COVERAGE_CACHE", None)
-
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "resources" / "example"
 REAL_ROOTS = ("benchflow-real-jobs", "benchflow-samples")

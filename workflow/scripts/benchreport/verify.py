@@ -39,7 +39,6 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from . import design_cache
 from .discover import REVIEW_DIRS, VERIFIER_FILES, VERIFIER_FOLDER
 from .files import printable
 from .forked import can_fork, end_with_parent, forked_call
@@ -587,8 +586,6 @@ def run_snakemake(work: Path, cores: int, progress, remove_inputs: bool = False)
         "--quiet",
         "rules",
     ]
-    # every coverage design computed again: never read from this machine's design cache
-    environment = {key: value for key, value in os.environ.items() if key != design_cache.CACHE_VARIABLE}
     tail, last = [], time.monotonic()
     # once the checkpoint's record is written no rule of the installed workflow reads a job-folder
     # file (only rule ingest does; the plan comes from the ingests' outputs, the stamps from
@@ -600,7 +597,6 @@ def run_snakemake(work: Path, cores: int, progress, remove_inputs: bool = False)
         with subprocess.Popen(
             command,
             cwd=work,
-            env=environment,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
