@@ -7,13 +7,11 @@ import gzip
 import hashlib
 import io
 import json
-import os
 import random
-import signal
 import tarfile
 import threading
 import zlib
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 import pytest
 from benchreport import bundle, forked, rocrate
@@ -373,38 +371,9 @@ def test_a_rerun_that_cannot_start_leaves_no_remover_behind(tmp_path, monkeypatc
         assert not thread.is_alive()
 
 
-def test_verify_reads_in_a_fork_only_where_its_lines_arrive(tmp_path, monkeypatch):
-    """The archive is read in a forked process when verify's messages go to a file, here when they
-    go to a StringIO (whose copy in a fork nobody reads); either way the same verdict. A reader
-    that is killed is a failure to read, said in one line, not a traceback."""
-    archive = tiny(tmp_path / "t.tar.gz", {"results/a.json": b"1"}, line("results/a.json", b"1").encode())
-    assert verifier.writes_through_a_fork(open(tmp_path / "log", "w")) and not verifier.writes_through_a_fork(
-        io.StringIO()
-    )
-    said = []
-    for err in (io.StringIO(), open(tmp_path / "err.log", "w")):
-        out = io.StringIO()
-        code = verifier.verify(archive, out=out, err=err)
-        said.append((code, out.getvalue()))
-    assert said[0] == said[1] and said[0][0] == 2 and "no config.yaml" in said[0][1]
-
-    def killed(*arguments):
-        os.kill(os.getpid(), signal.SIGKILL)
-
-    monkeypatch.setattr(verifier, "read_and_check", killed)
-    out = io.StringIO()
-    code = verifier.check(
-        Path(archive), tmp_path / "w", 1, out, lambda line: None, False, 1 << 30, 200, forked.forked_call
-    )
-    assert code == 1 and "ended before it was done" in out.getvalue()
-
-
-@pytest.mark.parametrize("forks", [True, False])
-def test_the_reruns_files_are_made_the_same_in_a_forked_process_or_in_line(tmp_path, monkeypatch, forks):
-    """FileMaker: folders, empty and small files, and one larger than the pipe's buffer (streamed
-    in chunks, as stream_file hands it), with the same bytes whether a forked process makes them
-    or this one does; close returns only once every one is made."""
-    monkeypatch.setattr(verifier, "can_fork", lambda: forks)
+def test_the_reruns_files_are_made_with_their_bytes(tmp_path):
+    """FileMaker: folders, empty and small files, and one larger than a read (streamed in chunks,
+    as stream_file hands it), with their bytes."""
     rng = random.Random(7)
     files = {
         "jobs/a/t__00000001/result.json": b'{"reward": 1.0}',
@@ -413,47 +382,25 @@ def test_the_reruns_files_are_made_the_same_in_a_forked_process_or_in_line(tmp_p
         "jobs/b/summary.json": "caf\u00e9 \u2713".encode(),
     }
     maker = verifier.FileMaker()
-    assert (maker.pipe is not None) is forks
     maker.folder(str(tmp_path / "jobs/a/t__00000003"))  # an attempt folder with only a verifier file
     for name, data in files.items():
-        with maker.file(str(tmp_path / name), len(data)) as sink:
+        with maker.file(str(tmp_path / name)) as sink:
             assert verifier.stream_file(io.BytesIO(data), len(data), [sink]) == hashlib.sha256(data).digest()
-    maker.close()
     made = {p.relative_to(tmp_path).as_posix(): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     assert made == files
     assert (tmp_path / "jobs/a/t__00000003").is_dir()
 
 
-@pytest.mark.parametrize("forks", [True, False])
-def test_a_file_that_cannot_be_made_stops_the_making_and_is_named(tmp_path, monkeypatch, forks):
+def test_a_file_that_cannot_be_made_stops_the_making_and_is_named(tmp_path):
     """A file where a folder has to be (file "x", then the folder "x/folder") is Unwritable,
-    naming the place, in line at once or from the forked process at close (which stops at it:
-    "z", handed over after it, is not made); the forked process is reaped either way."""
-    monkeypatch.setattr(verifier, "can_fork", lambda: forks)
+    naming the place, at once: "z", which would come after it, is not made."""
     maker = verifier.FileMaker()
     with pytest.raises(verifier.Unwritable, match=f"Not a directory: {tmp_path}/x/folder$"):
         for name in ("x", "z"):
-            with maker.file(str(tmp_path / name), 2) as sink:
+            with maker.file(str(tmp_path / name)) as sink:
                 sink.write(b"ok")
             maker.folder(str(tmp_path / name / "folder"))
-        maker.close()
     assert (tmp_path / "x").read_bytes() == b"ok" and not (tmp_path / "z").exists()
-    if forks:
-        with pytest.raises(ChildProcessError):
-            os.waitpid(maker.child, 0)
-
-
-def test_a_reading_that_stops_inside_a_file_ends_the_forked_process(tmp_path, monkeypatch):
-    """The reading process raises inside a member (a truncated archive): close(failed=True) ends
-    the pipe part-way through a file, and the forked process ends rather than waiting for the
-    rest of it."""
-    monkeypatch.setattr(verifier, "can_fork", lambda: True)
-    maker = verifier.FileMaker()
-    with maker.file(str(tmp_path / "cut.json"), 1000) as sink:
-        sink.write(b"only part of it")
-    maker.close(failed=True)  # returns: the forked process has ended and was reaped
-    with pytest.raises(ChildProcessError):
-        os.waitpid(maker.child, 0)
 
 
 @settings(max_examples=500, deadline=None)

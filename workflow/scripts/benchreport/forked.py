@@ -1,5 +1,5 @@
-"""One function over shares of work, each share in a process forked from this one (or one call
-in a forked process, for the memory it frees)."""
+"""One function over shares of work, each share in a process forked from this one: a rule's
+threads given to its own workers."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
 
 
 def can_fork() -> bool:
-    """Whether forked_map and forked_call fork: on Linux, and only while this process has one
+    """Whether forked_map forks: on Linux, and only while this process has one
     thread (as Snakemake's has when it parses, and a rule job's): a fork copies no other thread,
     so one holding a lock could leave it held in the child."""
     return sys.platform == "linux" and threading.active_count() == 1
@@ -51,19 +51,10 @@ def forked_map(function, shares: list[tuple]) -> list:
     this one's)."""
     if len(shares) < 2 or not can_fork():
         return [function(*share) for share in shares]
-    return _in_forks(function, shares[1:], here=shares[0])
+    return _in_forks(function, shares[1:], shares[0])
 
 
-def forked_call(function, *arguments):
-    """function(*arguments) in one process forked from this one where can_fork(), else here: the
-    memory it takes goes back to the system when that process ends (CPython keeps what a process
-    freed), and only its result comes back."""
-    if not can_fork():
-        return function(*arguments)
-    return _in_forks(function, [arguments])[0]
-
-
-def _in_forks(function, shares: list[tuple], here: tuple | None = None) -> list:
+def _in_forks(function, shares: list[tuple], here: tuple) -> list:
     """function(*share) for each share in its own forked process, and for `here` (first in the
     results) in this one meanwhile. An exception in any is raised once all have finished."""
     # imported here, not by the module: most jobs fork nothing, and the import costs ~20 ms
@@ -84,7 +75,7 @@ def _in_forks(function, shares: list[tuple], here: tuple | None = None) -> list:
             max_workers=len(shares), mp_context=context, initializer=end_with_parent, initargs=(os.getpid(),)
         ) as executor:
             forked = [executor.submit(_run_share, position) for position in range(len(shares))]
-            first = [] if here is None else [function(*here)]
-            return first + [future.result() for future in forked]
+            first = function(*here)
+            return [first] + [future.result() for future in forked]
     finally:
         _SHARES.clear()

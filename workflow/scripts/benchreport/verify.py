@@ -26,8 +26,6 @@ import json
 import os
 import re
 import shutil
-import signal
-import struct
 import subprocess
 import sys
 import tarfile
@@ -36,12 +34,10 @@ import threading
 import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from .discover import REVIEW_DIRS, VERIFIER_FILES, VERIFIER_FOLDER
 from .files import printable
-from .forked import can_fork, end_with_parent, forked_call
 from .lineage import PACKAGE_DIR, WORKFLOW_DIR
 from .stamps import INGESTED_RECORD
 
@@ -183,150 +179,37 @@ def _unwritable(exc: OSError, path: str) -> Unwritable:
 
 
 class FileMaker:
-    """Makes the re-run's folders and files in a process forked from the reading one, which hands
-    them over a pipe: creating ~400,000 files and ~200,000 folders (100 x 1,000) is system time,
-    which then runs on another core while the reading process parses the tar headers and hashes
-    the members. (From a thread it was slower than in line: the GIL went back and forth at each
-    system call.) Each is a header (the path's length, the size, or -1 for a folder), the path
-    and the bytes, streamed: a large member is never held whole. Where the process cannot fork,
-    they are made in line. An error is raised as Unwritable: in line at once; from the forked
-    process, which stops at its first, by close (the reading process's next write finds the
-    pipe closed: read_archive)."""
-
-    HEADER = struct.Struct("<Iq")
+    """Makes the re-run's folders and files: one mkdir per folder, not per file (file creation is
+    the cost here). An error is raised as Unwritable, naming the place."""
 
     def __init__(self):
         self.made: set[str] = set()
-        self.child = self.pipe = None
-        if can_fork():
-            self._fork()
-
-    def _fork(self) -> None:
-        from_reader, to_child = os.pipe()  # the forked process reads what the reader writes
-        error_in, error_out = os.pipe()  # and writes back its first error, or nothing
-        sys.stdout.flush()
-        sys.stderr.flush()
-        parent = os.getpid()
-        # no signal between the fork and the forked process's own handling: it must never
-        # return into the reading code (its finally clauses, the temporary folder's removal)
-        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-        try:
-            child = os.fork()
-        except OSError:  # no process to be had: made in line
-            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-            for end in (to_child, from_reader, error_in, error_out):
-                os.close(end)
-            return
-        if child == 0:
-            code = 1
-            try:
-                os.close(to_child)
-                os.close(error_in)
-                end_with_parent(parent)
-                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-                error = self._make_from(os.fdopen(from_reader, "rb", buffering=1 << 20))
-                os.write(error_out, error.encode("utf-8", "replace"))
-                code = 0
-            finally:
-                os._exit(code)
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        os.close(from_reader)
-        os.close(error_out)
-        self.child, self.error_in = child, error_in
-        self.pipe = os.fdopen(to_child, "wb", buffering=1 << 20)
-
-    def _folder(self, path: str) -> None:
-        if path not in self.made:  # one mkdir per folder, not per file: file creation is the cost here
-            os.makedirs(path, exist_ok=True)
-            self.made.add(path)
-
-    def _create(self, path: str):
-        """A new file at `path`, its folder made if need be, open for writing."""
-        self._folder(os.path.dirname(path))
-        return open(path, "xb")
-
-    def _make_from(self, pipe) -> str:
-        """Make every folder and file the pipe holds, up to the first error (returned; else "")."""
-        while header := pipe.read(self.HEADER.size):
-            length, size = self.HEADER.unpack(header)
-            path = os.fsdecode(pipe.read(length))
-            try:
-                if size < 0:
-                    self._folder(path)
-                    continue
-                with self._create(path) as handle:
-                    while size:
-                        chunk = pipe.read(min(size, 1 << 20))
-                        if not chunk:  # the reading stopped inside a member (close(failed=True))
-                            raise EOFError(path)
-                        size -= len(chunk)
-                        handle.write(chunk)
-            except OSError as exc:
-                return str(_unwritable(exc, path))
-        return ""
 
     def folder(self, path: str) -> None:
-        if self.pipe is None:
+        if path not in self.made:
             try:
-                self._folder(path)
+                os.makedirs(path, exist_ok=True)
             except OSError as exc:
                 raise _unwritable(exc, path) from None
-        else:
-            encoded = os.fsencode(path)
-            self.pipe.write(self.HEADER.pack(len(encoded), -1) + encoded)
+            self.made.add(path)
 
     @contextlib.contextmanager
-    def file(self, path: str, size: int):
-        """The sink a file's `size` bytes are written to (stream_file's), as a context."""
-        if self.pipe is not None:
-            encoded = os.fsencode(path)
-            self.pipe.write(self.HEADER.pack(len(encoded), size) + encoded)
-            yield self.pipe
-            return
+    def file(self, path: str):
+        """A new file at `path`, its folder made if need be, open for writing (stream_file's sink)."""
+        self.folder(os.path.dirname(path))
         try:
-            handle = self._create(path)
+            handle = open(path, "xb")
         except OSError as exc:
             raise _unwritable(exc, path) from None
         with handle:
             yield handle
 
-    def close(self, failed: bool = False) -> None:
-        """Wait until every folder and file is made, or the forked process stopped at an error,
-        and raise that error (not when `failed`: the reading stopped with an error of its own)."""
-        if self.pipe is None:
-            return
-        try:
-            self.pipe.close()
-        except OSError:  # the forked process stopped at an error, or ended
-            pass
-        error = b""
-        while chunk := os.read(self.error_in, 1 << 16):
-            error += chunk
-        os.close(self.error_in)
-        _, status = os.waitpid(self.child, 0)
-        if failed:
-            return
-        if error:
-            raise Unwritable(error.decode())
-        if status != 0:
-            raise Unwritable("the process making the files ended before it was done")
-
 
 def read_archive(bundle: Path, target: Path, *, keep_code: bool, limits: Limits, progress) -> tuple[str, dict, dict]:
     """One pass over the archive: (top folder, member name -> sha256 digest, small files by
-    name). Writes the re-run's inputs (and workflow-code/ with keep_code) under target, through
-    a FileMaker; every other member is only hashed."""
-    maker = FileMaker()
-    try:
-        found = _read_members(bundle, target, keep_code, limits, progress, maker)
-    except BrokenPipeError:  # the forked process stopped: close raises why
-        maker.close()
-        raise
-    except BaseException:
-        maker.close(failed=True)
-        raise
-    maker.close()
-    return found
+    name). Writes the re-run's inputs (and workflow-code/ with keep_code) under target; every
+    other member is only hashed."""
+    return _read_members(bundle, target, keep_code, limits, progress, FileMaker())
 
 
 def _read_members(bundle: Path, target: Path, keep_code: bool, limits: Limits, progress, maker: FileMaker) -> tuple:
@@ -364,7 +247,7 @@ def _read_members(bundle: Path, target: Path, keep_code: bool, limits: Limits, p
             keep = name.startswith(RERUN_INPUTS) or (keep_code and name.startswith(CODE))
             if keep and not not_read(name):
                 destination = os.path.join(target, name[len(CODE) :] if name.startswith(CODE) else name)
-                with maker.file(destination, member.size) as sink:
+                with maker.file(destination) as sink:
                     hashes[name] = stream_file(source, member.size, [*sinks, sink])
             else:
                 hashes[name] = stream_file(source, member.size, sinks)
@@ -645,18 +528,8 @@ def verify(
         print(line, file=err, flush=True)
 
     with tempfile.TemporaryDirectory(prefix="benchreport-verify-") as temporary:
-        # the archive is read in a forked process where that process's progress lines reach `err`
-        reader = forked_call if writes_through_a_fork(err) else call_here
         code = check(
-            Path(bundle),
-            Path(temporary) / "rerun",
-            cores,
-            out,
-            progress,
-            run_bundled_code,
-            max_bytes,
-            max_ratio,
-            reader,
+            Path(bundle), Path(temporary) / "rerun", cores, out, progress, run_bundled_code, max_bytes, max_ratio
         )
         progress("removing the temporary folder")
         removing = time.monotonic()
@@ -690,19 +563,6 @@ def remove_tree(root: Path, workers: int = 8, enough: int = 64) -> None:
     shutil.rmtree(root)
 
 
-def writes_through_a_fork(stream) -> bool:
-    """Whether what a forked process writes to `stream` reaches it: a file does, a StringIO not."""
-    try:
-        stream.fileno()
-    except (AttributeError, OSError):  # io.UnsupportedOperation is an OSError
-        return False
-    return True
-
-
-def call_here(function, *arguments):
-    return function(*arguments)
-
-
 def check(
     path: Path,
     work: Path,
@@ -712,19 +572,15 @@ def check(
     run_bundled_code: bool,
     max_bytes: int,
     max_ratio: float,
-    reader=call_here,
 ) -> int:
-    """verify's work in the folder `work` (made here; its parent is removed by the caller).
-    `reader` calls read_and_check: forked_call, so that the members' digests (~200 MB at 700,000
-    members) go back to the system before the re-run starts (CPython would keep the pages they
-    took for the rest of verify), or call_here."""
+    """verify's work in the folder `work` (made here; its parent is removed by the caller)."""
     started = time.monotonic()
     try:
         workflow = None if run_bundled_code else installed_workflow()
         size = path.stat().st_size
         progress(f"reading {path} ({size:,} bytes)")
-        problems, listed, files, small = reader(
-            read_and_check, path, work, run_bundled_code, Limits(size, max_bytes, max_ratio), progress
+        problems, listed, files, small = read_and_check(
+            path, work, run_bundled_code, Limits(size, max_bytes, max_ratio), progress
         )
         if "config.yaml" not in small:
             raise Refused("no config.yaml in the archive")
@@ -733,9 +589,6 @@ def check(
     except Refused as exc:
         print(f"REFUSED: {shown(str(exc))}", file=out)
         return 2
-    except BrokenProcessPool:
-        print("verify FAILED: the process reading the archive ended before it was done (out of memory?)", file=out)
-        return 1
     except Unwritable as exc:
         print(f"verify FAILED: the re-run's files cannot be written: {shown(str(exc))}", file=out)
         return 1
