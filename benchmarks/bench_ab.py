@@ -5,13 +5,17 @@ same cold run moved by 15 % within an hour, the peer's by 40 %.
 
     python benchmarks/bench_ab.py --before fc48bc2 --after HEAD \\
         --jobs-root /tmp/benchreport-scale/data-100x1000-r1-k1-s0-settings1/jobs --rounds 4
+    python benchmarks/bench_ab.py --before fc48bc2 --shape 50x200 --settings 1 --cold-rounds 2
 
---jobs-root is a folder of job folders, such as one bench_scale.py generated. Each copy first
+--jobs-root is a folder of job folders; --shape (and --settings) names one of bench_scale.py's
+shapes instead, whose folders it generates under /tmp/benchreport-scale as bench_scale.py does
+(or reuses, where that call made them). Each copy first
 runs cold once (printed, not compared: the first one also fills the page cache). Then each round
 flips the reward of one trial (bench_scale.edit_one_trial; the next round flips it back) and runs
 both copies, then runs both again with nothing changed; which copy goes first alternates, so an
 even number of rounds puts each first equally often. Prints every run, the medians and
-after / before. The trial is put back as it was at the end. With --cold-rounds N, N more cold
+after / before, and the peak memory of each copy's runs (RSS summed over the snakemake process
+tree). The trial is put back as it was at the end. With --cold-rounds N, N more cold
 runs of each copy come after those first two and before the rounds, each in a fresh copy of its
 revision, the copies alternating likewise, and their medians are compared too.
 """
@@ -51,6 +55,18 @@ def copy_revision(revision: str, destination: Path) -> Path:
     return destination
 
 
+def shape_folders(shape: str, settings: int) -> Path:
+    """The job folders of one of bench_scale's shapes, generated as bench_scale.py does (reused
+    where they are already there, made by the same generator)."""
+    args = argparse.Namespace(
+        **bench_scale.SHAPES[shape], seed=0, settings=settings, regenerate=False, workers=os.cpu_count() or 1
+    )
+    data = Path("/tmp/benchreport-scale") / f"data-{bench_scale.data_name(args)}"
+    data.mkdir(parents=True, exist_ok=True)
+    bench_scale.generate(data, args)
+    return data / "jobs"
+
+
 def in_turn(copies: dict, number: int) -> list[str]:
     """The copies' labels in round `number`'s order: each goes first in every other round."""
     return list(copies) if number % 2 == 0 else list(reversed(copies))
@@ -60,7 +76,15 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--before", required=True, help="a git revision")
     parser.add_argument("--after", default="HEAD", help="a git revision (default HEAD)")
-    parser.add_argument("--jobs-root", type=Path, required=True, help="a folder of BenchFlow job folders")
+    folders = parser.add_mutually_exclusive_group(required=True)
+    folders.add_argument("--jobs-root", type=Path, help="a folder of BenchFlow job folders")
+    folders.add_argument("--shape", choices=sorted(bench_scale.SHAPES), help="one of bench_scale.py's shapes")
+    parser.add_argument(
+        "--settings",
+        type=int,
+        default=len(bench_scale.synth.SCALE_SETTINGS),
+        help="with --shape: the settings its job folders cycle through (as bench_scale.py's --settings)",
+    )
     parser.add_argument("--rounds", type=int, default=4, help="an even number (default 4)")
     parser.add_argument(
         "--cold-rounds",
@@ -76,20 +100,31 @@ def main(argv=None) -> int:
     if args.tmp.exists():
         raise SystemExit(f"{args.tmp} exists: remove it or name another --tmp")
     bench_scale.SNAKEMAKE_ENV.pop("PYTHONDONTWRITEBYTECODE", None)  # as bench_scale runs them
+    if args.shape:
+        args.jobs_root = shape_folders(args.shape, args.settings)
     revisions = {"before": args.before, "after": args.after}
     copies = {label: copy_revision(revision, args.tmp / label) for label, revision in revisions.items()}
     print(f"before: {args.before}, after: {args.after}, folders: {args.jobs_root}")
     print(f"interpreter: {sys.executable}; load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    peaks = dict.fromkeys(copies, 0)
+
+    def timed(label: str, workdir: Path, kind: str) -> dict:
+        run = bench_scale.run_snakemake(workdir, args.jobs_root, kind)
+        peaks[label] = max(peaks[label], run["tree_rss"])
+        return run
+
     for label, workdir in copies.items():
-        run = bench_scale.run_snakemake(workdir, args.jobs_root, "cold")
+        run = timed(label, workdir, "cold")
         print(f"cold {label}: {run['wall']:.2f} s, CPU {run['cpu']:.2f} s", flush=True)
 
     walls = {(kind, label): [] for kind in ("cold", "edited", "nothing changed") for label in copies}
+    cpus = {key: [] for key in walls}
     for number in range(args.cold_rounds):
         for label in in_turn(copies, number):
             workdir = copy_revision(revisions[label], args.tmp / f"{label}-cold-{number}")
-            run = bench_scale.run_snakemake(workdir, args.jobs_root, "cold")
+            run = timed(label, workdir, "cold")
             walls["cold", label].append(run["wall"])
+            cpus["cold", label].append(run["cpu"])
             print(f"cold round {number + 1} {label}: {run['wall']:.2f} s, CPU {run['cpu']:.2f} s", flush=True)
             shutil.rmtree(workdir)
 
@@ -100,8 +135,9 @@ def main(argv=None) -> int:
             edited = edited or change  # the file as it was before the first round
             for kind in ("edited", "nothing changed"):
                 for label in in_turn(copies, number):
-                    run = bench_scale.run_snakemake(copies[label], args.jobs_root, f"{kind}-{number}".replace(" ", "-"))
+                    run = timed(label, copies[label], f"{kind}-{number}".replace(" ", "-"))
                     walls[kind, label].append(run["wall"])
+                    cpus[kind, label].append(run["cpu"])
                     print(f"round {number + 1} {kind} {label}: {run['wall']:.2f} s, CPU {run['cpu']:.2f} s", flush=True)
     finally:
         if edited is not None:
@@ -111,7 +147,12 @@ def main(argv=None) -> int:
 
     for kind in ("cold", "edited", "nothing changed") if args.cold_rounds else ("edited", "nothing changed"):
         before, after = (statistics.median(walls[kind, label]) for label in copies)
-        print(f"{kind}: before {before:.2f} s, after {after:.2f} s, after / before {after / before:.3f}")
+        cpu_before, cpu_after = (statistics.median(cpus[kind, label]) for label in copies)
+        print(
+            f"{kind}: before {before:.2f} s, after {after:.2f} s, after / before {after / before:.3f}; "
+            f"CPU before {cpu_before:.2f} s, after {cpu_after:.2f} s, after / before {cpu_after / cpu_before:.3f}"
+        )
+    print("peak tree RSS: " + ", ".join(f"{label} {bench_scale.fmt_bytes(peak)}" for label, peak in peaks.items()))
     print(f"load average when done: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
