@@ -292,7 +292,7 @@ def test_the_inflater_reads_what_gzip_wrote_and_notices_a_cut():
 
 
 def test_the_crate_writer_leaves_nothing_behind_with_the_collector_off():
-    """Rule jobs run with the cyclic collector off (rulejob.start): json.dumps with indent= leaves
+    """Rule jobs run with the cyclic collector off (lineage.start_job): json.dumps with indent= leaves
     a cycle of closures per call, which one call per entity turned into gigabytes at 700,000 files."""
     import gc
 

@@ -78,6 +78,7 @@ def find_jobs():
 
 # Whether the jobs run in a conda env's Python (--sdm conda), not in the one running Snakemake
 IN_CONDA_ENVS = DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
+# the facts every lineage record carries, found once for the run's jobs (lineage.RUN_FACTS)
 os.environ[lineage.RUN_FACTS] = lineage.run_facts(software=not IN_CONDA_ENVS)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from benchreport.discover import JobFolder, location_file
 from benchreport.files import write_json
 from benchreport.ingest import ingest_job, job_ledger
-from benchreport.lineage import start_job, write_for_rule
+from benchreport.lineage import finish_job, start_job, write_for_rule
 from benchreport.trial import as_columns
 
 start_job(snakemake)
@@ -54,3 +54,4 @@ write_for_rule(
     sources=[source for result in results.values() for source in result["sources"]],
     extra={"sources_per_job": {job_id: len(result["sources"]) for job_id, result in results.items()}},
 )
+finish_job()

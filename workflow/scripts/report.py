@@ -3,7 +3,7 @@ report.md, writeup.md, run-card.json, run-summary.json, and the trials report.ht
 
 from benchreport import runcard
 from benchreport.files import load_json, write_json, write_text
-from benchreport.lineage import start_job, write_for_rule
+from benchreport.lineage import finish_job, start_job, write_for_rule
 from benchreport.page import page_trials
 from benchreport.report import (
     build_record,
@@ -32,3 +32,4 @@ write_json(snakemake.output.run_card, card)
 write_json(snakemake.output.run_summary, card["run_summary"])
 write_json(snakemake.output.page, {"setting": stats["setting"]} | page_trials(stats["per_task"], stats["trials"]))
 write_for_rule(snakemake)
+finish_job()

@@ -2,7 +2,7 @@
 rule trial_rows writes what else the report needs of its trials from the same folders."""
 
 from benchreport.files import load_json, write_json
-from benchreport.lineage import start_job, write_for_rule
+from benchreport.lineage import finish_job, start_job, write_for_rule
 from benchreport.settings import number_tries
 from benchreport.stats import TRIAL_FIELDS, TRIAL_PARTS, setting_stats
 from benchreport.trial import load_ingests
@@ -28,3 +28,4 @@ params = snakemake.params.stats | {"controls": snakemake.params.controls}
 stats = setting_stats(snakemake.wildcards.setting, trials, params, grid_for)
 write_json(snakemake.output.stats, stats)
 write_for_rule(snakemake)
+finish_job()

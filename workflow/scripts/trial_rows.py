@@ -2,7 +2,7 @@
 what its run card counts from them (settings/<setting>/card-parts.json)."""
 
 from benchreport.files import write_json
-from benchreport.lineage import start_job, write_for_rule
+from benchreport.lineage import finish_job, start_job, write_for_rule
 from benchreport.settings import number_ingest_tries
 from benchreport.trial import load_ingests
 from benchreport.trial_rows import TRIAL_FIELDS, TRIAL_PARTS, card_parts, setting_trial_rows
@@ -20,3 +20,4 @@ card = card_parts(
 write_json(snakemake.output.trials, rows)
 write_json(snakemake.output.card, card)
 write_for_rule(snakemake)
+finish_job()

@@ -1,7 +1,7 @@
 """Rule trials_table: results/trials.csv, one row per trial of every setting."""
 
 from benchreport.files import load_json, write_text
-from benchreport.lineage import start_job, write_for_rule
+from benchreport.lineage import finish_job, start_job, write_for_rule
 from benchreport.trials_table import render_csv
 
 start_job(snakemake)
@@ -13,3 +13,4 @@ for stats, trials in zip(snakemake.input.stats, snakemake.input.trials, strict=T
     settings.append((numbers["setting"], numbers["key"], load_json(trials)))
 write_text(snakemake.output.table, render_csv(settings))
 write_for_rule(snakemake)
+finish_job()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import gc
 import hashlib
 import json
 import os
@@ -184,8 +185,8 @@ def stage_code(stage: str) -> dict:
 
 
 # The environment variable in which the Snakemake process hands every job of its run the code
-# and software facts lineage records (run_facts), found once rather than by each job: two git
-# commands and importlib.metadata cost a job ~0.04-0.06 s, ingest's job for 200 attempts ~0.2 s.
+# and software facts lineage records (run_facts), found once rather than by each job, whose two
+# git commands and importlib.metadata scan cost a cold run 11-12 % more CPU (benchmarks/RESULTS.md).
 RUN_FACTS = "BENCHREPORT_RUN_FACTS"
 
 
@@ -249,14 +250,27 @@ def _find_software_versions() -> dict:
 STARTED_AT: str | None = None
 
 
+# The collector off (start_job) and no teardown (finish_job) make an edited run 7-10 % faster
+# at 1,000 and 10,000 trials (benchmarks/RESULTS.md).
 def start_job(smk):
-    """What a rule script does first: note when its job began and send the job's messages to its
-    rule's log (returned, open)."""
+    """What a rule script does first: note when its job began, send the job's messages to its
+    rule's log (returned, open), and turn the cyclic garbage collector off, since a job's rows
+    and numbers hold no reference cycles and collecting walks them all again for nothing."""
     global STARTED_AT
     STARTED_AT = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     log = open(smk.log[0], "w")
     sys.stderr = log
+    gc.disable()
     return log
+
+
+def finish_job() -> None:
+    """What a rule script that holds many rows does last, once its outputs and their records are
+    written: flush what it printed and leave without the interpreter's teardown, which would free
+    every object one by one."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def input_entry(path: str, hashes: dict) -> dict:
