@@ -342,8 +342,8 @@ def run_bare_snakemake(folder: Path, repeats: int) -> dict:
 BENCH_CONFIG = "# a benchmark's copy: no Docker\nenvironment:\n  inspect: false\n"
 
 
-# What a run of the workflow reads of the repository: the Snakefile, its config, its code and the
-# workflow profile Snakemake reads beside the Snakefile (profiles/default: the scheduler).
+# What a run of the workflow reads of the repository: the Snakefile, its config, its code, and
+# the workflow profile Snakemake reads beside the Snakefile where a revision has one.
 WORKFLOW_PATHS = ("Snakefile", "config", "workflow", "profiles")
 
 
@@ -352,6 +352,8 @@ def copy_workflow(destination: Path, coverage_simulations: int | None = None) ->
         shutil.rmtree(destination)
     destination.mkdir(parents=True)
     for name in WORKFLOW_PATHS:
+        if not (REPO / name).exists():
+            continue
         if (REPO / name).is_dir():
             shutil.copytree(REPO / name, destination / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:

@@ -130,7 +130,7 @@ class Workflow:
         self.results = path / "results"
 
     def run(self, *args: str, roots=None, check=True, env=None) -> subprocess.CompletedProcess:
-        command = [sys.executable, "-m", "snakemake", "--cores", "2", *args]  # the scheduler: profiles/default
+        command = [sys.executable, "-m", "snakemake", "--cores", "2", *args]
         if roots is not None:
             items = ",".join(f'"{root}"' for root in roots)
             command += ["--config", f"job_roots=[{items}]"]
@@ -161,7 +161,6 @@ def copy_workflow(destination: Path) -> Workflow:
     shutil.copy(REPO / "Snakefile", destination / "Snakefile")
     shutil.copytree(REPO / "config", destination / "config")
     shutil.copytree(REPO / "workflow", destination / "workflow", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO / "profiles", destination / "profiles")  # the workflow profile, as a user's run reads it
     return Workflow(destination)
 
 

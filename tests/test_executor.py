@@ -197,7 +197,7 @@ def test_cluster_generic_run_matches_local_run(workflow, real_jobs, tmp_path):
         "--cluster-generic-cancel-cmd",
         str(scripts / "cancel.sh"),
         "--seconds-between-status-checks",
-        "1",  # the scheduler: the copy's profiles/default, as for the local run
+        "1",
         "--configfile",
         configfile,
     ]

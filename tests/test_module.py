@@ -74,7 +74,7 @@ def test_the_module_and_the_repository_give_the_same_results_from_the_smallest_c
     smallest = {"job_roots": roots, "controls": {"nop_agents": shipped["controls"]["nop_agents"]}}
     deployment = deploy(tmp_path / "analysis", repository, smallest)
     repository.run("overview", roots=roots)
-    done = snakemake(deployment, "--scheduler", "greedy", "overview")
+    done = snakemake(deployment, "overview")
     assert done.returncode == 0, done.stdout + done.stderr
     settings = {
         folder: sorted(p.name for p in (folder / "results" / "settings").iterdir())

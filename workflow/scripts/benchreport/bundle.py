@@ -52,7 +52,6 @@ CODE_PATHS = (
     "workflow",
     "config/schema.yaml",
     "config/config.yaml",
-    "profiles/default/config.yaml",
     "requirements.txt",
     "pyproject.toml",
 )

@@ -464,8 +464,6 @@ def run_snakemake(work: Path, cores: int, progress, remove_inputs: bool = False)
         str(cores),
         "--configfile",
         "bundle-config.yaml",
-        "--scheduler",
-        "greedy",
         "--quiet",
         "rules",
     ]
