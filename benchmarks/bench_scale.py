@@ -591,7 +591,7 @@ def profile_dry_run(workdir: Path, jobs_root: Path, label: str) -> dict:
 
 
 def profile_discovery(jobs_root: Path, scratch: Path) -> dict:
-    from benchreport import discover
+    from benchreport import discover, stamps
 
     out = {}
     start = time.perf_counter()
@@ -601,14 +601,14 @@ def profile_discovery(jobs_root: Path, scratch: Path) -> dict:
     if state.exists():
         shutil.rmtree(state)
     start = time.perf_counter()
-    discover.refresh_states(jobs, MAX_REQUESTS, state, lambda job: {})
+    stamps.refresh_folders(jobs, MAX_REQUESTS, state, lambda job: {})
     out["stamps_first_run"] = time.perf_counter() - start
     start = time.perf_counter()
-    discover.refresh_states(jobs, MAX_REQUESTS, state, lambda job: {})
+    stamps.refresh_folders(jobs, MAX_REQUESTS, state, lambda job: {})
     out["stamps_unchanged"] = time.perf_counter() - start
     start = time.perf_counter()
     for job in jobs:
-        discover.stat_state(job)
+        stamps.stat_state(job)
     out["stat_state_only"] = time.perf_counter() - start
     out["job_folders"] = len(jobs)
     return out

@@ -25,18 +25,18 @@ def here(tmp_path, monkeypatch):
 
 def test_a_missing_root_or_one_without_job_folders_is_refused_with_its_name(here):
     with pytest.raises(ValueError, match="these folders do not exist: nowhere"):
-        stamps.find_jobs(["jobs", "nowhere"])
+        discover.find_jobs(["jobs", "nowhere"])
     (here / "empty").mkdir()
     with pytest.raises(ValueError, match=r"No BenchFlow job folder found under job_roots \(empty\)"):
-        stamps.find_jobs(["empty"])
-    [job] = stamps.find_jobs(["jobs"]).values()
+        discover.find_jobs(["empty"])
+    [job] = discover.find_jobs(["jobs"]).values()
     assert job.root == "jobs" and job.relpath.startswith("oracle/")
 
 
 def test_a_trial_folder_given_as_a_root_is_named_with_the_folder_to_give(here):
     """A trial (attempt) folder, one inside it, or an interrupted one holding config.json alone:
     the message says what it is and names its job folder's parent."""
-    [job] = stamps.find_jobs(["jobs"]).values()
+    [job] = discover.find_jobs(["jobs"]).values()
     trial = job.path / sorted(discover.attempt_folders(job.path))[0]
     interrupted = job.path / "interrupted__0123abcd"
     interrupted.mkdir()
@@ -47,7 +47,7 @@ def test_a_trial_folder_given_as_a_root_is_named_with_the_folder_to_give(here):
         (interrupted, f"{interrupted} is a trial folder of a job (it holds config.json)"),
     ):
         with pytest.raises(ValueError) as refused:
-            stamps.find_jobs(["jobs", str(root)])
+            discover.find_jobs(["jobs", str(root)])
         assert str(refused.value) == f"job_roots: {what}: give its job folder's parent, {job.path.parent}, as job_roots"
 
 
@@ -56,14 +56,14 @@ def test_a_folder_of_jobs_is_no_trial_folder_for_its_config_or_result_json(here)
     a root of none: the jobs are found, or the message says none is."""
     (here / "config.json").write_text("{}")
     (here / "jobs" / "result.json").write_text("{}")
-    assert len(stamps.find_jobs(["jobs"])) == 1
+    assert len(discover.find_jobs(["jobs"])) == 1
     (here / "jobs" / "empty").mkdir()
     with pytest.raises(ValueError, match="No BenchFlow job folder found under job_roots"):
-        stamps.find_jobs([os.path.join("jobs", "empty")])
+        discover.find_jobs([os.path.join("jobs", "empty")])
 
 
 def test_recorded_sources_are_read_from_the_lineage_record_of_the_folders_batch(here):
-    [job] = stamps.find_jobs(["jobs"]).values()
+    [job] = discover.find_jobs(["jobs"]).values()
     assert stamps.recorded_sources(job, job.job_id) == {}  # never ingested
     record = here / stamps.lineage_of(stamps.ingest_output("jobs/batch"))
     record.parent.mkdir(parents=True)
@@ -80,7 +80,7 @@ def test_a_folder_that_changes_batch_has_its_stamp_touched(here):
     """A folder's stamp is compared with the record of the batch the last parse planned for it:
     when its batch is another one now, the stamp is touched, so that its new batch reads it
     again (and a batch planned in a dry run and never run cannot leave an old record in use)."""
-    jobs = stamps.find_jobs(["jobs"])
+    jobs = discover.find_jobs(["jobs"])
     [(job_id, job)] = jobs.items()
     found, records = stamps.refresh_states(list(jobs.values()), 8)
     stamp = found[job_id]
@@ -102,7 +102,7 @@ def test_a_folder_that_changes_batch_has_its_stamp_touched(here):
 def test_a_stamp_compares_the_sources_the_batch_the_last_parse_planned_recorded(here):
     """refresh_states reads a folder's last ingest from the batch plan_batches saved: a folder
     whose file was touched but holds the same bytes keeps its stamp only if that record is found."""
-    jobs = stamps.find_jobs(["jobs"])
+    jobs = discover.find_jobs(["jobs"])
     [job] = jobs.values()
     found, records = stamps.refresh_states(list(jobs.values()), 8)
     stamps.plan_batches(jobs, records, found)
@@ -161,7 +161,7 @@ def test_batches_join_small_folders_of_one_matrix_cell_up_to_the_bound():
 
 
 def test_an_ingest_is_due_until_its_output_is_newer_than_every_members_stamp(here):
-    jobs = stamps.find_jobs(["jobs"])
+    jobs = discover.find_jobs(["jobs"])
     found, records = stamps.refresh_states(list(jobs.values()), 8)
     [(job_id, stamp)] = found.items()
     batches = {"jobs/batch": [job_id]}
@@ -177,7 +177,7 @@ def test_an_ingest_is_due_until_its_output_is_newer_than_every_members_stamp(her
 
 
 def test_two_cores_only_for_a_large_folder_due_alone_in_its_batch(here):
-    [job] = stamps.find_jobs(["jobs"]).values()
+    [job] = discover.find_jobs(["jobs"]).values()
     entries = len(os.listdir(job.path))
     batch = job.job_id
     assert stamps.ingest_threads(batch, [job], {batch}, cores=4, parallel_min_attempts=entries) == 2
@@ -187,30 +187,3 @@ def test_two_cores_only_for_a_large_folder_due_alone_in_its_batch(here):
     assert stamps.ingest_threads(batch, [job, job], {batch}, cores=4, parallel_min_attempts=entries) == 1
     gone = discover.JobFolder(job_id="gone", root="jobs", relpath="gone", try_index=None, alias=None)
     assert stamps.ingest_threads("gone", [gone], {"gone"}, cores=4, parallel_min_attempts=1) == 1
-
-
-def test_a_remembered_value_is_computed_again_exactly_when_its_digest_changes(here):
-    index = here / "index.json"
-    index.write_text('{"settings": {}}')
-    codec = (lambda value: sorted(value), lambda saved: set(saved))
-    calls = []
-
-    def compute():
-        calls.append(index.read_text())
-        return {"a", "b"}
-
-    def remembered():
-        return stamps.remembered("plan", stamps.files_digest(["index.json"], "code 1"), compute, *codec)
-
-    assert remembered() == {"a", "b"} and len(calls) == 1
-    assert remembered() == {"a", "b"} and len(calls) == 1  # the saved value, decoded
-    os.utime(index, ns=(1, 2))
-    assert remembered() == {"a", "b"} and len(calls) == 1  # touched: the same bytes
-    index.write_text('{"settings": {"x": 1}}')
-    assert remembered() == {"a", "b"} and len(calls) == 2  # new bytes: computed again
-    assert stamps.files_digest(["index.json"], "code 1") != stamps.files_digest(["index.json"], "code 2")
-    saved = here / stamps.STATE_DIR / "derived-plan.json"
-    for garbage in ("", "[]", '{"digest": 1}', "{not json"):
-        saved.write_text(garbage)
-        assert remembered() == {"a", "b"}
-    assert len(calls) == 6 and json.loads(saved.read_text())["value"] == ["a", "b"]

@@ -160,52 +160,6 @@ def test_workflow_reports_the_environment_as_built(real_run_copy, image, busybox
     assert "Images not inspected (image missing) for 5 tasks: " in report
 
 
-def test_probe_answers_for_every_reference_in_one_call(image, tmp_path):
-    env = dict(os.environ)
-    probed = environment.probe_images(
-        [image, "benchreport-test/never-built:1", "bf__never-built"], docker="docker", env=env, timeout=60
-    )
-    assert probed == {
-        image: "image present",
-        "benchreport-test/never-built:1": "image missing",
-        "bf__never-built": "image missing",
-    }
-    away = dict(env, DOCKER_HOST=f"unix://{tmp_path}/no-daemon.sock")
-    assert environment.probe_images([image], docker="docker", env=away, timeout=60) == {image: "daemon unavailable"}
-    assert environment.probe_images([image], docker="/nonexistent/docker", env=env, timeout=5) == {image: None}
-    assert environment.probe_images([], docker="/nonexistent/docker", env=env, timeout=5) == {}
-
-
-def test_retry_param_changes_only_when_a_failed_record_meets_another_answer():
-    unavailable = {"reference": "x", "status": "daemon unavailable"}
-    assert environment.retry_param(None, None) == ""
-    assert environment.retry_param(unavailable, "daemon unavailable") == ""
-    assert environment.retry_param(unavailable, None) == ""  # nothing could be told: keep it
-    first = environment.retry_param(unavailable, "image missing")
-    assert json.loads(first) == {
-        "count": 1,
-        "because": "daemon unavailable when last inspected, image missing when this run started",
-    }
-    # the record the retry made keeps the value it was made with, whatever it found
-    missing = {"reference": "x", "status": "image missing", "retried": json.loads(first)}
-    assert environment.retry_param(missing, "image missing") == first
-    second = environment.retry_param(missing, "image present")
-    assert json.loads(second)["count"] == 2 and second != first
-    inspected = {"reference": "x", "status": "inspected", "retried": json.loads(second)}
-    assert environment.retry_param(inspected, "image missing") == second  # kept until --forcerun
-    assert environment.retry_param({"reference": "x", "status": "inspected"}, None) == ""
-
-
-def test_inspection_facts_say_when_and_how_to_refresh():
-    facts = environment.inspection_facts(
-        [{"inspected_at": "2026-12-01T10:00:00+00:00"}, {"inspected_at": "2026-11-30T09:00:00+00:00"}, {}]
-    )
-    assert facts["inspected_first"] == "2026-11-30T09:00:00+00:00"
-    assert facts["inspected_last"] == "2026-12-01T10:00:00+00:00"
-    assert facts["images"] == 3 and facts["refresh"] == "snakemake --cores 4 --forcerun inspect_image"
-    assert environment.inspection_facts([])["inspected_first"] is None
-
-
 def records(workflow) -> dict[str, dict]:
     return {
         path.name: json.loads(path.read_text()) for path in (workflow.results / "environment/images").glob("*.json")
@@ -214,9 +168,9 @@ def records(workflow) -> dict[str, dict]:
 
 @pytest.mark.slow  # two whole workflow runs against the daemon
 @needs_docker
-def test_failed_records_are_taken_again_when_the_daemon_answers(workflow, real_jobs, busybox, tmp_path):
-    """A plain re-run takes again what a missing daemon or image left, once the daemon says
-    otherwise, and keeps what it inspected; the daemon is never asked when nothing failed."""
+def test_failed_records_are_kept_until_the_command_that_names_them(workflow, real_jobs, busybox, tmp_path):
+    """What a missing daemon or image left is kept, like any record, until the command the run's
+    last lines name; nothing asks the daemon while the workflow plans."""
     context = tmp_path / "context"
     context.mkdir()
     shutil.copy(busybox, context / "busybox")
@@ -235,7 +189,7 @@ def test_failed_records_are_taken_again_when_the_daemon_answers(workflow, real_j
     away = dict(os.environ, DOCKER_HOST=f"unix://{tmp_path}/no-daemon.sock")
     here = dict(os.environ)
     try:
-        workflow.run(*extra, roots=real_jobs, env=away)
+        done = workflow.run(*extra, roots=real_jobs, env=away)
         first = records(workflow)
         assert {r["reference"] for r in first.values()} == set(images.values())
         # every task of a setting, left out or not, carries the digests its trials record
@@ -251,29 +205,14 @@ def test_failed_records_are_taken_again_when_the_daemon_answers(workflow, real_j
             }
         assert {r["status"] for r in first.values()} == {"daemon unavailable"}
         assert all(r["refresh"] == "snakemake --cores 4 --forcerun inspect_image" for r in first.values())
-        # the daemon is still away: nothing is taken again
-        assert "Nothing to be done" in workflow.run("-n", *extra, roots=real_jobs, env=away).stdout
-        # it answers: every record is taken again, without a flag; the image is not built yet
-        workflow.run(*extra, roots=real_jobs, env=here)
-        second = records(workflow)
-        assert {r["status"] for r in second.values()} == {"image missing"}
-        assert all(
-            r["retried"]["count"] == 1 and r["retried"]["because"].startswith("daemon unavailable")
-            for r in second.values()
-        )
-        assert "Nothing to be done" in workflow.run("-n", *extra, roots=real_jobs, env=here).stdout
-        # the missing image appears: that record alone is taken again
-        subprocess.run(["docker", "build", "-q", "-t", tag, str(context)], check=True, capture_output=True)
-        done = workflow.run(*extra, roots=real_jobs, env=here)
-        third = records(workflow)
-        changed = [name for name in third if third[name] != second[name]]
-        assert len(changed) == 1 and third[changed[0]]["status"] == "inspected"
-        assert third[changed[0]]["image"]["Id"] == docker_id(tag) and third[changed[0]]["retried"]["count"] == 2
-        assert "inspect_image" in done.stderr
-        # a record that inspected its image is kept when the image goes, until --forcerun
-        subprocess.run(["docker", "rmi", "-f", tag], check=True, capture_output=True)
+        assert "--forcerun inspect_image" in done.stderr
+        # the daemon answers: a plain run plans nothing; the command takes every record again
         assert "Nothing to be done" in workflow.run("-n", *extra, roots=real_jobs, env=here).stdout
         workflow.run("--forcerun", "inspect_image", *extra, roots=real_jobs, env=here)
-        assert records(workflow)[changed[0]]["status"] == "image missing"
+        assert {r["status"] for r in records(workflow).values()} == {"image missing"}
+        subprocess.run(["docker", "build", "-q", "-t", tag, str(context)], check=True, capture_output=True)
+        workflow.run("--forcerun", "inspect_image", *extra, roots=real_jobs, env=here)
+        inspected = [r for r in records(workflow).values() if r["status"] == "inspected"]
+        assert [r["image"]["Id"] for r in inspected] == [docker_id(tag)]
     finally:
         subprocess.run(["docker", "rmi", "-f", tag], capture_output=True)

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from benchreport import classify, discover, ingest
+from benchreport import classify, discover, ingest, stamps
 from conftest import EXAMPLE, REPO
 
 REAL = [str(EXAMPLE / "benchflow-real-jobs"), str(EXAMPLE / "benchflow-samples")]
@@ -162,7 +162,7 @@ def test_an_attempt_reached_in_several_places_is_counted_once(tmp_path):
     roots = [str(jobs), str(jobs / "A"), str(tmp_path / "jobs-link")]
     found = discover.find_job_folders(roots)
     assert len(found) == 5
-    states = discover.refresh_states(found, 20, tmp_path / "state", lambda job: {}, processes=1)
+    states = stamps.refresh_folders(found, 20, tmp_path / "state", lambda job: {}, processes=1)
     duplicates = discover.duplicates(found, roots, {job_id: records for job_id, (_, records) in states.items()})
     by_id = {job.job_id: job for job in found}
     kept = by_id["jobs/A/2026-11-30__04-23-02"]
@@ -192,7 +192,7 @@ def test_an_attempt_reached_in_several_places_is_counted_once(tmp_path):
     # edited, the copy is an attempt of its own again
     result_json = jobs / "A (copy)/2026-11-30__04-23-02/spec-pass__3d1c0484/result.json"
     result_json.write_text(result_json.read_text().replace("04:23:02", "05:23:02"))
-    states = discover.refresh_states(found, 20, tmp_path / "state", lambda job: {}, processes=1)
+    states = stamps.refresh_folders(found, 20, tmp_path / "state", lambda job: {}, processes=1)
     again = discover.duplicates(found, roots, {job_id: records for job_id, (_, records) in states.items()})
     assert "spec-pass__3d1c0484" not in again["jobs/A (copy)/2026-11-30__04-23-02"]
 
@@ -374,7 +374,7 @@ def test_a_job_folder_that_is_a_link_is_a_ledger_row_and_never_read(tmp_path):
         ("elsewhere", "outside the job root"),
         ("latest", "a link to oracle-run in the same job root"),
     ):
-        assert discover.stat_state(jobs[relpath]) == ({}, {})
+        assert stamps.stat_state(jobs[relpath]) == ({}, {})
         result = ingest.ingest_job(jobs[relpath])
         assert result["trials"] == [] and result["sources"] == []
         (row,) = result["ledger"]

@@ -19,7 +19,7 @@ import subprocess
 
 import pytest
 from benchflow_synth import write_matrix
-from benchreport import discover
+from benchreport import discover, stamps
 
 AGENT = {
     "agent": "claude-agent-acp",
@@ -255,8 +255,7 @@ def test_a_thousand_nested_folders_and_a_long_task_name_leave_the_run_reporting(
 
 
 def test_state_an_earlier_version_left_is_read_again(tmp_path):
-    """The stat cache and signature of a job folder as a version that compared record sizes left
-    them ([relpath, size] per attempt folder): the parse reads the records again, and an attempt
+    """The stat cache of a job folder as a version that compared record sizes left it ([relpath, size] per attempt folder): the parse reads the records again, and an attempt
     copied into the folder is still found."""
 
     (job,) = matrix(tmp_path / "jobs", "earlier", TWO_TRIES[:1], seed=1)
@@ -264,18 +263,13 @@ def test_state_an_earlier_version_left_is_read_again(tmp_path):
     (folder,) = discover.find_job_folders([str(tmp_path / "jobs")])
     state = tmp_path / "state"
     state.mkdir()
-    records = discover.refresh_state(folder, 20, state, lambda: {})[1]
+    records = stamps.refresh_state(folder, 20, state, lambda: {})[1]
     sizes = {name: [record[0], 1000] for name, record in records.items()}
     (cache,) = state.glob("*.json")
     earlier = json.loads(cache.read_text())
     earlier.pop("records_format", None)
     cache.write_text(json.dumps(earlier | {"records": sizes}))
-    (signature,) = state.glob("*.sig")
-    header, _, packed = signature.read_bytes().partition(b"\n")
-    head = json.loads(header)
-    head.pop("records_format", None)
-    signature.write_bytes(json.dumps(head | {"records": sizes}).encode() + b"\n" + packed)
-    again = discover.refresh_state(folder, 20, state, lambda: {})[1]
+    again = stamps.refresh_state(folder, 20, state, lambda: {})[1]
     assert again == records
     (row,) = discover.duplicates([folder], [str(tmp_path / "jobs")], {folder.job_id: again})[folder.job_id].values()
     assert row.startswith("the same attempt as task-0__")

@@ -58,22 +58,12 @@ validate(config, schema="../../config/schema.yaml")
 
 
 def find_jobs():
-    """Job folders at parse time (so a dry run shows the plan), each with its stamp file, and
-    beside it the attempt folders it shares with a job folder that counts them
-    (discover.duplicates, discover.write_duplicates); the batches rule ingest reads them in
-    (stamps.plan_batches). The record sizes that compares are not kept: at 100,000 attempt
-    folders they held 32 MiB of this process for the whole run.
-    """
+    """The job folders under job_roots, found as the workflow is parsed (so a bad root is said
+    at once); only listed, nothing read or written."""
     try:
-        jobs = stamps.find_jobs(config["job_roots"])
+        return discover.find_jobs(config["job_roots"])
     except ValueError as error:
         raise WorkflowError(str(error)) from None
-    states, records = stamps.refresh_states(
-        list(jobs.values()), config["ingest"]["max_requests"]
-    )
-    duplicates = discover.duplicates(list(jobs.values()), config["job_roots"], records)
-    discover.write_duplicates(states, duplicates)
-    return jobs, states, stamps.plan_batches(jobs, records, states)
 
 
 # Whether the jobs run in a conda env's Python (--sdm conda), not in the one running Snakemake
@@ -81,35 +71,66 @@ IN_CONDA_ENVS = DeploymentMethod.CONDA in workflow.deployment_settings.deploymen
 # the facts every lineage record carries, found once for the run's jobs (lineage.RUN_FACTS)
 os.environ[lineage.RUN_FACTS] = lineage.run_facts(software=not IN_CONDA_ENVS)
 
-
+JOBS = find_jobs()
+# job id -> its stamp (stamps.refresh_state); batch id -> its job folder ids, and back; the
+# batches of the folders the control runs wrote, once all_jobs found them. Filled by
+# plan_ingests when the DAG first asks.
+STATES, BATCHES, BATCH_OF, CONTROL_BATCHES = {}, {}, {}, {}
 DUE = {}
+
+
+def writes_state():
+    """Whether this process writes the change state (stamps.py): the main process of a run that
+    executes jobs. A dry run, and a cluster job's own parse, plan from it without writing: a
+    change shows there as a due stamp (stamps.due_file)."""
+    return workflow.is_main_process and not workflow.dryrun
+
+
+def refresh(jobs):
+    """(job id -> stamp, batch id -> job ids) of job folders, their duplicates compared among
+    themselves (discover.duplicates) and batched (stamps.plan_batches)."""
+    write = writes_state()
+    states, records = stamps.refresh_states(
+        list(jobs.values()), config["ingest"]["max_requests"], write=write
+    )
+    found = discover.duplicates(list(jobs.values()), config["job_roots"], records)
+    stamps.write_duplicates(states, found, write)
+    batches = stamps.plan_batches(jobs, records, states, write=write)
+    return states, batches
+
+
+def plan_ingests():
+    """The stamps and batches of the job folders under job_roots, refreshed once, when the DAG
+    first asks for them: --lint and the other commands that build no DAG never do."""
+    if not STATES and JOBS:
+        states, batches = refresh(JOBS)
+        STATES.update(states)
+        BATCHES.update(batches)
+        BATCH_OF.update(
+            {job_id: batch for batch, members in batches.items() for job_id in members}
+        )
+    return BATCHES
 
 
 def ingests_due():
     """stamps.ingests_due, once per state of STATES (a control run's folders join it)."""
+    plan_ingests()
     if len(STATES) not in DUE:
         DUE.clear()
         DUE[len(STATES)] = stamps.ingests_due(batches(), STATES)
     return DUE[len(STATES)]
 
 
-JOBS, STATES, BATCHES = find_jobs()
-# the batches of the folders the control runs wrote, once all_jobs found them
-CONTROL_BATCHES = {}
-
-
 def batches():
-    """batch id -> its job folder ids: the parse's (BATCHES), and those of the folders the
+    """batch id -> its job folder ids: those under job_roots, and those of the folders the
     control runs wrote, batched as a run that finds them under job_roots would (the bundle's
     re-run does)."""
-    return BATCHES | CONTROL_BATCHES
-
-
-BATCH_OF = {job_id: batch for batch, members in BATCHES.items() for job_id in members}
+    return plan_ingests() | CONTROL_BATCHES
 
 
 def batch_of(job_id):
     """The batch whose ingest reads a job folder."""
+    plan_ingests()
     return BATCH_OF.get(job_id, job_id)
 
 
@@ -134,7 +155,7 @@ RUN_CONTROLS = config["controls"]["run"]
 def user_job_indexes(wildcards):
     """The index of every job folder found under job_roots (what the control runs are planned
     from, in the job: they run before checkpoint ingested)."""
-    return {"indexes": [ingest_file(batch, "index") for batch in BATCHES]}
+    return {"indexes": [ingest_file(batch, "index") for batch in plan_ingests()]}
 
 
 def all_jobs():
@@ -149,17 +170,12 @@ def all_jobs():
         for job in discover.find_job_folders(roots)
         if job.root == RUN_CONTROLS["jobs_dir"]
     ]
-    found_stamps, found_records = stamps.refresh_states(
-        found, config["ingest"]["max_requests"]
-    )
-    # a control run's folders hold no attempt counted elsewhere; one also under job_roots has
-    # its duplicates and its batch from the parse
+    # a folder also under job_roots has its stamp and batch from plan_ingests
+    plan_ingests()
     written = {job.job_id: job for job in found if job.job_id not in JOBS}
-    discover.write_duplicates(
-        {job: stamp for job, stamp in found_stamps.items() if job in written}, {}
-    )
+    found_stamps, found_batches = refresh(written)
     STATES.update(found_stamps)
-    CONTROL_BATCHES.update(stamps.plan_batches(written, found_records, found_stamps))
+    CONTROL_BATCHES.update(found_batches)
     BATCH_OF.update(
         {
             job_id: batch
@@ -172,7 +188,7 @@ def all_jobs():
 
 def batch_members(batch):
     """The job folders of a batch: found at parse time, or written by a control run."""
-    if batch in BATCHES:
+    if batch in plan_ingests():
         return [JOBS[job_id] for job_id in BATCHES[batch]]
     found = all_jobs()
     return [found[job_id] for job_id in CONTROL_BATCHES[batch]]
@@ -181,10 +197,12 @@ def batch_members(batch):
 def ingest_inputs(wildcards):
     """Each of the batch's folders' stamp file and duplicates file, and for a folder a control
     run wrote, the run's manifests."""
-    states = [STATES[job.job_id] for job in batch_members(wildcards.batch)]
+    states = [
+        STATES[job.job_id] for job in batch_members(wildcards.batch)
+    ]  # planned there
     inputs = {
         "state": states,
-        "duplicates": [discover.duplicates_file(state) for state in states],
+        "duplicates": [stamps.duplicates_file(state) for state in states],
     }
     if wildcards.batch in BATCHES:
         return inputs
@@ -214,10 +232,6 @@ def batch_params(wildcards):
 
 JSON_CACHE = {}
 DERIVED_CACHE = {}
-# reference -> what the daemon said of it at the first image_retry call of this run (None: not
-# yet), and image slug -> the value image_retry gave it
-PROBED = None
-RETRIES = {}
 INGESTED = []  # [True] once checkpoint ingested has answered
 
 
@@ -276,60 +290,21 @@ def job_tasks(job_id):
     return read_cached(ingested(job_id, "tasks"))[1]["jobs"][job_id]["tasks"]
 
 
-# What the remembered plan (derived with a codec) is computed by besides the index files: this
-# file and the planning code of shapes.py, so that a change to either computes it again.
-PLAN_CODE = stamps.files_digest(
-    [
-        Path(SCRIPTS_DIR, "..", "rules", "common.smk"),
-        *(SCRIPTS_DIR / name for name in lineage.code_closure("benchreport/shapes.py")),
-    ],
-    "",
-)
-
-
-def derived(name, compute, codec=None):
-    """compute() once per state of the index files (file_state) in this process; with a codec
-    (encode, decode: to and from JSON), once per content of them across parses too
-    (stamps.remembered), so that a parse with nothing changed decodes no index file."""
+def derived(name, compute):
+    """compute() once per state of the index files (file_state) in this process: the input
+    functions ask for the same plan once per job of the DAG."""
     paths = list(dict.fromkeys(ingested(job_id, "index") for job_id in all_jobs()))
     state = tuple((path, file_state(path)) for path in paths)
     if (name, state) not in DERIVED_CACHE:
         if len(DERIVED_CACHE) > 32:
             DERIVED_CACHE.clear()
-        if codec is None:
-            DERIVED_CACHE[name, state] = compute()
-        else:
-            if ("digest", state) not in DERIVED_CACHE:
-                extra = json.dumps([PLAN_CODE, controls_policy()], sort_keys=True)
-                DERIVED_CACHE["digest", state] = stamps.files_digest(paths, extra)
-            DERIVED_CACHE[name, state] = stamps.remembered(
-                name, DERIVED_CACHE["digest", state], compute, *codec
-            )
+        DERIVED_CACHE[name, state] = compute()
     return DERIVED_CACHE[name, state]
-
-
-# The settings map and the profiles as JSON: the tasks of a setting are a set.
-SETTINGS_CODEC = (
-    lambda found: {
-        setting: item | {"tasks": sorted(item["tasks"])}
-        for setting, item in found.items()
-    },
-    lambda saved: {
-        setting: item | {"tasks": set(item["tasks"])} for setting, item in saved.items()
-    },
-)
-PROFILES_CODEC = (
-    lambda profiles: profiles,
-    lambda saved: {
-        setting: None if profile is None else tuple(map(tuple, profile))
-        for setting, profile in saved.items()
-    },
-)
 
 
 def settings_map():
     """setting id -> (jobs holding it, its tasks, whether it is a control)."""
-    return derived("settings", compute_settings_map, SETTINGS_CODEC)
+    return derived("settings", compute_settings_map)
 
 
 def compute_settings_map():
@@ -392,7 +367,7 @@ def setting_profiles():
             for setting in settings_map()
         }
 
-    return derived("profiles", plan, PROFILES_CODEC)
+    return derived("profiles", plan)
 
 
 def stats_inputs(wildcards):
@@ -468,35 +443,6 @@ def kept_record(path):
         return None
 
 
-def image_retry(wildcards):
-    """The `retry` param of inspect_image, from environment.retry_param. It changes, and so
-    Snakemake's params trigger re-runs the job, when the record says "daemon unavailable" or
-    "image missing" and the daemon now says otherwise. The daemon is asked once per run, in one
-    call, about every image whose record failed, and not at all when none did; a bundle's
-    replayed records are never retried."""
-    global PROBED
-    if config["environment"]["records_from"]:
-        return ""
-    if PROBED is None:
-        settings = config["environment"]
-        env = dict(os.environ)
-        if settings["docker_host"]:
-            env["DOCKER_HOST"] = settings["docker_host"]
-        PROBED = environment.probe_images(
-            planning.failed_references(images_by_slug(), kept_record),
-            docker=settings["docker"],
-            env=env,
-            timeout=settings["timeout_seconds"],
-        )
-    # once per image and run: Snakemake asks again when the job starts, after it has removed
-    # the record the value was computed from
-    if wildcards.image not in RETRIES:
-        record = kept_record(f"results/environment/images/{wildcards.image}.json")
-        probed = PROBED.get((record or {}).get("reference"))
-        RETRIES[wildcards.image] = environment.retry_param(record, probed)
-    return RETRIES[wildcards.image]
-
-
 def report_inputs(wildcards):
     inputs = {
         "stats": f"results/settings/{wildcards.setting}/stats.json",
@@ -528,30 +474,23 @@ def user_ingests(wildcards):
         f"results/controls/run-{kind}.json"
         for kind in (controls.KINDS if RUN_CONTROLS["enabled"] else ())
     ]
-    return [ingest_output(batch) for batch in BATCHES] + runs
+    return [ingest_output(batch) for batch in plan_ingests()] + runs
 
 
 def get_final_outputs(wildcards):
     outputs = planning.run_outputs(controls.KINDS if RUN_CONTROLS["enabled"] else ())
     for setting in sorted(settings_map()):
         outputs += report_files(setting)
-    prune_stale()
     return outputs
 
 
-PRUNED = []
-
-
-def prune_stale():
-    """Once per run, when every ingest is known (never in a dry run): remove the outputs of
-    settings, job folders, tries profiles and task images no longer found
-    (discover.remove_stale_outputs)."""
-    if PRUNED or workflow.dryrun:
-        return
+def remove_stale_outputs():
+    """onsuccess: remove the outputs of settings, job folders, tries profiles and task images no
+    longer found (discover.remove_stale_outputs), once the run that no longer makes them has
+    made everything else."""
     removed = discover.remove_stale_outputs(
         Path("results"), set(settings_map()), set(all_batches()), planned_files()
     )
-    PRUNED.append(removed)
     if removed:
         print(
             f"Removed {len(removed)} outputs of settings, job folders, tries profiles or "
@@ -606,16 +545,28 @@ def overview_inputs(wildcards):
 
 def say_where_results_are(outputs):
     """onsuccess: the run's last lines say where its results are, each output that exists
-    relative to the folder the run was started in. Printed at exit: after Snakemake's log hint
-    and elapsed time, which follow onsuccess, and once its --directory is left."""
+    relative to the folder the run was started in, and how to inspect again the task images
+    it could not inspect. Printed at exit: after Snakemake's log hint and elapsed time, which
+    follow onsuccess, and once its --directory is left."""
     written = [os.path.abspath(path) for path in outputs if os.path.exists(path)]
+    not_inspected = []
+    if config["environment"]["inspect"] and not config["environment"]["records_from"]:
+        not_inspected = planning.failed_references(images_by_slug(), kept_record)
     if written:
-        atexit.register(print_where_results_are, written)
+        atexit.register(print_where_results_are, written, len(not_inspected))
 
 
-def print_where_results_are(paths):
+def print_where_results_are(paths, not_inspected):
     lines = ["benchreport: the results are in"]
-    print(
-        "\n".join(lines + [f"  {os.path.relpath(path)}" for path in paths]),
-        file=sys.stderr,
-    )
+    lines += [f"  {os.path.relpath(path)}" for path in paths]
+    if not_inspected:
+        images = (
+            "1 task image was"
+            if not_inspected == 1
+            else f"{not_inspected} task images were"
+        )
+        lines.append(
+            f"benchreport: {images} not inspected (daemon unavailable or image missing); to "
+            f"inspect again: {environment.REFRESH}"
+        )
+    print("\n".join(lines), file=sys.stderr)

@@ -18,7 +18,6 @@ rule inspect_image:
         docker_host=config["environment"]["docker_host"],
         timeout=config["environment"]["timeout_seconds"],
         records_from=config["environment"]["records_from"],
-        retry=image_retry,
         code=CODE["inspect_image"],
     script:
         "../scripts/inspect_image.py"

@@ -1,7 +1,6 @@
 """Rule inspect_image: `docker image inspect` of one image reference, as a JSON record."""
 
 import datetime
-import json
 import os
 import sys
 from pathlib import Path
@@ -19,7 +18,7 @@ if params.docker_host:
 now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 if params.records_from:
     # replaying a bundle: the record made when the bundle was made, not a new inspection, so its
-    # lineage gives no inspection time (environment.inspection_facts then has none)
+    # lineage gives no inspection time
     replayed = Path(params.records_from, Path(snakemake.output.record).name)
     record = replay_record(params.reference, replayed)
     when = {"replayed_at": now}
@@ -33,9 +32,6 @@ else:
         build_context=params.build_context,
         build_tag=params.build_tag,
     )
-if params.retry:
-    # taken again by itself: the last record failed and the daemon now says otherwise
-    record["retried"] = json.loads(params.retry)
 print(f"{params.reference}: {record['status']} {record.get('reason') or ''}", file=sys.stderr)
 write_json(snakemake.output.record, record)
 write_for_rule(snakemake, extra=when)

@@ -1,32 +1,26 @@
-"""Find BenchFlow job folders under the configured roots and fingerprint them.
+"""Find BenchFlow job folders under the configured roots, and the attempts reached twice.
 
 A job folder is what one `bench eval run` writes: a folder whose children are attempt folders
 (`<task>__<8 hex>/` holding result.json, config.json or solver.json). It may sit directly under a
 jobs dir (plain layout) or under `<alias>/trial-NN/` (the `--matrix` layout, NN = try index).
-Whether a job folder changed is decided on exactly the bytes ingest will read, by content
-(`refresh_state`), so touching a file changes nothing and editing one trial re-runs the ingest
-of that folder's batch only. An attempt reached twice (overlapping roots, a link to a root, a copy of a
+Whether one changed is stamps.py's question. An attempt reached twice (overlapping roots, a link to a root, a copy of a
 job folder or of an attempt folder, however renamed or re-encoded) is found here (`duplicates`, by
 what its record names: identity.py), so that ingest counts it once.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import re
 import shutil
 import stat
-import time
-from array import array
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from .files import (
-    MISSING,
     BadFile,
     loads_written,
     locate,
@@ -34,10 +28,7 @@ from .files import (
     printable,
     read_whole,
     sha256_bytes,
-    sha256_file,
-    write_whole,
 )
-from .forked import can_fork, forked_map
 from .identity import RECORD_FILES, TRIAL_NAME, attempt_identity, differing_fields, recorded_text, same_content
 from .secrets import REDACTED_MARK, find, replace_spans
 
@@ -326,414 +317,6 @@ def review_files(attempt_dir: str) -> list[str]:
     return found
 
 
-def _prefix_or_file_sha256(path: str, relpath: str, max_requests: int) -> str:
-    """sha256 of what ingest reads of a file: a trajectory's request prefix, any other file whole
-    (the same hashes ingest records as its sources)."""
-    if relpath.endswith(TRAJECTORY):
-        return request_prefix(path, max_requests)[2]
-    return sha256_file(path)
-
-
-# What an attempt folder may hold that ingest reads (a folder for the last three).
-WATCHED = (*TRIAL_FILES, "trajectory", *REVIEW_DIRS)
-
-
-def _watched_entries(attempt_dir: str) -> list[str]:
-    """The WATCHED names an attempt folder holds; a folder that is a real folder (not a link) is
-    marked with a trailing '/'."""
-    with os.scandir(attempt_dir) as entries:
-        return sorted(
-            entry.name + ("/" if entry.is_dir(follow_symlinks=False) else "")
-            for entry in entries
-            if entry.name in WATCHED
-        )
-
-
-def _located_stat(job_dir: str, relpath: str, root_real: str) -> list:
-    """[size, mtime_ns] of a file of the job folder, links resolved inside the root, or [the
-    reason it cannot be read]."""
-    try:
-        _, info = locate(job_dir, relpath, root_real)
-    except BadFile as exc:
-        return [exc.reason]
-    return [info.st_size, info.st_mtime_ns]
-
-
-def stat_state(job: JobFolder, folders_before: dict | None = None) -> tuple[dict[str, list], dict[str, list]]:
-    """(relpath -> [size, mtime_ns] of each file ingest reads, or [reason] when it cannot be read;
-    attempt folder -> [its mtime_ns, its WATCHED entries]). No file is read.
-
-    An attempt folder whose mtime is what `folders_before` says holds the same entries (creating,
-    removing or renaming one changes it), so only the files it holds are lstat'ed: about five
-    system calls per attempt, however many of the optional files are absent, each resolving
-    two path components from the job folder's descriptor instead of the whole path.
-    """
-    job_dir = str(job.path)
-    root_real = os.path.realpath(job.root)
-    folders_before = folders_before or {}
-    state, folders = {}, {}
-
-    def checked(relpath):  # any path: links resolved inside the root, or the reason
-        state[relpath] = _located_stat(job_dir, relpath, root_real)
-
-    if linked_away(job):
-        return state, folders
-    for relpath in ("summary.json", *STRAY_RECORDS):
-        checked(relpath)
-    names = attempt_folders(job.path)
-    if not names:
-        return state, folders
-    lstat, regular = os.lstat, stat.S_ISREG
-    job_fd = os.open(job_dir, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        for name in names:
-            try:
-                mtime = lstat(name, dir_fd=job_fd).st_mtime_ns
-                known = folders_before.get(name)
-                entries = known[1] if known and known[0] == mtime else _watched_entries(f"{job_dir}/{name}")
-            except OSError:
-                continue
-            folders[name] = [mtime, entries]
-            for entry in entries:
-                if entry in TRIAL_FILES:
-                    relpath = f"{name}/{entry}"
-                elif entry == "trajectory/":
-                    relpath = f"{name}/{TRAJECTORY}"
-                elif entry == "trajectory":  # not a real folder: a link, whose target locate checks
-                    checked(f"{name}/{TRAJECTORY}")
-                    continue
-                else:
-                    continue
-                try:  # under real folders only: a regular file needs one lstat
-                    info = lstat(relpath, dir_fd=job_fd)
-                except OSError:
-                    info = None
-                if info is not None and regular(info.st_mode):
-                    state[relpath] = [info.st_size, info.st_mtime_ns]
-                else:
-                    checked(relpath)
-            if not REVIEW_ENTRIES.isdisjoint(entries):
-                for path in review_files(f"{job_dir}/{name}"):  # walked every time: a new file deep
-                    checked(f"{name}/{path}")  # inside leaves the attempt folder's mtime as it was
-    finally:
-        os.close(job_fd)
-    return state, folders
-
-
-def content_changed(
-    job: JobFolder, max_requests: int, before: dict, hashes: dict, now: dict, recorded
-) -> tuple[bool, dict]:
-    """Whether what ingest reads changed between two stat states, and the sha256 known for the
-    files of `now` (relpath -> sha256), so that a touched file is hashed once.
-
-    Only files whose size or mtime moved are read, and their sha256 is compared with the last
-    parse's (`hashes`) or, failing that, with what the last ingest recorded (`recorded()`:
-    relpath -> sha256, called only if needed): touching a file changes nothing, editing one does.
-    """
-    if before.keys() != now.keys():
-        return True, {}
-    known, hashes = None, dict(hashes)
-    job_dir, root_real = str(job.path), os.path.realpath(job.root)
-    for relpath, entry in now.items():
-        old = before[relpath]
-        if entry == old:
-            continue
-        previous = hashes.pop(relpath, None)  # the content at the old stat, if a parse hashed it
-        if len(entry) == 1 or len(old) == 1:
-            if entry != old[:1]:
-                return True, {}
-            continue
-        try:
-            path = locate(job_dir, relpath, root_real)[0]
-            sha = _prefix_or_file_sha256(path, relpath, max_requests)
-        except (BadFile, OSError):
-            return True, {}
-        if previous is None:
-            known = recorded() if known is None else known
-            previous = known.get(relpath)
-        if sha != previous:
-            return True, {}
-        hashes[relpath] = sha
-    return False, hashes
-
-
-# A file or folder changed this recently may change again within the same timestamp tick (file
-# systems stamp times from a coarse clock, some in 2 s steps): its stat is not kept as a sign of
-# "unchanged" ("racy" entries, as git calls them), so the next parse looks at it again. A stat
-# from the future (a clock ahead where the folder was written, a copy that kept its times) is
-# kept while the clock has not reached it: no write since the save can have given it that mtime.
-# Without that, every parse would re-hash such a folder whole.
-RACY_NS = 2_000_000_000
-
-
-def _racy(mtime_ns: int, since_ns: int, now_ns: int) -> bool:
-    """Whether a write between `since_ns` and `now_ns` could have left this mtime as it was."""
-    return since_ns - RACY_NS <= mtime_ns <= now_ns + RACY_NS
-
-
-# The shape of what attempt_record gives: a cache or signature that holds records of another shape
-# (written by another version of this code) has them read again.
-RECORDS_FORMAT = 2
-
-
-def _settled(files: dict, hashes: dict, folders: dict, records: dict, since_ns: int) -> dict:
-    """The cache to keep: racy file stats made unmatchable (-1 for the mtime, no sha256) and racy
-    folder listings made unusable (None for the mtime), racy from `since_ns`, when the stats
-    began to be taken, to now; that time as the time it was saved. The attempts' records
-    (attempt_records) are kept as they are: one read from a file whose stat is unmatchable is
-    read again."""
-    now = time.time_ns()
-    files = {
-        relpath: [entry[0], -1] if len(entry) == 2 and _racy(entry[1], since_ns, now) else entry
-        for relpath, entry in files.items()
-    }
-    return {
-        "saved_ns": since_ns,
-        "files": files,
-        "hashes": {relpath: sha for relpath, sha in hashes.items() if files[relpath][-1] != -1},
-        "folders": {
-            name: [None, entry[1]] if _racy(entry[0], since_ns, now) else entry for name, entry in folders.items()
-        },
-        "records": records,
-        "records_format": RECORDS_FORMAT,
-    }
-
-
-def _trusted(cache: dict) -> tuple[dict, dict, dict]:
-    """(files, hashes, folders) of a saved cache, less the stats from the future that the clock
-    has reached since it was saved: a write since then may have given one of them its mtime."""
-    files, hashes, folders = cache["files"], cache["hashes"], cache["folders"]
-    saved, now = cache.get("saved_ns"), time.time_ns()
-    if saved is None:  # saved before stats from the future were kept: it holds none
-        return files, hashes, folders
-    reached = {relpath for relpath, entry in files.items() if len(entry) == 2 and _racy(entry[1], saved, now)}
-    files = {relpath: [entry[0], -1] if relpath in reached else entry for relpath, entry in files.items()}
-    hashes = {relpath: sha for relpath, sha in hashes.items() if relpath not in reached}
-    folders = {
-        name: [None, entry[1]] if entry[0] is not None and _racy(entry[0], saved, now) else entry
-        for name, entry in folders.items()
-    }
-    return files, hashes, folders
-
-
-# A parse with nothing changed, made cheap. The cache of a job folder (<key>.json: each file's
-# stat, each attempt folder's listing) is ~420 KB for 1,000 attempts and took 4 ms to decode, as
-# long as the lstat calls that check it (at 100,000 attempts, 0.2 of the 0.8 s each of the two
-# processes of the stat pass spent). Beside it, the signature (<key>.sig) holds the same stats
-# for the plain case, packed: the attempt folders' names and records (attempt_records) as JSON, then per
-# attempt folder (in attempt_folders' order) a mask of the SIGNED entries it holds, its mtime
-# and each entry's file's size and mtime_ns (-1, -1: missing), as int64s. When every stat is
-# what the signature holds, the job folder is unchanged, as the cache would say; anything else
-# (a stat that moved, a link, a review folder, an unreadable file, a stat the cache holds as
-# unmatchable, or one from the future the clock has reached: _trusted) goes the whole way.
-SIGNED = tuple(sorted((*TRIAL_FILES, "trajectory/")))  # as _watched_entries lists them
-SIGNED_BIT = {entry: bit for bit, entry in enumerate(SIGNED)}
-SIGNED_SUFFIXES = tuple(
-    tuple(
-        "/" + (TRAJECTORY if entry == "trajectory/" else entry) for bit, entry in enumerate(SIGNED) if mask >> bit & 1
-    )
-    for mask in range(1 << len(SIGNED))
-)
-SIGNED_MISSING = (-1, -1)
-
-
-def _identity(info: os.stat_result) -> list[int]:
-    return [info.st_ino, info.st_size, info.st_mtime_ns]
-
-
-def _signature(cache: dict, records: dict, written: list[list[int]]) -> bytes | None:
-    """A saved cache (_settled's) packed as a signature, or None unless it is the plain case and
-    every stat in it is one the cache keeps as a sign of "unchanged" (no -1, no None: _settled)
-    and fits an int64. The header names the earliest stat from the future: once the clock reaches
-    it, the signature no longer holds (_trusted); and `written`, the _identity of the cache file
-    and of the stamp it goes with: when either is another file (written since by other code, say,
-    or removed), the signature no longer holds either."""
-    files, folders, saved = cache["files"], cache["folders"], cache.get("saved_ns")
-    summary = files.get("summary.json")
-    if saved is None or summary is None:
-        return None
-    times = [summary[1]] if len(summary) == 2 else []
-    packed, masks = array("q"), {}  # masks: listing -> its mask, most attempt folders list the same
-    for name, (mtime, entries) in folders.items():
-        listing = tuple(entries)
-        if listing not in masks:
-            masks[listing] = (
-                sum(1 << SIGNED_BIT[entry] for entry in entries) if SIGNED_BIT.keys() >= set(entries) else None
-            )
-        mask = masks[listing]
-        if mtime is None or mask is None:
-            return None
-        try:  # a time past 2262 does not fit
-            packed.extend((mask, mtime))
-            times.append(mtime)
-            for suffix in SIGNED_SUFFIXES[mask]:
-                entry = files.get(name + suffix)
-                if entry is not None and len(entry) == 2:
-                    packed.extend(entry)
-                    times.append(entry[1])
-                elif entry == [MISSING]:
-                    packed.extend(SIGNED_MISSING)
-                else:
-                    return None
-        except OverflowError:
-            return None
-    if -1 in times:
-        return None
-    future = min((mtime for mtime in times if mtime > saved), default=None)
-    header = json.dumps(
-        {
-            "names": list(folders),
-            "summary": summary,
-            "records": records,
-            "records_format": RECORDS_FORMAT,
-            "future": future,
-            "written": written,
-        }
-    )
-    return header.encode() + b"\n" + packed.tobytes()
-
-
-def _signed_records(job: JobFolder, signature: bytes, written: list[list[int]]) -> dict | None:
-    """The job folder's attempt_records when the cache file and stamp are the ones the
-    signature was written with (`written`: their _identity now) and every stat stat_state would
-    take is what `signature` holds, else None. Stops at the first that differs."""
-    header, _, packed = signature.partition(b"\n")
-    head, values = json.loads(header), array("q", packed)
-    if head["written"] != written:
-        return None
-    if head["future"] is not None and head["future"] <= time.time_ns() + RACY_NS:
-        return None
-    job_dir = str(job.path)
-    if linked_away(job) or head["summary"] != _located_stat(job_dir, "summary.json", os.path.realpath(job.root)):
-        return None
-    names = attempt_folders(job.path)
-    if names != head["names"]:
-        return None
-    lstat, regular, missing = os.lstat, stat.S_ISREG, SIGNED_MISSING[0]
-    position = 0  # an IndexError past the end: not a signature of ours (refresh_state)
-    job_fd = os.open(job_dir, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        for name in names:
-            suffixes = SIGNED_SUFFIXES[values[position]]
-            if lstat(name, dir_fd=job_fd).st_mtime_ns != values[position + 1]:
-                return None
-            position += 2
-            for suffix in suffixes:
-                try:
-                    info = lstat(name + suffix, dir_fd=job_fd)
-                except FileNotFoundError:
-                    if values[position] != missing:
-                        return None
-                else:
-                    if (
-                        info.st_mtime_ns != values[position + 1]
-                        or info.st_size != values[position]
-                        or not regular(info.st_mode)
-                    ):
-                        return None
-                position += 2
-    except OSError:
-        return None
-    finally:
-        os.close(job_fd)
-    return head["records"] if position == len(values) and head.get("records_format") == RECORDS_FORMAT else None
-
-
-def refresh_state(job: JobFolder, max_requests: int, state_dir: Path, recorded) -> tuple[Path, dict]:
-    """The job folder's stamp file: rewritten (so newer than the ingest outputs) exactly when what
-    ingest reads changed since the last parse, or when there is none yet. The ingest rule takes
-    it as input, so Snakemake's mtime trigger re-runs the ingest of the folder's batch and
-    nothing else.
-
-    A stat state with the sha256 of files touched since is kept next to it, and each attempt's
-    record (attempt_records): a first run reads each attempt's record file (result.json) and no
-    other content, a later one the records whose stats moved; when no stat moved the comparison
-    is one dict equality, or the signature's (see SIGNED). Returns the stamp and the records.
-    """
-    key = hashlib.sha256(f"{job.job_id}\0{max_requests}".encode()).hexdigest()[:16]
-    stamp, cache_file = state_dir / f"{key}.stamp", state_dir / f"{key}.json"
-    signature_file, location = (
-        state_dir / f"{key}.sig",
-        json.dumps({"root": job.root, "relpath": job.relpath}, sort_keys=True),
-    )
-    try:
-        written = [_identity(os.stat(cache_file)), _identity(os.stat(stamp))]
-        records = _signed_records(job, signature_file.read_bytes(), written)
-    except (OSError, ValueError, KeyError, TypeError, IndexError):  # none, or not one of ours
-        records = None
-    if records is not None:
-        _write_if_changed(location_file(stamp), location)
-        return stamp, records
-    with contextlib.suppress(FileNotFoundError):  # removed before anything changes, written last
-        signature_file.unlink()
-    try:
-        with open(cache_file, "rb") as handle:
-            cache_identity = _identity(os.fstat(handle.fileno()))
-            cache = json.loads(handle.read())
-        files_before, hashes_before, folders_before = _trusted(cache)
-        records_before = cache.get("records") if cache.get("records_format") == RECORDS_FORMAT else None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        cache = files_before = hashes_before = folders_before = records_before = None
-    started = time.time_ns()
-    now, folders = stat_state(job, folders_before)
-    if files_before is None or not stamp.is_file():
-        changed, hashes = True, {}
-    elif now == files_before:
-        changed, hashes = False, hashes_before
-    else:
-        changed, hashes = content_changed(job, max_requests, files_before, hashes_before, now, recorded)
-    if changed:
-        stamp.write_text(hashlib.sha256(json.dumps(now, sort_keys=True).encode()).hexdigest() + "\n")
-    _write_if_changed(location_file(stamp), location)
-    records = attempt_records(job, folders, now, files_before, records_before)
-    if (
-        changed
-        or now != files_before
-        or hashes != hashes_before
-        or folders != folders_before
-        or records != records_before
-    ):
-        cache = _settled(now, hashes, folders, records, started)
-        cache_identity = _identity(write_whole(cache_file, json.dumps(cache, sort_keys=True)))
-    signature = _signature(cache, records, [cache_identity, _identity(os.stat(stamp))])
-    if signature is not None:
-        write_whole(signature_file, signature)
-    return stamp, records
-
-
-def location_file(stamp: Path) -> Path:
-    """Where the job folder of a stamp is (root and relpath): its ingest reads it from here, not
-    from its params, which lineage records publish (a folder name may hold a secret)."""
-    return Path(stamp).with_suffix(".where")
-
-
-def duplicates_file(stamp: Path) -> Path:
-    """The places of the stamp's job folder that are attempts counted elsewhere (`duplicates`),
-    as its ingest reads them. A file, not a param: a copied job folder names each of its
-    attempts (~250 bytes each), more than the command line that runs ingest may hold, and the
-    reasons name other folders, which lineage records would publish."""
-    return Path(stamp).with_suffix(".duplicates")
-
-
-def write_duplicates(stamps: dict[str, Path], found: dict[str, dict[str, str]]) -> None:
-    """Each stamp's duplicates file, rewritten (whole, so newer than its ingest's outputs) only
-    when what it holds changed: the ingest rule takes it as input, so Snakemake's mtime trigger
-    re-runs exactly the ingests whose duplicates changed."""
-    for job_id, stamp in stamps.items():
-        _write_if_changed(duplicates_file(stamp), json.dumps(found.get(job_id, {}), sort_keys=True))
-
-
-def _write_if_changed(path: Path, text: str) -> None:
-    """Write `text` whole (files.write_whole) unless `path` holds it already: a file beside a
-    stamp that a job takes as input keeps its mtime while what it says stays the same."""
-    try:
-        if path.read_text(encoding="utf-8") == text:
-            return
-    except OSError:
-        pass
-    write_whole(path, text)
-
-
 def _loaded(data: bytes):
     """The JSON value of a record's bytes, as json reads them (faster: files.loads_written), or
     from the text of a file saved with a byte-order mark or as UTF-16 (json.loads finds its
@@ -792,43 +375,6 @@ def attempt_records(job: JobFolder, folders: dict, now: dict, files_before: dict
         if record is not None:
             found[name] = record
     return found
-
-
-# Below this many job folders the stat pass runs in the parsing process; from it up, in forked
-# processes (a pool costs ~20 ms; each lstat ~3 µs here, half a million of them at 100 x 1,000).
-PARALLEL_MIN_JOBS = 8
-
-
-def _refresh(job: JobFolder, max_requests: int, state_dir: Path, recorded_sources) -> tuple[str, dict]:
-    stamp, records = refresh_state(job, max_requests, state_dir, lambda: recorded_sources(job))
-    return stamp.as_posix(), records
-
-
-def _refresh_share(jobs: list[JobFolder], *arguments) -> list[tuple[str, dict]]:
-    return [_refresh(job, *arguments) for job in jobs]
-
-
-def refresh_states(
-    jobs: list[JobFolder], max_requests: int, state_dir: Path, recorded_sources, processes: int | None = None
-) -> dict[str, tuple[str, dict]]:
-    """job id -> (its stamp file (see refresh_state), its attempt_records); `recorded_sources(job)`
-    gives relpath -> sha256 of what the job's last ingest read ({} when it never ran).
-
-    The folders are split over `processes` forked from this one (the work shares no state but
-    the files it writes); by default the usable cores, at most 4, from PARALLEL_MIN_JOBS folders
-    up where forked.can_fork(). The stamps are the same either way.
-    """
-    state_dir.mkdir(parents=True, exist_ok=True)
-    arguments = (max_requests, state_dir, recorded_sources)
-    if processes is None:
-        forkable = can_fork() and len(jobs) >= PARALLEL_MIN_JOBS
-        processes = min(4, len(os.sched_getaffinity(0))) if forkable else 1
-    if processes < 2:
-        return {job.job_id: _refresh(job, *arguments) for job in jobs}
-    chunks = [jobs[start::processes] for start in range(processes)]
-    stamps = forked_map(_refresh_share, [(chunk, *arguments) for chunk in chunks])
-    found = {job.job_id: stamp for chunk, done in zip(chunks, stamps) for job, stamp in zip(chunk, done)}
-    return {job.job_id: found[job.job_id] for job in jobs}
 
 
 def _preference(job: JobFolder, roots: list[str]) -> tuple:
@@ -1018,3 +564,45 @@ def remove_stale_outputs(results: Path, settings: set[str], batches: set[str], p
                 folder.rmdir()
                 folder = folder.parent
     return sorted(removed)
+
+
+def find_jobs(roots: list[str]) -> dict[str, JobFolder]:
+    """job id -> job folder under `roots`; ValueError (the message a user reads) when a root is
+    missing, is or lies inside a trial folder, or no root holds a job folder."""
+    missing = [root for root in roots if not Path(root).is_dir()]
+    if missing:
+        raise ValueError(f"job_roots: these folders do not exist: {', '.join(missing)}")
+    jobs = find_job_folders(roots)
+    searched = {os.path.normpath(job.root) for job in jobs}
+    for root in roots:
+        found = trial_folder_of(Path(root), holds_jobs=os.path.normpath(root) in searched)
+        if found is not None:
+            trial, held = found
+            where = "" if trial == Path(root) else f"inside {trial}, "
+            raise ValueError(
+                f"job_roots: {root} is {where}a trial folder of a job ({held}): give its job folder's parent, "
+                f"{os.path.normpath(trial / os.pardir / os.pardir)}, as job_roots"
+            )
+    if not jobs:
+        raise ValueError(
+            f"No BenchFlow job folder found under job_roots ({', '.join(roots)}): a job "
+            "folder holds <task>__<8 hex> attempt folders with result.json or config.json."
+        )
+    return {job.job_id: job for job in jobs}
+
+
+def trial_folder_of(root: Path, holds_jobs: bool) -> tuple[Path, str] | None:
+    """(the trial folder, what shows it) when a job root is one trial (attempt) of a job or lies
+    inside one, else None. A trial folder is named `<task>__<8 hex>`, as BenchFlow names them,
+    and holds result.json, solver.json or config.json; a root under which no job folder was
+    found is one by its result.json or solver.json alone too (a project's config.json is no
+    sign). Only a root found holding no job folder may lie inside one, named so."""
+    for folder in [root] if holds_jobs else [root, *root.parents]:
+        named = bool(TRIAL_NAME.match(Path(os.path.abspath(folder)).name))
+        markers = TRIAL_MARKERS if named else ("result.json", "solver.json") if folder == root else ()
+        held = next((marker for marker in markers if (folder / marker).is_file()), None)
+        if held and (named or not holds_jobs):
+            return folder, f"it holds {held}"
+        if named and not holds_jobs:
+            return folder, "its name is <task>__<8 hex>, as BenchFlow names a trial folder"
+    return None

@@ -20,12 +20,9 @@ import yaml
 
 INSPECT_FIELDS = ("Id", "RepoTags", "RepoDigests", "Os", "Architecture", "Variant", "Created")
 REBUILT = "rebuilt now, not the image that ran"
-# Records that a later run takes again when the daemon then says otherwise (see retry_param); a
-# record that inspected or rebuilt its image is kept until this command:
-RETRIED = ("daemon unavailable", "image missing")
+# What leaves an image not inspected; a record, whatever it says, is kept until REFRESH.
+NOT_INSPECTED = ("daemon unavailable", "image missing")
 REFRESH = "snakemake --cores 4 --forcerun inspect_image"
-# The parse-time probe waits at most this long (a DOCKER_HOST that never answers).
-PROBE_TIMEOUT = 10.0
 
 
 def sanitise_image_name(name: str) -> str:
@@ -168,65 +165,6 @@ def inspect_image(
         "image": image,
         "platform": "/".join(part for part in (image["Os"], image["Architecture"], image.get("Variant")) if part),
         "daemon_version": daemon,
-    }
-
-
-def probe_images(references: list[str], *, docker: str, env: dict, timeout: float) -> dict[str, str | None]:
-    """What the daemon says of each reference now, from one `docker image inspect` of them all:
-    "image present", "image missing", "daemon unavailable", or None where it cannot be told."""
-    if not references:
-        return {}
-    code, _, err = _run(
-        [docker, "image", "inspect", "--format", "{{.Id}}", *references], env, min(timeout, PROBE_TIMEOUT)
-    )
-    if code == 0:
-        return dict.fromkeys(references, "image present")
-    if _failure(err, code)[0] == "daemon unavailable":
-        return dict.fromkeys(references, "daemon unavailable")
-    missing = set()
-    for line in err.splitlines():
-        # "Error response from daemon: no such image: X: No such image: X:latest" (Docker 25+),
-        # "Error: No such image: X" (before); any other line leaves every answer unknown
-        found = re.search(r"no such image: (.+?): No such image", line) or re.search(
-            r"No such (?:image|object): (\S+)$", line
-        )
-        if found is None:
-            if line.strip():
-                return dict.fromkeys(references)
-            continue
-        missing.add(found.group(1))
-    return {
-        ref: "image missing" if ref in missing or f"{ref}:latest" in missing else "image present" for ref in references
-    }
-
-
-def retry_param(record: dict | None, probed: str | None) -> str:
-    """The value of rule inspect_image's `retry` param for one image, so that Snakemake's params
-    trigger takes the record again exactly when it failed (RETRIED) and the daemon now says
-    otherwise. Else the value the record was made with (its "retried"), which re-runs nothing;
-    each retry counts up, so a later one never repeats an earlier value."""
-    stored = (record or {}).get("retried")
-    status = (record or {}).get("status")
-    if status in RETRIED and probed not in (None, status, "daemon unavailable"):
-        count = (stored or {}).get("count", 0) + 1
-        return json.dumps(
-            {"count": count, "because": f"{status} when last inspected, {probed} when this run started"}, sort_keys=True
-        )
-    return json.dumps(stored, sort_keys=True) if stored else ""
-
-
-def inspection_facts(lineages: list[dict]) -> dict:
-    """When the images were inspected and how to refresh them, from the lineage records of their
-    inspection records (results/lineage/environment/images/*.json.json: the time stays out of the
-    records, so that a refresh of an unchanged image leaves their bytes alone)."""
-    times = sorted(record["inspected_at"] for record in lineages if record.get("inspected_at"))
-    return {
-        "inspected_first": times[0] if times else None,
-        "inspected_last": times[-1] if times else None,
-        "images": len(lineages),
-        "refresh": REFRESH,
-        "retried_by_itself": "a record of a missing daemon or image is taken again on the next run whose "
-        "daemon says otherwise; a record that inspected its image is kept until the refresh",
     }
 
 

@@ -62,12 +62,12 @@ def image_record(resolved: dict) -> str:
 
 
 def failed_references(images: dict[str, dict], read_record) -> list[str]:
-    """The image references whose kept record failed in a way a later run takes again
-    (environment.RETRIED); `read_record(path)` gives a record or None."""
+    """The image references whose kept record says it was not inspected
+    (environment.NOT_INSPECTED); `read_record(path)` gives a record or None."""
     failed = set()
     for resolved in images.values():
         record = read_record(image_record(resolved))
-        if record and record.get("status") in environment.RETRIED:
+        if record and record.get("status") in environment.NOT_INSPECTED:
             failed.add(record["reference"])
     return sorted(failed)
 

@@ -552,7 +552,7 @@ def inspection(record: dict) -> str:
     """When the images were inspected, and how to inspect them again."""
     return (
         "Each inspection's time is in its lineage record (results/lineage/environment/images/, "
-        "inspected_at), not here, so that an unchanged image leaves this report's bytes alone. A record of "
-        "a missing daemon or image is taken again by itself on the next run whose daemon answers; one that "
-        f"inspected its image is kept until `{record['environment_refresh']}`."
+        "inspected_at), not here, so that an unchanged image leaves this report's bytes alone. Every record, "
+        "a missing daemon's or image's too, is kept until "
+        f"`{record['environment_refresh']}`."
     )

@@ -1,8 +1,15 @@
-"""The change stamps at parse time: which job folders exist, the stamp file each one's ingest
-takes as input (discover.refresh_states), and which ingests the stamps make this run redo.
+"""Whether a job folder changed, in one mechanism: stat -> hash on change -> stamp.
+
+Each job folder's watched files are stat'ed (`stat_state`); only those whose stat moved since the
+last parse are hashed, and compared with what the folder's last ingest read (its lineage record);
+the folder's stamp file is rewritten exactly when those bytes changed (`refresh_state`). Rule
+ingest takes the stamp as input, so Snakemake's own mtime trigger re-runs the ingest of that
+folder's batch and nothing else: touching a file changes nothing, editing one trial re-reads its
+batch. The batches themselves (`ingest_batches`) are planned here too, since a folder that moves
+to another batch has its stamp touched.
 
 Pure of Snakemake, so that tests can drive it on real folders; workflow/rules/common.smk calls it
-once per parse and hands the stamps to rule ingest.
+once per parse, with the state folder a dry run or --lint gets a throw-away copy of.
 """
 
 from __future__ import annotations
@@ -11,10 +18,26 @@ import functools
 import hashlib
 import json
 import os
+import stat
+import time
 from pathlib import Path
 
 from . import discover
-from .files import write_whole
+from .discover import (
+    REVIEW_DIRS,
+    REVIEW_ENTRIES,
+    STRAY_RECORDS,
+    TRAJECTORY,
+    TRIAL_FILES,
+    JobFolder,
+    attempt_folders,
+    attempt_records,
+    linked_away,
+    request_prefix,
+    review_files,
+)
+from .files import BadFile, locate, sha256_file, write_whole
+from .forked import can_fork, forked_map
 from .lineage import ingest_file
 
 STATE_DIR = Path(".snakemake", "benchreport-state")
@@ -93,18 +116,19 @@ def recorded_sources(job: discover.JobFolder, batch: str, sources_of=batch_sourc
     return {source["path"][len(prefix) :]: source["sha256"] for source in sources if source["path"].startswith(prefix)}
 
 
-def refresh_states(jobs: list[discover.JobFolder], max_requests: int, state_dir: Path = STATE_DIR):
+def refresh_states(jobs: list[discover.JobFolder], max_requests: int, state_dir: Path = STATE_DIR, write: bool = True):
     """(job id -> its stamp file, job id -> the records of its attempt folders, which
-    discover.duplicates compares: discover.attempt_records). A folder's last ingest is that of the batch the last parse
-    planned for it (plan_batches)."""
+    discover.duplicates compares: discover.attempt_records). A folder's last ingest is that of the
+    batch the last parse planned for it (plan_batches). Without `write`, see refresh_state."""
     planned = _planned_batches(state_dir)
     # a batch's record is read once, not once per folder of it whose files were touched
     sources_of = functools.cache(batch_sources)
-    found = discover.refresh_states(
+    found = refresh_folders(
         jobs,
         max_requests,
         state_dir,
         lambda job: recorded_sources(job, planned.get(job.job_id, job.job_id), sources_of),
+        write=write,
     )
     stamps = {job_id: stamp for job_id, (stamp, _) in found.items()}
     records = {job_id: records for job_id, (_, records) in found.items()}
@@ -125,63 +149,26 @@ def plan_batches(
     records: dict[str, dict],
     stamps: dict[str, str | Path],
     state_dir: Path = STATE_DIR,
+    write: bool = True,
 ) -> dict[str, list[str]]:
     """ingest_batches of the job folders, by the attempt folders refresh_states found in each,
     saved beside the plans of other folders for the next parse's refresh_states. A folder whose
     batch is not the one the last parse planned has its stamp touched: the record its stamp was
-    last compared with is another batch's, so the batch it is in now reads it again."""
+    last compared with is another batch's, so the batch it is in now reads it again (without
+    `write`, its stamp is made due instead: due_file)."""
     batches = ingest_batches(jobs, {job_id: len(records.get(job_id, ())) for job_id in jobs})
     planned = {job_id: batch for batch, members in batches.items() for job_id in members}
     saved = _planned_batches(state_dir)
     moved = [job_id for job_id, batch in planned.items() if saved.get(job_id) != batch]
+    if not write:
+        stamps.update({job_id: due_file(stamps[job_id]) for job_id in moved})
+        return batches
     for job_id in moved:
         os.utime(stamps[job_id])
     if moved:
         state_dir.mkdir(parents=True, exist_ok=True)
         write_whole(state_dir / BATCHES, json.dumps(saved | planned, sort_keys=True))
     return batches
-
-
-def find_jobs(roots: list[str]) -> dict[str, discover.JobFolder]:
-    """job id -> job folder under `roots`; ValueError (the message a user reads) when a root is
-    missing, is or lies inside a trial folder, or no root holds a job folder."""
-    missing = [root for root in roots if not Path(root).is_dir()]
-    if missing:
-        raise ValueError(f"job_roots: these folders do not exist: {', '.join(missing)}")
-    jobs = discover.find_job_folders(roots)
-    searched = {os.path.normpath(job.root) for job in jobs}
-    for root in roots:
-        found = trial_folder_of(Path(root), holds_jobs=os.path.normpath(root) in searched)
-        if found is not None:
-            trial, held = found
-            where = "" if trial == Path(root) else f"inside {trial}, "
-            raise ValueError(
-                f"job_roots: {root} is {where}a trial folder of a job ({held}): give its job folder's parent, "
-                f"{os.path.normpath(trial / os.pardir / os.pardir)}, as job_roots"
-            )
-    if not jobs:
-        raise ValueError(
-            f"No BenchFlow job folder found under job_roots ({', '.join(roots)}): a job "
-            "folder holds <task>__<8 hex> attempt folders with result.json or config.json."
-        )
-    return {job.job_id: job for job in jobs}
-
-
-def trial_folder_of(root: Path, holds_jobs: bool) -> tuple[Path, str] | None:
-    """(the trial folder, what shows it) when a job root is one trial (attempt) of a job or lies
-    inside one, else None. A trial folder is named `<task>__<8 hex>`, as BenchFlow names them,
-    and holds result.json, solver.json or config.json; a root under which no job folder was
-    found is one by its result.json or solver.json alone too (a project's config.json is no
-    sign). Only a root found holding no job folder may lie inside one, named so."""
-    for folder in [root] if holds_jobs else [root, *root.parents]:
-        named = bool(discover.TRIAL_NAME.match(Path(os.path.abspath(folder)).name))
-        markers = discover.TRIAL_MARKERS if named else ("result.json", "solver.json") if folder == root else ()
-        held = next((marker for marker in markers if (folder / marker).is_file()), None)
-        if held and (named or not holds_jobs):
-            return folder, f"it holds {held}"
-        if named and not holds_jobs:
-            return folder, "its name is <task>__<8 hex>, as BenchFlow names a trial folder"
-    return None
 
 
 def stamp_is_newer(batch: str, stamp: str | Path) -> bool:
@@ -217,29 +204,333 @@ def ingest_threads(
     return 2 if entries >= parallel_min_attempts else 1
 
 
-def files_digest(paths: list, extra: str) -> str:
-    """sha256 of the files' paths and bytes, and of `extra`: what a remembered value is keyed by."""
-    digest = hashlib.sha256(extra.encode())
-    for path in paths:
-        data = Path(path).read_bytes()
-        digest.update(f"\0{path}\0{len(data)}\0".encode())
-        digest.update(data)
-    return digest.hexdigest()
+def _prefix_or_file_sha256(path: str, relpath: str, max_requests: int) -> str:
+    """sha256 of what ingest reads of a file: a trajectory's request prefix, any other file whole
+    (the same hashes ingest records as its sources)."""
+    if relpath.endswith(TRAJECTORY):
+        return request_prefix(path, max_requests)[2]
+    return sha256_file(path)
 
 
-def remembered(name: str, digest: str, compute, encode, decode, state_dir: Path = STATE_DIR):
-    """compute() as the last parse that computed it for the same `digest` saved it (decode(saved)),
-    else computed and saved as encode(value): the plan a parse derives from the ingests' index
-    files, without decoding them (15 MB of JSON at 100 job folders of 1,000 trials, 0.11-0.14 s
-    to decode against 0.012 s to hash) while they hold the same bytes."""
-    path = state_dir / f"derived-{name}.json"
+# What an attempt folder may hold that ingest reads (a folder for the last three).
+WATCHED = (*TRIAL_FILES, "trajectory", *REVIEW_DIRS)
+
+
+def _watched_entries(attempt_dir: str) -> list[str]:
+    """The WATCHED names an attempt folder holds; a folder that is a real folder (not a link) is
+    marked with a trailing '/'."""
+    with os.scandir(attempt_dir) as entries:
+        return sorted(
+            entry.name + ("/" if entry.is_dir(follow_symlinks=False) else "")
+            for entry in entries
+            if entry.name in WATCHED
+        )
+
+
+def _located_stat(job_dir: str, relpath: str, root_real: str) -> list:
+    """[size, mtime_ns] of a file of the job folder, links resolved inside the root, or [the
+    reason it cannot be read]."""
     try:
-        saved = json.loads(path.read_bytes())
-        if saved["digest"] == digest:
-            return decode(saved["value"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):  # none yet, or not one of ours
+        _, info = locate(job_dir, relpath, root_real)
+    except BadFile as exc:
+        return [exc.reason]
+    return [info.st_size, info.st_mtime_ns]
+
+
+def stat_state(job: JobFolder, folders_before: dict | None = None) -> tuple[dict[str, list], dict[str, list]]:
+    """(relpath -> [size, mtime_ns] of each file ingest reads, or [reason] when it cannot be read;
+    attempt folder -> [its mtime_ns, its WATCHED entries]). No file is read.
+
+    An attempt folder whose mtime is what `folders_before` says holds the same entries (creating,
+    removing or renaming one changes it), so only the files it holds are lstat'ed: about five
+    system calls per attempt, however many of the optional files are absent, each resolving
+    two path components from the job folder's descriptor instead of the whole path.
+    """
+    job_dir = str(job.path)
+    root_real = os.path.realpath(job.root)
+    folders_before = folders_before or {}
+    state, folders = {}, {}
+
+    def checked(relpath):  # any path: links resolved inside the root, or the reason
+        state[relpath] = _located_stat(job_dir, relpath, root_real)
+
+    if linked_away(job):
+        return state, folders
+    for relpath in ("summary.json", *STRAY_RECORDS):
+        checked(relpath)
+    names = attempt_folders(job.path)
+    if not names:
+        return state, folders
+    lstat, regular = os.lstat, stat.S_ISREG
+    job_fd = os.open(job_dir, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for name in names:
+            try:
+                mtime = lstat(name, dir_fd=job_fd).st_mtime_ns
+                known = folders_before.get(name)
+                entries = known[1] if known and known[0] == mtime else _watched_entries(f"{job_dir}/{name}")
+            except OSError:
+                continue
+            folders[name] = [mtime, entries]
+            for entry in entries:
+                if entry in TRIAL_FILES:
+                    relpath = f"{name}/{entry}"
+                elif entry == "trajectory/":
+                    relpath = f"{name}/{TRAJECTORY}"
+                elif entry == "trajectory":  # not a real folder: a link, whose target locate checks
+                    checked(f"{name}/{TRAJECTORY}")
+                    continue
+                else:
+                    continue
+                try:  # under real folders only: a regular file needs one lstat
+                    info = lstat(relpath, dir_fd=job_fd)
+                except OSError:
+                    info = None
+                if info is not None and regular(info.st_mode):
+                    state[relpath] = [info.st_size, info.st_mtime_ns]
+                else:
+                    checked(relpath)
+            if not REVIEW_ENTRIES.isdisjoint(entries):
+                for path in review_files(f"{job_dir}/{name}"):  # walked every time: a new file deep
+                    checked(f"{name}/{path}")  # inside leaves the attempt folder's mtime as it was
+    finally:
+        os.close(job_fd)
+    return state, folders
+
+
+def content_changed(
+    job: JobFolder, max_requests: int, before: dict, hashes: dict, now: dict, recorded
+) -> tuple[bool, dict]:
+    """Whether what ingest reads changed between two stat states, and the sha256 known for the
+    files of `now` (relpath -> sha256), so that a touched file is hashed once.
+
+    Only files whose size or mtime moved are read, and their sha256 is compared with the last
+    parse's (`hashes`) or, failing that, with what the last ingest recorded (`recorded()`:
+    relpath -> sha256, called only if needed): touching a file changes nothing, editing one does.
+    """
+    if before.keys() != now.keys():
+        return True, {}
+    known, hashes = None, dict(hashes)
+    job_dir, root_real = str(job.path), os.path.realpath(job.root)
+    for relpath, entry in now.items():
+        old = before[relpath]
+        if entry == old:
+            continue
+        previous = hashes.pop(relpath, None)  # the content at the old stat, if a parse hashed it
+        if len(entry) == 1 or len(old) == 1:
+            if entry != old[:1]:
+                return True, {}
+            continue
+        try:
+            path = locate(job_dir, relpath, root_real)[0]
+            sha = _prefix_or_file_sha256(path, relpath, max_requests)
+        except (BadFile, OSError):
+            return True, {}
+        if previous is None:
+            known = recorded() if known is None else known
+            previous = known.get(relpath)
+        if sha != previous:
+            return True, {}
+        hashes[relpath] = sha
+    return False, hashes
+
+
+# A file or folder changed this recently may change again within the same timestamp tick (file
+# systems stamp times from a coarse clock, some in 2 s steps): its stat is not kept as a sign of
+# "unchanged" ("racy" entries, as git calls them), so the next parse looks at it again. A stat
+# from the future (a clock ahead where the folder was written, a copy that kept its times) is
+# kept while the clock has not reached it: no write since the save can have given it that mtime.
+# Without that, every parse would re-hash such a folder whole.
+RACY_NS = 2_000_000_000
+
+
+def _racy(mtime_ns: int, since_ns: int, now_ns: int) -> bool:
+    """Whether a write between `since_ns` and `now_ns` could have left this mtime as it was."""
+    return since_ns - RACY_NS <= mtime_ns <= now_ns + RACY_NS
+
+
+# The shape of what attempt_record gives: a cache or signature that holds records of another shape
+# (written by another version of this code) has them read again.
+RECORDS_FORMAT = 2
+
+
+def _settled(files: dict, hashes: dict, folders: dict, records: dict, since_ns: int) -> dict:
+    """The cache to keep: racy file stats made unmatchable (-1 for the mtime, no sha256) and racy
+    folder listings made unusable (None for the mtime), racy from `since_ns`, when the stats
+    began to be taken, to now; that time as the time it was saved. The attempts' records
+    (attempt_records) are kept as they are: one read from a file whose stat is unmatchable is
+    read again."""
+    now = time.time_ns()
+    files = {
+        relpath: [entry[0], -1] if len(entry) == 2 and _racy(entry[1], since_ns, now) else entry
+        for relpath, entry in files.items()
+    }
+    return {
+        "saved_ns": since_ns,
+        "files": files,
+        "hashes": {relpath: sha for relpath, sha in hashes.items() if files[relpath][-1] != -1},
+        "folders": {
+            name: [None, entry[1]] if _racy(entry[0], since_ns, now) else entry for name, entry in folders.items()
+        },
+        "records": records,
+        "records_format": RECORDS_FORMAT,
+    }
+
+
+def _trusted(cache: dict) -> tuple[dict, dict, dict]:
+    """(files, hashes, folders) of a saved cache, less the stats from the future that the clock
+    has reached since it was saved: a write since then may have given one of them its mtime."""
+    files, hashes, folders = cache["files"], cache["hashes"], cache["folders"]
+    saved, now = cache.get("saved_ns"), time.time_ns()
+    if saved is None:  # saved before stats from the future were kept: it holds none
+        return files, hashes, folders
+    reached = {relpath for relpath, entry in files.items() if len(entry) == 2 and _racy(entry[1], saved, now)}
+    files = {relpath: [entry[0], -1] if relpath in reached else entry for relpath, entry in files.items()}
+    hashes = {relpath: sha for relpath, sha in hashes.items() if relpath not in reached}
+    folders = {
+        name: [None, entry[1]] if entry[0] is not None and _racy(entry[0], saved, now) else entry
+        for name, entry in folders.items()
+    }
+    return files, hashes, folders
+
+
+def refresh_state(
+    job: JobFolder, max_requests: int, state_dir: Path, recorded, write: bool = True
+) -> tuple[Path, dict]:
+    """The job folder's stamp file: rewritten (so newer than the ingest outputs) exactly when what
+    ingest reads changed since the last parse, or when there is none yet. The ingest rule takes
+    it as input, so Snakemake's mtime trigger re-runs the ingest of the folder's batch and
+    nothing else.
+
+    A stat state with the sha256 of files touched since is kept next to it, and each attempt's
+    record (attempt_records): a first run reads each attempt's record file (result.json) and no
+    other content, a later one the records whose stats moved; when no stat moved the comparison
+    is one dict equality. Returns the stamp and the records. Without `write` (a dry run) nothing
+    is written, and a stamp the change calls for is given as its due_file.
+    """
+    key = hashlib.sha256(f"{job.job_id}\0{max_requests}".encode()).hexdigest()[:16]
+    stamp, cache_file = state_dir / f"{key}.stamp", state_dir / f"{key}.json"
+    location = json.dumps({"root": job.root, "relpath": job.relpath}, sort_keys=True)
+    try:
+        cache = json.loads(cache_file.read_bytes())
+        files_before, hashes_before, folders_before = _trusted(cache)
+        records_before = cache.get("records") if cache.get("records_format") == RECORDS_FORMAT else None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        files_before = hashes_before = folders_before = records_before = None
+    started = time.time_ns()
+    now, folders = stat_state(job, folders_before)
+    if files_before is None or not stamp.is_file():
+        changed, hashes = True, {}
+    elif now == files_before:
+        changed, hashes = False, hashes_before
+    else:
+        changed, hashes = content_changed(job, max_requests, files_before, hashes_before, now, recorded)
+    records = attempt_records(job, folders, now, files_before, records_before)
+    if not write:
+        return due_file(stamp) if changed else stamp, records
+    if changed:
+        stamp.write_text(hashlib.sha256(json.dumps(now, sort_keys=True).encode()).hexdigest() + "\n")
+    _write_if_changed(location_file(stamp), location)
+    if (
+        changed
+        or now != files_before
+        or hashes != hashes_before
+        or folders != folders_before
+        or records != records_before
+    ):
+        write_whole(cache_file, json.dumps(_settled(now, hashes, folders, records, started), sort_keys=True))
+    return stamp, records
+
+
+def due_file(stamp: str | Path) -> Path:
+    """What a dry run gives rule ingest for a stamp that a real run would write (and for its
+    duplicates file): a file no real run makes, which rule due_stamp is shown making, so the dry
+    run lists the ingests the change calls for and writes nothing."""
+    return Path(stamp).with_suffix(".due")
+
+
+def location_file(stamp: Path) -> Path:
+    """Where the job folder of a stamp is (root and relpath): its ingest reads it from here, not
+    from its params, which lineage records publish (a folder name may hold a secret)."""
+    return Path(stamp).with_suffix(".where")
+
+
+def duplicates_file(stamp: Path) -> Path:
+    """The places of the stamp's job folder that are attempts counted elsewhere (`duplicates`),
+    as its ingest reads them. A file, not a param: a copied job folder names each of its
+    attempts (~250 bytes each), more than the command line that runs ingest may hold, and the
+    reasons name other folders, which lineage records would publish. A due stamp's is the stamp."""
+    return Path(stamp) if Path(stamp).suffix == ".due" else Path(stamp).with_suffix(".duplicates")
+
+
+def write_duplicates(stamps: dict[str, Path], found: dict[str, dict[str, str]], write: bool = True) -> None:
+    """Each stamp's duplicates file, rewritten (whole, so newer than its ingest's outputs) only
+    when what it holds changed: the ingest rule takes it as input, so Snakemake's mtime trigger
+    re-runs exactly the ingests whose duplicates changed. Without `write`, the stamp of a file
+    that would change is made due instead (due_file)."""
+    for job_id, stamp in stamps.items():
+        path = duplicates_file(stamp)
+        if path.suffix != ".due" and not _write_if_changed(
+            path, json.dumps(found.get(job_id, {}), sort_keys=True), write
+        ):
+            continue
+        if not write:
+            stamps[job_id] = due_file(stamp)
+
+
+def _write_if_changed(path: Path, text: str, write: bool = True) -> bool:
+    """Whether `path` does not hold `text`; if so and `write`, `text` is written whole
+    (files.write_whole): a file beside a stamp that a job takes as input keeps its mtime while
+    what it says stays the same."""
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return False
+    except OSError:
         pass
-    value = compute()
-    state_dir.mkdir(parents=True, exist_ok=True)
-    write_whole(path, json.dumps({"digest": digest, "value": encode(value)}))
-    return value
+    if write:
+        write_whole(path, text)
+    return True
+
+
+# Below this many job folders the stat pass runs in the parsing process; from it up, in forked
+# processes (a pool costs ~20 ms; each lstat ~3 µs here, half a million of them at 100 x 1,000).
+PARALLEL_MIN_JOBS = 8
+
+
+def _refresh(job: JobFolder, max_requests: int, state_dir: Path, recorded_sources, write: bool) -> tuple[str, dict]:
+    stamp, records = refresh_state(job, max_requests, state_dir, lambda: recorded_sources(job), write)
+    return stamp.as_posix(), records
+
+
+def _refresh_share(jobs: list[JobFolder], *arguments) -> list[tuple[str, dict]]:
+    return [_refresh(job, *arguments) for job in jobs]
+
+
+def refresh_folders(
+    jobs: list[JobFolder],
+    max_requests: int,
+    state_dir: Path,
+    recorded_sources,
+    processes: int | None = None,
+    write: bool = True,
+) -> dict[str, tuple[str, dict]]:
+    """job id -> (its stamp file (see refresh_state), its attempt_records); `recorded_sources(job)`
+    gives relpath -> sha256 of what the job's last ingest read ({} when it never ran).
+
+    The folders are split over `processes` forked from this one (the work shares no state but
+    the files it writes); by default the usable cores, at most 4, from PARALLEL_MIN_JOBS folders
+    up where forked.can_fork(). The stamps are the same either way. Without `write`, see
+    refresh_state.
+    """
+    if write:
+        state_dir.mkdir(parents=True, exist_ok=True)
+    arguments = (max_requests, state_dir, recorded_sources, write)
+    if processes is None:
+        forkable = can_fork() and len(jobs) >= PARALLEL_MIN_JOBS
+        processes = min(4, len(os.sched_getaffinity(0))) if forkable else 1
+    if processes < 2:
+        return {job.job_id: _refresh(job, *arguments) for job in jobs}
+    chunks = [jobs[start::processes] for start in range(processes)]
+    stamps = forked_map(_refresh_share, [(chunk, *arguments) for chunk in chunks])
+    found = {job.job_id: stamp for chunk, done in zip(chunks, stamps) for job, stamp in zip(chunk, done)}
+    return {job.job_id: found[job.job_id] for job in jobs}
