@@ -646,7 +646,7 @@ def profile_ingest(jobs_root: Path) -> dict:
 
 def profile_stats(workdir: Path) -> dict:
     import yaml
-    from benchreport.stats import setting_stats
+    from benchreport.stats import setting_stats, setting_trials
     from snakemake.utils import validate
 
     config = yaml.safe_load((workdir / "config" / "config.yaml").read_text())
@@ -663,7 +663,7 @@ def profile_stats(workdir: Path) -> dict:
     profile = cProfile.Profile()  # one setting only: at 1,000 tasks one call takes minutes
     start = time.perf_counter()
     profile.enable()
-    setting_stats(settings[0], trials, params)
+    setting_stats(setting_trials(settings[0], trials, params["controls"]), trials, params)
     profile.disable()
     out["settings"][settings[0]] = time.perf_counter() - start
     out["cumulative"] = top_functions(profile, "cumulative", 16)

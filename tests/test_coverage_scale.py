@@ -15,7 +15,7 @@ import pytest
 from benchreport import coverage_design, intervals, shapes
 from benchreport.discover import find_job_folders
 from benchreport.ingest import ingest_job, settings_index
-from benchreport.stats import headline_interval, setting_stats
+from benchreport.stats import headline_interval, setting_stats, setting_trials
 from conftest import EXAMPLE
 
 CELLS = [(rate, rho) for rate in (0.1, 0.3, 0.5, 0.7, 0.9) for rho in (0.1, 0.5, 0.9)]
@@ -192,7 +192,7 @@ def stats_shape(setting, trials, policy):
         "controls": policy,
     }
     try:
-        setting_stats(setting, trials, params, grid_for)
+        setting_stats(setting_trials(setting, trials, params["controls"]), trials, params, grid_for)
     except AskedFor as asked:
         return asked.args[0]
     return None

@@ -244,8 +244,6 @@ def test_cluster_generic_run_matches_local_run(workflow, real_jobs, tmp_path):
     assert ran_remote == {
         "ingest": 4,
         "coverage_design": 2,
-        "stats": 4,
-        "trial_rows": 4,
         "report": 4,
         "comparisons": 1,
         "overview": 1,

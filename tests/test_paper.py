@@ -646,38 +646,29 @@ def test_figures_drawn_from_stats_say_what_the_summaries_say(built):
     assert [row["control"] for row in data["heatmap"]["rows"]][-2:] == ["oracle", "nop"]
 
 
-def test_the_numbers_are_written_apart_from_the_rows_and_the_stages_after_them_read_only_the_numbers(built):
-    """Rule stats writes the numbers (stats.json); rule trial_rows, beside it from the same ingests,
-    the rows (trials.json) and the run card's counts over them (card-parts.json). The three hold
-    no key in common but the setting's id, report reads all three, and the figures and the
-    comparisons read stats.json alone, so they need not wait for the rows."""
+def test_one_job_writes_a_settings_files_and_the_stages_after_it_read_only_the_numbers(built):
+    """Rule report writes a setting's numbers (stats.json) and its rows (trials.json), which hold no
+    key in common but the setting's id, and everything rendered from them, in one job from the
+    setting's ingests; the figures and the comparisons read stats.json alone."""
     lineage = built.results / "lineage"
     for path in sorted((built.results / "settings").glob("*/stats.json")):
         setting = path.parent.name
-        numbers, card = json.loads(path.read_text()), json.loads((path.parent / "card-parts.json").read_text())
+        numbers = json.loads(path.read_text())
         rows = json.loads(built.read(f"reports/{setting}/trials.json"))
-        assert set(numbers) & set(card) == set() and set(numbers) & set(rows) == {"setting"}
-        assert {"ledger", "job_folders", "tokens_and_cost", "left_out_accounting"} <= set(card)
+        assert set(numbers) & set(rows) == {"setting"}
         # the numbers name their trials by id only: no trial row is in stats.json
         assert "agent_execution" not in json.dumps(numbers) and "benchflow_bucket" not in json.dumps(numbers)
         records = [
             json.loads((lineage / f"{name}.json").read_text())
             for name in (
                 f"settings/{setting}/stats.json",
-                f"settings/{setting}/card-parts.json",
                 f"reports/{setting}/trials.json",
+                f"reports/{setting}/summary.json",
             )
         ]
-        assert records[0]["rule"] == "stats" and records[1]["rule"] == records[2]["rule"] == "trial_rows"
-        assert {e["path"] for e in records[0]["inputs"] if "/ingest/" in e["path"]} == {
-            e["path"] for e in records[2]["inputs"]
-        }  # the same ingests
-        report = json.loads((lineage / f"reports/{setting}/summary.json.json").read_text())
-        assert {
-            f"results/settings/{setting}/stats.json",
-            f"results/settings/{setting}/card-parts.json",
-            f"results/reports/{setting}/trials.json",
-        } <= {e["path"] for e in report["inputs"]}
+        assert {record["rule"] for record in records} == {"report"}
+        inputs = [{e["path"] for e in record["inputs"]} for record in records]
+        assert inputs[0] == inputs[1] == inputs[2] and any("/ingest/" in path for path in inputs[0])
     for output in ("paper/figures.json", "comparisons/comparisons.json"):
         inputs = {e["path"] for e in json.loads((lineage / f"{output}.json").read_text())["inputs"]}
         assert inputs and all(path.endswith("/stats.json") for path in inputs), output

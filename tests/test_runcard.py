@@ -28,7 +28,6 @@ from benchreport import (
     report,
     runcard,
     sentences,
-    stats,
     trial_rows,
     writeup,
 )
@@ -91,10 +90,9 @@ def build(roots: list[Path]) -> dict:
     built = {"jobs": {job.job_id: job for job in jobs}, "ingests": ingests, "settings": {}}
     for setting in sorted({trial["setting"] for trial in trials}):
         own = [output for output in ingests if any(t["setting"] == setting for t in output["trials"])]
-        # what rule report reads: stats.json | card-parts.json | trials.json
-        numbers = stats.setting_stats(setting, trials, PARAMS)
-        rows, excluded = trial_rows.setting_trial_rows(setting, trials, PARAMS["controls"])
-        numbers |= trial_rows.card_parts(setting, ingests, excluded) | rows
+        # what rule report builds its record from: stats.json | the card parts | trials.json
+        numbers, rows, parts = trial_rows.setting_parts(setting, ingests, PARAMS)
+        numbers |= parts | rows
         card = runcard.build_run_card(numbers, [], min_tries=PARAMS["min_trials_per_task"])
         built["settings"][setting] = {"stats": numbers, "card": card, "own": own}
     return built

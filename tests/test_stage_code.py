@@ -67,8 +67,9 @@ def settings(workflow) -> int:
 
 
 CASES = {
-    # the run card: every report, and what reads the reports; no comparison, no figure, no number
-    "benchreport/runcard.py": lambda n: {"report": n, **SUMMARIES_READERS},
+    # the run card: every setting's job, and what reads its files (its numbers and rows are
+    # written again, the same bytes: the figures and the trials table read them); no comparison
+    "benchreport/runcard.py": lambda n: {"report": n, "figures": 1, "trials_table": 1, **SUMMARIES_READERS},
     # the rows of the tables over settings: the paper tables, the figures' data, the page
     "benchreport/tables.py": lambda n: {"paper": 1, "figures": 1, "html_report": 1, "all": 1},
     # the drawing of the figures: the figures and the page that embeds them

@@ -103,7 +103,11 @@ def test_values_that_json_tells_apart_stay_apart_in_the_columns(rows, tmp_path):
     ]
 
 
-@pytest.mark.parametrize("stage", ["stats", "trial_rows"])
+# stage (its rule script) -> the module whose TRIAL_FIELDS and TRIAL_PARTS it loads
+FIELDS_OF = {"report": "benchreport.trial_rows"}
+
+
+@pytest.mark.parametrize("stage", list(FIELDS_OF))
 def test_a_stage_loads_its_fields_as_json_gives_them_in_the_records_order(stage, rows, tmp_path):
     """load_ingests with a stage's fields and parts: each row is the row json.load gives, cut to
     those fields (in the Trial record's order) and parts, whatever the order of the file's keys."""
@@ -113,7 +117,7 @@ def test_a_stage_loads_its_fields_as_json_gives_them_in_the_records_order(stage,
 
     from benchreport.files import write_json
 
-    module = importlib.import_module(f"benchreport.{stage}")
+    module = importlib.import_module(FIELDS_OF[stage])
     shuffled = [dict(random.Random(number).sample(list(row.items()), len(row))) for number, row in enumerate(rows)]
     path, empty = tmp_path / "trials.json", tmp_path / "empty.json"
     write_json(path, batch({"j": {"trials": trial.as_columns(shuffled)}}))
@@ -155,13 +159,13 @@ def _fields_named(stage: str) -> set[str]:
     return named & set(trial.FIELDS)
 
 
-@pytest.mark.parametrize("stage", ["stats", "trial_rows"])
+@pytest.mark.parametrize("stage", list(FIELDS_OF))
 def test_a_stage_loads_every_field_its_code_reads(stage):
     """trial.load_ingests drops the fields not in the stage's TRIAL_FIELDS: a field the code reads
     by name but the list leaves out would read as missing."""
     import importlib
 
-    fields = importlib.import_module(f"benchreport.{stage}").TRIAL_FIELDS
+    fields = importlib.import_module(FIELDS_OF[stage]).TRIAL_FIELDS
     assert _fields_named(stage) - set(fields) == set()
     assert set(fields) <= set(trial.FIELDS)
 
@@ -205,13 +209,13 @@ def _named_key(node):
     return None
 
 
-@pytest.mark.parametrize("stage", ["stats", "trial_rows"])
+@pytest.mark.parametrize("stage", list(FIELDS_OF))
 def test_a_stage_reads_only_the_parts_of_a_field_it_loads(stage):
     """load_ingests keeps of a dict field in TRIAL_PARTS only the keys listed: the stage's code
     must read nothing else of it, and never use it whole."""
     import importlib
 
-    parts = importlib.import_module(f"benchreport.{stage}").TRIAL_PARTS
+    parts = importlib.import_module(FIELDS_OF[stage]).TRIAL_PARTS
     read, whole = _parts_read(stage, parts)
     assert parts, "the stage loads every dict field whole: this test then checks nothing"
     for field, keys in parts.items():

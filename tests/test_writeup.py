@@ -1,7 +1,7 @@
 """writeup.md in BenchFlow's shape, and tokens that were not recorded never printed as 0.
 
 Each shape is a set of job folders written by benchflow_synth (BenchFlow's own layout), read by
-ingest and carried through the stages the workflow runs (stats, trial_rows, the run card, the
+ingest and carried through the stages the workflow runs (the setting's parts, the run card, the
 record) into writeup.md and report.md, in this process: the degenerate shapes a run can take
 (one task, one try, nothing passed, everything passed, every trial errored, no controls, no
 usage, no price, every task left out by its controls, more tasks than the write-up lists) each
@@ -16,7 +16,7 @@ from collections import Counter
 
 import benchflow_synth as synth
 import pytest
-from benchreport import discover, files, ingest, report, runcard, stats, trial_rows
+from benchreport import discover, files, ingest, report, runcard, trial_rows
 
 PARAMS = {
     "seed": 11,
@@ -70,9 +70,7 @@ def outputs(root) -> dict[str, dict]:
     trials = [trial for output in ingests for trial in output["trials"]]
     made = {}
     for setting in sorted({trial["setting"] for trial in trials}):
-        numbers = stats.setting_stats(setting, trials, PARAMS)
-        rows, excluded = trial_rows.setting_trial_rows(setting, trials, PARAMS["controls"])
-        parts = trial_rows.card_parts(setting, ingests, excluded)
+        numbers, rows, parts = trial_rows.setting_parts(setting, ingests, PARAMS)
         rows = json.loads(files.dump_json(rows))
         merged = json.loads(files.dump_json(numbers | parts)) | rows
         card = runcard.build_run_card(merged, [], min_tries=PARAMS["min_trials_per_task"])

@@ -370,13 +370,6 @@ def setting_profiles():
     return derived("profiles", plan)
 
 
-def stats_inputs(wildcards):
-    """setting_ingests, and the coverage design at the setting's shape."""
-    profile = setting_profiles()[wildcards.setting]
-    grid = {} if profile is None else {"coverage": shapes.coverage_file(profile)}
-    return {"trials": setting_ingests(wildcards)} | grid
-
-
 def coverage_threads(wildcards):
     """The cores shared out among the run's coverage designs: one design alone takes them all
     (its families and blocks share the threads), several run side by side on one each, beside
@@ -444,11 +437,12 @@ def kept_record(path):
 
 
 def report_inputs(wildcards):
-    inputs = {
-        "stats": f"results/settings/{wildcards.setting}/stats.json",
-        "card": f"results/settings/{wildcards.setting}/card-parts.json",
-        "trials": f"results/reports/{wildcards.setting}/trials.json",
-    }
+    """setting_ingests, the coverage design at the setting's shape, and the inspection records
+    of its tasks' images."""
+    profile = setting_profiles()[wildcards.setting]
+    inputs = {"trials": setting_ingests(wildcards)}
+    if profile is not None:
+        inputs["coverage"] = shapes.coverage_file(profile)
     if config["environment"]["inspect"]:
         tasks = settings_map()[wildcards.setting]["tasks"]
         inputs["images"] = planning.report_images(task_images(), tasks)
@@ -484,10 +478,23 @@ def get_final_outputs(wildcards):
     return outputs
 
 
+def ingests_known():
+    """Whether checkpoint ingested ran or was current in this run, so that the plan over every
+    job folder is known (a run of one target before it, say a coverage design, has none).
+    """
+    try:
+        checkpoints.ingested.get()
+    except IncompleteCheckpointException:
+        return False
+    return True
+
+
 def remove_stale_outputs():
     """onsuccess: remove the outputs of settings, job folders, tries profiles and task images no
-    longer found (discover.remove_stale_outputs), once the run that no longer makes them has
+    longer found (discover.remove_stale_outputs), once a run that planned every job folder has
     made everything else."""
+    if not ingests_known():
+        return
     removed = discover.remove_stale_outputs(
         Path("results"), set(settings_map()), set(all_batches()), planned_files()
     )
@@ -550,7 +557,12 @@ def say_where_results_are(outputs):
     follow onsuccess, and once its --directory is left."""
     written = [os.path.abspath(path) for path in outputs if os.path.exists(path)]
     not_inspected = []
-    if config["environment"]["inspect"] and not config["environment"]["records_from"]:
+    environment_settings = config["environment"]
+    if (
+        environment_settings["inspect"]
+        and not environment_settings["records_from"]
+        and ingests_known()
+    ):
         not_inspected = planning.failed_references(images_by_slug(), kept_record)
     if written:
         atexit.register(print_where_results_are, written, len(not_inspected))

@@ -1,10 +1,8 @@
-# The figures are drawn from the settings' stats.json and need no comparison, so they start as soon
-# as the numbers exist. report.html waits for the figures, the reports (through the overview) and
-# the comparisons; on two cores it is ready soonest when every setting's stats go first (the
-# figures wait for all of them: at 1,000 trials in 4 settings the cold run took 3.75 s instead
-# of 3.92 s), then the figures (the longest job) and the reports, then the comparisons, then the
-# rest: priorities 3, 2, 2, 1 and 0. The coverage designs, which the stats wait for, go before
-# all of them (4).
+# The figures are drawn from the settings' stats.json (rule report) and need no comparison.
+# report.html waits for the figures, the reports (through the overview) and the comparisons; on
+# two cores it is ready soonest when every setting's report goes first (the figures wait for all
+# of them), then the figures (the longest job), then the comparisons, then the rest: priorities
+# 3, 2, 1 and 0. The coverage designs, which the reports wait for, go before all of them (4).
 rule figures:
     input:
         numbers=setting_numbers,
@@ -68,7 +66,7 @@ rule figures:
     resources:
         mem_mb=1500,
     # the caption of cost.svg (workflow/report/cost.rst) names the level, seed and resamples
-    # its cost interval was computed with (by rule stats, in the record)
+    # its cost interval was computed with (by rule report, in the record)
     params:
         seed=config["statistics"]["seed"],
         resamples=config["statistics"]["resamples"],

@@ -1,8 +1,12 @@
-# priority: see rule figures (figures.smk)
+# One job per setting: its numbers, trial rows and everything rendered from them. priority: the
+# figures and the comparisons read its stats.json (see rule figures, figures.smk).
 rule report:
     input:
         unpack(report_inputs),
     output:
+        # the numbers, which the run-level stages read
+        stats="results/settings/{setting}/stats.json",
+        trials="results/reports/{setting}/trials.json",
         report="results/reports/{setting}/report.md",
         summary="results/reports/{setting}/summary.json",
         writeup="results/reports/{setting}/writeup.md",
@@ -10,6 +14,8 @@ rule report:
         run_summary="results/reports/{setting}/run-summary.json",
         # what report.html lists of the setting's trials (html_report reads no trial file)
         page="results/settings/{setting}/page.json",
+        lineage_stats=lineage_of("results/settings/{setting}/stats.json"),
+        lineage_trials=lineage_of("results/reports/{setting}/trials.json"),
         lineage_report=lineage_of("results/reports/{setting}/report.md"),
         lineage_summary=lineage_of("results/reports/{setting}/summary.json"),
         lineage_writeup=lineage_of("results/reports/{setting}/writeup.md"),
@@ -18,15 +24,19 @@ rule report:
         lineage_page=lineage_of("results/settings/{setting}/page.json"),
     log:
         "logs/report/{setting}.log",
-    priority: 2
+    priority: 3
     conda:
         "../envs/benchreport.yaml"
     threads: 1
     resources:
-        mem_mb=500,
+        mem_mb=1500,
     params:
+        jobs=setting_jobs,
+        statistics=config["statistics"],
+        controls=controls_policy(),
+        benchmark_version=config["benchmark_version"],
+        gate=config["run_summary_gate"],
         task_images=report_environment,
-        min_tries=config["statistics"]["min_trials_per_task"],
         code=CODE["report"],
     script:
         "../scripts/report.py"

@@ -1,8 +1,10 @@
-"""Rule report: the setting's result record (summary.json) and everything rendered from it alone:
-report.md, writeup.md, run-card.json, run-summary.json, and the trials report.html lists of it."""
+"""Rule report: one setting, in one job. Its numbers (stats.json) and trial rows (trials.json)
+from the ingested job folders it draws on; then its result record (summary.json) and everything
+rendered from it alone: report.md, writeup.md, run-card.json, run-summary.json, and the trials
+report.html lists of it (page.json)."""
 
 from benchreport import runcard
-from benchreport.files import load_json, write_json, write_text
+from benchreport.files import dump_json, load_json, loads_written, write_json, write_text
 from benchreport.lineage import finish_job, start_job, write_for_rule
 from benchreport.page import page_trials
 from benchreport.report import (
@@ -13,23 +15,52 @@ from benchreport.report import (
     render_writeup,
     validate_record,
 )
+from benchreport.settings import number_ingest_tries
+from benchreport.trial import load_ingests
+from benchreport.trial_rows import TRIAL_FIELDS, TRIAL_PARTS, setting_parts
 
 start_job(snakemake)
+params, output = snakemake.params, snakemake.output
 
 
-trials = load_json(snakemake.input.trials)
-stats = load_json(snakemake.input.stats) | load_json(snakemake.input.card) | trials
+def grid_for(profile):
+    """The coverage design rule coverage_design computed at the shape the workflow planned for this
+    setting (`shapes.planned_profile`); setting_stats checks it is the one its headline needs."""
+    grid = snakemake.input.get("coverage")
+    if grid is None:
+        raise ValueError(
+            f"no coverage design was planned for {snakemake.wildcards.setting}, whose tasks have "
+            f"the tries profile {profile}: the plan found no scored task (a bug)"
+        )
+    return load_json(grid)
+
+
+ingests = number_ingest_tries(load_ingests(snakemake.input.trials, TRIAL_FIELDS, TRIAL_PARTS, params.jobs))
+numbers, rows, parts = setting_parts(
+    snakemake.wildcards.setting,
+    ingests,
+    params.statistics | {"controls": params.controls},
+    grid_for,
+    benchmark_config=params.benchmark_version,
+    gate=params.gate,
+)
+write_json(output.stats, numbers)
+write_json(output.trials, rows)
+del ingests, numbers, rows  # the rest is read as written, as every later stage reads it
+
+trials = load_json(output.trials)
+stats = load_json(output.stats) | loads_written(dump_json(parts).encode()) | trials
 records = {path: load_json(path) for path in snakemake.input.get("images", [])}
-environment = environment_rows(snakemake.params.task_images, records, stats["per_task"] + stats["excluded_by_controls"])
-card = runcard.build_run_card(stats, environment, min_tries=snakemake.params.min_tries)
+environment = environment_rows(params.task_images, records, stats["per_task"] + stats["excluded_by_controls"])
+card = runcard.build_run_card(stats, environment, min_tries=params.statistics["min_trials_per_task"])
 runcard.validate(card)
 record = build_record(stats, environment, card)
 validate_record(record)
-write_text(snakemake.output.summary, render_summary(record))
-write_text(snakemake.output.report, render_report(record, card, trials))
-write_text(snakemake.output.writeup, render_writeup(record, card))
-write_json(snakemake.output.run_card, card)
-write_json(snakemake.output.run_summary, card["run_summary"])
-write_json(snakemake.output.page, {"setting": stats["setting"]} | page_trials(stats["per_task"], stats["trials"]))
+write_text(output.summary, render_summary(record))
+write_text(output.report, render_report(record, card, trials))
+write_text(output.writeup, render_writeup(record, card))
+write_json(output.run_card, card)
+write_json(output.run_summary, card["run_summary"])
+write_json(output.page, {"setting": stats["setting"]} | page_trials(stats["per_task"], stats["trials"]))
 write_for_rule(snakemake)
 finish_job()

@@ -205,7 +205,7 @@ def _key(key) -> str:
 
 class LazyRecords(Sequence):
     """A list of records, each made from its item when it is read: write_json writes them one at
-    a time, so the rows of 100,000 trials are never all in memory (60 MB in rule trial_rows)."""
+    a time, so the rows of 100,000 trials are never all in memory (60 MB in rule report)."""
 
     def __init__(self, make, items: list):
         self.make, self.items = make, items
@@ -265,7 +265,7 @@ def _lines(value, indent: str):
         yield "[]"
     else:
         # one record per line (a LazyRecords' items are made as they are written), in pieces of
-        # RECORDS_A_PIECE records: a piece per record cost 0.3 s of rule trial_rows' 100,000
+        # RECORDS_A_PIECE records: a piece per record cost 0.3 s of rule report's 100,000
         records = isinstance(value, LazyRecords) or all(issubclass(kind, dict) for kind in _kinds(value))
         between = ",\n" + inner
         yield "[\n" + inner
@@ -314,7 +314,7 @@ def dump_json(value) -> str:
 def write_json(path: str | os.PathLike, value) -> None:
     """dump_json(value) written to `path` a few pieces at a time (printable is per character, so the
     bytes are the same): at 100,000 trials of one setting its text and that text encoded were 270 MB
-    held at once in rule trial_rows."""
+    held at once in rule report."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:
@@ -518,8 +518,8 @@ def _long_integer(data: bytes) -> bool:
 def loads_written(data: bytes):
     """The value of JSON the workflow wrote, as json.loads gives it from the UTF-8 text.
 
-    orjson decodes it in under half of json's time, and rules stats and trial_rows decode every
-    ingest of a setting. Where the two could differ, json decodes: text that may hold an integer
+    orjson decodes it in under half of json's time, and rule report decodes every ingest of a
+    setting. Where the two could differ, json decodes: text that may hold an integer
     of 19 digits or more (orjson makes one beyond 64 bits a float, where json keeps it exact; one
     of 18 digits or fewer fits either way), and whatever orjson refuses (NaN, Infinity and
     numbers beyond a double, a lone surrogate's escape, nesting past 1,024 levels), which json

@@ -37,8 +37,6 @@ STAGES = (
     "ingest",
     "ingested",
     "coverage_design",
-    "stats",
-    "trial_rows",
     "report",
     "overview",
     "inspect_image",

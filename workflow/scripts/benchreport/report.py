@@ -1,6 +1,7 @@
-"""The report stage: a setting's result record (summary.json) assembled from its numbers
-(stats.json), what its run card counts over the trials (card-parts.json) and its environment,
-and report.md and writeup.md rendered from it (pure: data in, text out).
+"""The report stage's rendering: a setting's result record (summary.json) assembled from its
+numbers (stats.json), its trial rows (trials.json), what its run card counts over them
+(trial_rows.setting_parts computes all three) and its environment, and report.md and writeup.md
+rendered from it (pure: data in, text out).
 
 The record is the one place a published number is read from: the renderers here, report.html,
 paper/ and index.md print its fields through the presentation layer (present, sentences) and
@@ -138,8 +139,9 @@ def trial_rows(trials: list[dict]) -> list[str]:
 
 
 def build_record(stats: dict, environment: list[dict], card: dict) -> dict:
-    """summary.json: the setting's result record. `stats` is stats.json with card-parts.json merged
-    in (rule report), `card` the run card built from them; every field is copied, none computed."""
+    """summary.json: the setting's result record. `stats` is stats.json with the card parts and
+    trials.json merged in (trial_rows.setting_parts, as written), `card` the run card built from them; every
+    field is copied, none computed."""
     return {
         "schema": "benchreport.setting-result/1",
         "setting": stats["setting"],
@@ -183,7 +185,7 @@ def build_record(stats: dict, environment: list[dict], card: dict) -> dict:
         "grader_kind": card["grader"]["kind"],
         "left_out_accounting": card["left_out"],
         "limits": card["limits"],
-        # the trial rows are in trials.json beside this file (rule trial_rows writes them)
+        # the trial rows are in trials.json beside this file
         "completeness": card["completeness"],
     }
 

@@ -1,7 +1,7 @@
 """Every sentence that states a result, written once.
 
-Each function reads a setting's result record (summary.json: the numbers of rule stats, what rule
-trial_rows counts over the trials, the environment) and returns plain text; each renderer escapes
+Each function reads a setting's result record (summary.json: its numbers, what its run card
+counts over the trials, the environment) and returns plain text; each renderer escapes
 it for its own format (Markdown: present.cell, HTML: Jinja's autoescape). None computes a number:
 they place the record's numbers in words, at the record's own confidence level.
 """

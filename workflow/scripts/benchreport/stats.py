@@ -14,7 +14,7 @@ from .trial import recorded_tokens
 from .verdicts import SCORED, version_verdict
 
 OUTCOME_ORDER = ("passed", "failed", "errored", "verifier_errored", "unscored")
-# The Trial fields rule stats reads; trial.load_ingests loads no other (a test holds this to the
+# The Trial fields the numbers read (rule report loads trial_rows.TRIAL_FIELDS, these and more); trial.load_ingests loads no other (a test holds this to the
 # field names the stage's code states)
 TRIAL_FIELDS = (
     "job",
@@ -516,10 +516,22 @@ def solve_rates(tasks: list[dict]) -> dict | None:
     }
 
 
-def setting_trials(setting: str, all_trials: list[dict], policy: dict) -> tuple:
-    """(its trials, the finished ones, the interrupted ones, the control summary or None, task ->
-    why its controls leave it out): what the numbers and the trial rows of a setting both start
-    from. `policy`: the config's controls.on_failure and controls.on_unverified."""
+@dataclasses.dataclass(frozen=True)
+class SettingTrials:
+    """A setting's trials sorted by its controls, once: what its numbers (setting_stats) and its
+    trial rows (trial_rows.setting_trial_rows) both start from."""
+
+    setting: str
+    mine: list[dict]  # every trial of the setting
+    finished: list[dict]  # those not interrupted
+    interrupted: list[dict]
+    controls: dict | None  # control_summary over its tasks; None for a control setting
+    excluded_tasks: dict[str, list[str]]  # task -> why its controls leave it out
+
+
+def setting_trials(setting: str, all_trials: list[dict], policy: dict) -> SettingTrials:
+    """The setting's trials out of `all_trials` (its own and the controls on its tasks), sorted by
+    its controls. `policy`: the config's controls.on_failure and controls.on_unverified."""
     mine = [trial for trial in all_trials if trial["setting"] == setting]
     finished = [trial for trial in mine if trial["outcome"] != "interrupted"]
     interrupted = [trial for trial in mine if trial["outcome"] == "interrupted"]
@@ -536,7 +548,7 @@ def setting_trials(setting: str, all_trials: list[dict], policy: dict) -> tuple:
                     for task, entry in controls["per_task"].items()
                     if entry["verdict"] == verdict
                 }
-    return mine, finished, interrupted, controls, excluded_tasks
+    return SettingTrials(setting, mine, finished, interrupted, controls, excluded_tasks)
 
 
 def mixed_settings(setting: str, all_trials: list[dict]) -> list[dict]:
@@ -631,11 +643,13 @@ def _warnings(tasks: list[dict], counted: list[dict], controls, params: dict, mi
     return warnings
 
 
-def setting_stats(setting: str, all_trials: list[dict], params: dict, grid_for=None) -> dict:
-    """The result record of one setting (stats.json; the report stage adds what the run card
-    counts over its trial rows and the environment, and writes summary.json): every number its
-    outputs print, computed here once. grid_for: see headline_interval."""
-    mine, finished, interrupted, controls, excluded_tasks = setting_trials(setting, all_trials, params["controls"])
+def setting_stats(split: SettingTrials, all_trials: list[dict], params: dict, grid_for=None) -> dict:
+    """The numbers of one setting (stats.json; report.setting_parts adds what the run card counts
+    over its trial rows, and rule report the environment): every number its outputs print,
+    computed here once. `all_trials`: those `split` was sorted from. grid_for: see
+    headline_interval."""
+    setting, mine, finished, interrupted = split.setting, split.mine, split.finished, split.interrupted
+    controls, excluded_tasks = split.controls, split.excluded_tasks
     key = mine[0]["setting_key"]
     counted = [trial for trial in finished if trial["task"] not in excluded_tasks]
     confidence = params["confidence"]

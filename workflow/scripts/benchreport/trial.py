@@ -186,7 +186,7 @@ def as_columns(rows: list[dict]) -> dict:
     its distinct values in the order first seen (`values`) and each row's place among them
     (`at`). Two values are one when their repr is, which tells 1, 1.0 and True apart as JSON
     does. Read back (`load_ingests`), a repeated value is decoded once, not once per row: at
-    100,000 trials the files take 122 MB, not 271, and rule stats loads them in 0.8 s, not 2.0."""
+    100,000 trials the files take 122 MB, not 271, and rule report loads them in 0.8 s, not 2.0."""
     columns = {}
     for name in FIELDS:
         column = [row[name] for row in rows]
@@ -206,7 +206,7 @@ def load_ingests(paths, fields=FIELDS, parts=None, jobs=None) -> list[dict]:
     dropped), in the record's order, of a dict field named in `parts` only the keys listed (its
     TRIAL_PARTS), and each repeated value is one object across them, not one per row. At 100,000
     trials of one setting the rows take 7.5 KB each in memory as json.load gives them, 4.5 KB
-    shared, 4.2 KB with trial_rows' fields, 3.1 KB with stats'. Sharing is
+    shared, 4.2 KB with the fields rule report loads (trial_rows.TRIAL_FIELDS). Sharing is
     safe because the stages set a row's fields but never change a value inside one."""
     keep = tuple(name for name in FIELDS if name in fields)  # the record's order, whatever the list's
     parts = {name: wanted for name, wanted in (parts or {}).items() if name in keep}

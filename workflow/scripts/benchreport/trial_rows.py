@@ -1,8 +1,7 @@
-"""The trial_rows stage: everything of a setting that needs its trial rows.
+"""Everything of a setting that needs its trial rows, beside its numbers (stats.py).
 
-Runs beside rule stats, from the same ingests: every trial of the setting, one row each
-(reports/<setting>/trials.json), and what its run card counts over them (card-parts.json): the
-left-out accounting (every attempt folder found lands in exactly one category), the trials
+Every trial of the setting, one row each (reports/<setting>/trials.json), and what its run card
+counts over them (card_parts): the left-out accounting (every attempt folder found lands in exactly one category), the trials
 without a cost and why, the grader, the benchmark version, and the run summary in BenchFlow's
 `benchflow.run-summary` form. Pure functions: plain data in, plain data out.
 """
@@ -17,8 +16,7 @@ from .files import LazyRecords
 from .trial import recorded_tokens
 
 GATE_KINDS = ("failed", "errored", "verifier_errored", "timed_out")
-# The Trial fields rule trial_rows reads: stats' (it calls stats.setting_trials), and those of a
-# verdict's details, the grading and the kept attempt's usage; trial.load_ingests loads no other
+# The Trial fields rule report reads: stats', and those of a verdict's details, the grading and the kept attempt's usage; trial.load_ingests loads no other
 # (a test holds this to the field names the stage's code states)
 TRIAL_FIELDS = (
     *stats.TRIAL_FIELDS,
@@ -328,10 +326,10 @@ def card_parts(
     benchmark_config: str | None = None,
     gate: dict | None = None,
 ) -> dict:
-    """The parts of the run card computed from ingest rows, card-parts.json: the job folders the
+    """The parts of the run card computed from ingest rows: the job folders the
     setting draws on (with BenchFlow's crosscheck) and their ledger rows, the grader, the
     benchmark version, the left-out accounting, tokens and cost, the run summary. `excluded`: the
-    tasks the controls leave out of the setting's numbers (see stats.setting_trial_rows).
+    tasks the controls leave out of the setting's numbers (stats.SettingTrials.excluded_tasks).
 
     Reads per trial: setting, task, job, folder, try_index, outcome, reward, attempts,
     attempt_outcomes, error_category, verifier_error_category, has_scoring, control, model, tokens,
@@ -356,24 +354,21 @@ def card_parts(
     }
 
 
-def setting_trial_rows(setting: str, all_trials: list[dict], policy: dict) -> tuple[dict, set[str]]:
-    """(reports/<setting>/trials.json: every trial of the setting, one row each, and why it was left
-    out if it was; the tasks the controls leave out). Apart from the numbers (setting_stats), so
-    that the stages that read only the numbers neither load 25,000 rows (1,000 tasks x 25 tries)
-    nor wait for them to be written."""
-    _, finished, interrupted, _, excluded_tasks = stats.setting_trials(setting, all_trials, policy)
+def setting_trial_rows(split: stats.SettingTrials) -> dict:
+    """reports/<setting>/trials.json: every trial of the setting, one row each, and why it was
+    left out if it was."""
+    finished, interrupted, excluded_tasks = split.finished, split.interrupted, split.excluded_tasks
 
     def row(trial: dict) -> dict:
         left_out = "; ".join(excluded_tasks[trial["task"]]) if trial["task"] in excluded_tasks else None
         return _trial_ref(trial) | {"left_out": left_out}
 
-    rows = {
-        "setting": setting,
+    return {
+        "setting": split.setting,
         # made as they are written: 100,000 rows held at once were 60 MB beside the trials
         "trials": LazyRecords(row, sorted(finished, key=lambda t: (t["task"], stats.try_order(t)))),
         "interrupted": [_trial_ref(trial) for trial in sorted(interrupted, key=stats.try_order)],
     }
-    return rows, set(excluded_tasks)
 
 
 def _trial_ref(trial: dict) -> dict:
@@ -405,3 +400,24 @@ def _trial_ref(trial: dict) -> dict:
         "served_models": trial["served_models"],
         "task_digest": trial["task_digest"],
     }
+
+
+def setting_parts(
+    setting: str,
+    ingests: list[dict],
+    params: dict,
+    grid_for=None,
+    *,
+    benchmark_config: str | None = None,
+    gate: dict | None = None,
+) -> tuple[dict, dict, dict]:
+    """(stats.json: the numbers, trials.json: the trial rows, the run card's parts counted over the
+    rows) of one setting, from the ingests of the job folders it draws on (their tries numbered:
+    settings.number_ingest_tries), its trials sorted by its controls once. `params`: the config's
+    statistics block with "controls", its controls policy."""
+    trials = [trial for ingest in ingests for trial in ingest["trials"]]
+    split = stats.setting_trials(setting, trials, params["controls"])
+    numbers = stats.setting_stats(split, trials, params, grid_for)
+    rows = setting_trial_rows(split)
+    parts = card_parts(setting, ingests, set(split.excluded_tasks), benchmark_config=benchmark_config, gate=gate)
+    return numbers, rows, parts
