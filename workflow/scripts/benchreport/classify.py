@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from .files import finite_number, json_type_name
 
-OUTCOMES = ("passed", "failed", "errored", "verifier_errored", "unscored", "interrupted")
 AUDIT_BUCKETS = ("passed", "failed", "errored", "verifier_errored", "unscored")
 DEFAULT_NOP_AGENTS = ("nop", "noop", "empty")
 INTERRUPTED_REASON = "interrupted: config.json but no result.json (the attempt never finished)"

@@ -276,10 +276,6 @@ def draw_heatmap(data: dict) -> Figure:
     return figure
 
 
-def _money(value: float) -> str:
-    return f"${value:,.2f}" if value >= 1 else f"${value:,.4f}"
-
-
 def draw_cost(data: dict) -> Figure:
     cost = data["cost"]
     points = cost["points"]

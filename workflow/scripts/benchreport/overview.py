@@ -9,9 +9,6 @@ from .completeness import tally
 from .present import cell, level, pct, spreadsheet_cell
 
 LEDGER_COLUMNS = ("kind", "setting", "job", "folder", "file", "reason", "effect")
-# the rows of a setting's record that no job folder's ledger holds: tasks its controls left out
-# and images that were not inspected (an image is listed once, with every setting it serves)
-SETTING_KINDS = ("task", "image")
 
 
 def combined_ledger(job_ledgers: list[dict], summaries: list[dict]) -> list[dict]:

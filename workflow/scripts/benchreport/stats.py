@@ -324,9 +324,6 @@ def usage(mine: list[dict], counted: list[dict], tasks: list[dict], params: dict
     }
 
 
-VERDICTS = ("holds", "fails", "not verified")
-
-
 def _cell(trials: list[dict]) -> dict:
     """How one control kind did on one version of a task."""
     return {
