@@ -10,6 +10,7 @@ import shutil
 
 import pytest
 from benchreport import discover, stamps
+from benchreport.lineage import lineage_of
 from conftest import EXAMPLE
 
 JOB = "benchflow-real-jobs/script-run/oracle-x3/oracle/trial-01"
@@ -65,7 +66,7 @@ def test_a_folder_of_jobs_is_no_trial_folder_for_its_config_or_result_json(here)
 def test_recorded_sources_are_read_from_the_lineage_record_of_the_folders_batch(here):
     [job] = discover.find_jobs(["jobs"]).values()
     assert stamps.recorded_sources(job, job.job_id) == {}  # never ingested
-    record = here / stamps.lineage_of(stamps.ingest_output("jobs/batch"))
+    record = here / lineage_of(stamps.ingest_output("jobs/batch"))
     record.parent.mkdir(parents=True)
     inside = f"{job.path.as_posix()}/a__1/result.json"
     sources = [{"path": inside, "sha256": "ab"}, {"path": "elsewhere/x", "sha256": "cd"}]

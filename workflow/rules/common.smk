@@ -39,12 +39,8 @@ from benchreport import (
     shapes,
     stamps,
 )  # noqa: E402
-from benchreport.lineage import ingest_file  # noqa: E402
-from benchreport.stamps import (
-    INGESTED_RECORD,
-    ingest_output,
-    lineage_of,
-)  # noqa: E402
+from benchreport.lineage import ingest_file, lineage_of  # noqa: E402
+from benchreport.stamps import INGESTED_RECORD, ingest_output  # noqa: E402
 
 # The key, what is wrong and what is allowed, rather than Snakemake's message, which quotes the
 # whole schema; then Snakemake's validate, which fills in the defaults.

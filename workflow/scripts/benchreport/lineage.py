@@ -143,6 +143,11 @@ def record_path(output: str | Path) -> Path:
     return results / "lineage" / (output.relative_to(results).as_posix() + ".json")
 
 
+def lineage_of(output: str) -> str:
+    """record_path as the text a rule names among its outputs (a pattern under results/)."""
+    return record_path(output).as_posix()
+
+
 # What check_tree and closure read of every record (build_record writes them all).
 RECORD_KEYS = ("output", "sha256", "rule", "code", "inputs", "recorded_at")
 

@@ -38,17 +38,12 @@ from .discover import (
 )
 from .files import BadFile, locate, sha256_file, write_whole
 from .forked import can_fork, forked_map
-from .lineage import ingest_file
+from .lineage import ingest_file, lineage_of
 
 STATE_DIR = Path(".snakemake", "benchreport-state")
 # checkpoint ingested's record: written once every ingest of the run has run
 INGESTED_RECORD = "results/ingested.json"
 BATCHES = "batches.json"  # under STATE_DIR: job id -> the batch the last parse planned for it
-
-
-def lineage_of(path: str) -> str:
-    """The lineage record path of an output path (pattern) under results/."""
-    return f"results/lineage/{path.removeprefix('results/')}.json"
 
 
 # A job of rule ingest reads one batch of job folders: the tries of one --matrix cell together up

@@ -15,17 +15,11 @@ import json
 from operator import itemgetter
 
 from .present import formula_safe, spreadsheet_cell
+from .settings import KEY_FIELDS
 
-SETTING_FIELDS = (
-    "agent",
-    "harness_version",
-    "model",
-    "reasoning_effort",
-    "dataset",
-    "benchflow_version",
-    "sandbox",
-    "control",
-)
+# the setting's key as cells: each field of settings.KEY_FIELDS but the agent env (an object the
+# setting id stands for), whether it is a control last
+SETTING_FIELDS = (*(field for field in KEY_FIELDS if field not in ("control", "agent_env")), "control")
 
 
 def flat(value):
