@@ -1,7 +1,6 @@
 # The one checkpoint between the ingests and everything planned from them (settings_map and
 # the other functions of common.smk that read the ingests' index files): Snakemake re-plans the
-# DAG once, after every ingest of the run, rather than once after each one, as it did when each
-# ingest was a checkpoint (at 100 job folders those re-plans took ~4 s of its own process).
+# DAG once, after every ingest of the run, rather than once after each one.
 checkpoint ingested:
     input:
         indexes=ingested_inputs,

@@ -9,7 +9,8 @@ batch. The batches themselves (`ingest_batches`) are planned here too, since a f
 to another batch has its stamp touched.
 
 Pure of Snakemake, so that tests can drive it on real folders; workflow/rules/common.smk calls it
-once per parse, with the state folder a dry run or --lint gets a throw-away copy of.
+when the DAG first asks (--lint never does), with `write=False` in a dry run, which then gives a
+change as a due stamp (`due_file`) and writes nothing.
 """
 
 from __future__ import annotations
