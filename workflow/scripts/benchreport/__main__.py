@@ -16,7 +16,7 @@ from pathlib import Path
 
 from . import __version__, agreement
 from .lineage import check_number, check_tree
-from .verify import MAX_BYTES, MAX_RATIO, verify
+from .verify import MAX_BYTES, MAX_DRAWS, MAX_RATIO, verify
 
 
 def main(argv=None) -> int:
@@ -69,6 +69,15 @@ def command_parser() -> argparse.ArgumentParser:
         type=positive(float),
         default=MAX_RATIO,
         help="refuse an archive whose contents exceed this multiple of its size (default %(default)s)",
+    )
+    check.add_argument(
+        "--max-draws",
+        type=draw_limit,
+        action="append",
+        default=[],
+        metavar="KEY=N",
+        help="refuse a bundle whose config sets more than N draws for KEY before re-running it; defaults: "
+        + ", ".join(f"{key}={most}" for key, most in MAX_DRAWS.items()),
     )
     review = commands.add_parser(
         "review",
@@ -142,6 +151,14 @@ def existing(test, what: str):
     return path
 
 
+def draw_limit(text: str) -> tuple[str, int]:
+    """An argument type: KEY=N, KEY one of verify's MAX_DRAWS, N a whole number above 0."""
+    key, _, most = text.partition("=")
+    if key not in MAX_DRAWS:
+        raise argparse.ArgumentTypeError(f"{key!r} is not one of {', '.join(MAX_DRAWS)}")
+    return key, positive(int)(most)
+
+
 def positive(kind):
     """An argument type: a number of `kind` above 0."""
     return _bounded(kind, lambda value: value > 0, "above 0")
@@ -189,6 +206,7 @@ def verify_bundle(args) -> int:
         run_bundled_code=args.run_bundled_code,
         max_bytes=args.max_bytes,
         max_ratio=args.max_ratio,
+        max_draws=MAX_DRAWS | dict(args.max_draws),
     )
 
 

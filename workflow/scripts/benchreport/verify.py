@@ -26,6 +26,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -54,6 +55,17 @@ MAX_RATIO = 200  # contents / archive bytes; gzip'd JSON and text are 5-30
 RATIO_FLOOR = 256 << 20  # small archives may expand to this whatever their ratio
 MAX_MEMBERS = 20_000_000
 MAX_CONFIG_NODES = 1_000_000  # a real config.yaml has a few hundred
+# The re-run's draws (config/schema.yaml's statistics), whose time grows with their count: at 100
+# times the schema's defaults (10,000), since a bundle made with the documented settings never
+# comes near and one past them would keep the verifier busy for hours
+MAX_DRAWS = {
+    "statistics.resamples": 1_000_000,
+    "statistics.coverage_simulations": 1_000_000,
+    "statistics.permutations": 1_000_000,
+}
+# a full disk or quota, as the re-run's Python reports an OSError
+DISK_FULL = re.compile(r"\[Errno (?:28|122)\]|No space left on device|Disk quota exceeded")
+STOP_GRACE = 10  # seconds the re-run's processes have to end on SIGTERM before SIGKILL
 MANIFEST_LINE = re.compile(r"([0-9a-f]{64})  (.+)")
 DRIVE = re.compile(r"[A-Za-z]:")
 ABSENT = object()  # not among the members
@@ -178,6 +190,30 @@ def _unwritable(exc: OSError, path: str) -> Unwritable:
     return Unwritable(f"{exc.strerror or type(exc).__name__}: {exc.filename or path}")
 
 
+class WrittenFile:
+    """A re-run file being written (stream_file's sink): an error writing or closing it (a full
+    disk, a quota) is Unwritable naming it."""
+
+    def __init__(self, path: str):
+        self.path = path
+        try:
+            self.handle = open(path, "xb")
+        except OSError as exc:
+            raise _unwritable(exc, path) from None
+
+    def write(self, data: bytes) -> None:
+        try:
+            self.handle.write(data)
+        except OSError as exc:
+            raise _unwritable(exc, self.path) from None
+
+    def close(self) -> None:
+        try:
+            self.handle.close()
+        except OSError as exc:
+            raise _unwritable(exc, self.path) from None
+
+
 class FileMaker:
     """Makes the re-run's folders and files: one mkdir per folder, not per file (file creation is
     the cost here). An error is raised as Unwritable, naming the place."""
@@ -197,12 +233,11 @@ class FileMaker:
     def file(self, path: str):
         """A new file at `path`, its folder made if need be, open for writing (stream_file's sink)."""
         self.folder(os.path.dirname(path))
+        sink = WrittenFile(path)
         try:
-            handle = open(path, "xb")
-        except OSError as exc:
-            raise _unwritable(exc, path) from None
-        with handle:
-            yield handle
+            yield sink
+        finally:
+            sink.close()
 
 
 def read_archive(bundle: Path, target: Path, *, keep_code: bool, limits: Limits, progress) -> tuple[str, dict, dict]:
@@ -453,9 +488,79 @@ class InputsRemover(threading.Thread):
                 return
 
 
-def run_snakemake(work: Path, cores: int, progress, remove_inputs: bool = False) -> tuple[int, str]:
-    """The re-run in `work`: (its exit code, the tail of its output). With `remove_inputs`, its
-    copy of the job folders is removed as soon as its ingests are done (InputsRemover)."""
+class Stopped(Exception):
+    """verify was sent SIGINT or SIGTERM."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class StopSignals:
+    """SIGINT and SIGTERM raise Stopped in the main thread, but while `holding` (a re-run being
+    started, whose process would be lost to an exception inside subprocess.Popen), when they are
+    kept for raise_pending. From the first one on both are ignored, so that stopping the re-run
+    and removing the temporary folder run to their end."""
+
+    NUMBERS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self):
+        self.holding, self.pending = False, None
+
+    def handle(self, signum, frame) -> None:
+        for number in self.NUMBERS:
+            signal.signal(number, signal.SIG_IGN)
+        if self.holding:
+            self.pending = signum
+        else:
+            raise Stopped(signum)
+
+    def raise_pending(self) -> None:
+        if self.pending:
+            raise Stopped(self.pending)
+
+    @contextlib.contextmanager
+    def held(self):
+        self.holding = True
+        try:
+            yield
+        finally:
+            self.holding = False
+
+    @contextlib.contextmanager
+    def installed(self):
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        self.pending = None
+        previous = {number: signal.signal(number, self.handle) for number in self.NUMBERS}
+        try:
+            yield
+        finally:
+            for number, handler in previous.items():
+                signal.signal(number, handler)
+
+
+STOP_SIGNALS = StopSignals()
+
+
+def stop_rerun(process: subprocess.Popen) -> None:
+    """Ends the re-run's process group (Snakemake and every job it started): SIGTERM, then SIGKILL
+    for whatever is left after STOP_GRACE seconds or once Snakemake has ended."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(STOP_GRACE)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def run_snakemake(work: Path, cores: int, progress, remove_inputs: bool = False) -> tuple[int, str, str | None]:
+    """The re-run in `work`: (its exit code, the tail of its output, its first line that reports a
+    full disk or quota). With `remove_inputs`, its copy of the job folders is removed as soon as
+    its ingests are done (InputsRemover). It runs in a process group of its own, ended with verify
+    (stop_rerun): a terminal's Ctrl-C reaches verify's group only."""
     command = [
         sys.executable,
         "-m",
@@ -467,7 +572,7 @@ def run_snakemake(work: Path, cores: int, progress, remove_inputs: bool = False)
         "--quiet",
         "rules",
     ]
-    tail, last = [], time.monotonic()
+    tail, last, full = [], time.monotonic(), None
     # once the checkpoint's record is written no rule of the installed workflow reads a job-folder
     # file (only rule ingest does; the plan comes from the ingests' outputs, the stamps from
     # .snakemake/), so the re-run's copy of them can go
@@ -475,39 +580,70 @@ def run_snakemake(work: Path, cores: int, progress, remove_inputs: bool = False)
     if remover:
         remover.start()
     try:
-        with subprocess.Popen(
-            command,
-            cwd=work,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            errors="replace",
-        ) as process:
+        with STOP_SIGNALS.held():
+            process = subprocess.Popen(
+                command,
+                cwd=work,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                errors="replace",
+                start_new_session=True,
+            )
+        try:
+            STOP_SIGNALS.raise_pending()
             for line in process.stdout:
                 tail = (tail + [line])[-80:]
+                if full is None and DISK_FULL.search(line):
+                    full = line.strip()
                 if "steps (" in line and "done" in line and (time.monotonic() - last >= 5 or "(100%)" in line):
                     last = time.monotonic()
                     progress("re-run: " + line.strip())
-    finally:  # the re-run ended, or could not start, or verify was stopped: no more watching
+            process.wait()
+        finally:  # verify stopped, or its watching failed: the re-run ends with it
+            if process.poll() is None:
+                stop_rerun(process)
+            process.stdout.close()
+    finally:  # the re-run ended, or could not start: no more watching
         if remover:
             remover.ended.set()
     if remover:
         remover.join()  # a removal under way ends before the outputs are compared and the rest removed
-    return process.returncode, "".join(tail)
+    return process.returncode, "".join(tail), full
+
+
+def rerun_output(name: str) -> bool:
+    return name.startswith("results/") and not name.startswith(NOT_RERUN)
 
 
 def compare(listed: dict[str, str], work: Path) -> tuple[list[str], int]:
-    differences, compared = [], 0
-    for name, digest in sorted(listed.items()):
-        if not name.startswith("results/") or name.startswith(NOT_RERUN):
-            continue
-        compared += 1
-        again = work / name
-        if not again.is_file():
+    """Every output the re-run makes and every one the bundle holds (`listed`: the manifest's
+    name -> sha256 hex), but NOT_RERUN: a line for each that differs, that the re-run did not
+    make, or that it made and the bundle lacks; and how many there were."""
+    bundled = {name: digest for name, digest in listed.items() if rerun_output(name)}
+    made = set()
+    for folder, _, files in os.walk(work / "results"):
+        made.update(name for file in files if rerun_output(name := Path(folder, file).relative_to(work).as_posix()))
+    differences = []
+    for name in sorted(bundled.keys() | made):
+        if name not in made:
             differences.append(f"not made again: {name}")
-        elif hashlib.sha256(again.read_bytes()).hexdigest() != digest:
+        elif name not in bundled:
+            differences.append(f"made again but not in the bundle nor its manifest: {name}")
+        elif hashlib.sha256((work / name).read_bytes()).hexdigest() != bundled[name]:
             differences.append(f"differs: {name}")
-    return differences, compared
+    return differences, len(bundled.keys() | made)
+
+
+def check_draws(config: dict, limits: dict[str, int]) -> None:
+    """Refuses a config whose draws (dotted key -> most allowed) are past their limits."""
+    for key, most in sorted(limits.items()):
+        section, _, name = key.partition(".")
+        value = config[section].get(name) if isinstance(config.get(section), dict) else None
+        if isinstance(value, int) and not isinstance(value, bool) and value > most:
+            raise Refused(
+                f"config.yaml {key} is {value:,}, past verify's limit of {most:,} (--max-draws {key}={value} allows it)"
+            )
 
 
 def verify(
@@ -518,22 +654,44 @@ def verify(
     run_bundled_code: bool = False,
     max_bytes: int = MAX_BYTES,
     max_ratio: float = MAX_RATIO,
+    max_draws: dict[str, int] = MAX_DRAWS,
     err=sys.stderr,
 ) -> int:
-    """0: consistent; 1: a file or an output differs, or the re-run failed; 2: refused."""
+    """0: consistent; 1: a file or an output differs, the re-run failed, or its files cannot be
+    written; 2: refused; 128 + its number: stopped by a signal. The last line printed is the
+    verdict, after the temporary folder is removed."""
 
     def progress(line: str) -> None:
         print(line, file=err, flush=True)
 
-    with tempfile.TemporaryDirectory(prefix="benchreport-verify-") as temporary:
-        code = check(
-            Path(bundle), Path(temporary) / "rerun", cores, out, progress, run_bundled_code, max_bytes, max_ratio
-        )
+    with STOP_SIGNALS.installed():
+        try:
+            code, verdict = in_temporary_folder(
+                Path(bundle), cores, out, progress, run_bundled_code, max_bytes, max_ratio, max_draws
+            )
+        except Stopped as stop:
+            code, verdict = 128 + stop.signum, f"verify STOPPED by {stop}: the re-run was stopped, nothing verified"
+    print(verdict, file=out, flush=True)
+    return code
+
+
+def in_temporary_folder(bundle: Path, cores: int, out, progress, *limits) -> tuple[int, str]:
+    """check, in a temporary folder removed afterwards whatever the outcome."""
+    try:
+        temporary = Path(tempfile.mkdtemp(prefix="benchreport-verify-"))
+    except OSError as exc:
+        return 1, f"verify FAILED: no temporary folder can be made: {shown(str(exc))}"
+    try:
+        return check(bundle, temporary / "rerun", cores, out, progress, *limits)
+    finally:
         progress("removing the temporary folder")
         removing = time.monotonic()
-        remove_tree(Path(temporary) / "rerun")
-    progress(f"verify: removed the temporary folder in {time.monotonic() - removing:.0f} s")
-    return code
+        try:
+            remove_tree(temporary)
+        except Stopped:  # the signals are ignored from now on: this removal runs to its end
+            remove_tree(temporary)
+            raise
+        progress(f"verify: removed the temporary folder in {time.monotonic() - removing:.0f} s")
 
 
 def remove_tree(root: Path, workers: int = 8, enough: int = 64) -> None:
@@ -561,7 +719,16 @@ def remove_tree(root: Path, workers: int = 8, enough: int = 64) -> None:
     shutil.rmtree(root)
 
 
-def check(
+def check(path: Path, work: Path, cores: int, out, progress, *limits) -> tuple[int, str]:
+    """verify's work in the folder `work` (made here; its parent is removed by the caller): (the
+    exit code, the verdict line)."""
+    try:
+        return read_then_rerun(path, work, cores, out, progress, *limits)
+    except Unwritable as exc:
+        return 1, f"verify FAILED: the re-run's files cannot be written: {shown(str(exc))}"
+
+
+def read_then_rerun(
     path: Path,
     work: Path,
     cores: int,
@@ -570,8 +737,8 @@ def check(
     run_bundled_code: bool,
     max_bytes: int,
     max_ratio: float,
-) -> int:
-    """verify's work in the folder `work` (made here; its parent is removed by the caller)."""
+    max_draws: dict[str, int],
+) -> tuple[int, str]:
     started = time.monotonic()
     try:
         workflow = None if run_bundled_code else installed_workflow()
@@ -584,24 +751,17 @@ def check(
             raise Refused("no config.yaml in the archive")
         labels = sorted(p.name for p in (work / "jobs").iterdir()) if (work / "jobs").is_dir() else []
         config, refused = rerun_config(small["config.yaml"], labels)
+        check_draws(config, max_draws)
     except Refused as exc:
-        print(f"REFUSED: {shown(str(exc))}", file=out)
-        return 2
-    except Unwritable as exc:
-        print(f"verify FAILED: the re-run's files cannot be written: {shown(str(exc))}", file=out)
-        return 1
+        return 2, f"REFUSED: {shown(str(exc))}"
     except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        print(
-            f"REFUSED: the archive cannot be read to its end (truncated or not a .tar.gz): {shown(reason)}",
-            file=out,
-        )
-        return 2
+        return 2, f"REFUSED: the archive cannot be read to its end (truncated or not a .tar.gz): {shown(reason)}"
     progress(f"verify: read and checked the archive in {time.monotonic() - started:.0f} s")
     for problem in problems:
         print(f"MANIFEST: {shown(problem)}", file=out)
     if problems:
-        return 1
+        return 1, f"verify FAILED: {len(problems):,} files do not match MANIFEST.sha256; nothing re-run"
     print(f"manifest: {files} files match", file=out)
     for line in refused:
         print(f"config: {line}", file=out)
@@ -611,31 +771,50 @@ def check(
             file=out,
         )
     else:
-        for name in ("Snakefile", "workflow", "config"):
-            source = workflow / name
-            (shutil.copytree if source.is_dir() else shutil.copy)(
-                source,
-                work / name,
-                **({"ignore": shutil.ignore_patterns("__pycache__")} if source.is_dir() else {}),
-            )
+        copy_workflow(workflow, work)
         print(
             f"re-run: with the installed benchreport code at {workflow}, not the code in the archive; "
             f"{code_difference(listed, workflow)}",
             file=out,
         )
     listed = {name: digest for name, digest in listed.items() if name.startswith("results/")}
-    (work / "bundle-config.yaml").write_text(json.dumps(config, sort_keys=True), encoding="utf-8")
+    with FileMaker().file(str(work / "bundle-config.yaml")) as sink:
+        sink.write(json.dumps(config, sort_keys=True).encode())
     progress("re-running the workflow on the bundled job-folder files")
     started = time.monotonic()
     # the archive's own code (--run-bundled-code) may read the job folders later: not removed early
-    code, tail = run_snakemake(work, cores, progress, remove_inputs=not run_bundled_code)
+    code, tail, full = run_snakemake(work, cores, progress, remove_inputs=not run_bundled_code)
     progress(f"verify: re-ran the workflow in {time.monotonic() - started:.0f} s")
+    if code != 0 and full:
+        return 1, f"verify FAILED: the re-run's disk is full (its folder {work}): {shown(full)}"
     if code != 0:
         print("re-run FAILED:\n" + tail[-6000:], file=out)
-        return 1
+        return 1, f"verify FAILED: the re-run exited with {code}"
     differences, compared = compare(listed, work)
     for difference in differences:
         print(shown(difference), file=out)
     print(f"re-run: {compared - len(differences)} of {compared} outputs byte-identical", file=out)
+    if differences:
+        return 1, f"verify FAILED: {len(differences):,} of {compared:,} outputs differ, are missing or are extra"
     print(PROOF, file=out)
-    return 1 if differences else 0
+    return (
+        0,
+        f"verify PASSED: {files:,} files match MANIFEST.sha256 and {compared:,} outputs were made again, byte for byte",
+    )
+
+
+def copy_workflow(workflow: Path, work: Path) -> None:
+    """The installed workflow tree's Snakefile, rules, scripts and config, copied into `work`
+    (made here when the archive held no job folders)."""
+    FileMaker().folder(str(work))
+    for name in ("Snakefile", "workflow", "config"):
+        source = workflow / name
+        try:
+            if source.is_dir():
+                shutil.copytree(source, work / name, ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                shutil.copy(source, work / name)
+        except shutil.Error as exc:  # copytree's errors, each (source, destination, why)
+            raise Unwritable(exc.args[0][0][2]) from None
+        except OSError as exc:
+            raise _unwritable(exc, str(work / name)) from None
