@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import io
+import json
 import os
 import signal
 import subprocess
@@ -16,32 +17,36 @@ import time
 
 import pytest
 from benchflow_synth import write_matrix
-from conftest import NO_DAEMON, REPO, copy_workflow
+from conftest import NO_DAEMON, REPO, copy_workflow, docker_missing, require
 from test_bundle import SETTING, rebuild, tiny_archive
 
 SECRET_NAME = "glpat-Ab3Cd5Ef7Gh9Ij1Kl3Mn5"  # a GitLab token's shape, in a task folder's name
 VERDICTS = {0: "verify PASSED: ", 1: "verify FAILED: ", 2: "REFUSED: "}
 
 
-@pytest.fixture(scope="module")
-def archive(tmp_path_factory):
-    """A bundle of a real run over job folders one of whose task folders is named with a
-    secret-like string (redacted in the bundle), the Docker daemon left out of its records."""
-    workflow = copy_workflow(tmp_path_factory.mktemp("verdict") / "wf")
-    tries = [
-        [{"task": t, "attempts": [{"kind": k}]} for t, k in (("alpha", "passed"), (f"fix-{SECRET_NAME}", "failed"))]
-    ]
+def bundle_of(workflow, root="jobs", alias="sonnet", task=f"fix-{SECRET_NAME}", docker_host=NO_DAEMON):
+    """The bundle of a real run over a generated job folder under `root` (tries of `alias`), its
+    tasks "alpha" and `task`; the Docker daemon asked at `docker_host` (None: the default one)."""
+    tries = [[{"task": t, "attempts": [{"kind": k}]} for t, k in (("alpha", "passed"), (task, "failed"))]]
     write_matrix(
-        workflow.path / "jobs" / "agent",
-        alias="sonnet",
+        workflow.path / root / "agent",
+        alias=alias,
         setting=SETTING,
         tries=tries * 2,
         seed=5,
         start="2026-11-30 10:00:00",
     )
-    (workflow.path / "no-daemon.yaml").write_text(f"environment: {{docker_host: '{NO_DAEMON}'}}\n")
-    workflow.run("bundle", "--configfile", "no-daemon.yaml", roots=["jobs"])
+    settings = {} if docker_host is None else {"environment": {"docker_host": docker_host}}
+    (workflow.path / "settings.yaml").write_text(json.dumps(settings))
+    workflow.run("bundle", "--configfile", "settings.yaml", roots=[root])
     return workflow.results / "bundle" / "benchreport.tar.gz"
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory):
+    """A bundle of a real run over job folders one of whose task folders is named with a
+    secret-like string (redacted in the bundle), the Docker daemon left out of its records."""
+    return bundle_of(copy_workflow(tmp_path_factory.mktemp("verdict") / "wf"))
 
 
 def verify_command(path, *flags):
@@ -81,6 +86,34 @@ def test_a_bundle_with_redacted_names_verifies(archive, tmp_path):
     done = run_verify(archive, tmp_path)
     last = assert_verdict(done, 0)
     assert "outputs were made again, byte for byte" in last and "not proved: origin" in done.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="ingest records a job folder's label and relpath with the secret redacted, and the bundle "
+    "reads the job files from that path, which does not exist: the bundle holds none of them (a "
+    "secret in an alias) or its rule stops at the label (KeyError, a secret in a root's name)",
+)
+@pytest.mark.parametrize("where", ["alias", "root"])
+def test_a_secret_in_a_folder_name_above_the_task_verifies(tmp_path, where):
+    named = {"alias": {"alias": f"sonnet-{SECRET_NAME}"}, "root": {"root": f"jobs-{SECRET_NAME}"}}[where]
+    archive = bundle_of(copy_workflow(tmp_path / "wf"), task="beta", **named)
+    assert_verdict(run_verify(archive, tmp_path), 0)
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="the image record's Docker message for a task named with a redaction mark "
+    "('...-redacted-gitlab-token-: invalid reference format') is redacted by the bundle writer "
+    "alone, as a raw mark in results/index.md; the re-run, reading the redacted record, renders it "
+    "escaped (\\[REDACTED:secret\\])",
+)
+def test_a_bundle_with_redacted_names_and_docker_records_verifies(tmp_path):
+    require(docker_missing())
+    archive = bundle_of(copy_workflow(tmp_path / "wf"), docker_host=None)
+    assert_verdict(run_verify(archive, tmp_path), 0)
 
 
 def test_every_output_is_compared_both_ways(archive, tmp_path):
