@@ -631,7 +631,7 @@ def test_the_job_folders_looked_through_in_forked_shares_plan_what_one_process_p
     (attempts[-1] / "verifier").write_text("a file where a folder was")
     jobs = find_job_folders([str(root)])
     labels = root_labels([str(root)])
-    ingests = [{"job": {"id": job.job_id, "label": job.label, "relpath": job.relpath}} for job in jobs]
+    ingests = [{"job": {"id": job.name, "key": job.job_id, "label": job.label}} for job in jobs]
     assert forked.can_fork() and len(ingests) >= 3
 
     def planned(processes):

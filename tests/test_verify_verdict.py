@@ -24,11 +24,12 @@ SECRET_NAME = "glpat-Ab3Cd5Ef7Gh9Ij1Kl3Mn5"  # a GitLab token's shape, in a task
 VERDICTS = {0: "verify PASSED: ", 1: "verify FAILED: ", 2: "REFUSED: "}
 
 
-def bundle_of(workflow, root="jobs", alias="sonnet", task=f"fix-{SECRET_NAME}", docker_host=NO_DAEMON):
+def bundle_of(workflow, root="jobs", alias="sonnet", task=f"fix-{SECRET_NAME}", job_suffix="", docker_host=NO_DAEMON):
     """The bundle of a real run over a generated job folder under `root` (tries of `alias`), its
-    tasks "alpha" and `task`; the Docker daemon asked at `docker_host` (None: the default one)."""
+    tasks "alpha" and `task`, each job folder's name ending in `job_suffix`; the Docker daemon
+    asked at `docker_host` (None: the default one)."""
     tries = [[{"task": t, "attempts": [{"kind": k}]} for t, k in (("alpha", "passed"), (task, "failed"))]]
-    write_matrix(
+    jobs = write_matrix(
         workflow.path / root / "agent",
         alias=alias,
         setting=SETTING,
@@ -36,6 +37,8 @@ def bundle_of(workflow, root="jobs", alias="sonnet", task=f"fix-{SECRET_NAME}", 
         seed=5,
         start="2026-11-30 10:00:00",
     )
+    for job in sorted(jobs.glob("*/trial-*/*/")):
+        job.rename(job.with_name(job.name + job_suffix))
     settings = {} if docker_host is None else {"environment": {"docker_host": docker_host}}
     (workflow.path / "settings.yaml").write_text(json.dumps(settings))
     workflow.run("bundle", "--configfile", "settings.yaml", roots=[root])
@@ -83,22 +86,33 @@ def test_a_bundle_with_redacted_names_verifies(archive, tmp_path):
         names = tar.getnames()
     assert not [name for name in names if SECRET_NAME in name]
     assert [name for name in names if "/fix-[REDACTED:gitlab token]__" in name]
+    assert_no_secret(archive)
     done = run_verify(archive, tmp_path)
     last = assert_verdict(done, 0)
     assert "outputs were made again, byte for byte" in last and "not proved: origin" in done.stdout
 
 
+def assert_no_secret(archive) -> None:
+    """No member of the archive holds SECRET_NAME in its name or its bytes; its job folders hold files."""
+    with tarfile.open(archive) as tar:
+        members = tar.getmembers()
+        assert not [m.name for m in members if SECRET_NAME in m.name]
+        assert not [m.name for m in members if m.isfile() and SECRET_NAME.encode() in tar.extractfile(m).read()]
+    assert [m.name for m in members if m.name.endswith("/result.json") and "/jobs/" in m.name]
+
+
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="ingest records a job folder's label and relpath with the secret redacted, and the bundle "
-    "reads the job files from that path, which does not exist: the bundle holds none of them (a "
-    "secret in an alias) or its rule stops at the label (KeyError, a secret in a root's name)",
-)
-@pytest.mark.parametrize("where", ["alias", "root"])
+@pytest.mark.parametrize("where", ["alias", "root", "job"])
 def test_a_secret_in_a_folder_name_above_the_task_verifies(tmp_path, where):
-    named = {"alias": {"alias": f"sonnet-{SECRET_NAME}"}, "root": {"root": f"jobs-{SECRET_NAME}"}}[where]
+    """A secret in a root's name, in an alias folder's or in the job folder's own: the bundle holds
+    the job files under the names redacted, and its re-run makes every output again."""
+    named = {
+        "alias": {"alias": f"sonnet-{SECRET_NAME}"},
+        "root": {"root": f"jobs-{SECRET_NAME}"},
+        "job": {"job_suffix": f"-{SECRET_NAME}"},
+    }[where]
     archive = bundle_of(copy_workflow(tmp_path / "wf"), task="beta", **named)
+    assert_no_secret(archive)
     assert_verdict(run_verify(archive, tmp_path), 0)
 
 

@@ -32,11 +32,8 @@ ingests = [
     if f.startswith("results/ingest/") and f.endswith("/index.json")
     for index in json.loads(Path(f).read_text(encoding="utf-8"))["jobs"].values()
 ]
-used = {ingest["job"]["label"] for ingest in ingests}
 roots = {
-    label: root
-    for root, label in root_labels([*config["job_roots"], config["controls"]["run"]["jobs_dir"]]).items()
-    if label in used
+    label: root for root, label in root_labels([*config["job_roots"], config["controls"]["run"]["jobs_dir"]]).items()
 }
 plan, directories, extra = bundle.collect(
     name=params.name,

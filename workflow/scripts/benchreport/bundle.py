@@ -41,6 +41,7 @@ from .discover import (
     attempt_folders,
     request_prefix,
     review_files,
+    safe_part,
 )
 from .files import MISSING, BadFile, ReadAhead, locate, parse_json_bytes, sha256_file
 from .forked import even_shares, forked_map
@@ -106,6 +107,26 @@ def job_files(job: dict, root: str, *, trajectories: bool, max_requests: int) ->
         reduced = relpath.endswith(TRAJECTORY) and not trajectories
         found[relpath] = ("trajectory", str(real), max_requests) if reduced else ("file", str(real))
     return found, folders, skipped
+
+
+def job_location(key: str, roots: dict[str, str]) -> tuple[str, str]:
+    """(root, relpath on disk) of the job folder whose key is `key`, given each root by its label.
+    Ingest records a job folder's label and relpath with any secret in them redacted, so they
+    need not name a folder that exists; the key names each folder on the way by its id
+    (discover.safe_part), found by listing a folder only where a name is not its own id."""
+    label_id, *ids = key.split("/")
+    root = {safe_part(label)[0]: root for label, root in roots.items()}[label_id]
+    names = []
+    for name_id in ids:
+        here = os.path.join(root, *names)
+        if not (os.path.lexists(os.path.join(here, name_id)) and safe_part(name_id)[0] == name_id):
+            try:
+                children = sorted(os.listdir(here))
+            except OSError:
+                children = []
+            name_id = next((name for name in children if safe_part(name)[0] == name_id), name_id)
+        names.append(name_id)
+    return root, "/".join(names) or "."
 
 
 def _job_files_share(jobs: list[tuple[dict, str]], options: dict) -> list[tuple]:
@@ -204,14 +225,18 @@ def collect(
 ) -> tuple[dict, set, dict]:
     """What goes in (arcname -> where its bytes come from; nothing is read yet), the folders, and
     a note of what was left out of the bundle and why, with each job folder's path -> its arcname
-    (`job_dirs`, for `source_of`). `roots` maps a root label to its folder. The job folders are
-    looked through in `processes` shares side by side (forked_map: ~9 lstat an attempt, 4.3 s at
-    100 job folders x 1,000 trials in one process); the plan is the same."""
+    (`job_dirs`, for `source_of`). `roots` maps each root's label to its folder. The job folders
+    are looked through in `processes` shares side by side (forked_map: ~9 lstat an attempt, 4.3 s
+    at 100 job folders x 1,000 trials in one process); the plan is the same. Each job folder goes
+    in under the name ingest shows (its `id`, secrets redacted), read from where it is on disk."""
     plan: dict[str, tuple] = {}
     directories: set[str] = set()
     skipped: list[dict] = []
     job_dirs: dict[str, str] = {}
-    jobs = [(ingest["job"], roots[ingest["job"]["label"]]) for ingest in ingests]
+    jobs = []
+    for ingest in ingests:
+        root, relpath = job_location(ingest["job"]["key"], roots)
+        jobs.append(({"id": ingest["job"]["id"], "relpath": relpath}, root))
     options = {"trajectories": trajectories, "max_requests": max_requests}
     shares = [(share, options) for share in even_shares(jobs, processes)]
     found = itertools.chain.from_iterable(forked_map(_job_files_share, shares))
@@ -234,7 +259,8 @@ def collect(
             plan[f"replay/environment/images/{Path(path).name}"] = ("file", path)
     for relpath, source in code_files(workflow_dir).items():
         plan[f"workflow-code/{relpath}"] = source
-    plan["config.yaml"] = ("bytes", yaml.safe_dump(rerun_config(config, sorted(roots)), sort_keys=True).encode())
+    labels = sorted({ingest["job"]["label"] for ingest in ingests})
+    plan["config.yaml"] = ("bytes", yaml.safe_dump(rerun_config(config, labels), sort_keys=True).encode())
     plan["environment/requirements.lock"] = ("bytes", pinned_environment().encode())
     info = {
         "name": name,

@@ -93,12 +93,14 @@ def safe_part(part: str) -> tuple[str, str, list[str]]:
 
     The shown name is the real one with undecodable bytes written out and secrets replaced; the
     id is the shown name when it can be a wildcard and a file name, else a slug of it with a hash
-    of the real name (unique, under 60 characters)."""
+    (under 60 characters) of the real name, or of the shown one where a secret was replaced."""
     shown, kinds = redact_text(printable(part))
     if SAFE_NAME.match(shown) and shown == part and not WINDOWS_UNSAFE.search(part):
         return part, shown, kinds
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", shown).strip("-.")[:40] or "folder"
-    digest = sha256_bytes(os.fsencode(part))[:8]
+    # a name with a secret is known by its shown name: a bundle holds only that name, and the id
+    # must come out the same when the bundle is re-run
+    digest = sha256_bytes(os.fsencode(shown if kinds else part))[:8]
     safe = f"{slug}-{digest}"
     return f"_{safe}" if WINDOWS_UNSAFE.search(safe) else safe, shown, kinds
 
