@@ -653,3 +653,23 @@ def test_the_job_folders_looked_through_in_forked_shares_plan_what_one_process_p
     for processes in (2, 3, len(ingests) + 1):
         again = planned(processes)
         assert list(again[0].items()) == list(plan.items()) and again[1:] == (directories, extra), processes
+
+
+def test_a_job_folder_is_found_by_its_key_whatever_secret_its_path_holds(tmp_path):
+    """The label and relpath ingest records are redacted; the key leads to the folder on disk,
+    for a secret in a root's, an alias's and a job folder's own name."""
+    from benchreport import bundle
+    from benchreport.discover import find_job_folders, root_labels
+
+    token = "glpat-Ab3Cd5Ef7Gh9Ij1Kl3Mn5"
+    job = REPO / "resources" / "example" / "benchflow-samples" / "v0.7.12-real" / "oracle-run" / "2026-11-30__04-23-02"
+    for relpath in ("agent/plain/trial-01/job", f"agent/sonnet-{token}/trial-01/job", f"agent/x/trial-02/job-{token}"):
+        shutil.copytree(job, tmp_path / f"jobs-{token}" / relpath)
+        shutil.copytree(job, tmp_path / "jobs" / relpath)
+    roots = [str(tmp_path / f"jobs-{token}"), str(tmp_path / "jobs")]
+    jobs = find_job_folders(roots)
+    assert len(jobs) == 6 and not [found for found in jobs if token in found.job_id or token in found.name]
+    labels = {label: root for root, label in root_labels(roots).items()}
+    assert {bundle.job_location(found.job_id, labels) for found in jobs} == {
+        (found.root, found.relpath) for found in jobs
+    }

@@ -395,3 +395,23 @@ def test_the_scan_finds_the_same_without_the_automaton(text):
     with without_the_automaton():
         assert secrets.find(text, ("Mixed-Case-Known",)) == found
         assert secrets.redact_text(text) == redacted
+
+
+@pytest.mark.parametrize("label", secrets.LABELS)
+def test_a_name_made_from_a_redaction_mark_is_no_secret(label):
+    """A folder's id made from a redacted name (its slug and a hash) and an image name made from a
+    redacted task name, in Docker's message: nothing found, whatever the hash; a key or a
+    secret-named key beside such a name still is."""
+    from benchreport.discover import safe_part
+    from benchreport.environment import sanitise_image_name
+
+    mark = f"[REDACTED:{label}]"
+    for number in range(40):
+        folder_id = safe_part(f"run{number}-{mark}")[0]
+        image = sanitise_image_name(f"bf__fix{number}-{mark}")
+        text = f"{folder_id}/trials.json: Error parsing reference: {image}: invalid reference format"
+        assert secrets.find_rules(text) == [], text
+    key = "Zx81Kq0Lm2Nv4Bc6Xa9Wd7Yb5"
+    beside = f"{safe_part(f'run-{mark}')[0]}-{key} password=hunter22"
+    found = [beside[start:end] for start, end, _, _ in secrets.find_rules(beside)]
+    assert len(found) == 2 and key in found[0] and found[1] == "hunter22", found

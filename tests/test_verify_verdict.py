@@ -24,10 +24,10 @@ SECRET_NAME = "glpat-Ab3Cd5Ef7Gh9Ij1Kl3Mn5"  # a GitLab token's shape, in a task
 VERDICTS = {0: "verify PASSED: ", 1: "verify FAILED: ", 2: "REFUSED: "}
 
 
-def bundle_of(workflow, root="jobs", alias="sonnet", task=f"fix-{SECRET_NAME}", job_suffix="", docker_host=NO_DAEMON):
+def bundle_of(workflow, root="jobs", alias="sonnet", task=f"fix-{SECRET_NAME}", job_suffix="", environment=None):
     """The bundle of a real run over a generated job folder under `root` (tries of `alias`), its
-    tasks "alpha" and `task`, each job folder's name ending in `job_suffix`; the Docker daemon
-    asked at `docker_host` (None: the default one)."""
+    tasks "alpha" and `task`, each job folder's name ending in `job_suffix`; `environment` the
+    config's section (None: no Docker daemon is reached)."""
     tries = [[{"task": t, "attempts": [{"kind": k}]} for t, k in (("alpha", "passed"), (task, "failed"))]]
     jobs = write_matrix(
         workflow.path / root / "agent",
@@ -39,7 +39,7 @@ def bundle_of(workflow, root="jobs", alias="sonnet", task=f"fix-{SECRET_NAME}", 
     )
     for job in sorted(jobs.glob("*/trial-*/*/")):
         job.rename(job.with_name(job.name + job_suffix))
-    settings = {} if docker_host is None else {"environment": {"docker_host": docker_host}}
+    settings = {"environment": {"docker_host": NO_DAEMON} if environment is None else environment}
     (workflow.path / "settings.yaml").write_text(json.dumps(settings))
     workflow.run("bundle", "--configfile", "settings.yaml", roots=[root])
     return workflow.results / "bundle" / "benchreport.tar.gz"
@@ -92,12 +92,12 @@ def test_a_bundle_with_redacted_names_verifies(archive, tmp_path):
     assert "outputs were made again, byte for byte" in last and "not proved: origin" in done.stdout
 
 
-def assert_no_secret(archive) -> None:
-    """No member of the archive holds SECRET_NAME in its name or its bytes; its job folders hold files."""
+def assert_no_secret(archive, secret=SECRET_NAME) -> None:
+    """No member of the archive holds `secret` in its name or its bytes; its job folders hold files."""
     with tarfile.open(archive) as tar:
         members = tar.getmembers()
-        assert not [m.name for m in members if SECRET_NAME in m.name]
-        assert not [m.name for m in members if m.isfile() and SECRET_NAME.encode() in tar.extractfile(m).read()]
+        assert not [m.name for m in members if secret in m.name]
+        assert not [m.name for m in members if m.isfile() and secret.encode() in tar.extractfile(m).read()]
     assert [m.name for m in members if m.name.endswith("/result.json") and "/jobs/" in m.name]
 
 
@@ -117,16 +117,26 @@ def test_a_secret_in_a_folder_name_above_the_task_verifies(tmp_path, where):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="the image record's Docker message for a task named with a redaction mark "
-    "('...-redacted-gitlab-token-: invalid reference format') is redacted by the bundle writer "
-    "alone, as a raw mark in results/index.md; the re-run, reading the redacted record, renders it "
-    "escaped (\\[REDACTED:secret\\])",
-)
 def test_a_bundle_with_redacted_names_and_docker_records_verifies(tmp_path):
     require(docker_missing())
-    archive = bundle_of(copy_workflow(tmp_path / "wf"), docker_host=None)
+    archive = bundle_of(copy_workflow(tmp_path / "wf"), environment={})
+    assert_no_secret(archive)
+    assert_verdict(run_verify(archive, tmp_path), 0)
+
+
+@pytest.mark.slow
+def test_a_secret_in_dockers_words_verifies(tmp_path):
+    """A Docker CLI whose message holds a secret: the image records are written with it redacted,
+    so the outputs that show them are made again from the bundle, and the secret is in neither."""
+    secret = "Zx81Kq0Lm2Nv4Bc6Xa9Wd7Yb5"
+    docker = tmp_path / "docker"
+    docker.write_text(f"#!/bin/sh\necho 'Error response from daemon: denied, token={secret}' >&2\nexit 1\n")
+    docker.chmod(0o755)
+    workflow = copy_workflow(tmp_path / "wf")
+    archive = bundle_of(workflow, task="beta", environment={"docker": str(docker)})
+    records = sorted((workflow.results / "environment" / "images").glob("*.json"))
+    assert records and all("denied, token=[REDACTED:" in record.read_text() for record in records)
+    assert_no_secret(archive, secret)
     assert_verdict(run_verify(archive, tmp_path), 0)
 
 

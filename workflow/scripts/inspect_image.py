@@ -5,7 +5,7 @@ import os
 import sys
 from pathlib import Path
 
-from benchreport.environment import inspect_image, replay_record
+from benchreport.environment import inspect_image, redacted_record, replay_record
 from benchreport.files import write_json
 from benchreport.lineage import start_job, write_for_rule
 
@@ -32,6 +32,7 @@ else:
         build_context=params.build_context,
         build_tag=params.build_tag,
     )
+record = redacted_record(record)
 print(f"{params.reference}: {record['status']} {record.get('reason') or ''}", file=sys.stderr)
 write_json(snakemake.output.record, record)
 write_for_rule(snakemake, extra=when)

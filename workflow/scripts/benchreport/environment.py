@@ -18,6 +18,9 @@ from pathlib import Path
 
 import yaml
 
+from . import secrets
+from .files import dump_json
+
 INSPECT_FIELDS = ("Id", "RepoTags", "RepoDigests", "Os", "Architecture", "Variant", "Created")
 REBUILT = "rebuilt now, not the image that ran"
 # What leaves an image not inspected; a record, whatever it says, is kept until REFRESH.
@@ -166,6 +169,14 @@ def inspect_image(
         "platform": "/".join(part for part in (image["Os"], image["Architecture"], image.get("Variant")) if part),
         "daemon_version": daemon,
     }
+
+
+def redacted_record(record: dict) -> dict:
+    """The record with every secret in its file's text redacted, as the bundle redacts that file:
+    Docker's words repeat what it was given (an image name made from a task's name, a
+    registry's credentials), and an output rendered from the record must show what the re-run
+    of a bundle, rendering the bundle's redacted copy, shows."""
+    return json.loads(secrets.redact(dump_json(record).encode())[0])
 
 
 def repo_digest_text(record: dict) -> str:

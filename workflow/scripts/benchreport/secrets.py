@@ -24,9 +24,10 @@ and codes included.
 
 A hit is replaced by "[REDACTED:<label>]", which keeps JSON valid. Redaction is idempotent:
 nothing inside such a mark is ever found again, and a mark is no known secret value, so text
-redacted once (a bundle's inputs) redacts to itself. The label depends only on the secret's own
-value (`label`), never on where it was found, so the same value gets the same text in every file
-and every stage: an output computed from a redacted input equals the redacted output, which is
+redacted once (a bundle's inputs) redacts to itself, and so does a name made from a mark (a
+folder's id or an image name made from a redacted name: "REDACTED-gitlab-token-1a2b3c4d"). The
+label depends only on the secret's own value (`label`), never on where it was found, so the same
+value gets the same text in every file and every stage: an output computed from a redacted input equals the redacted output, which is
 what lets a redacted bundle verify. The caller learns the label (and with `find_rules` the rule
 that found it), never the value.
 
@@ -279,6 +280,12 @@ LABELS = sorted(
 REDACTED_MARK = re.compile(
     r"\[REDACTED:((?:(?:" + "|".join(ENCODINGS) + r") ){0,3}(?:" + "|".join(map(re.escape, LABELS)) + r"))\]"
 )
+# a name made from a mark, its words joined as a file name or an image name joins them
+# ("REDACTED-gitlab-token", "bf__fix--redacted-gitlab-token-"): no key and no secret's name
+MARK_WORDS = sorted(
+    {word for kind in (*LABELS, *ENCODINGS) for word in re.split(r"[ -]", kind)}, key=lambda w: (-len(w), w)
+)
+MARK_NAME = re.compile(r"redacted(?:[^a-z0-9]{1,3}(?:" + "|".join(MARK_WORDS) + r")(?![a-z]))+", re.I)
 SECRET_ENV_NAME = re.compile(
     "^(?:[A-Za-z0-9_.-]*[_.-])?(?:" + "|".join(map(re.escape, SECRET_WORDS)) + ")$"
     r"|^[A-Z][A-Z0-9_]*(?:_KEY|_PASS|_PAT|_CREDS?|_AUTH)$",
@@ -530,6 +537,8 @@ def _contexts(text: str) -> list[tuple[int, int, str, str]]:
     places = [(literals[index], start) for index, start in KEY_PLACES.places(lower)]
     for word in NON_ASCII_WORDS:
         places += [(word, match.start()) for match in re.finditer(word, lower)]
+    names = mark_names(text) if places else []
+    places = [(word, start) for word, start in places if not any(a <= start < b for a, b in names)]
     for literal, start in places:
         if literal in SCHEMES:
             match = (
@@ -780,12 +789,33 @@ def _encoded_label(encoding: str, inner: list[tuple[int, int, str, str]]) -> str
     return f"{encoding} {inner[first][2]}"
 
 
+def mark_names(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each name made from a redaction mark (MARK_NAME) in the text."""
+    if "redacted" not in text and "REDACTED" not in text:
+        return []
+    return [match.span() for match in MARK_NAME.finditer(text)]
+
+
+def _beside_mark_names(runs: list[tuple[int, int]], names: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The runs with the names made from redaction marks (`mark_names`) cut out, each part left
+    long enough to be a key: a folder named after a redacted one ("REDACTED-secret-6b86b273") is
+    no key, but a key beside such a name still is."""
+    if not names:
+        return runs
+    parts = []
+    for start, end in runs:
+        inside = [(a, b) for a, b in names if start <= a and b <= end]
+        bounds = [start, *(offset for name in inside for offset in name), end]
+        parts += [(a, b) for a, b in zip(bounds[::2], bounds[1::2]) if b - a >= KEY_RUN_MIN]
+    return parts
+
+
 def _key_runs(text: str, layers: int) -> list[tuple[int, int, str, str]]:
     """Key-like runs, runs that decode to text holding a secret, and base64 wrapped over lines
     (each line the same width, the last no wider) taken as one run; then detect-secrets' rules
     that have no literal prefix, tried where a run starts."""
     found = []
-    runs = _runs(text)
+    runs = _beside_mark_names(_runs(text), mark_names(text))
     groups = []  # runs joined over line wraps: [(start, end, joined)]
     index = 0
     while index < len(runs):
