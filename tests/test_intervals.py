@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 import pytest
-from benchreport import intervals
+from benchreport import coverage_design, intervals
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
@@ -271,7 +271,7 @@ def test_wilson_clustered_special_cases_follow_benchflow():
     assert intervals.wilson_clustered([], [])["low"] is None
 
 
-def test_methods_registry_covers_seven_methods_with_the_contract_shape():
+def test_methods_registry_covers_nine_methods_with_the_contract_shape():
     assert set(intervals.METHODS) == {
         "wilson over trials",
         "t over task means",
@@ -280,6 +280,8 @@ def test_methods_registry_covers_seven_methods_with_the_contract_shape():
         "wilson over task means",
         "wilson-clustered",
         "clopper-pearson over task means",
+        "t at 97% over task means, clopper-pearson within 20 tasks of 0 or n",
+        "t at 98% over task means, clopper-pearson within 10 tasks of 0 or n",
     }
     trials, passes = np.array([3, 3, 3]), np.array([3, 3, 0])
     for name, method in intervals.METHODS.items():
@@ -323,3 +325,22 @@ def test_ten_thousand_resamples_of_a_thousand_tasks_take_well_under_a_second():
         start = time.perf_counter()
         method(rates, 10_000, seed=1)
         assert time.perf_counter() - start < 1.0, method.__name__
+
+
+def test_a_composite_reads_t_away_from_the_bounds_and_clopper_pearson_near_them():
+    """t at its own level where the sum of task means is at least the margin from 0 and from n,
+    Clopper-Pearson at the confidence level elsewhere, the same in the batch the design measures."""
+    rng = np.random.default_rng(4)
+    name = intervals.composite_name(0.97, 20)
+    for rates in (rng.choice([0, 1 / 3, 2 / 3, 1], 100, p=[0.1, 0.3, 0.4, 0.2]), np.r_[np.ones(19), np.zeros(81)]):
+        found = intervals.t_or_clopper_pearson(rates, 0.97, 20)
+        if 20 <= rates.sum() <= 80:
+            _, low, high = intervals.t_bounds(rates, 0.97)
+            expected = (low, high)
+        else:
+            expected = tuple(float(side) for side in intervals.clopper_pearson_bounds(rates.sum(), rates.size, 0.95))
+        assert (found["low"], found["high"]) == pytest.approx(expected, abs=1e-15), rates.sum()
+        (low,), (high,) = coverage_design.batch_intervals(np.round(rates * 3).astype(int)[None, :], 3)[name]
+        assert (low, high) == pytest.approx((found["low"], found["high"]), abs=1e-12)
+    same = intervals.t_or_clopper_pearson(np.full(100, 0.5), 0.97, 20)  # no spread: no t interval
+    assert (same["low"], same["high"]) == pytest.approx(tuple(intervals.clopper_pearson_bounds(50.0, 100, 0.95)))

@@ -53,6 +53,8 @@ FAMILIES = (
     ("beta-binomial", 0.2),
     ("beta-binomial", 0.5),
     ("beta-binomial", 0.9),
+    ("beta-binomial", 0.97),
+    ("beta-binomial", 1.0),
     ("logit-normal", 0.5),
     ("logit-normal", 1.5),
     ("logit-normal", 3.0),
@@ -63,6 +65,9 @@ FAMILIES = (
     ("near-certain mixture", 0.6),
     ("near-certain mixture", 0.85),
 )
+# Tasks that pass every try or none (p is 0 or 1): their coverage is computed exactly at every
+# shape (`_deterministic`).
+DETERMINISTIC = ("beta-binomial", 1.0)
 # Pass probability of a near-impossible task (1 − NEAR: near-certain).
 NEAR = 0.01
 # True means in the design; the Monte-Carlo cells use every MC_STEP-th of them (ends included).
@@ -87,6 +92,9 @@ BOOTSTRAP_LATTICE_MAX = 1 << 12
 # Monte Carlo: runs per batch, and the z of the score bounds that decide a verdict (one-sided 99%).
 MC_BATCH = 500
 Z_DECIDE = 2.326
+# The headline's simulated cells are simulated until none could be below its printed worst case by
+# more than this at Z_DECIDE (or `simulations` runs are drawn; `_top_up`).
+PRECISION = 0.004
 # Methods that would print a point or nothing when every task has the same mean print the
 # Clopper-Pearson bound over task means instead.
 GUARDED = ("t over task means", "bootstrap-percentile over tasks", "bootstrap-BCa over tasks")
@@ -102,6 +110,7 @@ HEADLINE_METHODS = (
     "t over task means",
     "bootstrap-percentile over tasks",
     "bootstrap-BCa over tasks",
+    *(intervals.composite_name(level, margin) for level, margin in intervals.COMPOSITES),
 )
 # Methods whose estimate is the pooled rate over trials, not the mean over tasks.
 POOLED_METHODS = ("wilson over trials", "wilson-clustered")
@@ -456,9 +465,11 @@ def _block_intervals(passes, tries, confidence, resamples, rng, bootstrap, wante
             side[inverse] for side in intervals.clopper_pearson_bounds(distinct, tasks, confidence)
         )
     }
+    composites = {intervals.composite_name(level, margin): (level, margin) for level, margin in intervals.COMPOSITES}
+    spread = intervals.mean_and_sd(rates) if tasks >= 2 and not set(wanted).isdisjoint(composites) else None
     if "t over task means" in wanted:
         if tasks >= 2:
-            _, t_low, t_high = intervals.t_bounds(rates, confidence)
+            _, t_low, t_high = intervals.t_bounds(rates, confidence, spread)
             bounds["t over task means"] = (np.maximum(0.0, t_low), np.minimum(1.0, t_high))
         else:
             bounds["t over task means"] = (np.full(runs, np.nan), np.full(runs, np.nan))
@@ -479,6 +490,16 @@ def _block_intervals(passes, tries, confidence, resamples, rng, bootstrap, wante
             low, high = bounds[name]
             point = ~(high > low)  # NaN or zero width
             bounds[name] = (np.where(point, guard[0], low), np.where(point, guard[1], high))
+    for name, (level, margin) in composites.items():
+        if name in wanted:
+            low = high = np.full(runs, np.nan)
+            if tasks >= 2:
+                _, low, high = intervals.t_bounds(rates, level, spread)
+            use = (high > low) & ~intervals.near_bounds(sums, tasks, margin)
+            bounds[name] = (
+                np.where(use, np.maximum(0.0, low), guard[0]),
+                np.where(use, np.minimum(1.0, high), guard[1]),
+            )
     return {name: bounds[name] for name in wanted}
 
 
@@ -539,6 +560,10 @@ def task_mean_pmf(family: str, parameter: float, means: np.ndarray, tries: int) 
     if family == "beta-binomial":
         if parameter == 0:
             return _binomial_pmf(tries, means)
+        if parameter == 1:  # deterministic tasks: p is 0 or 1
+            pmf = np.zeros((means.size, tries + 1))
+            pmf[:, 0], pmf[:, -1] = 1 - means, means
+            return pmf
         spread = 1 / parameter - 1
         a, b = (means * spread)[:, None], ((1 - means) * spread)[:, None]
         j = np.arange(tries + 1)
@@ -557,24 +582,20 @@ def task_mean_pmf(family: str, parameter: float, means: np.ndarray, tries: int) 
 
 
 def draw_passes(rng, family: str, parameter: float, mean: float, tries, simulations: int) -> np.ndarray:
-    """(simulations x tasks) pass counts: each task's probability drawn from the family (mean μ),
-    then Binomial(K_i, p_i) with the task's own tries."""
+    """(simulations x tasks) pass counts: each task's pass probability drawn from the family (mean
+    μ), then Binomial(K_i, p_i) with the task's own tries. Tasks of equal tries are independent
+    and alike, so a run's tasks of K tries are drawn at once as how many pass 0 … K times (a
+    multinomial over `task_mean_pmf`), in increasing order of passes: every method reads a run
+    whatever the order of its tasks, and this is (K + 1)/n of the work of drawing task by task."""
     tries = np.asarray(tries)
-    shape = (simulations, tries.size)
-    if family == "beta-binomial":
-        if parameter == 0:
-            probabilities = np.full(shape, mean)
-        else:
-            spread = 1 / parameter - 1
-            probabilities = rng.beta(mean * spread, (1 - mean) * spread, size=shape)
-    elif family == "logit-normal":
-        location = _logit_normal_location(np.array([mean]), parameter)[0]
-        probabilities = 1 / (1 + np.exp(-(location + parameter * rng.standard_normal(shape))))
-    else:
-        near = NEAR if family == "near-impossible mixture" else 1 - NEAR
-        rest = _mixture_rest(family, parameter, np.array([mean]))[0]
-        probabilities = np.where(rng.random(shape) < parameter, near, rest)
-    return rng.binomial(tries, probabilities)
+    passes = np.empty((simulations, tries.size), dtype=np.int64)
+    for group_tries in np.unique(tries).tolist():
+        columns = np.flatnonzero(tries == group_tries)
+        pmf = task_mean_pmf(family, parameter, np.array([mean]), group_tries)[0].clip(0)
+        counts = rng.multinomial(columns.size, pmf / pmf.sum(), size=simulations)
+        outcomes = np.tile(np.arange(group_tries + 1), simulations)
+        passes[:, columns] = np.repeat(outcomes, counts.ravel()).reshape(simulations, columns.size)
+    return passes
 
 
 def simulate_passes(
@@ -645,6 +666,68 @@ def _enumerated(profile, families, means, confidence, bootstrap, workers=1) -> d
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
         list(pool.map(one_family, range(len(families))))
     return found
+
+
+def _deterministic(profile, means, confidence, bootstrap, workers=1) -> dict | None:
+    """name -> (worst coverage, the mean where it is reached, mean width at each of `means`) of
+    every method when each task's pass probability is 0 or 1 (DETERMINISTIC, correlation 1): a
+    run is then how many tasks k_g of each group pass every try, with probability
+    Π_g C(n_g, k_g) · μ^k (1 − μ)^(n − k), k = Σ k_g. None when there are more than
+    ENUMERATION_MAX such runs.
+
+    The worst case is the infimum over means[0] … means[-1], not a grid's minimum: between two
+    neighbouring bounds of the method's intervals the runs whose interval covers μ stay the same,
+    so the coverage moves smoothly there and jumps only at a bound; it is evaluated at `means`
+    and on both sides of every bound. Here near-certain coverage dips are sharpest, since every
+    task is a 0/1 outcome."""
+    from scipy.special import gammaln, xlog1py, xlogy
+
+    sizes = [count + 1 for _, count in profile]
+    if math.prod(sizes) > ENUMERATION_MAX:
+        return None
+    passing = np.indices(sizes).reshape(len(profile), -1)  # groups x runs
+    passes = np.hstack(
+        [
+            np.where(np.arange(count) < passing[g][:, None], group_tries, 0)
+            for g, (group_tries, count) in enumerate(profile)
+        ]
+    )
+    bounds = batch_intervals(
+        passes, _profile_tries(profile), confidence=confidence, bootstrap=bootstrap, workers=workers
+    )
+    tasks, passed = passes.shape[1], passing.sum(axis=0)[:, None]
+    constant = sum(
+        gammaln(count + 1) - gammaln(passing[g] + 1) - gammaln(count - passing[g] + 1)
+        for g, (_, count) in enumerate(profile)
+    )[:, None]
+
+    def probabilities(points):  # runs x points
+        return np.exp(constant + xlogy(passed, points) + xlog1py(tasks - passed, -points))
+
+    on_means = probabilities(means)
+    chunk = max(1, BLOCK_ELEMENTS // len(passes))
+
+    def method(item):
+        name, (low, high) = item
+        edges = np.concatenate([low, high])
+        edges = edges[np.isfinite(edges)]
+        points = np.concatenate([means, edges, np.nextafter(edges, 0), np.nextafter(edges, 1)])
+        points = np.unique(points[(points >= means[0]) & (points <= means[-1])])
+        coverage = np.concatenate(
+            [
+                (probabilities(part) * ((low[:, None] <= part) & (part <= high[:, None]))).sum(axis=0)
+                for part in np.split(points, range(chunk, len(points), chunk))
+            ]
+        )
+        worst = int(np.argmin(coverage))
+        return name, (
+            float(coverage[worst]),
+            float(points[worst]),
+            np.where(np.isfinite(low), high - low, 0.0) @ on_means,
+        )
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
+        return dict(pool.map(method, bounds.items()))
 
 
 def sum_lattice(tries) -> int:
@@ -835,7 +918,7 @@ def _score_bounds(covered, runs, z):
 
 
 def _simulated(
-    profile, families, means, methods, target, *, seed, simulations, confidence, bootstrap, workers=1
+    profile, families, means, methods, target, *, seed, simulations, confidence, bootstrap, workers=1, exact=()
 ) -> dict:
     """name -> per-cell (covered, runs, summed width) by sequential Monte Carlo.
 
@@ -846,14 +929,16 @@ def _simulated(
     of MC_BATCH runs from the cell's own seeded stream (the same runs for every method) until its
     score bound at Z_DECIDE is above the target or below `futility_bound`, or `simulations` runs
     are drawn. A method found below `futility_bound` at some cell cannot qualify and is not
-    simulated further; its worst coverage is then the lowest seen.
+    simulated further; its worst coverage is then the lowest seen. The families in `exact` are
+    computed elsewhere and not simulated.
     """
     tries = _profile_tries(profile)
     cells = [
         (f, m)
         for f in range(len(families))
         for m in range(len(means))
-        if not (
+        if families[f] not in exact
+        and not (
             families[f][0].endswith("mixture")
             and np.isnan(_mixture_rest(families[f][0], families[f][1], means[m : m + 1])[0])
         )
@@ -926,6 +1011,46 @@ def _sequential(
             return
 
 
+def _top_up(name, found, printed, tries, families, means, *, seed, simulations, confidence, bootstrap, workers):
+    """Simulates further the cells of `name` (a method that qualifies) that could hold its true
+    worst case below its printed one by more than PRECISION: those whose score bound at Z_DECIDE
+    is below its printed worst case (the lowest over every family, `printed` if none simulated is
+    lower) less PRECISION, until it is not or `simulations` runs are
+    counted. A cell's stream is drawn again from its start, and the method counts only the runs
+    past those it counted: as if it had never stopped there. So the printed worst case is within
+    PRECISION of every simulated cell's lower bound, and the worst cell's standard error at most
+    PRECISION / Z_DECIDE where it stops short of `simulations`."""
+    cells = found[name]
+
+    def open_cells():  # the cells to simulate further, given the lowest estimate so far
+        lowest = min(printed, *(covered / runs for covered, runs, _ in cells.values()))
+        return [
+            cell
+            for cell, (covered, runs, _) in sorted(cells.items())
+            if runs < simulations and _score_bounds(covered, runs, Z_DECIDE)[0] < lowest - PRECISION
+        ]
+
+    while chosen := open_cells():
+        for f, m in chosen:
+            family, parameter = families[f]
+            rng = np.random.default_rng(np.random.SeedSequence([seed, DESIGN_VERSION, f, m]))
+            drawn = 0
+            while cells[(f, m)][1] < simulations:
+                covered, runs, width = cells[(f, m)]
+                lowest = min(printed, *(c / r for c, r, _ in cells.values()))
+                if runs <= drawn and _score_bounds(covered, runs, Z_DECIDE)[0] >= lowest - PRECISION:
+                    break
+                size = min(MC_BATCH, simulations - drawn)
+                passes = draw_passes(rng, family, parameter, means[m], tries, size)
+                if runs <= drawn:
+                    low, high = batch_intervals(
+                        passes, tries, confidence=confidence, bootstrap=bootstrap, methods=[name], workers=workers
+                    )[name]
+                    hits = int(np.count_nonzero((low <= means[m]) & (means[m] <= high)))
+                    cells[(f, m)] = (covered + hits, runs + size, width + float(np.nansum(high - low)))
+                drawn += size
+
+
 def coverage_design(
     profile,
     *,
@@ -956,6 +1081,14 @@ def coverage_design(
     means = design_means(MEANS)
     mc_means = means[::MC_STEP]
     evaluation, rows = {}, {}
+    settings = {
+        "seed": seed,
+        "simulations": simulations,
+        "confidence": confidence,
+        "bootstrap": bootstrap,
+        "workers": workers,
+    }
+    determined = _deterministic(profile, means, confidence, bootstrap, workers)
     if _multisets(profile) <= ENUMERATION_MAX:
         exact = _enumerated(profile, families, means, confidence, bootstrap, workers)
         simulated = {}
@@ -980,23 +1113,30 @@ def coverage_design(
             if name not in exact and (name not in BOOTSTRAP_METHODS or bootstrap_available(tries))
         ]
         simulated = _simulated(
-            profile,
-            families,
-            mc_means,
-            rest,
-            target,
-            seed=seed,
-            simulations=simulations,
-            confidence=confidence,
-            bootstrap=bootstrap,
-            workers=workers,
+            profile, families, mc_means, rest, target, exact=() if determined is None else (DETERMINISTIC,), **settings
         )
         for name in simulated:
-            evaluation[name] = "simulated (sequential Monte Carlo)"
+            evaluation[name] = "simulated (sequential Monte Carlo)" + (
+                ""
+                if determined is None
+                else "; tasks that pass every try or none: exact, every distinct run enumerated"
+            )
     for name, (cover, width) in exact.items():
-        rows[name] = _exact_row(cover, width, families, means)
+        rows[name] = _exact_row(cover, width, families, means, determined and determined[name])
     for name, cells in simulated.items():
-        rows[name] = _simulated_row(cells, families, mc_means, target)
+        rows[name] = _simulated_row(cells, families, mc_means, determined and determined[name])
+    # the headline's printed worst case is refined until no simulated cell could be far below it
+    refined = set()
+    while (
+        name := choose_headline(
+            {"tries_profile": profile, "methods": rows | dict.fromkeys(set(HEADLINE_METHODS) - set(rows), {})}, target
+        )["method"]
+    ) in simulated:
+        if name in refined:
+            break
+        refined.add(name)
+        _top_up(name, simulated, rows[name]["worst_coverage"], tries, families, mc_means, **settings)
+        rows[name] = _simulated_row(simulated[name], families, mc_means, determined and determined[name])
     methods = {}
     for name in intervals.METHODS:
         if name not in rows:
@@ -1044,36 +1184,51 @@ def coverage_design(
     }
 
 
-def _cell(families, means, f, m) -> dict:
-    family, parameter = families[f]
-    return {"pass_rate": float(means[m]), "family": family, "parameter": parameter}
+def _exact_row(cover, width, families, means, determined=None) -> dict:
+    """The row of a method computed exactly on the grid of `means`; with `determined` (its
+    `_deterministic` result), the DETERMINISTIC family's worst case is its infimum over the means."""
+    entries = [
+        {
+            "family": family,
+            "parameter": parameter,
+            "worst_coverage": float(np.nanmin(cover[f])),
+            "pass_rate": float(means[np.nanargmin(cover[f])]),
+        }
+        for f, (family, parameter) in enumerate(families)
+    ]
+    if determined is not None:
+        entries[families.index(DETERMINISTIC)] |= {"worst_coverage": determined[0], "pass_rate": determined[1]}
+    return _row(entries, {}, width[:, ::MC_STEP])
 
 
-def _exact_row(cover, width, families, means) -> dict:
-    f, m = np.unravel_index(np.nanargmin(cover), cover.shape)
-    worst = float(cover[f, m])
-    on_mc = width[:, ::MC_STEP]
-    return {
-        "worst_coverage": worst,
-        "standard_error": 0.0,
-        "lower_bound": worst,
-        "worst_cell": _cell(families, means, f, m),
-        "mean_width": float(np.nanmean(on_mc)),
-        "by_family": [
-            {
-                "family": family,
-                "parameter": parameter,
-                "worst_coverage": float(np.nanmin(cover[i])),
-                "pass_rate": float(means[np.nanargmin(cover[i])]),
-            }
-            for i, (family, parameter) in enumerate(families)
-        ],
-    }
-
-
-def _simulated_row(cells, families, means, target) -> dict:
-    """Worst cell by the estimate; lower bound: the lowest score bound over cells (a bound on the
-    worst cell's coverage whenever the bound at that cell holds)."""
+def _simulated_row(cells, families, means, determined=None) -> dict:
+    """The row of a method simulated at `cells` ((family, mean) -> (covered, runs, summed width));
+    with `determined`, the DETERMINISTIC family's is exact (`_deterministic`)."""
+    estimates = {cell: covered / runs for cell, (covered, runs, _) in cells.items()}
+    entries, bounds = [], {}
+    for f, (family, parameter) in enumerate(families):
+        if determined is not None and (family, parameter) == DETERMINISTIC:
+            entries.append(
+                {"family": family, "parameter": parameter, "worst_coverage": determined[0], "pass_rate": determined[1]}
+            )
+            continue
+        mine = [cell for cell in cells if cell[0] == f]
+        if mine:
+            low = min(mine, key=lambda cell: (estimates[cell], cell))
+            covered, runs, _ = cells[low]
+            entries.append(
+                {
+                    "family": family,
+                    "parameter": parameter,
+                    "worst_coverage": estimates[low],
+                    "pass_rate": float(means[low[1]]),
+                    "simulations": runs,
+                }
+            )
+            bounds[f] = min(float(_score_bounds(c, r, Z_DECIDE)[0]) for c, r, _ in (cells[cell] for cell in mine))
+    widths = [width / runs for _, runs, width in cells.values()]
+    if determined is not None:
+        widths += list(determined[2][::MC_STEP])
     if not cells:
         return {
             "worst_coverage": None,
@@ -1082,32 +1237,32 @@ def _simulated_row(cells, families, means, target) -> dict:
             "standard_error": None,
             "lower_bound": None,
         }
-    estimates = {cell: covered / runs for cell, (covered, runs, _) in cells.items()}
-    worst = min(estimates, key=lambda cell: (estimates[cell], cell))
-    runs = cells[worst][1]
-    lower = min(float(_score_bounds(c, r, Z_DECIDE)[0]) for c, r, _ in cells.values())
-    by_family = []
-    for f, (family, parameter) in enumerate(families):
-        mine = [cell for cell in cells if cell[0] == f]
-        if mine:
-            low = min(mine, key=lambda cell: (estimates[cell], cell))
-            by_family.append(
-                {
-                    "family": family,
-                    "parameter": parameter,
-                    "worst_coverage": estimates[low],
-                    "pass_rate": float(means[low[1]]),
-                }
-            )
-    return {
-        "worst_coverage": estimates[worst],
-        "standard_error": math.sqrt(max(estimates[worst] * (1 - estimates[worst]), 1 / runs) / runs),
-        "lower_bound": lower,
-        "worst_cell": _cell(families, means, *worst) | {"simulations": runs},
-        "mean_width": float(np.mean([width / runs for _, runs, width in cells.values()])),
+    return _row(entries, bounds, np.array(widths)) | {
         "cells_simulated": len(cells),
         "simulated_runs": int(sum(runs for _, runs, _ in cells.values())),
-        "by_family": by_family,
+    }
+
+
+def _row(entries, bounds, widths) -> dict:
+    """A method's row from its worst case in each family (`entries`, in family order, with
+    "simulations" where simulated) and the lower bound of each simulated family's coverage
+    (`bounds`, by family index): its worst cell over every family, the standard error there, the
+    lowest bound (a bound on the worst cell's coverage whenever each cell's bound holds; exact
+    coverage is its own), and the mean of its widths (NaN cells left out)."""
+    f = min(range(len(entries)), key=lambda i: (entries[i]["worst_coverage"], i))
+    worst = entries[f]
+    coverage, runs = worst["worst_coverage"], worst.get("simulations")
+    lower = min([bounds.get(i, entry["worst_coverage"]) for i, entry in enumerate(entries)])
+    return {
+        "worst_coverage": coverage,
+        "standard_error": 0.0 if runs is None else math.sqrt(max(coverage * (1 - coverage), 1 / runs) / runs),
+        "lower_bound": lower,
+        "worst_cell": {"pass_rate": worst["pass_rate"], "family": worst["family"], "parameter": worst["parameter"]}
+        | ({} if runs is None else {"simulations": runs}),
+        "mean_width": float(np.nanmean(widths)),
+        "by_family": [
+            {key: entry[key] for key in ("family", "parameter", "worst_coverage", "pass_rate")} for entry in entries
+        ],
     }
 
 
