@@ -6,11 +6,17 @@ and 100%), so the workflow measures it for each run's shape instead of trusting 
 
 The design (`coverage_design`): true mean pass rates on a fine logit-spaced grid that avoids
 simple fractions (`design_means`), from 0.4% to 99.6%; task heterogeneity from FAMILIES
-(beta-binomial over the correlation of two tries of a task, logit-normal, mixtures with
-near-impossible or near-certain tasks); every task tried as often as in the run. Coverage is
-exact where that is cheap: every distinct run enumerated, else, for the methods that read only
-the sum of task means, that sum's exact distribution; the others by sequential Monte Carlo that
-stops at each cell once every method's verdict there is decided.
+(beta-binomial over the correlation of two tries of a task, up to 1: tasks that pass every try or
+none; logit-normal; mixtures with near-impossible or near-certain tasks); every task tried as
+often as in the run. Coverage is exact where that is cheap: every distinct run enumerated, else,
+for the methods that read only the sum of task means, that sum's exact distribution; the others
+by sequential Monte Carlo that stops at each cell once every method's verdict there is decided,
+and for the headline once no cell could lie more than PRECISION below its printed worst case.
+Tasks that pass every try or none are computed exactly for every method at every shape, as the
+infimum over the means (`_deterministic`): there a run is a 0/1 outcome per task, the coverage
+dips are sharpest, and no composite or t interval can hide them between two grid means.
+The headline candidates include composite procedures (`intervals.COMPOSITES`): each is one more
+method, its bounds a function of the run's data.
 
 Every method in `intervals.METHODS` is recomputed here on whole batches of runs at once
 (`batch_intervals`). The bootstrap ones use the exact bootstrap distribution, the limit of
@@ -33,7 +39,7 @@ import numpy as np
 from . import intervals
 
 # Bumped whenever the design or a method changes what a coverage file holds.
-DESIGN_VERSION = 3
+DESIGN_VERSION = 4
 MODEL = (
     "each task's pass probability p_i is drawn from a family with mean μ; the task is tried K_i "
     "times (the run's own tries per task), each try passing with probability p_i; an interval "
@@ -41,11 +47,14 @@ MODEL = (
 )
 DESIGN = (
     "true means: {count} values evenly spaced on the logit scale over 0.4%–99.6% (shifted off simple "
-    "fractions); families: beta-binomial (correlation 0 to 0.9), logit-normal (σ 0.5 to 3), mixtures "
-    "of near-impossible (p = {near:g}) or near-certain (p = 1 − {near:g}) tasks with others; exact by "
-    "enumeration up to {limit} distinct runs, else exact for the methods reading only the sum of task "
-    "means, and by sequential Monte Carlo at every {step}th mean for the others (batches of {batch} "
-    "runs until each verdict is decided at z = {z:g}); worst case over every cell"
+    "fractions); families: beta-binomial (correlation 0 to 1, 1 being tasks that pass every try or "
+    "none), logit-normal (σ 0.5 to 3), mixtures of near-impossible (p = {near:g}) or near-certain "
+    "(p = 1 − {near:g}) tasks with others; exact by enumeration up to {limit} distinct runs, else exact "
+    "for the methods reading only the sum of task means, and by sequential Monte Carlo at every {step}th "
+    "mean for the others (batches of {batch} runs until each verdict is decided at z = {z:g}; the "
+    "headline's cells further, until none could lie more than {precision:g} below its worst case); "
+    "tasks that pass every try or none exactly for every method, with the infimum over the means "
+    "(at both sides of every bound); worst case over every cell"
 )
 FAMILIES = (
     ("beta-binomial", 0.0),
@@ -1168,7 +1177,13 @@ def coverage_design(
         "decision_z": Z_DECIDE,
         "model": MODEL,
         "design": DESIGN.format(
-            count=MEANS, step=MC_STEP, near=NEAR, limit=ENUMERATION_MAX, batch=MC_BATCH, z=Z_DECIDE
+            count=MEANS,
+            step=MC_STEP,
+            near=NEAR,
+            limit=ENUMERATION_MAX,
+            batch=MC_BATCH,
+            z=Z_DECIDE,
+            precision=PRECISION,
         ),
         "families": [{"family": family, "parameter": parameter} for family, parameter in families],
         "bootstrap": EXACT
