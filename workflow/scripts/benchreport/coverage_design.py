@@ -54,7 +54,7 @@ DESIGN = (
     "mean for the others (batches of {batch} runs until each verdict is decided at z = {z:g}; the "
     "headline's cells further, until none could lie more than {precision:g} below its worst case); "
     "tasks that pass every try or none exactly for every method, with the infimum over the means "
-    "(at both sides of every bound); worst case over every cell"
+    "(just outside every bound); worst case over every cell"
 )
 FAMILIES = (
     ("beta-binomial", 0.0),
@@ -686,10 +686,10 @@ def _deterministic(profile, means, confidence, bootstrap, workers=1) -> dict | N
 
     The worst case is the infimum over means[0] … means[-1], not a grid's minimum: between two
     neighbouring bounds of the method's intervals the runs whose interval covers μ stay the same,
-    so the coverage moves smoothly there and jumps only at a bound; it is evaluated at `means`
-    and on both sides of every bound. Here near-certain coverage dips are sharpest, since every
+    so the coverage moves smoothly there and jumps only at a bound, down where μ leaves a run's
+    closed interval; it is evaluated at `means` and just outside every bound. Here near-certain coverage dips are sharpest, since every
     task is a 0/1 outcome."""
-    from scipy.special import gammaln, xlog1py, xlogy
+    from scipy.special import gammaln
 
     sizes = [count + 1 for _, count in profile]
     if math.prod(sizes) > ENUMERATION_MAX:
@@ -701,26 +701,29 @@ def _deterministic(profile, means, confidence, bootstrap, workers=1) -> dict | N
             for g, (group_tries, count) in enumerate(profile)
         ]
     )
-    bounds = batch_intervals(
-        passes, _profile_tries(profile), confidence=confidence, bootstrap=bootstrap, workers=workers
-    )
+    # every task mean is 0 or 1 whatever the tries: the methods over task means read the runs as
+    # one try per task (the bootstrap then convolves 2 outcomes, not K + 1); the pooled ones
+    # count trials
+    settings = {"confidence": confidence, "bootstrap": bootstrap, "workers": workers}
+    bounds = batch_intervals((passes > 0).astype(np.int64), 1, **settings)
+    bounds |= batch_intervals(passes, _profile_tries(profile), methods=POOLED_METHODS, **settings)
     tasks, passed = passes.shape[1], passing.sum(axis=0)[:, None]
     constant = sum(
         gammaln(count + 1) - gammaln(passing[g] + 1) - gammaln(count - passing[g] + 1)
         for g, (_, count) in enumerate(profile)
     )[:, None]
 
-    def probabilities(points):  # runs x points
-        return np.exp(constant + xlogy(passed, points) + xlog1py(tasks - passed, -points))
+    def probabilities(points):  # runs x points, all strictly inside (0, 1)
+        return np.exp(constant + passed * np.log(points) + (tasks - passed) * np.log1p(-points))
 
     on_means = probabilities(means)
     chunk = max(1, BLOCK_ELEMENTS // len(passes))
 
     def method(item):
         name, (low, high) = item
-        edges = np.concatenate([low, high])
-        edges = edges[np.isfinite(edges)]
-        points = np.concatenate([means, edges, np.nextafter(edges, 0), np.nextafter(edges, 1)])
+        # a run's interval is closed: the coverage is lowest just outside a bound
+        points = np.concatenate([means, np.nextafter(low, 0), np.nextafter(high, 1)])
+        points = points[np.isfinite(points)]
         points = np.unique(points[(points >= means[0]) & (points <= means[-1])])
         coverage = np.concatenate(
             [
