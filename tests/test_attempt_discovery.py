@@ -96,3 +96,18 @@ def test_a_trial_folder_as_a_job_root_says_what_it_is_and_what_to_give(workflow,
         "parent, jobs, as job_roots"
     ) in done.stderr
     assert "Traceback" not in done.stderr and "No BenchFlow job folder found" not in done.stderr
+
+
+def test_job_folders_whose_names_differ_only_in_a_secret_are_both_counted(tmp_path):
+    """Two job folders named alike but for a token: their shown names, and so their ids, are the
+    same; both are found, each under an id of its own, and each is ingested."""
+    root = tmp_path / "jobs"
+    for token in ("glpat-Ab3Cd5Ef7Gh9Ij1Kl3Mn5", "glpat-Zy9Xw8Vu7Ts6Rq5Po4Nm3"):
+        shutil.copytree(job_of_try(1), root / f"sonnet-{token}")
+    jobs = discover.find_job_folders([str(root)])
+    assert len(jobs) == 2 and len({job.job_id for job in jobs}) == 2
+    assert jobs[0].name == jobs[1].name and "glpat-" not in jobs[0].name
+    assert jobs[1].job_id == f"{jobs[0].job_id}~2"
+    assert len(discover.find_jobs([str(root)])) == 2
+    found = [ingest.ingest_job(job, 20, ("nop",))["attempt_folders_found"] for job in jobs]
+    assert found == [len(discover.attempt_folders(job_of_try(1)))] * 2

@@ -10,6 +10,7 @@ what its record names: identity.py), so that ingest counts it once.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -238,7 +239,20 @@ def find_job_folders(roots: list[str]) -> list[JobFolder]:
                 for entry in children
                 if entry.is_symlink() and entry.is_dir()
             )
-    return sorted(found, key=lambda job: job.job_id)
+    return distinct_ids(sorted(found, key=lambda job: (job.job_id, job.root, job.relpath)))
+
+
+def distinct_ids(jobs: list[JobFolder]) -> list[JobFolder]:
+    """Job folders whose ids came out the same (names that differ only in a secret are shown,
+    and so named, alike) told apart, so that none is left out: the second and later of them, in
+    root and path order, get "~2", "~3" appended."""
+    seen: Counter[str] = Counter()
+    told_apart = []
+    for job in jobs:
+        seen[job.job_id] += 1
+        number = seen[job.job_id]
+        told_apart.append(job if number == 1 else dataclasses.replace(job, job_id=f"{job.job_id}~{number}"))
+    return told_apart
 
 
 def _job_folder(label: str, root: str, relpath: str) -> JobFolder:
