@@ -115,6 +115,20 @@ def test_a_stamp_compares_the_sources_the_batch_the_last_parse_planned_recorded(
     assert stamps._planned_batches(here / stamps.STATE_DIR) == {}
 
 
+def test_a_cluster_jobs_parse_reads_the_stamps_and_batches_its_run_left(here):
+    """planned_states gives what refresh_states and plan_batches gave the run's own parse, without
+    a stat, a hash or a write, even when a file changed since (that run did not plan it)."""
+    shutil.copytree(here / "jobs" / "oracle", here / "jobs" / "oracle-again")
+    jobs = discover.find_jobs(["jobs"])
+    found, records = stamps.refresh_states(list(jobs.values()), 8)
+    batches = stamps.plan_batches(jobs, records, found)
+    before = {path: path.stat().st_mtime_ns for path in (here / stamps.STATE_DIR).iterdir()}
+    attempt = next(path for path in (here / "jobs" / "oracle").iterdir() if path.is_dir())
+    (attempt / "result.json").write_text("{}")
+    assert stamps.planned_states(jobs, 8) == (found, batches)
+    assert {path: path.stat().st_mtime_ns for path in (here / stamps.STATE_DIR).iterdir()} == before
+
+
 def test_batches_join_small_folders_of_one_matrix_cell_up_to_the_bound():
     relpaths = [
         "m/cell-a/trial-01/t1",

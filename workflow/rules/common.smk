@@ -75,17 +75,15 @@ STATES, BATCHES, BATCH_OF, CONTROL_BATCHES = {}, {}, {}, {}
 DUE = {}
 
 
-def writes_state():
-    """Whether this process writes the change state (stamps.py): the main process of a run that
-    executes jobs. A dry run, and a cluster job's own parse, plan from it without writing: a
-    change shows there as a due stamp (stamps.due_file)."""
-    return workflow.is_main_process and not workflow.dryrun
-
-
 def refresh(jobs):
     """(job id -> stamp, batch id -> job ids) of job folders, their duplicates compared among
-    themselves (discover.duplicates) and batched (stamps.plan_batches)."""
-    write = writes_state()
+    themselves (discover.duplicates) and batched (stamps.plan_batches). The main process of a
+    run writes the change state; a dry run plans from it without writing (a change shows as a
+    due stamp, stamps.due_file); a cluster job's own parse reads it as its run left it.
+    """
+    if not workflow.is_main_process:
+        return stamps.planned_states(jobs, config["ingest"]["max_requests"])
+    write = not workflow.dryrun
     states, records = stamps.refresh_states(
         list(jobs.values()), config["ingest"]["max_requests"], write=write
     )

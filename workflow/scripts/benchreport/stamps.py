@@ -131,6 +131,25 @@ def refresh_states(jobs: list[discover.JobFolder], max_requests: int, state_dir:
     return stamps, records
 
 
+def stamp_file(job: JobFolder, max_requests: int, state_dir: Path = STATE_DIR) -> Path:
+    """A job folder's stamp (refresh_state); its state, location and duplicates files beside it."""
+    key = hashlib.sha256(f"{job.job_id}\0{max_requests}".encode()).hexdigest()[:16]
+    return state_dir / f"{key}.stamp"
+
+
+def planned_states(
+    jobs: dict[str, JobFolder], max_requests: int, state_dir: Path = STATE_DIR
+) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """(job id -> its stamp, batch id -> its job ids) as the run's own parse left them, read and
+    never refreshed: what a cluster job's parse plans its one job from, so that it neither stats
+    the folders again nor sees, in a file written since, a change its run did not plan."""
+    planned = _planned_batches(state_dir)
+    batches: dict[str, list[str]] = {}
+    for job_id in sorted(jobs):
+        batches.setdefault(planned.get(job_id, job_id), []).append(job_id)
+    return {job_id: stamp_file(job, max_requests, state_dir).as_posix() for job_id, job in jobs.items()}, batches
+
+
 def _planned_batches(state_dir: Path) -> dict[str, str]:
     """job id -> its batch, as the last parse planned them ({} when none did)."""
     try:
@@ -404,8 +423,8 @@ def refresh_state(
     is one dict equality. Returns the stamp and the records. Without `write` (a dry run) nothing
     is written, and a stamp the change calls for is given as its due_file.
     """
-    key = hashlib.sha256(f"{job.job_id}\0{max_requests}".encode()).hexdigest()[:16]
-    stamp, cache_file = state_dir / f"{key}.stamp", state_dir / f"{key}.json"
+    stamp = stamp_file(job, max_requests, state_dir)
+    cache_file = stamp.with_suffix(".json")
     location = json.dumps({"root": job.root, "relpath": job.relpath}, sort_keys=True)
     try:
         cache = json.loads(cache_file.read_bytes())
