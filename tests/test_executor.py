@@ -36,7 +36,7 @@ CLUSTER = REPO / "tests" / "cluster"
 RULE_FILES = [REPO / "workflow" / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
 # rules that must never be submitted: they need the local Docker daemon / BenchFlow, do nothing,
 # or (ingested) do next to nothing on the path of every later step
-MUST_STAY_LOCAL = {"inspect_image", "controls", "bundle", "ingested", "all"}
+MUST_STAY_LOCAL = {"inspect_image", "controls", "bundle", "ingested", "due_stamp", "all"}
 TASKS = ["tiny-hello", "tiny-hello-net"]  # the tasks of the real oracle and nop folders used below
 AGENTS = [  # alias, model, served model, seed, outcomes per try (one per task in TASKS); one try keeps it quick
     ("sonnet", "anthropic/claude-sonnet-4-5", "claude-sonnet-4-5-20250929", 11, [("passed", "passed")]),

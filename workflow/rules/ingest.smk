@@ -41,5 +41,8 @@ rule due_stamp:
     localrule: True
     conda:
         "../envs/benchreport.yaml"
+    threads: 1
+    resources:
+        mem_mb=50,
     shell:
         "touch {output} 2> {log}"
