@@ -5,7 +5,10 @@ render, lineage); the Snakemake rule scripts beside it only read their inputs, c
 write. Tests import the same functions.
 """
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    import pandas
 
 __version__ = "0.1.0"
 
@@ -13,9 +16,9 @@ __version__ = "0.1.0"
 class Results(NamedTuple):
     """What load() returns: pandas DataFrames."""
 
-    trials: "pandas.DataFrame"  # noqa: F821 (pandas is imported by load() alone)
-    settings: "pandas.DataFrame"  # noqa: F821
-    exclusions: "pandas.DataFrame"  # noqa: F821
+    trials: "pandas.DataFrame"  # pandas is imported by load() alone, not with the package
+    settings: "pandas.DataFrame"
+    exclusions: "pandas.DataFrame"
 
 
 def load(results_dir="results") -> Results:

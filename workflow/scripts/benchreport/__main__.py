@@ -22,12 +22,13 @@ from .verify import MAX_BYTES, MAX_DRAWS, MAX_RATIO, verify
 def main(argv=None) -> int:
     parser = command_parser()
     args = parser.parse_args(argv)
+    usage: argparse.ArgumentParser = args.usage
     try:
         return args.run(args)
     except OSError as error:  # a file that is missing, unreadable, or a folder
-        args.usage.error(f"{error.filename}: {error.strerror}" if error.filename else str(error))
+        usage.error(f"{error.filename}: {error.strerror}" if error.filename else str(error))
     except ValueError as error:  # a file that is not what the command reads (the message names it)
-        args.usage.error(str(error))
+        usage.error(str(error))
 
 
 def command_parser() -> argparse.ArgumentParser:

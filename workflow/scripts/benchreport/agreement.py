@@ -339,12 +339,10 @@ def check(results: str | Path) -> tuple[int, list[str]]:
     page_text = checker.read("report.html")
     page = _html_text(page_text) if page_text is not None else None
     for setting, record in records.items():
-        for part in (_check_setting_texts, _check_cards):
-            _guarded(
-                checker, setting, part, checker, setting, record, *((page,) if part is _check_setting_texts else ())
-            )
-    for part in (_check_tables, _check_ledger, _check_comparisons):
-        _guarded(checker, "-", part, checker, records)
+        _guarded(checker, setting, _check_setting_texts, checker, setting, record, page)
+        _guarded(checker, setting, _check_cards, checker, setting, record)
+    for whole_part in (_check_tables, _check_ledger, _check_comparisons):
+        _guarded(checker, "-", whole_part, checker, records)
     return checker.checked, checker.findings
 
 

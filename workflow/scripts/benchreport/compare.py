@@ -39,7 +39,8 @@ def parse_comparison(record) -> tuple[dict, dict]:
     if len(sides[0]) != len(sides[1]):
         raise ValueError(f'"a" and "b" must list the same tasks: {len(sides[0])} against {len(sides[1])}')
     width = len(str(len(sides[0])))
-    return tuple({f"task-{index:0{width}d}": tuple(pair) for index, pair in enumerate(pairs)} for pairs in sides)
+    first, second = ({f"task-{index:0{width}d}": tuple(pair) for index, pair in enumerate(pairs)} for pairs in sides)
+    return first, second
 
 
 def _output(record_id, result: dict) -> dict:
@@ -66,6 +67,8 @@ def comparisons(lines, params: dict = DEFAULTS):
     """One output dict per input line, in input order ({"error": …} for a line that is not a
     comparison)."""
     return [
-        record if counts is None else _output(record.get("id"), compare_counts(*counts, params, power=None))
+        record
+        if counts is None
+        else _output(record.get("id"), compare_counts(counts[0], counts[1], params, power=None))
         for record, counts in json_records(lines, parse_comparison)
     ]

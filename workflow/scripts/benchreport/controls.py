@@ -51,11 +51,12 @@ def run_controls(kind: str, tasks: list[str], run: dict, jobs_dir: Path, log) ->
     if target.exists():
         shutil.rmtree(target)  # a new task list replaces the earlier runs of this kind
     runnable = [task for task in tasks if (Path(run["tasks_dir"]) / task).is_dir()]
+    runs: list[dict] = []
     manifest = {
         "kind": kind,
         "tasks": runnable,
         "not_in_tasks_dir": sorted(set(tasks) - set(runnable)),
-        "runs": [],
+        "runs": runs,
     }
     if not runnable:
         return manifest
@@ -71,6 +72,7 @@ def run_controls(kind: str, tasks: list[str], run: dict, jobs_dir: Path, log) ->
         # $NAME placeholders are filled from the environment here, so values never reach a record
         command = [os.path.expandvars(part) for part in runnable_command]
         print("$ " + " ".join(template), file=log, flush=True)
+        code: int | str
         try:
             done = subprocess.run(
                 command, cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT, timeout=run["timeout_minutes"] * 60
@@ -78,5 +80,5 @@ def run_controls(kind: str, tasks: list[str], run: dict, jobs_dir: Path, log) ->
             code = done.returncode
         except subprocess.TimeoutExpired:
             code = "timeout"
-        manifest["runs"].append({"command": template, "exit": code})
+        runs.append({"command": template, "exit": code})
     return manifest

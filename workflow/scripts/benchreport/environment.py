@@ -144,7 +144,7 @@ def inspect_image(
         "refresh": REFRESH,
     }
     code, out, err = _run([docker, "image", "inspect", reference], env, timeout)
-    if code != 0 and build_context and _failure(err, code)[0] == "image missing":
+    if code != 0 and build_context and build_tag and _failure(err, code)[0] == "image missing":
         built, _, build_err = _run([docker, "build", "-q", "-t", build_tag, build_context], env, timeout)
         if built != 0:
             status, reason = _failure(build_err, built)

@@ -56,7 +56,9 @@ def cost_points(summaries: list[dict]) -> dict:
         point["pareto"] = point["setting"] in frontier
     interval = measure["interval"] if measure else None
     return {
-        "method": f"{measure['label']}: {measure['numerator']}; interval: {interval['method']}" if measure else None,
+        "method": f"{measure['label']}: {measure['numerator']}; interval: {interval['method']}"
+        if measure and interval
+        else None,
         "seed": interval["seed"] if interval else None,
         "resamples": interval["resamples"] if interval else None,
         "confidence": interval["level"] if interval else None,
@@ -85,7 +87,8 @@ def forest_points(summaries: list[dict]) -> list[dict]:
 def heatmap_cells(summaries: list[dict]) -> dict:
     """Per setting and task: passed/trials and the fraction; tasks left out by the controls are
     given from their trials with the reason, tasks a setting did not run are null."""
-    rows, tasks = [], set()
+    rows: list[dict] = []
+    tasks: set[str] = set()
     for summary in ordered(summaries):
         cells = {}
         for row in summary["per_task"]:

@@ -79,8 +79,10 @@ def _unique_keys(pairs: list) -> dict:
     value = dict(pairs)
     if len(value) != len(pairs):
         seen = set()
-        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
-        raise DuplicateKey(json.dumps(twice)[:80])
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(json.dumps(key)[:80])
+            seen.add(key)
     return value
 
 
@@ -180,7 +182,7 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", 
 # writes ~50,000 short values a folder of 1,000 trials, so the C encoder of the same settings is
 # made once here, with no cycle check (an output holds no cycle; one would end in RecursionError).
 # Without the C module, encode is used instead.
-_ONE_SHOT = json.encoder.c_make_encoder and json.encoder.c_make_encoder(
+_ONE_SHOT = json.encoder.c_make_encoder and json.encoder.c_make_encoder(  # type: ignore[attr-defined]  # typeshed omits the C module's name
     None,
     _ENCODER.default,
     json.encoder.encode_basestring,

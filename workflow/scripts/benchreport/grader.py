@@ -268,7 +268,7 @@ def describe_grader(trials: list[dict], reviewers=()) -> dict:
             missing.append(f"the rubric file ({unrubric} of {len(graded)} graded trials name none)")
         elif any(sha is None for _, sha, _ in rubrics):
             missing.append("the rubric file's sha256")
-        by_task = {}
+        by_task: dict[str | None, set[str]] = {}
         for trial in graded:
             by_task.setdefault(trial.get("task"), set()).update(
                 r["sha256"] for r in trial["grading"]["rubric"] if r["sha256"]

@@ -29,7 +29,7 @@ def combined_ledger(job_ledgers: list[dict], summaries: list[dict]) -> list[dict
         for job in job_ledgers
         for row in job["ledger"]
     ]
-    images = {}
+    images: dict[tuple[str, str], tuple[dict, list[str]]] = {}
     for summary in summaries:
         for row in summary["left_out"]:
             if row["kind"] == "task":

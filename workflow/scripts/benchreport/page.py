@@ -44,7 +44,7 @@ def page_trials(per_task: list[dict], trials: list[dict]) -> dict:
     excluded: dict[str, list[dict]] = {}
     for trial in trials:
         (excluded if trial.get("left_out") else by_task).setdefault(trial["task"], []).append(trial)
-    budget = PAGE_TRIALS  # trials still to list; None once a task did not fit
+    budget: int | None = PAGE_TRIALS  # trials still to list; None once a task did not fit
     listed_tasks = listed_trials = 0
 
     def take(task_trials: list[dict]) -> list[dict] | None:

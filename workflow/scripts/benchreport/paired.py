@@ -30,6 +30,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import numpy.typing as npt
 from scipy import optimize, special
 
 from .intervals import bootstrap_tasks, check_confidence, check_resamples, normal_cdf, normal_quantile, t_bounds
@@ -107,7 +108,7 @@ def _convolve(steps, laws) -> np.ndarray:
     return pmf
 
 
-def _doubled_tail(below: np.ndarray, above: np.ndarray) -> np.ndarray:
+def _doubled_tail(below: npt.ArrayLike, above: npt.ArrayLike) -> np.ndarray:
     """The two-sided p-value of two one-sided ones: twice the smaller, at most 1."""
     return np.minimum(1.0, 2 * np.minimum(below, above))
 
@@ -127,6 +128,8 @@ class LabelPermutation:
         )
         self.logs = hypergeometric_logs(tries_a, tries_b, total[movable]) if movable.any() else None
         self.widths = tries_a + 1
+        # the exact test's lattice index (an int) or the Monte Carlo test's statistic
+        self.observed: float
         steps, size = lattice(tries_a, tries_b)
         self.exact = size * int(np.sum(self.widths)) <= EXACT_BUDGET
         if self.exact:

@@ -151,6 +151,8 @@ def pilots(source: str, lines, params: dict, half_width, difference):
     from .files import load_json
     from .interval import json_records, parse_run
 
+    # (what labels the pilot's output, its (tries, passed) or None when the pilot is an error)
+    found: list[tuple[dict, tuple[list, list] | None]]
     if lines is None:
         found = []
         for path in sorted(Path(source, "reports").glob("*/summary.json")):

@@ -32,7 +32,7 @@ def job_params(job: discover.JobFolder) -> dict:
 def task_images(tasks_by_job: list[dict], environment_config: dict) -> dict[str, dict]:
     """task -> where its image reference came from (environment.resolve_image), from the
     `tasks` of every job folder's tasks.json (task -> its paths and digests)."""
-    tasks = {}
+    tasks: dict[str, dict[str, set[str]]] = {}
     for job_tasks in tasks_by_job:
         for task, seen in job_tasks.items():
             entry = tasks.setdefault(task, {"paths": set(), "digests": set()})
@@ -74,7 +74,7 @@ def failed_references(images: dict[str, dict], read_record) -> list[str]:
 
 def task_digests(tasks_by_job: list[dict]) -> dict[str, set]:
     """task -> the task digests its trials record, over the given job folders' tasks.json."""
-    digests = {}
+    digests: dict[str, set] = {}
     for job_tasks in tasks_by_job:
         for task, seen in job_tasks.items():
             digests.setdefault(task, set()).update(seen["digests"])

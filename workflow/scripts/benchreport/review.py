@@ -47,7 +47,9 @@ def review_archive(path: str) -> tuple[int, list[Finding]]:
                 found += review_text(name, name)  # a file or folder name is published too
                 if not member.isreg():
                     continue
-                data = archive.extractfile(member).read()
+                data_file = archive.extractfile(member)
+                assert data_file is not None  # a regular file's member has data
+                data = data_file.read()
                 members += 1
                 found += review_text(name, data.decode("utf-8", "surrogateescape"))
     except (tarfile.TarError, EOFError, zlib.error) as error:

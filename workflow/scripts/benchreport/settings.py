@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 
 KEY_FIELDS = (
     "control",
@@ -115,7 +116,7 @@ def describe(key: dict) -> str:
     return f"{text}, {env}" if env else text
 
 
-def _ranks(values: list) -> list[int]:
+def _ranks(values: Sequence) -> list[int]:
     """1-based rank of each value among the sorted distinct values."""
     order = {value: rank for rank, value in enumerate(sorted(set(values)), start=1)}
     return [order[value] for value in values]
@@ -138,9 +139,10 @@ def number_tries(trials: list[dict]) -> list[dict]:
         groups = [
             sorted(group, key=lambda t: (t.get("started_at") or "", t["job"], t["folder"])) for group in tasks.values()
         ]
+        numbers: list[Sequence[int | None]]
         rule, numbers = "started_at", [list(range(1, len(group) + 1)) for group in groups]
         for name, number_of in _LAYOUT_RULES:
-            found = [[number_of(trial) for trial in group] for group in groups]
+            found: list[Sequence[int | None]] = [[number_of(trial) for trial in group] for group in groups]
             if name == "seed" and all(None not in values for values in found):
                 found = [_ranks(values) for values in found]
             if all(None not in values and len(set(values)) == len(values) for values in found):

@@ -60,11 +60,19 @@ def coverage_file(profile) -> str:
 # --- planning: which shape a setting's headline needs ---
 
 
+# task -> task version -> [finished, passed, scored] trials
+VersionCounts = defaultdict[str, defaultdict[str, list[int]]]
+
+
+def _no_counts() -> VersionCounts:
+    return defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
+
+
 def index_counts(trials) -> dict:
     """Per task, per task version (digest, "" when none is recorded): [finished, passed, scored]
     trials (interrupted ones are not finished): what `planned_profile` needs of a setting's
     trials, in JSON form (ingest.settings_index writes it per job folder)."""
-    counts = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
+    counts = _no_counts()
     for trial in trials:
         if trial["outcome"] == "interrupted":
             continue
@@ -86,10 +94,8 @@ def _merged(setting: str, indexes: list[dict]):
                 for position, value in enumerate(cell):
                     total[position] += value
 
-    def empty():
-        return defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
-
-    kind, mine, controls = None, empty(), defaultdict(empty)
+    kind, mine = None, _no_counts()
+    controls: defaultdict[str, VersionCounts] = defaultdict(_no_counts)
     for index in indexes:
         for other, entry in index["settings"].items():
             if other == setting:

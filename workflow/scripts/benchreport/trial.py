@@ -210,7 +210,7 @@ def load_ingests(paths, fields=FIELDS, parts=None, jobs=None) -> list[dict]:
     safe because the stages set a row's fields but never change a value inside one."""
     keep = tuple(name for name in FIELDS if name in fields)  # the record's order, whatever the list's
     parts = {name: wanted for name, wanted in (parts or {}).items() if name in keep}
-    shared = {name: {} for name in (*SHARED, *parts) if name in keep}
+    shared: dict[str, dict] = {name: {} for name in (*SHARED, *parts) if name in keep}
     same = [(name, other) for name, other in SAME_WHEN_EQUAL if name in keep and other in keep]
     wanted = None if jobs is None else {job_id: place for place, job_id in enumerate(jobs)}
     ingests = []

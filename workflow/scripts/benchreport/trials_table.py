@@ -43,7 +43,7 @@ def columns(settings: list[tuple[str, dict, dict]]) -> dict[str, list]:
     dicts with two calls per cell cost a quarter more."""
     ordered = sorted(settings, key=lambda item: item[0])
     shapes = [dict.fromkeys(map(tuple, trials["trials"])) for _, _, trials in ordered]  # the fields of each trial
-    table = {
+    table: dict[str, list] = {
         name: []
         for name in ["setting", *SETTING_FIELDS, *(name for shape in shapes for names in shape for name in names)]
     }
