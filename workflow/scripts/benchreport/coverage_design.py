@@ -829,8 +829,9 @@ def _convolved(profile, families, means, confidence, workers=1) -> dict:
     the Monte-Carlo means only (every MC_STEP-th, all the design reads): S's distribution there
     by one more convolution. Exact when the rest's tries all divide L (`sum_lattice`).
     `workers` threads share the families."""
-    main, rest, step, totals = sum_layout(profile)
-    (main_tries, main_tasks), main = main, [main]
+    main_group, rest, step, totals = sum_layout(profile)
+    main_tries, main_tasks = main_group
+    main = [main_group]  # a profile of the main group alone
     tasks = sum(count for _, count in profile)
     support = tasks * totals + 1
     scale_main, scale_rest = totals // main_tries, totals // step
@@ -956,7 +957,7 @@ def _simulated(
         )
     ]
     cells.sort(key=lambda cell: (-abs(float(_logit(means[cell[1]]))), cell[0], cell[1]))
-    found = {name: {} for name in methods}
+    found: dict[str, dict] = {name: {} for name in methods}
     cheap = [name for name in methods if name not in BOOTSTRAP_METHODS]
 
     def sequential(names):  # the same design for both groups of methods
@@ -1340,7 +1341,7 @@ def runs_intervals(passes: np.ndarray, tries, confidence: float = 0.95, workers:
     columns = {}
     for name in intervals.METHODS:
         if name in bounds:
-            low, high = (np.where(np.isnan(side), None, side).tolist() for side in bounds[name])
+            low, high = (np.where(np.isnan(side), None, side).tolist() for side in bounds[name])  # type: ignore[attr-defined]  # numpy's stubs read where(c, None, y) as where(c)
         else:
             low = high = [None] * len(passes)
         columns[name] = (

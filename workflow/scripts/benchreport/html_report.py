@@ -67,7 +67,7 @@ def read_ledger(text: str) -> tuple[list[str], list[dict]]:
 def global_environment(summaries: list[dict]) -> list[dict]:
     """Each distinct environment row of every setting once, with the settings it is a row of (the
     setting sections point here instead of repeating it)."""
-    rows = {}
+    rows: dict[tuple, dict] = {}
     for summary in tables.ordered(summaries):
         for row in summary.get("environment") or []:
             shown = environment_row(row)
@@ -179,7 +179,7 @@ def heatmap_table(figures_data: dict) -> dict | None:
         return None
     rows = []
     for row in heat["rows"]:
-        cells = []
+        cells: list[dict | None] = []
         for task, entry in zip(heat["tasks"], row["cells"]):
             if entry is None:
                 cells.append(None)
@@ -314,7 +314,7 @@ def page_context(
         "page_trials": f"{PAGE_TRIALS:,}",
         "level": level(confidence),
         "settings_note": tables.SETTINGS_NOTE,
-        "headers": tables.settings_headers(confidence),
+        "headers": tables.settings_headers(confidence),  # type: ignore[arg-type]  # takes None too, as level() does
         "headline": headline,
         "n_agents": sum(1 for row in headline if not row["control"]),
         "figures": figures,
@@ -322,7 +322,7 @@ def page_context(
         "heatmap_tasks": len(figures_data["heatmap"]["tasks"]),
         "cost_rows": cost_table(figures_data),
         "cost_method": figures_data["cost"]["method"],
-        "comparison_headers": tables.comparisons_headers(confidence),
+        "comparison_headers": tables.comparisons_headers(confidence),  # type: ignore[arg-type]  # takes None too, as level() does
         "comparisons": comparison_sections(comparisons, ordered),
         "comparisons_note": tables.COMPARISONS_NOTE,
         "sections": [setting_section(summary, pages[summary["setting"]]) for summary in ordered],

@@ -71,7 +71,7 @@ _IMPORT_FROM = re.compile(r"^[ \t]*from[ \t]+(\.?)([\w.]*)[ \t]+import[ \t]+(\([
 def imported_modules(name: str) -> frozenset[str]:
     """workflow/scripts-relative paths of the benchreport modules one file there imports, at any
     depth of its code (an import inside a function may run too)."""
-    found = set()
+    found: set[str] = set()
     for relative, module, names in _IMPORT_FROM.findall((SCRIPTS_DIR / name).read_text(encoding="utf-8")):
         if relative or module == "benchreport":  # from . import x / from .x import y / from benchreport import x
             imported = [module] if relative and module else _names(names)
@@ -240,7 +240,7 @@ def software_versions() -> dict:
 def _find_software_versions() -> dict:
     import importlib.metadata  # here: a job handed the versions saves its import (~30 ms)
 
-    versions = {"python": platform.python_version()}
+    versions: dict[str, str | None] = {"python": platform.python_version()}
     for name in SOFTWARE:
         try:
             versions[name] = importlib.metadata.version(name)
@@ -343,7 +343,7 @@ def write_for_rule(smk, sources: list[dict] | None = None, extra: dict | None = 
     `extra` holds facts about this run that must not enter the outputs (a time of inspection)."""
     code = stage_code(smk.rule)
     params = dict(smk.params.items())
-    input_hashes = {}
+    input_hashes: dict[str, str] = {}  # path -> sha256, each input hashed once
     first = None  # the output whose record lists the sources; the others point to it
     for output in smk.output:
         if Path(output).as_posix().startswith("results/lineage/") or "/results/lineage/" in output:
@@ -491,7 +491,7 @@ def trial_sources(base: Path, trial_ids: list[str]) -> dict[str, list[dict]]:
     sources_per_job: each folder's, one after the other)."""
     folders = _ingested_folders(base)
     found = {}
-    by_job = {}
+    by_job: dict[str, list[tuple[str, str]]] = {}
     for trial in trial_ids:
         job, _, folder = trial.rpartition("/")
         by_job.setdefault(job, []).append((trial, folder))

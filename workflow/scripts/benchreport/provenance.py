@@ -118,18 +118,18 @@ def benchmark_version(trials: list[dict], jobs=(), config_value: str | None = No
     `trial_provenance`). `jobs`: `job_provenance` of its job folders. `config_value`: what the
     workflow's config says the benchmark is, used only when the job folders record nothing.
     """
-    records = [(trial.get("task"), _trial_record(trial)) for trial in trials]
+    records = [(trial["task"], _trial_record(trial)) for trial in trials]
     jobs = [job for job in jobs if job]
     datasets = Counter(_dataset_of(record) for _, record in records)
     commits = Counter(_commit_of(record.get("source")) for _, record in records)
     # a job's summary.json may record what its trials do not
-    job_datasets = {_dataset_of(job) for job in jobs} - {None}
-    job_commits = {_commit_of(job.get("source")) for job in jobs} - {None}
+    job_datasets = {value for value in map(_dataset_of, jobs) if value is not None}
+    job_commits = {value for value in (_commit_of(job.get("source")) for job in jobs) if value is not None}
     dirty = any((record.get("source") or {}).get("dirty") for _, record in records) or any(
         (job.get("source") or {}).get("dirty") for job in jobs
     )
-    found_datasets = sorted(set(datasets) - {None}) or sorted(job_datasets)
-    found_commits = sorted(set(commits) - {None}) or sorted(job_commits)
+    found_datasets = sorted(value for value in datasets if value is not None) or sorted(job_datasets)
+    found_commits = sorted(value for value in commits if value is not None) or sorted(job_commits)
     if found_datasets:
         # trials without the value count only when other trials record it themselves
         basis, values, text = "dataset", found_datasets, ", ".join(found_datasets)
@@ -137,11 +137,11 @@ def benchmark_version(trials: list[dict], jobs=(), config_value: str | None = No
     elif found_commits:
         basis, values, text = "git commit of the tasks", found_commits, ", ".join(_short(v) for v in found_commits)
         without = commits.get(None, 0) if set(commits) - {None} else 0
-    elif _text(config_value):
-        basis, values, without, text = "config", [config_value.strip()], 0, config_value.strip()
+    elif configured := _text(config_value):
+        basis, values, without, text = "config", [configured], 0, configured
     else:
         basis, values, without, text = NOT_RECORDED, [], 0, NOT_RECORDED
-    digests_by_task = defaultdict(set)
+    digests_by_task: defaultdict[str, set[str]] = defaultdict(set)
     no_digest = 0
     for task, record in records:
         if record.get("task_digest"):

@@ -175,7 +175,8 @@ def write_items(out, items, level: int, first: bool = True, made=None) -> None:
     written some together."""
     made = made or _text
     inner = "\n" + "  " * level
-    texts, size = [], 0
+    texts: list[str] = []
+    size = 0
     for item in items:
         separator = inner if first else "," + inner
         first = False
@@ -289,7 +290,7 @@ def readme(name: str, jobs: int, outputs: int, sources: int) -> bytes:
     ).encode()
 
 
-def rule_jobs(records: dict[str, dict]) -> list[tuple[str, dict, list[str]]]:
+def rule_jobs(records: Mapping[str, dict]) -> list[tuple[str, dict, list[str]]]:
     """(rule, wildcards, outputs) of each rule job, in a fixed order: the outputs one job wrote
     share their rule and wildcards."""
     jobs: dict[tuple[str, str], list[str]] = {}
@@ -376,7 +377,7 @@ def build(
             record = records[output]
             entries = record.get("inputs", [])
             owner = output if record.get("sources") else record.get("sources_as")
-            if owner in records and owner not in listed:
+            if owner is not None and owner in records and owner not in listed:
                 listed.add(owner)
                 entries = [*entries, *records[owner].get("sources", [])]
             for entry in entries:
