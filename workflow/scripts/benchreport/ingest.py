@@ -17,6 +17,7 @@ import re
 from collections import Counter, defaultdict
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from . import classify, grader, provenance, settings, shapes
 from .classify import LEFT_OUT, REVIEWER_RUN, interrupted_row
@@ -193,6 +194,7 @@ def _canonical(value) -> str:
     items sorted and each checked to be a scalar first)."""
     if isinstance(value, str):
         return value
+    key: tuple
     if isinstance(value, dict):
         key = (dict, tuple(value.items()), tuple(map(type, value.values())))
     elif isinstance(value, _SCALARS):
@@ -238,7 +240,8 @@ def read_requests(reader: JobReader, folder: str, max_requests: int) -> dict:
         reader.note(folder, relpath, f"the file cannot be read ({exc.strerror})", FILE_IGNORED)
         return empty
     reader.sources.append({"path": reader.source_path(relpath), "sha256": sha, "bytes": consumed})
-    served, sampling = set(), {}
+    served: set[str] = set()
+    sampling: dict[str, set] = {}
     for number, line in enumerate(lines, start=1):
         if line is None:
             reader.note(folder, relpath, f"request line {number} is over 4 MB; not parsed", FILE_IGNORED)
@@ -268,7 +271,7 @@ def read_requests(reader: JobReader, folder: str, max_requests: int) -> dict:
 
 
 def _usage(reader: JobReader, folder: str, relpath: str, result: dict) -> dict:
-    agent_result = result.get("agent_result") if isinstance(result.get("agent_result"), dict) else {}
+    agent_result = provenance.as_dict(result.get("agent_result"))
     tokens = {
         field: reader.quantity(folder, relpath, f"agent_result.{field}", agent_result.get(field), whole=True)
         for field in TOKEN_FIELDS
@@ -406,7 +409,7 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
             folder, record_file, f"seed is {json_type_name(seed)}, not a number or a name: not recorded", VALUE_IGNORED
         )
         seed = None
-    row = {
+    row: dict[str, Any] = {
         "folder": folder,
         "rollout_name": recorded_rollout(record) or folder,
         "task": task,
@@ -521,7 +524,8 @@ FROM_CONFIG = ("agent_env",)
 def _leaves(value) -> list:
     """Every string and number in a row, dict keys included (timing.json's phase names are the
     file's own keys)."""
-    found, pending = [], [value]
+    found: list[str | int | float] = []
+    pending = [value]
     while pending:
         item = pending.pop()
         if type(item) is dict:
@@ -569,7 +573,7 @@ def _clean_row(reader: JobReader, row: dict, known_values: tuple) -> None:
     record_file = row["cleaning"][0]
     folder = row["folder"]
     for field in [field for field in row if field not in BOOKKEEPING]:
-        found = []
+        found: list[str] = []
         row[field] = _cleaned(row[field], known_values, found)
         relpath = (
             f"{folder}/{TRAJECTORY}"
@@ -625,7 +629,7 @@ def clean_attempts(reader: JobReader, attempts: list[dict]) -> None:
         clean.clear()
     seen = []  # per row: its strings, and whether a number in it is not finite
     for row in attempts:
-        found = []
+        found: list = []
         for field, value in row.items():
             if type(value) is dict or type(value) is list:
                 found.extend(_leaves(value) if field not in BOOKKEEPING else ())
@@ -651,7 +655,7 @@ def clean_attempts(reader: JobReader, attempts: list[dict]) -> None:
 
 
 def _route(config: dict, record: dict) -> str | None:
-    tracking = record.get("usage_tracking") if isinstance(record.get("usage_tracking"), dict) else {}
+    tracking = provenance.as_dict(record.get("usage_tracking"))
     parts = [recorded_text(tracking.get("endpoint_kind")), recorded_text(config.get("acp_transport"))]
     return "/".join(part for part in parts if part) or None
 
@@ -823,7 +827,7 @@ def _linked_attempt(job: JobFolder, path: str) -> str:
 
 def _clean_job_part(reader: JobReader, value, relpath: str, where: str):
     """A job-level part of the ingest (from summary.json) cleaned as _clean_row cleans a row."""
-    found = []
+    found: list[str] = []
     value = _cleaned(value, (), found)
     for what in sorted(set(found)):
         reader.note(
@@ -904,7 +908,7 @@ def ingest_job(
         finished = [by_folder[folder] for folder in trial["attempt_folders"] if by_folder[folder]["complete"]]
         last = max(finished, key=lambda a: (a.get("started_at") or "", a["folder"]), default=None)
         trial["benchflow_bucket"] = last["audit"] if last else None
-    tasks = {}
+    tasks: dict[str, dict[str, set[str]]] = {}
     for trial in trials:
         seen = tasks.setdefault(trial["task"], {"paths": set(), "digests": set()})
         seen["paths"].update([trial["task_path"]] if trial["task_path"] else [])
@@ -927,7 +931,7 @@ def ingest_job(
         "the job's summary.json",
     )
     crosscheck_part = _clean_job_part(reader, check, "summary.json", "the job's summary.json")
-    tasks = {task: {k: sorted(v) for k, v in sorted(seen.items())} for task, seen in sorted(tasks.items())}
+    sorted_tasks = {task: {k: sorted(v) for k, v in sorted(seen.items())} for task, seen in sorted(tasks.items())}
     ledger = [
         {key: redact_text(printable(value))[0] if isinstance(value, str) else value for key, value in row.items()}
         for row in reader.ledger
@@ -945,7 +949,7 @@ def ingest_job(
         "ledger": sorted(ledger, key=lambda row: (row["folder"], row["file"], row["reason"])),
         "crosscheck": crosscheck_part,
         "settings": settings_index(trials),
-        "tasks": tasks,
+        "tasks": sorted_tasks,
         "sources": sorted(
             (
                 {**source, "path": shown_prefix + "/".join(shown[name] for name in names)}

@@ -49,7 +49,7 @@ from collections import Counter
 try:
     import ahocorasick_rs
 except ImportError:  # not in the conda env (workflow/envs/make_env.py): Literals searches by str.find
-    ahocorasick_rs = None
+    ahocorasick_rs = None  # type: ignore[assignment]  # mypy types an optional import as always there
 
 # The provider rules: (label, literal prefixes, pattern matched where a prefix stands); the whole
 # match is the secret. Ported from detect-secrets 1.5.0 (https://github.com/Yelp/detect-secrets,
@@ -62,7 +62,7 @@ except ImportError:  # not in the conda env (workflow/envs/make_env.py): Literal
 # ibm_cloud_iam, ibm_cos_hmac, cloudant and softlayer are keyword assignments (KEYWORDS, AWS_SECRET);
 # private_key is PRIVATE_KEY_HEADER; basic_auth is URL_CREDENTIALS; its high-entropy plugins are
 # `key_like`. Its ip_public plugin is left out: an address is not a credential.
-SHAPES = [
+_SHAPES_SOURCES = [
     ("anthropic api key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_-]{20,}"),
     ("openai api key", ("sk-",), r"sk-(?:proj-|svcacct-|admin-|or-v1-)?(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{32,}"),
     ("stripe secret key", ("sk_live_", "rk_live_", "sk_test_", "rk_test_"), r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"),
@@ -110,7 +110,7 @@ SHAPES = [
 ]
 # Found wherever they stand, glued to the letters before them too (`idAKIA...`): detect-secrets'
 # AWS key id prefixes (and the other IAM id kinds), which ordinary words do not hold.
-GLUED_SHAPES = [
+_GLUED_SHAPES_SOURCES = [
     (
         "aws access key id",
         ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "A3T"),
@@ -120,7 +120,7 @@ GLUED_SHAPES = [
 # detect-secrets' rules with no literal prefix, tried where a key-like run starts (a match may
 # begin up to `before` characters ahead of the run: the digits and colon of a Telegram token).
 # With each, a cheap look whether it can match at a run (text, start, end) before its pattern is tried.
-PREFIXLESS = [
+_PREFIXLESS_SOURCES = [
     (
         "discord bot token",
         0,
@@ -141,9 +141,11 @@ PREFIXLESS = [
     ),
     ("mailchimp api key", 0, r"[0-9a-z]{32}-us[0-9]{1,2}(?![0-9])", lambda text, start, end: "-us" in text[start:end]),
 ]
-SHAPES = [(kind, prefixes, re.compile(pattern, re.S)) for kind, prefixes, pattern in SHAPES]
-GLUED_SHAPES = [(kind, prefixes, re.compile(pattern)) for kind, prefixes, pattern in GLUED_SHAPES]
-PREFIXLESS = [(kind, before, re.compile(pattern), can_match) for kind, before, pattern, can_match in PREFIXLESS]
+SHAPES = [(kind, prefixes, re.compile(pattern, re.S)) for kind, prefixes, pattern in _SHAPES_SOURCES]
+GLUED_SHAPES = [(kind, prefixes, re.compile(pattern)) for kind, prefixes, pattern in _GLUED_SHAPES_SOURCES]
+PREFIXLESS = [
+    (kind, before, re.compile(pattern), can_match) for kind, before, pattern, can_match in _PREFIXLESS_SOURCES
+]
 # detect-secrets' private_key plugin's headers, as one pattern (OpenSSH, PGP's "... KEY BLOCK",
 # SSH2's "ENCRYPTED ...", PKCS#8's "ENCRYPTED PRIVATE KEY"), and PuTTY's key files
 PRIVATE_KEY_HEADER = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-[0-9]+: [^\n]*")
@@ -556,7 +558,7 @@ def _contexts(text: str) -> list[tuple[int, int, str, str]]:
             continue
         if not _name_start(text, lower, start):
             continue
-        after = MORE_NAME.match(text, start + len(literal)).end()
+        after = _run_end(MORE_NAME, text, start + len(literal))
         if literal == "authorization":
             match = AUTHORIZATION.match(text, after)
             # a scheme word alone (what follows it is short, or a mark) is no credential
@@ -928,9 +930,16 @@ PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 PERCENT_RUN = re.compile(r"(?:[A-Za-z0-9_.~-]|%[0-9A-Fa-f]{2})*")
 
 
+def _run_end(pattern: re.Pattern[str], text: str, at: int) -> int:
+    """Where the run of `pattern`, which matches the empty string too, that starts at `at` ends."""
+    match = pattern.match(text, at)
+    assert match is not None  # an empty run is a match
+    return match.end()
+
+
 def _percent_encoded(text: str, layers: int) -> list[tuple[int, int, str, str]]:
     """Runs holding a secret once their percent-encoding is undone."""
-    found = []
+    found: list[tuple[int, int, str, str]] = []
     if "%" not in text or not layers:
         return found
     covered = 0
@@ -940,7 +949,7 @@ def _percent_encoded(text: str, layers: int) -> list[tuple[int, int, str, str]]:
         start = match.start()
         while start > covered and text[start - 1] in KEY_CHARS:
             start -= 1
-        covered = PERCENT_RUN.match(text, match.start()).end()
+        covered = _run_end(PERCENT_RUN, text, match.start())
         inner = [
             hit for hit in _detected(urllib.parse.unquote(text[start:covered]), layers - 1) if hit[3] != RULE_ENTROPY
         ]
@@ -1047,7 +1056,7 @@ DELTA_PIECES = re.compile(
 )
 
 
-def _joined_deltas(text: str, layers: int) -> list[tuple[int, int, str, str]]:
+def _joined_deltas(text: str, layers: int) -> list[tuple[int, int, None, str]]:
     """Secrets that lie across two or more delta pieces of the text, as a span in each piece."""
     if '"delta"' not in text and '"agent_' not in text:
         return []

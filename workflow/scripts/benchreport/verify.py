@@ -218,7 +218,7 @@ class FileMaker:
     """Makes the re-run's folders and files: one mkdir per folder, not per file (file creation is
     the cost here). An error is raised as Unwritable, naming the place."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.made: set[str] = set()
 
     def folder(self, path: str) -> None:
@@ -256,7 +256,7 @@ def _read_members(bundle: Path, target: Path, keep_code: bool, limits: Limits, p
         while (member := tar.next()) is not None:
             # a stream is read once: tarfile's list of every member read so far (for random
             # access, which a stream never has) is let go, ~300 MB at 700,000 members
-            tar.members.clear()
+            tar.members.clear()  # type: ignore[attr-defined]  # typeshed omits TarFile's list of members
             check_member(member)
             limits.take(member)
             first, _, name = member.name.rstrip("/").partition("/")
@@ -342,7 +342,7 @@ def check_manifest(listed: dict[str, str], hashes: dict[str, bytes]) -> list[str
     return check_listing(listed.items(), dict(hashes), lambda name: False)[0]
 
 
-def check_listing(lines, hashes: dict[str, bytes], wanted) -> tuple[list[str], dict[str, str], int]:
+def check_listing(lines, hashes: dict[str, bytes | None], wanted) -> tuple[list[str], dict[str, str], int]:
     """The manifest's (name, sha256 hex) lines against the members' digests, as they come: the
     problems (sorted as the manifest is), the lines `wanted` names and how many lines there were. `hashes` is used up: each
     member matched is marked None (so a name listed twice is found without a set of them all)."""
@@ -356,6 +356,7 @@ def check_listing(lines, hashes: dict[str, bytes], wanted) -> tuple[list[str], d
             missing.add(name)
             problems.append((name, f"missing: {name}"))
         else:
+            assert isinstance(found, bytes)  # neither None nor ABSENT
             hashes[name] = None
             if found.hex() != digest:
                 problems.append((name, f"changed (sha256 differs from the manifest): {name}"))
@@ -420,6 +421,7 @@ def rerun_config(data: bytes, labels: list[str]) -> tuple[dict, list[str]]:
     for key, value in (("controls", controls), ("controls.run", run), ("environment", environment)):
         if not isinstance(value, dict):
             raise Refused(f"config.yaml {key} is {type(value).__name__}, not a mapping")
+    assert run is not None  # refused above unless a mapping
     if run.get("enabled"):
         command = repr(run.get("command"))[:200]
         refused.append(f"controls.run (command {command}) was enabled: switched off, nothing run")
@@ -504,7 +506,7 @@ class StopSignals:
 
     NUMBERS = (signal.SIGINT, signal.SIGTERM)
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.holding, self.pending = False, None
 
     def handle(self, signum, frame) -> None:
@@ -572,7 +574,8 @@ def run_snakemake(work: Path, cores: int, progress, remove_inputs: bool = False)
         "--quiet",
         "rules",
     ]
-    tail, last, full = [], time.monotonic(), None
+    tail: list[str] = []
+    last, full = time.monotonic(), None
     # once the checkpoint's record is written no rule of the installed workflow reads a job-folder
     # file (only rule ingest does; the plan comes from the ingests' outputs, the stamps from
     # .snakemake/), so the re-run's copy of them can go
@@ -590,6 +593,7 @@ def run_snakemake(work: Path, cores: int, progress, remove_inputs: bool = False)
                 errors="replace",
                 start_new_session=True,
             )
+        assert process.stdout is not None  # stdout=PIPE
         try:
             STOP_SIGNALS.raise_pending()
             for line in process.stdout:
@@ -621,7 +625,7 @@ def compare(listed: dict[str, str], work: Path) -> tuple[list[str], int]:
     name -> sha256 hex), but NOT_RERUN: a line for each that differs, that the re-run did not
     make, or that it made and the bundle lacks; and how many there were."""
     bundled = {name: digest for name, digest in listed.items() if rerun_output(name)}
-    made = set()
+    made: set[str] = set()
     for folder, _, files in os.walk(work / "results"):
         made.update(name for file in files if rerun_output(name := Path(folder, file).relative_to(work).as_posix()))
     differences = []
@@ -771,6 +775,7 @@ def read_then_rerun(
             file=out,
         )
     else:
+        assert workflow is not None  # the installed workflow, found unless the archive's code runs
         copy_workflow(workflow, work)
         print(
             f"re-run: with the installed benchreport code at {workflow}, not the code in the archive; "
