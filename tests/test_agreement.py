@@ -174,14 +174,15 @@ def test_tokens_not_recorded_printed_as_0_are_found(results_95, tmp_path):
 
 
 # BenchFlow's own write-up sample is 126 words; the example's settings keep to about twice that
-# (a setting with controls that do not hold, task drift or retries has a little more to say).
+# (a setting with controls that do not hold, task drift, retries or partial rewards that failed
+# has a little more to say).
 SAMPLE_WORDS = 126
 
 
 def test_the_example_write_ups_keep_to_about_twice_benchflows_length(results_95):
     for path in sorted((results_95 / "reports").glob("*/writeup.md")):
         text = path.read_text(encoding="utf-8")
-        assert len(text.split()) <= 2.25 * SAMPLE_WORDS, path
+        assert len(text.split()) <= 2.35 * SAMPLE_WORDS, path
         assert max(len(line) for line in text.splitlines()) <= 120, path
 
 

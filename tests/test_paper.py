@@ -151,8 +151,13 @@ def summary(
         "description": description or f"{setting} description",
         "settings": {"control": control, "agent": setting, "model": None, "served_models": {}},
         "counts": counts,
-        "pass_rate": {"value": rate, "rule": "mean over tasks", "trials": "per_task"},
-        "mean_reward": {"value": rate, "rule": "mean over tasks", "trials": "per_task"},
+        "pass_rate": {"value": rate, "rule": "mean over tasks", "trials": "per_task", "solve_threshold": 1.0},
+        "mean_reward": {
+            "value": rate,
+            "rule": "mean over tasks",
+            "trials": "per_task",
+            "interval": {"low": None, "high": None, "method": "t over task means", "level": 0.95},
+        },
         "confidence": 0.95,
         "headline": {"method": method, "low": low, "high": high, "over": "tasks", "level": 0.95},
         "intervals": {

@@ -41,6 +41,7 @@ PARAMS = {
     "confidence": 0.95,
     "min_trials_per_task": 3,
     "coverage_simulations": 300,
+    "solve_threshold": 1.0,
     "controls": {"on_failure": "exclude", "on_unverified": "keep"},
 }
 CARD_SCHEMA = load(REPO / "workflow" / "scripts" / "benchreport" / "schemas" / "run-card.schema.json")

@@ -24,6 +24,7 @@ PARAMS = {
     "confidence": 0.95,
     "min_trials_per_task": 3,
     "coverage_simulations": 200,
+    "solve_threshold": 1.0,
     "controls": {"on_failure": "exclude", "on_unverified": "keep"},
 }
 NOPS = ("nop",)
@@ -130,7 +131,7 @@ def test_a_typical_write_up_is_benchflows_shape_within_twice_its_length(typical)
     )
     # then the number, how it was averaged, its interval with method and coverage, and the contrasts
     headline = record["headline"]
-    assert rest.startswith(f"{c['passed']} of {c['trials']} trials passed; pass rate ")
+    assert rest.startswith(f"{c['passed']} of {c['trials']} trials passed (pass = reward ≥ 1.0); pass rate ")
     words = " ".join(rest.split())
     assert "(mean over the 10 tasks). 95% interval: " in words
     assert f"({headline['method']}, " in words and "worst-case coverage at 10 tasks × 5 tries" in words
@@ -179,7 +180,7 @@ def test_a_single_trial(tmp_path):
     assert "\n1 attempt folder found; every one is counted above." in made["report"]
     words = " ".join(text.split())
     assert "1 task (benchmark version not recorded), 1 try (1 trial); no trial retried, 1 attempt in all." in words
-    assert "The only trial passed; pass rate 100%" in words
+    assert "The only trial passed (pass = reward ≥ 1.0); pass rate 100%" in words
     assert "Wilson from a single trial: " in words and "which tries of one task" not in words
     assert "Controls: no oracle or nop ran on these tasks" in words
 

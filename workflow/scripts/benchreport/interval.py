@@ -1,8 +1,10 @@
 """`python -m benchreport interval`: the headline interval of runs a researcher already has.
 
 Each input line is one run, as JSON: {"tasks": [[passed, tries], …]} or {"rewards": [[reward, …],
-…]} (per task, its trials' rewards; a trial passes at a reward of exactly 1.0, BenchFlow's rule),
-optionally with an "id" that is copied to the output. Each output line is that run's headline,
+…]} (per task, its trials' rewards; a trial passes at a reward of at least "solve_threshold", 1.0
+when not given: BenchFlow's rule), optionally with an "id" that is copied to the output. Each
+output line is that run's headline, with the rule its passes were counted by and, where some
+rewards are partial, how many and what the rule made of them,
 computed as the workflow computes it (`coverage_design.runs_intervals`, `coverage_design.coverage_design` at the
 run's tries profile, `coverage_design.headline`): runs are grouped by their tries per task, so a batch
 of runs of one shape costs one coverage design and one batch of intervals.
@@ -17,16 +19,29 @@ from collections import defaultdict
 import numpy as np
 
 from . import coverage_design, shapes
+from .present import pass_rule
+from .stats import BENCHFLOW_SOLVE_THRESHOLD
 
 # The workflow's defaults (config/config.yaml `statistics:`; tests/test_interval_command.py holds
 # them equal).
 DEFAULTS = {"seed": 20261130, "coverage_simulations": 10000, "confidence": 0.95}
 
 
+def solve_threshold(record: dict) -> float:
+    """The reward at which a run's trial passes: its "solve_threshold", else BenchFlow's default."""
+    threshold = record.get("solve_threshold", BENCHFLOW_SOLVE_THRESHOLD)
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
+        raise ValueError(f'"solve_threshold" must be a number in (0, 1], got {threshold!r}')
+    if "tasks" in record and "solve_threshold" in record:
+        raise ValueError('"solve_threshold" applies to "rewards"; "tasks" gives passes already counted')
+    return float(threshold)
+
+
 def parse_run(record) -> tuple[np.ndarray, np.ndarray]:
     """(tries, passed) per task of one input record, as integer arrays."""
     if not isinstance(record, dict) or ("tasks" in record) == ("rewards" in record):
         raise ValueError('a run is {"tasks": [[passed, tries], ...]} or {"rewards": [[reward, ...], ...]}')
+    threshold = solve_threshold(record)
     if "tasks" in record:
         pairs = np.asarray(record["tasks"])  # a ragged list raises ValueError
         if pairs.size == 0:
@@ -42,11 +57,29 @@ def parse_run(record) -> tuple[np.ndarray, np.ndarray]:
             for reward in rewards:
                 if isinstance(reward, bool) or not isinstance(reward, (int, float)) or not 0 <= reward <= 1:
                     raise ValueError(f"a reward must be a number in [0, 1], got {reward!r}")
-        passed = np.array([sum(reward == 1.0 for reward in rewards) for rewards in lists])
+        passed = np.array([sum(reward >= threshold for reward in rewards) for rewards in lists])
         tries = np.array([len(rewards) for rewards in lists])
     if ((tries < 1) | (passed < 0) | (passed > tries)).any():
         raise ValueError("every task needs at least one try and between 0 and its tries passes")
     return tries, passed
+
+
+def scoring(record: dict) -> dict:
+    """How a parsed run's passes were counted: the rule, and of "rewards" the partial ones (strictly
+    between 0 and 1), which the rule passes or fails whole."""
+    if "tasks" in record:
+        return {"pass_rule": "passes as given (no rewards)", "partial_rewards": None}
+    threshold = solve_threshold(record)
+    partial = [reward for rewards in record["rewards"] for reward in rewards if 0 < reward < 1]
+    found = {"pass_rule": pass_rule(threshold), "partial_rewards": len(partial)}
+    if partial:
+        passed = sum(reward >= threshold for reward in partial)
+        found["partial_note"] = (
+            f"{len(partial)} of {sum(map(len, record['rewards']))} rewards are partial (between 0 and 1): "
+            f"{pass_rule(threshold)} passes {passed} and fails {len(partial) - passed} of them, so the "
+            f'pass rate is not the mean reward; set "solve_threshold" to count them otherwise'
+        )
+    return found
 
 
 def json_records(lines, parse):
@@ -62,7 +95,7 @@ def json_records(lines, parse):
             yield {"line": number + 1, "error": str(error)}, None
 
 
-def _output(record_id, shape, tries, passed, methods, name, fields, confidence) -> dict:
+def _output(record_id, counted, shape, tries, methods, name, fields, confidence) -> dict:
     line = {} if record_id is None else {"id": record_id}
     chosen = methods[name]
     rows = fields["coverage"]["methods"]
@@ -70,6 +103,7 @@ def _output(record_id, shape, tries, passed, methods, name, fields, confidence) 
         "tasks": len(tries),
         "trials": int(sum(tries)),
         "pass_rate": chosen["estimate"],
+        **counted,
         "shape": shape,
         "method": name,
         "low": chosen["low"],
@@ -102,7 +136,7 @@ def headlines(lines, params: dict = DEFAULTS, workers: int | None = None):
         tries, passed = parsed
         order = np.argsort(tries, kind="stable")
         key = tuple(tries[order].tolist())
-        groups[key].append((len(results), record.get("id"), passed[order]))
+        groups[key].append((len(results), record.get("id"), scoring(record), passed[order]))
         results.append(None)
     designs = {}
     for key, runs in groups.items():
@@ -118,9 +152,9 @@ def headlines(lines, params: dict = DEFAULTS, workers: int | None = None):
             designs[profile] = coverage_design.headline_fields(design, confidence)
         name, fields = designs[profile]
         shape = shapes.shape_name(profile)
-        passes = np.stack([run[2] for run in runs])
-        for (position, record_id, passed), methods in zip(
+        passes = np.stack([run[3] for run in runs])
+        for (position, record_id, counted, _), methods in zip(
             runs, coverage_design.runs_intervals(passes, key, confidence, workers)
         ):
-            results[position] = _output(record_id, shape, key, passed, methods, name, fields, confidence)
+            results[position] = _output(record_id, counted, shape, key, methods, name, fields, confidence)
     return results

@@ -9,15 +9,16 @@ import csv
 import io
 import re
 
+from .comparisons import more_data_sentence
 from .present import cell, level, method, spreadsheet_cell
 from .tables import (
     COMPARISONS_NOTE,
     MISSING,
-    SETTINGS_NOTE,
     comparisons_cells,
     comparisons_headers,
     settings_cells,
     settings_headers,
+    settings_note,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -29,6 +30,7 @@ SETTINGS_CSV_FIELDS = [
     "description",
     "control",
     "pass_rate",
+    "solve_threshold",
     "interval_low",
     "interval_high",
     "interval_method",
@@ -63,7 +65,7 @@ SETTINGS_ALIGN = "lrllrrrrl"
 
 
 def settings_markdown(rows: list[dict], confidence: float) -> str:
-    lines = ["# Settings compared", "", SETTINGS_NOTE, ""]
+    lines = ["# Settings compared", "", settings_note(rows), ""]
     agents = [row for row in rows if not row["control"]]
     controls = [row for row in rows if row["control"]]
     body = [settings_cells(row) for row in agents + controls]
@@ -180,7 +182,7 @@ def settings_latex(rows: list[dict], confidence: float) -> str:
         body.append([cells[0], cells[1], interval, *cells[4:]])
     headers = [h for index, h in enumerate(settings_headers(confidence)) if index != 3]
     notes = [f"{level(confidence)} intervals: " + "; ".join(method_notes) + "."] if method_notes else []
-    notes.append(SETTINGS_NOTE)
+    notes.append(settings_note(rows))
     if not body:
         body = [[MISSING] * 8]
     return latex_table(
@@ -231,6 +233,12 @@ def comparisons_markdown(rows: list[dict], confidence: float) -> str:
     lines += markdown_table(comparisons_headers(confidence), body, COMPARISONS_ALIGN)
     if not rows:
         lines += ["", "No pair of agent settings to compare."]
+    for row in rows:
+        if row["more_data"]:
+            lines += [
+                "",
+                f"{cell(row['a_description'])} vs {cell(row['b_description'])}: {more_data_sentence(row['more_data'])}",
+            ]
     return "\n".join(lines) + "\n"
 
 

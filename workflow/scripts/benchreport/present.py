@@ -67,6 +67,12 @@ def reward(value) -> str:
     return "—" if value is None else f"{value:g}"
 
 
+def pass_rule(solve_threshold: float) -> str:
+    """'pass = reward ≥ 1.0': which trials pass, at a solve threshold (a rubric review's own verdict,
+    where one was given, decides instead)."""
+    return f"pass = reward ≥ {float(solve_threshold)}"
+
+
 def interval_text(low, high, formatter=pct) -> str:
     if low is None or high is None:
         return "not defined"

@@ -8,7 +8,7 @@ they place the record's numbers in words, at the record's own confidence level.
 
 from __future__ import annotations
 
-from .present import count, interval_text, level, method, of_total, pct, seconds, usd
+from .present import count, interval_text, level, method, of_total, pass_rule, pct, seconds, usd
 
 EFFORT_KEYS = ("reasoning_effort", "thinking", "output_config")
 # What of an agent's env a job folder cannot show: BenchFlow leaves these out of config.json
@@ -34,16 +34,33 @@ def headline_interval(record: dict) -> str:
 
 
 def first_line(record: dict) -> str:
-    """The report's first line: trials, tasks, the setting, passes, the rate and its headline
-    interval, mean reward, errors and timeouts."""
+    """The report's first line: trials, tasks, the setting, passes by its rule, the rate and its
+    headline interval, mean reward and its interval, errors and timeouts."""
     c = record["counts"]
-    mean_reward = record["mean_reward"]["value"]
     return (
         f"{count(c['trials'], 'trial')} of {count(c['tasks'], 'task')}, {record['description']}: "
-        f"{c['passed']} passed ({pct(record['pass_rate']['value'])}, {headline_interval(record)}), "
-        f"mean reward {'n/a' if mean_reward is None else f'{mean_reward:.2f}'} (over tasks), "
+        f"{c['passed']} passed ({pass_rule(record['pass_rate']['solve_threshold'])}: "
+        f"{pct(record['pass_rate']['value'])}, {headline_interval(record)}), {mean_reward(record)}, "
         f"{c['with_error']} with an error, {c['timed_out']} timed out."
     )
+
+
+def two_digits(value) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def mean_reward(record: dict) -> str:
+    """'mean reward 0.55 over tasks (95% interval 0.31 to 0.79, t over task means)'."""
+    mean = record["mean_reward"]
+    interval = mean["interval"]
+    if interval["low"] is None:
+        said = interval.get("note") or "no interval"
+    else:
+        said = (
+            f"{level(interval['level'])} interval {interval_text(interval['low'], interval['high'], two_digits)}, "
+            f"{interval['method']}"
+        )
+    return f"mean reward {two_digits(mean['value'])} over tasks ({said})"
 
 
 def coverage_text(headline: dict) -> str:
@@ -135,11 +152,19 @@ def warning(item: dict) -> str:
         return f"kept although their controls {verdict}: " + "; ".join(
             f"{row['task']} ({'; '.join(row['reasons'])})" for row in item["tasks"]
         )
-    if kind == "near-pass rewards":
-        return "rewards above 0.95 but below 1 count as not passed (a pass is a reward of exactly 1.0): " + "; ".join(
+    if kind == "partial rewards failed":
+        return f"{partial_rewards(item)}: " + "; ".join(
             f"{row['task']} ({', '.join(f'{r:g}' for r in row['rewards'])})" for row in item["tasks"]
         )
     raise ValueError(f"no sentence for warning kind {kind!r}")
+
+
+def partial_rewards(item: dict) -> str:
+    """What a 'partial rewards failed' warning says before naming the tasks."""
+    return (
+        f"partial rewards count as not passed ({pass_rule(item['solve_threshold'])}; "
+        "statistics.solve_threshold sets it, and the mean reward counts them)"
+    )
 
 
 def _key_field(name: str, env_names: list[str]) -> str:
@@ -409,7 +434,19 @@ def solve_rates(record: dict) -> str:
     note = f" {rates['counting']}" if rates.get("counting") else ""
     return (
         "pass@k and pass^k (unbiased estimators over tasks with at least k trials; descriptive, not the "
-        f"headline): {'; '.join(parts)}.{note}"
+        f"headline): {'; '.join(parts)}.{note} {denominators(record)}"
+    )
+
+
+def denominators(record: dict) -> str:
+    """What the pass rate and pass@1 each divide by, where both are printed: the pass rate counts
+    a trial with no reward as a failure, pass@1 (BenchFlow's solve rate) leaves it out."""
+    c, rates = record["counts"], record["solve_rates"]
+    return (
+        f"Denominators: the pass rate counts all {count(c['trials'], 'trial')} of {count(c['tasks'], 'task')}, "
+        f"the {rates['unscored_left_out']:,} with no reward as failures; pass@k, as BenchFlow counts, only the "
+        f"{count(rates['trials'], 'scored trial')} of {count(rates['tasks'], 'task')}, leaving those "
+        f"{rates['unscored_left_out']:,} out."
     )
 
 

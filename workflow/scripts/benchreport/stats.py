@@ -8,12 +8,16 @@ from collections import Counter, defaultdict
 import numpy as np
 
 from . import coverage_design, intervals, passk, shapes
+from .present import pass_rule
 from .record import CostMeasure, Interval, TaskRow, as_json
 from .settings import describe, env_choices
 from .trial import recorded_tokens
 from .verdicts import SCORED, version_verdict
 
 OUTCOME_ORDER = ("passed", "failed", "errored", "verifier_errored", "unscored")
+# BenchFlow's own rule when no threshold is given: a trial passes at a reward of exactly 1.0
+# (rewards lie in [0, 1], so reward ≥ 1.0 is the same rule); config/schema.yaml's default.
+BENCHFLOW_SOLVE_THRESHOLD = 1.0
 # The Trial fields the numbers read (rule report loads trial_rows.TRIAL_FIELDS, these and more); trial.load_ingests loads no other (a test holds this to the
 # field names the stage's code states)
 TRIAL_FIELDS = (
@@ -45,6 +49,7 @@ TRIAL_FIELDS = (
     "seconds_all_attempts",
     "timed_out",
     "reward",
+    "gate",
     "outcome",
     "tokens_all_attempts",
     "cost_usd_all_attempts",
@@ -513,6 +518,19 @@ def solve_rates(tasks: list[dict]) -> dict | None:
     }
 
 
+def mean_reward(tasks: list[dict], confidence: float) -> dict:
+    """The mean over tasks of each task's mean reward, with a Student t interval over those task
+    means: partial credit is a continuous score, which the pass-rate methods (built for passes out
+    of tries) do not fit, and a t interval needs no resampling (docs/methods.md)."""
+    means = [row["mean_reward"] for row in tasks]
+    return {
+        "value": _ratio(sum(means), len(means)),
+        "rule": "mean over tasks of each task's mean reward (a trial with no reward counts as 0)",
+        "trials": "per_task",
+        "interval": intervals.t_task_means(means, confidence) | {"level": confidence},
+    }
+
+
 @dataclasses.dataclass(frozen=True)
 class SettingTrials:
     """A setting's trials sorted by its controls, once: what its numbers (setting_stats) and its
@@ -524,11 +542,32 @@ class SettingTrials:
     interrupted: list[dict]
     controls: dict | None  # control_summary over its tasks; None for a control setting
     excluded_tasks: dict[str, list[str]]  # task -> why its controls leave it out
+    solve_threshold: float  # the reward at which a trial passes (at_threshold)
 
 
-def setting_trials(setting: str, all_trials: list[dict], policy: dict) -> SettingTrials:
-    """The setting's trials out of `all_trials` (its own and the controls on its tasks), sorted by
-    its controls. `policy`: the config's controls.on_failure and controls.on_unverified."""
+def at_threshold(trials: list[dict], solve_threshold: float) -> list[dict]:
+    """The trials with a scored agent trial's outcome decided at this threshold, as BenchFlow's
+    `solve_rates` decides it: a rubric review's verdict where it gave one, else reward ≥ threshold.
+    A control keeps ingest's verdict (reward 1.0): the workflow plans each headline's coverage
+    shape from ingest's counts of control passes (`shapes.planned_profile`), which a control
+    judged here would contradict. A trial whose outcome does not change is the same dict."""
+    rescored = []
+    for trial in trials:
+        if trial["outcome"] in SCORED and trial["gate"] is None and not trial["control"]:
+            outcome = "passed" if trial["reward"] >= solve_threshold else "failed"
+            if outcome != trial["outcome"]:
+                trial = trial | {"outcome": outcome}
+        rescored.append(trial)
+    return rescored
+
+
+def setting_trials(
+    setting: str, all_trials: list[dict], policy: dict, solve_threshold: float = BENCHFLOW_SOLVE_THRESHOLD
+) -> SettingTrials:
+    """The setting's trials out of `all_trials` (its own and the controls on its tasks), each
+    passed or failed at `solve_threshold`, sorted by its controls. `policy`: the config's
+    controls.on_failure and controls.on_unverified."""
+    all_trials = at_threshold(all_trials, solve_threshold)
     mine = [trial for trial in all_trials if trial["setting"] == setting]
     finished = [trial for trial in mine if trial["outcome"] != "interrupted"]
     interrupted = [trial for trial in mine if trial["outcome"] == "interrupted"]
@@ -545,7 +584,7 @@ def setting_trials(setting: str, all_trials: list[dict], policy: dict) -> Settin
                     for task, entry in controls["per_task"].items()
                     if entry["verdict"] == verdict
                 }
-    return SettingTrials(setting, mine, finished, interrupted, controls, excluded_tasks)
+    return SettingTrials(setting, mine, finished, interrupted, controls, excluded_tasks, solve_threshold)
 
 
 def mixed_settings(setting: str, all_trials: list[dict]) -> list[dict]:
@@ -597,7 +636,9 @@ def _env_differences(chosen: list[dict | None]) -> list[str]:
     return [name for name in names if len({str(value(choices, name)) for choices in chosen}) > 1]
 
 
-def _warnings(tasks: list[dict], counted: list[dict], controls, params: dict, mixed: list[dict]) -> list[dict]:
+def _warnings(
+    tasks: list[dict], counted: list[dict], controls, params: dict, mixed: list[dict], solve_threshold: float
+) -> list[dict]:
     """What a reader must know before trusting the number, each as {kind, ...data}; the sentences
     are written by the presentation layer (sentences.warning)."""
     warnings = []
@@ -630,13 +671,16 @@ def _warnings(tasks: list[dict], counted: list[dict], controls, params: dict, mi
                         "tasks": [{"task": t, "reasons": controls["per_task"][t]["reasons"]} for t in tasks_hit],
                     }
                 )
-    near = [
-        {"task": row["task"], "rewards": sorted({r for r in row["rewards"] if r is not None and 0.95 < r < 1})}
+    partial = [
+        {
+            "task": row["task"],
+            "rewards": sorted({r for r in row["rewards"] if r is not None and 0 < r < solve_threshold}),
+        }
         for row in tasks
-        if any(r is not None and 0.95 < r < 1 for r in row["rewards"])
+        if any(r is not None and 0 < r < solve_threshold for r in row["rewards"])
     ]
-    if near:
-        warnings.append({"kind": "near-pass rewards", "tasks": near})
+    if partial:
+        warnings.append({"kind": "partial rewards failed", "tasks": partial, "solve_threshold": solve_threshold})
     return warnings
 
 
@@ -686,8 +730,9 @@ def setting_stats(split: SettingTrials, all_trials: list[dict], params: dict, gr
         },
         "pass_rate": {
             "value": _ratio(sum(rates), len(rates)),
-            "rule": "mean over tasks of each task's fraction of passing trials (pass = reward 1.0)",
+            "rule": f"mean over tasks of each task's fraction of passing trials ({pass_rule(split.solve_threshold)})",
             "trials": "per_task",
+            "solve_threshold": split.solve_threshold,
         },
         "pass_rate_over_trials": _ratio(passed, n_trials),
         "intervals": {
@@ -705,11 +750,7 @@ def setting_stats(split: SettingTrials, all_trials: list[dict], params: dict, gr
         },
         "methods": methods,
         "solve_rates": solve_rates(tasks),
-        "mean_reward": {
-            "value": _ratio(sum(row["mean_reward"] for row in tasks), len(tasks)),
-            "rule": "mean over tasks of each task's mean reward (a trial with no reward counts as 0)",
-            "trials": "per_task",
-        },
+        "mean_reward": mean_reward(tasks, confidence),
         "per_task": tasks,
         "usage": usage(mine, counted, tasks, params),
         "sampling": sampling_seen(counted),
@@ -730,7 +771,7 @@ def setting_stats(split: SettingTrials, all_trials: list[dict], params: dict, gr
             for row in left_out_tasks
         ],
         "mixed_settings": mixed,
-        "warnings": _warnings(tasks, counted, controls, params, mixed),
+        "warnings": _warnings(tasks, counted, controls, params, mixed, split.solve_threshold),
         "seeds": {
             "resampling_seed": params["seed"],
             "generator": "numpy PCG64 via numpy.random.default_rng",

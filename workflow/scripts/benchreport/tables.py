@@ -8,7 +8,7 @@ cells out; each output format escapes the cells its way.
 from __future__ import annotations
 
 from . import sentences
-from .present import NOT_RECORDED, count, interval_text, level, method, p_text, pct, points, signed_pp, usd
+from .present import NOT_RECORDED, count, interval_text, level, method, p_text, pass_rule, pct, points, signed_pp, usd
 
 CONTROL_ORDER = {"oracle": 0, "nop": 1}
 MISSING = "—"
@@ -48,6 +48,7 @@ def setting_row(summary: dict) -> dict:
         "description": summary["description"],
         "control": control_kind(summary) or "",
         "pass_rate": summary["pass_rate"]["value"],
+        "solve_threshold": summary["pass_rate"]["solve_threshold"],
         "interval_low": headline.get("low"),
         "interval_high": headline.get("high"),
         "interval_method": headline.get("method"),
@@ -93,13 +94,21 @@ def tokens_text(row: dict) -> str:
     return text
 
 
-SETTINGS_NOTE = (
-    "Pass rate: mean over tasks of each task's fraction of passing trials. Interval: the setting's "
+PASS_RATE_NOTE = "Pass rate: mean over tasks of each task's fraction of passing trials"
+SETTINGS_NOTE_REST = (
+    "Interval: the setting's "
     "headline interval, method named. Tokens: over all attempts of the trials that recorded usage (how many, "
     "where not all did). Cost per solved task: the recorded cost of the counted trials (all their attempts) "
     "divided by the counted tasks with at least one passing trial. Controls: oracle and nop trials passed on the same tasks, and how many tasks' controls hold, "
     "fail or are not verified. Agent settings first, controls after."
 )
+SETTINGS_NOTE = f"{PASS_RATE_NOTE}. {SETTINGS_NOTE_REST}"
+
+
+def settings_note(rows: list[dict]) -> str:
+    """SETTINGS_NOTE with the rule the rows' pass rates were counted by ("pass = reward ≥ 1.0")."""
+    rules = sorted({pass_rule(row["solve_threshold"]) for row in rows})
+    return f"{PASS_RATE_NOTE} ({'; '.join(rules)}). {SETTINGS_NOTE_REST}" if rules else SETTINGS_NOTE
 
 
 def settings_headers(confidence: float) -> list[str]:
@@ -157,6 +166,8 @@ def comparison_row(pair: dict) -> dict:
         "p_value_holm": pair.get("p_value_holm"),
         "smallest_p_value": pair.get("smallest_p_value"),
         "minimum_detectable_difference": detectable.get("value"),
+        # what twice the tasks or twice the tries would detect (comparisons.more_data_sentence)
+        "more_data": detectable if detectable.get("more") else None,
         "test": pair.get("test") or "",
         "note": pair.get("note") or "",
     }

@@ -416,7 +416,7 @@ def setting_parts(
     settings.number_ingest_tries), its trials sorted by its controls once. `params`: the config's
     statistics block with "controls", its controls policy."""
     trials = [trial for ingest in ingests for trial in ingest["trials"]]
-    split = stats.setting_trials(setting, trials, params["controls"])
+    split = stats.setting_trials(setting, trials, params["controls"], params["solve_threshold"])
     numbers = stats.setting_stats(split, trials, params, grid_for)
     rows = setting_trial_rows(split)
     parts = card_parts(setting, ingests, set(split.excluded_tasks), benchmark_config=benchmark_config, gate=gate)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .present import count, interval_text, level, method, of_total, pct, usd
+from .present import count, interval_text, level, method, of_total, pass_rule, pct, usd
 from .sentences import (
     ENV_NOT_RECORDED,
     coverage_text,
@@ -193,8 +193,8 @@ def number_lines(record: dict) -> list[str]:
     averaged = f"mean over the {count(c['tasks'], 'task')}" if c["tasks"] > 1 else "its only task's rate"
     coverage = headline.get("coverage")
     first = (
-        f"{passes(c)}; pass rate {pct(record['pass_rate']['value'])} "
-        f"({averaged}). {level(record['confidence'])} interval: "
+        f"{passes(c)} ({pass_rule(record['pass_rate']['solve_threshold'])}); pass rate "
+        f"{pct(record['pass_rate']['value'])} ({averaged}). {level(record['confidence'])} interval: "
         f"{interval_text(headline.get('low'), headline.get('high'))} ({method(headline.get('method'))}"
         + (f", {coverage_text(headline)} worst-case coverage at {shape_text(coverage)}" if coverage else "")
         + ");"
@@ -370,11 +370,8 @@ def warning_lines(record: dict) -> list[str]:
             continue
         if kind == "task drift":
             lines.append(f"Task drift: {named(item['tasks'])} ran on more than one task version.")
-        elif kind == "near-pass rewards":
-            lines.append(
-                "Rewards above 0.95 but below 1 count as not passed (a pass is a reward of exactly 1.0), on "
-                f"{named([row['task'] for row in item['tasks']])}."
-            )
+        elif kind == "partial rewards failed":
+            lines.append(f"Partial rewards failed on {named([row['task'] for row in item['tasks']])}.")
         else:
             lines.append(f"Warning: {warning(item)}.")
     return lines
