@@ -16,7 +16,7 @@ import pytest
 import yaml
 from benchreport import discover, files, ingest, paper, report, runcard, stats, tables, trial_rows
 from benchreport.interval import headlines
-from benchreport.sentences import first_line
+from benchreport.sentences import denominators, first_line
 from conftest import REPO
 from scipy.stats import t as student_t
 
@@ -168,8 +168,8 @@ def test_the_pass_rate_and_pass_at_k_each_name_their_denominator(strict):
     record = strict["record"]
     assert record["counts"]["trials"] == 12 and record["solve_rates"]["trials"] == 11
     said = (
-        "Denominators: the pass rate counts all 12 trials of 4 tasks, the 1 with no reward as failures; pass@k, "
-        "as BenchFlow counts, only the 11 scored trials of 4 tasks, leaving those 1 out."
+        "Denominators: the pass rate is over all 12 trials of 4 tasks, counting the 1 trial with no reward as a "
+        "failure; pass@k, as BenchFlow counts, is over the 11 scored trials of 4 tasks, leaving it out."
     )
     assert said in words(strict["report"])
 
@@ -201,3 +201,10 @@ def test_the_interval_command_says_when_rewards_are_partial():
     assert "passes 2 and fails 1 of them" in lenient["partial_note"]
     assert whole["partial_rewards"] == 0 and "partial_note" not in whole
     assert "solve_threshold" in refused["error"]
+
+
+def test_with_no_errored_trial_both_denominators_are_every_trial():
+    record = {"counts": {"trials": 6, "tasks": 2}, "solve_rates": {"trials": 6, "tasks": 2, "unscored_left_out": 0}}
+    assert denominators(record) == (
+        "Denominators: the pass rate and pass@k both count all 6 trials of 2 tasks, as every one has a reward."
+    )

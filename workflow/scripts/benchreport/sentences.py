@@ -434,7 +434,7 @@ def solve_rates(record: dict) -> str:
     note = f" {rates['counting']}" if rates.get("counting") else ""
     return (
         "pass@k and pass^k (unbiased estimators over tasks with at least k trials; descriptive, not the "
-        f"headline): {'; '.join(parts)}.{note} {denominators(record)}"
+        f"headline): {'; '.join(parts)}.{note}{'.' if note else ''} {denominators(record)}"
     )
 
 
@@ -442,11 +442,16 @@ def denominators(record: dict) -> str:
     """What the pass rate and pass@1 each divide by, where both are printed: the pass rate counts
     a trial with no reward as a failure, pass@1 (BenchFlow's solve rate) leaves it out."""
     c, rates = record["counts"], record["solve_rates"]
+    everything = f"all {count(c['trials'], 'trial')} of {count(c['tasks'], 'task')}"
+    unscored = rates["unscored_left_out"]
+    if not unscored:
+        return f"Denominators: the pass rate and pass@k both count {everything}, as every one has a reward."
+    lacking = f"the {count(unscored, 'trial')} with no reward"
     return (
-        f"Denominators: the pass rate counts all {count(c['trials'], 'trial')} of {count(c['tasks'], 'task')}, "
-        f"the {rates['unscored_left_out']:,} with no reward as failures; pass@k, as BenchFlow counts, only the "
-        f"{count(rates['trials'], 'scored trial')} of {count(rates['tasks'], 'task')}, leaving those "
-        f"{rates['unscored_left_out']:,} out."
+        f"Denominators: the pass rate is over {everything}, counting {lacking} as "
+        f"{'a failure' if unscored == 1 else 'failures'}; pass@k, as BenchFlow counts, is over the "
+        f"{count(rates['trials'], 'scored trial')} of {count(rates['tasks'], 'task')}, leaving "
+        f"{'it' if unscored == 1 else 'them'} out."
     )
 
 
