@@ -24,6 +24,7 @@ SHOWN_AT_DEFAULT = {
     "statistics.seed",
     "statistics.resamples",
     "statistics.confidence",
+    "statistics.solve_threshold",
     "statistics.min_trials_per_task",
     "statistics.coverage_simulations",
     "statistics.permutations",
