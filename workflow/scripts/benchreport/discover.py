@@ -206,7 +206,7 @@ def find_job_folders(roots: list[str]) -> list[JobFolder]:
     copied into another, a folder of attempts beside a stray one holding result.json), so that
     every attempt folder found is counted or ledgered; a folder nested in an attempt folder is
     part of that attempt, as BenchFlow reads it, never an attempt of its own."""
-    firsts = {}
+    firsts: dict[str, str] = {}
     for root in roots:
         firsts.setdefault(os.path.normpath(root), root)
     roots = list(firsts.values())
@@ -283,14 +283,14 @@ def attempt_folders(job_dir: Path) -> list[str]:
     return [entry.name for entry in _children(job_dir) if is_attempt(entry)]
 
 
-def request_prefix(path: str | os.PathLike, max_requests: int) -> tuple[list[bytes], int, str]:
+def request_prefix(path: str | os.PathLike, max_requests: int) -> tuple[list[bytes | None], int, str]:
     """The first `max_requests` lines of an llm_trajectory.jsonl, the bytes consumed and their hash.
 
     Reads no further than those lines, and never more than MAX_REQUEST_LINE bytes of one line,
     so a huge trajectory costs what its first requests cost; the bytes are hashed as they are
     read, so nothing is read twice.
     """
-    lines = []
+    lines: list[bytes | None] = []
     consumed = 0
     digest = hashlib.sha256()
     with open(path, "rb", buffering=REQUEST_BUFFER) as handle:
@@ -312,7 +312,7 @@ def review_files(attempt_dir: str) -> list[str]:
     a folder that is a link is not entered (its files could lie outside the root), nor one that
     cannot be listed. Walked with a list of folders to visit, not by recursion (os.walk's, in
     Python 3.11), which a chain of a thousand nested folders would exhaust."""
-    found = []
+    found: list[str] = []
     for sub in REVIEW_DIRS:
         try:
             if not stat.S_ISDIR(os.lstat(f"{attempt_dir}/{sub}").st_mode):
@@ -427,7 +427,9 @@ def duplicates(jobs: list[JobFolder], roots: list[str], records: dict[str, dict]
     # Only an identity found twice is a second sighting. Those first, by set operations over each
     # folder's identities, then the places of those alone (0.03 s of CPU at 100 job folders of
     # 1,000 attempts, against 0.19 s gathering every attempt's place).
-    held, seen, twice = [], set(), set()
+    held: list[tuple[JobFolder, dict, set[str]]] = []
+    seen: set[str] = set()
+    twice: set[str] = set()
     for job in ordered:
         if job.job_id in found:
             continue
@@ -500,6 +502,7 @@ def _sightings(places: list[tuple], identity: list | None) -> list[tuple[JobFold
         if not readable:
             return []
         if not same_content(list(values.values())):
+            assert identity is not None, "places keyed by their bytes alone hold the same bytes"
             return _disagreeing(places, values, identity)
         kept, how = readable[0], "and the same values, written differently"
     kept_job, kept_folder = kept[0], kept[1]

@@ -314,7 +314,7 @@ def page_context(
         "page_trials": f"{PAGE_TRIALS:,}",
         "level": level(confidence),
         "settings_note": tables.SETTINGS_NOTE,
-        "headers": tables.settings_headers(confidence),  # type: ignore[arg-type]  # takes None too, as level() does
+        "headers": tables.settings_headers(confidence),
         "headline": headline,
         "n_agents": sum(1 for row in headline if not row["control"]),
         "figures": figures,
@@ -322,7 +322,7 @@ def page_context(
         "heatmap_tasks": len(figures_data["heatmap"]["tasks"]),
         "cost_rows": cost_table(figures_data),
         "cost_method": figures_data["cost"]["method"],
-        "comparison_headers": tables.comparisons_headers(confidence),  # type: ignore[arg-type]  # takes None too, as level() does
+        "comparison_headers": tables.comparisons_headers(confidence),
         "comparisons": comparison_sections(comparisons, ordered),
         "comparisons_note": tables.COMPARISONS_NOTE,
         "sections": [setting_section(summary, pages[summary["setting"]]) for summary in ordered],

@@ -21,6 +21,9 @@ from .tables import (
     settings_note,
 )
 
+# A LaTeX cell: plain text, or (text, raw LaTeX suffix) for a footnote mark.
+LatexCell = str | tuple[str, str]
+
 # ---------------------------------------------------------------------------------------------
 # the comparison table over settings
 
@@ -135,7 +138,7 @@ def _marks(values: list[str]) -> tuple[list[str], list[str]]:
 
 def latex_table(
     headers: list[str],
-    body: list[list[str]],
+    body: list[list[LatexCell]],
     align: str,
     notes: list[str],
     midrule_after: int | None = None,
@@ -144,7 +147,7 @@ def latex_table(
     """A booktabs tabular; cells are plain text, escaped here, or (text, raw LaTeX suffix) for a
     footnote mark."""
 
-    def render(value) -> str:
+    def render(value: LatexCell) -> str:
         text, raw = value if isinstance(value, tuple) else (value, "")
         return latex_escape(text) + raw
 
@@ -175,7 +178,7 @@ def settings_latex(rows: list[dict], confidence: float) -> str:
     ordered_rows = agents + controls
     methods = [method(row["interval_method"]) for row in ordered_rows]
     marks, method_notes = _marks(methods)
-    body = []
+    body: list[list[LatexCell]] = []
     for row, mark in zip(ordered_rows, marks):
         cells = settings_cells(row)
         interval = (cells[2], f"\\textsuperscript{{{mark}}}" if mark else "")
@@ -249,7 +252,7 @@ def comparisons_csv(rows: list[dict]) -> str:
 def comparisons_latex(rows: list[dict], confidence: float) -> str:
     tests = [comparisons_cells(row)[-1] or "none" for row in rows]
     marks, test_notes = _marks(tests)
-    body = []
+    body: list[list[LatexCell]] = []
     for row, mark in zip(rows, marks):
         cells = comparisons_cells(row)
         p_cell = (cells[9], f"\\textsuperscript{{{mark}}}" if mark else "")

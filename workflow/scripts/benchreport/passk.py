@@ -60,6 +60,15 @@ def run_ks(trials_per_task) -> list[int]:
     return sorted(set(default_ks(largest)) | ({largest} if largest else set()))
 
 
+def _task_mean(values: list[float | None]) -> float | None:
+    """The mean over the tasks with at least k trials; None when there are none."""
+    if not values:
+        return None
+    known = [value for value in values if value is not None]
+    assert len(known) == len(values), "a task with at least k trials has a value at k"
+    return math.fsum(known) / len(known)
+
+
 def solve_rates(trials_per_task, passes_per_task, ks=None) -> dict:
     """pass@k and pass^k at each k: the mean over tasks with n_i ≥ k, and how many were short.
 
@@ -79,8 +88,8 @@ def solve_rates(trials_per_task, passes_per_task, ks=None) -> dict:
         per_k.append(
             {
                 "k": int(k),
-                "pass_at_k": math.fsum(pass_at_k(n, c, k) for n, c in eligible) / len(eligible) if eligible else None,
-                "pass_hat_k": math.fsum(pass_hat_k(n, c, k) for n, c in eligible) / len(eligible) if eligible else None,
+                "pass_at_k": _task_mean([pass_at_k(n, c, k) for n, c in eligible]),
+                "pass_hat_k": _task_mean([pass_hat_k(n, c, k) for n, c in eligible]),
                 "tasks_at_k": len(eligible),
                 "tasks_short_at_k": len(counts) - len(eligible),
             }

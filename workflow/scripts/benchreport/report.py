@@ -305,7 +305,7 @@ def left_out_markdown(accounting: dict) -> str:
         lines.append(
             f"File not read: {cell(row['file'])} in {cell(row['job'])}: {cell(row['reason'])} ({cell(row['effect'])})."
         )
-    by_status = {}
+    by_status: dict[str, list[str]] = {}
     for row in accounting["images_not_inspected"]:
         by_status.setdefault(row["status"], []).append(row["task"])
     for status, tasks in sorted(by_status.items()):

@@ -269,7 +269,7 @@ def _representatives(trials: list[dict]) -> list[dict]:
     validates every row (jsonschema takes ~0.2 ms a row, 5 s at 25,000 trials), partial-credit
     rewards included. Fields are taken in the row's own order (the rows are built alike), so a
     row whose fields come in another order is only one more representative."""
-    seen = {}
+    seen: dict[tuple, dict] = {}
     for row in trials:
         seen.setdefault(tuple(map(_schema_class, row.items())), row)
     return list(seen.values())

@@ -458,7 +458,7 @@ def denominators(record: dict) -> str:
 def left_out(record: dict) -> str:
     """One sentence over the record's left-out rows: what, how many, and the effect."""
     rows = record["left_out"]
-    by_kind = {}
+    by_kind: dict[str, list[dict]] = {}
     for row in rows:
         by_kind.setdefault(row["kind"], []).append(row)
     parts = []
@@ -580,7 +580,7 @@ def ledger_tally(rows: list[dict]) -> str:
     """'3 attempts, 2 tasks, 12 images left out or not recorded' over exclusion-ledger rows."""
     if not rows:
         return "Nothing: every attempt folder was read and counted, every task kept, every image inspected."
-    kinds = {}
+    kinds: dict[str, int] = {}
     for row in rows:
         kinds[row["kind"]] = kinds.get(row["kind"], 0) + 1
     return (

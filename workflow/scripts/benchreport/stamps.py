@@ -78,7 +78,9 @@ def ingest_batches(jobs: dict[str, discover.JobFolder], attempts: dict[str, int]
     a larger folder, and one outside a matrix, is a batch of its own. A batch is named after its
     first folder, so a batch of one folder has that folder's id, and its files are where that
     folder's would be."""
-    batches, group, size = {}, None, 0
+    batches: dict[str, list[str]] = {}
+    group: tuple[str, str] | None = None
+    size = 0
     for job_id in sorted(jobs):
         count = attempts.get(job_id, 0)
         cell = batch_group(jobs[job_id])
@@ -264,7 +266,8 @@ def stat_state(job: JobFolder, folders_before: dict | None = None) -> tuple[dict
     job_dir = str(job.path)
     root_real = os.path.realpath(job.root)
     folders_before = folders_before or {}
-    state, folders = {}, {}
+    state: dict[str, list] = {}
+    folders: dict[str, list] = {}
 
     def checked(relpath):  # any path: links resolved inside the root, or the reason
         state[relpath] = _located_stat(job_dir, relpath, root_real)
@@ -426,12 +429,15 @@ def refresh_state(
     stamp = stamp_file(job, max_requests, state_dir)
     cache_file = stamp.with_suffix(".json")
     location = json.dumps({"root": job.root, "relpath": job.relpath}, sort_keys=True)
+    files_before: dict | None
+    folders_before: dict | None
+    records_before: dict | None
     try:
         cache = json.loads(cache_file.read_bytes())
         files_before, hashes_before, folders_before = _trusted(cache)
         records_before = cache.get("records") if cache.get("records_format") == RECORDS_FORMAT else None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        files_before = hashes_before = folders_before = records_before = None
+        files_before, hashes_before, folders_before, records_before = None, {}, None, None
     started = time.time_ns()
     now, folders = stat_state(job, folders_before)
     if files_before is None or not stamp.is_file():

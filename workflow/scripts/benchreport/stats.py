@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter, defaultdict
+from typing import Any
 
 import numpy as np
 
@@ -120,7 +121,7 @@ def task_rows(trials: list[dict], confidence: float, controls: dict | None) -> l
 
 def observed(trials: list[dict], field: str) -> dict:
     """How many trials recorded each value of an observed field (served model, sampling...)."""
-    counts = Counter()
+    counts: Counter[str] = Counter()
     for trial in trials:
         for value in trial.get(field) or []:
             counts[value] += 1
@@ -128,7 +129,7 @@ def observed(trials: list[dict], field: str) -> dict:
 
 
 def sampling_seen(trials: list[dict]) -> dict:
-    seen = defaultdict(Counter)
+    seen: defaultdict[str, Counter[str]] = defaultdict(Counter)
     for trial in trials:
         for key, values in trial["sampling"].items():
             for value in values:
@@ -349,11 +350,19 @@ def control_summary(agent_trials: list[dict], control_trials: list[dict]) -> dic
     trials ran on (fails, then not verified, then holds); agent trials on a version no control
     ran on are listed in `uncovered` (task, digest, trials).
     """
-    summary = {"oracle": {"trials": 0, "passed": 0}, "nop": {"trials": 0, "passed": 0}, "per_task": {}, "uncovered": []}
-    wanted = defaultdict(list)
+    summary: dict[str, Any] = {
+        "oracle": {"trials": 0, "passed": 0},
+        "nop": {"trials": 0, "passed": 0},
+        "per_task": {},
+        "uncovered": [],
+    }
+    wanted: defaultdict[str, list[dict]] = defaultdict(list)
     for trial in agent_trials:
         wanted[trial["task"]].append(trial)
-    by_version = defaultdict(lambda: defaultdict(list))  # task -> (kind, digest) -> trials
+    # task -> (kind, digest) -> trials
+    by_version: defaultdict[str, defaultdict[tuple[str, str | None], list[dict]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
     for trial in sorted(control_trials, key=lambda t: (t["task"], try_order(t))):
         if trial["task"] not in wanted or trial["outcome"] == "interrupted":
             continue
@@ -391,19 +400,18 @@ def control_summary(agent_trials: list[dict], control_trials: list[dict]) -> dic
         uncovered = bool(summary["uncovered"]) and summary["uncovered"][-1]["task"] == task
         # a version no control ran on is said once, not as "no oracle ran; no nop ran" beside the
         # counts of the controls that ran on the task's other versions
-        reasons = {
+        task_reasons = {
             reason
             for p in per_version
             if p["verdict"] == verdict and (p["oracle"] or p["nop"] or not uncovered)
             for reason in p["reasons"]
         }
         if uncovered and verdict != "fails":
-            reasons.add("no control on the version some agent trials ran on")
-        reasons = sorted(reasons)
+            task_reasons.add("no control on the version some agent trials ran on")
         totals = {kind: _merge([p[kind] for p in per_version if p[kind]]) for kind in ("oracle", "nop")}
         summary["per_task"][task] = {
             "verdict": verdict,
-            "reasons": reasons,
+            "reasons": sorted(task_reasons),
             "oracle": totals["oracle"],
             "nop": totals["nop"],
             "versions": per_version,
@@ -572,7 +580,7 @@ def setting_trials(
     finished = [trial for trial in mine if trial["outcome"] != "interrupted"]
     interrupted = [trial for trial in mine if trial["outcome"] == "interrupted"]
     controls = None
-    excluded_tasks = {}
+    excluded_tasks: dict[str, list[str]] = {}
     if not mine[0]["setting_key"]["control"]:
         controls = control_summary(finished, [trial for trial in all_trials if trial["control"]])
         controls["policy"] = {"on_failure": policy["on_failure"], "on_unverified": policy["on_unverified"]}
@@ -593,7 +601,8 @@ def mixed_settings(setting: str, all_trials: list[dict]) -> list[dict]:
     the variables the runs chose differently (env_choices: a variable BenchFlow sets to the
     model differs with the model, and is not named)."""
     mine = {trial["job"] for trial in all_trials if trial["setting"] == setting}
-    keys, counts = defaultdict(dict), defaultdict(Counter)
+    keys: defaultdict[str, dict[str, dict]] = defaultdict(dict)
+    counts: defaultdict[str, Counter[str]] = defaultdict(Counter)
     for trial in all_trials:
         if trial["job"] in mine:
             keys[trial["job"]][trial["setting"]] = trial["setting_key"]

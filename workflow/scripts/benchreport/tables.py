@@ -111,7 +111,7 @@ def settings_note(rows: list[dict]) -> str:
     return f"{PASS_RATE_NOTE} ({'; '.join(rules)}). {SETTINGS_NOTE_REST}" if rules else SETTINGS_NOTE
 
 
-def settings_headers(confidence: float) -> list[str]:
+def settings_headers(confidence: float | None) -> list[str]:
     return [
         "Setting",
         "Pass rate",
@@ -189,7 +189,7 @@ COMPARISONS_NOTE = (
 )
 
 
-def comparisons_headers(confidence: float) -> list[str]:
+def comparisons_headers(confidence: float | None) -> list[str]:
     return [
         "A",
         "B",

@@ -87,8 +87,13 @@ def _left_out(setting: str, mine: list[dict], own: list[dict], excluded: set) ->
     found = sum(ingest["attempt_folders_found"] for ingest in own) - sum(
         trial.get("attempts", 1) for ingest in own for trial in ingest["trials"] if trial["setting"] != setting
     )
-    scored, errored, verifier_errored, unscored = Counter(), Counter(), Counter(), 0
-    failed_controls, retried, interrupted = Counter(), Counter(), Counter()
+    scored: Counter[str] = Counter()
+    errored: Counter[str] = Counter()
+    verifier_errored: Counter[str] = Counter()
+    failed_controls: Counter[str] = Counter()
+    retried: Counter[str] = Counter()
+    interrupted: Counter[str] = Counter()
+    unscored = 0
     for trial in mine:
         outcome = trial["outcome"]
         if outcome == "interrupted":
@@ -111,7 +116,9 @@ def _left_out(setting: str, mine: list[dict], own: list[dict], excluded: set) ->
             verifier_errored[trial.get("verifier_error_category") or incomplete] += 1
         else:
             unscored += 1
-    unreadable, reviewer_runs, files = Counter(), 0, []
+    unreadable: Counter[str] = Counter()
+    reviewer_runs = 0
+    files: list[dict] = []
     for ingest in own:
         for row in ingest.get("ledger", []):
             if not str(row.get("effect", "")).startswith(LEFT_OUT):
@@ -230,7 +237,7 @@ def unpriced_trials(trials: list[dict]) -> dict:
         if trial.get("cost_usd_all_attempts") is None
     ]
     causes = Counter(row["cause"] for row in unpriced)
-    models = {}
+    models: dict[str, set[str]] = {}
     for row in unpriced:
         models.setdefault(row["cause"], set()).add(row["model"] or "no model")
     return {

@@ -277,7 +277,7 @@ def _verdict_clause(record: dict, verdict: str, said: str, policy_key: str) -> s
     tasks = _verdict_tasks(controls, verdict)
     if not tasks:
         return None
-    elsewhere = Counter()
+    elsewhere: Counter[str] = Counter()
     for row in controls["uncovered"]:
         elsewhere[row["task"]] += row["trials"]
     text = f"{said} on {count(len(tasks), 'task')}, "
