@@ -692,3 +692,10 @@ def test_snakemake_report_has_the_paper_category(built):
     text = target.read_text(encoding="utf-8", errors="replace")
     assert target.stat().st_size > 10_000
     assert '"Paper"' in text and "settings compared" in text
+
+
+def test_the_pages_settings_table_states_the_pass_rule(built):
+    """report.html's table over settings says by which rule its pass rates were counted, as the
+    paper tables do."""
+    page = built.read("report.html")
+    assert "fraction of passing trials (pass = reward ≥ 1.0). Interval: the setting" in page

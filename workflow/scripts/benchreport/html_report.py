@@ -313,7 +313,7 @@ def page_context(
         "csp": CSP,
         "page_trials": f"{PAGE_TRIALS:,}",
         "level": level(confidence),
-        "settings_note": tables.SETTINGS_NOTE,
+        "settings_note": tables.settings_note(headline),
         "headers": tables.settings_headers(confidence),
         "headline": headline,
         "n_agents": sum(1 for row in headline if not row["control"]),
