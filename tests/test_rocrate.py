@@ -155,10 +155,19 @@ def test_one_action_per_rule_job_with_times_agent_and_checksums(crate_dir):
     assert {c["object"]["@id"] for c in controls} == {a["@id"] for a in actions} and all(
         c["@id"] in mentioned for c in controls
     )
-    # each report is linked to the stats it came from, and an ingest to the job files it read
+    # each setting's files come from one job, linked to the ingests and the coverage design it
+    # read, and an ingest to the job files it read
     made = {result: action for action in actions for result in ids(action["result"])}
     report = next(name for name in made if name.endswith("/report.md"))
-    assert any(name.startswith("results/settings/") for name in ids(made[report]["object"]))
+    assert made[report] is made[report.replace("/report.md", "/summary.json")]
+    assert (
+        made[report]
+        is made[report.replace("results/reports/", "results/settings/").replace("/report.md", "/stats.json")]
+    )
+    read = ids(made[report]["object"])
+    assert any(name.startswith("results/ingest/") for name in read) and any(
+        name.startswith("results/coverage/") for name in read
+    )
     ingest = next(name for name in made if name.startswith("results/ingest/") and name.endswith("trials.json"))
     assert any(name.startswith("jobs/") and name.endswith("/result.json") for name in ids(made[ingest]["object"]))
     # the ledger comes from the same job as the trials it was read with
