@@ -62,7 +62,7 @@ def test_three_tasks_3_of_3_3_of_3_0_of_3(reports):
     assert "9 trials of 3 tasks" in report
     # the headline is the narrowest method whose coverage at 3 tasks x 3 tries (exact: every distinct
     # run enumerated) reaches 95%: t with 2 degrees of freedom, which spans everything here
-    assert "6 passed (67%, 95% interval 0% to 100% over tasks, t over task means)" in report
+    assert "6 passed (pass = reward ≥ 1.0: 67%, 95% interval 0% to 100% over tasks, t over task means)" in report
     assert summary["headline"]["method"] == "t over task means" and summary["headline"]["reaches_target"]
     assert summary["headline"]["worst_coverage"] >= 0.95 and summary["headline"]["coverage_standard_error"] == 0
     # the two intervals BenchFlow's report prints, each named
@@ -77,8 +77,8 @@ def test_three_tasks_3_of_3_3_of_3_0_of_3(reports):
     # BenchFlow's write-up shape: the number and its uncertainty, then the resampled and Wilson intervals
     assert writeup.startswith("claude-agent-acp (harness version not recorded) on anthropic/claude-sonnet-4-5")
     assert (
-        "\n6 of 9 trials passed; pass rate 67% (mean over the 3 tasks). 95% interval: 0% to 100% (t over task means"
-        in writeup
+        "\n6 of 9 trials passed (pass = reward ≥ 1.0); pass rate 67% (mean over the 3 tasks). 95% interval: 0% to "
+        "100% (t over\ntask means" in writeup
     )
     assert (
         "\nresampled over tasks: 0% to 100%; Wilson if the 9 trials were independent: 35% to 88%, which tries "

@@ -8,7 +8,6 @@ import sys
 
 from conftest import REAL_JOB_ROOTS, REPO
 
-
 # the shared run's config points at no Docker daemon: its images are not inspected
 NOT_INSPECTED = (
     "benchreport: 6 task images were not inspected (daemon unavailable or image missing); to inspect "

@@ -558,10 +558,16 @@ def at_threshold(trials: list[dict], solve_threshold: float) -> list[dict]:
     `solve_rates` decides it: a rubric review's verdict where it gave one, else reward ≥ threshold.
     A control keeps ingest's verdict (reward 1.0): the workflow plans each headline's coverage
     shape from ingest's counts of control passes (`shapes.planned_profile`), which a control
-    judged here would contradict. A trial whose outcome does not change is the same dict."""
+    judged here would contradict; so does a trial that recorded no reward. A trial whose outcome
+    does not change is the same dict."""
     rescored = []
     for trial in trials:
-        if trial["outcome"] in SCORED and trial["gate"] is None and not trial["control"]:
+        if (
+            trial["outcome"] in SCORED
+            and trial["gate"] is None
+            and not trial["control"]
+            and trial["reward"] is not None
+        ):
             outcome = "passed" if trial["reward"] >= solve_threshold else "failed"
             if outcome != trial["outcome"]:
                 trial = trial | {"outcome": outcome}
