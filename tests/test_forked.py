@@ -90,7 +90,9 @@ def test_a_forked_process_ends_with_the_process_that_forked_it(tmp_path):
 
         def share(value):
             if value == 1:
-                open({str(pid_file)!r}, "w").write(str(os.getpid()))
+                # whole or not at all: the other share waits for the name, then kills the parent
+                open({str(pid_file)!r} + ".part", "w").write(str(os.getpid()))
+                os.rename({str(pid_file)!r} + ".part", {str(pid_file)!r})
                 time.sleep(60)
             else:
                 while not os.path.exists({str(pid_file)!r}):
