@@ -151,21 +151,31 @@ def test_each_stage_has_one_name_across_rule_rule_file_script_and_code_hash():
 
 
 def _ast_imports(name: str) -> set[str]:
-    """The reference: the benchreport modules a file imports, by walking its syntax tree."""
+    """The reference: the benchreport modules a file imports, by walking its syntax tree, and the
+    __init__.py of each subpackage they are in."""
     import ast
 
+    package = name.split("/")[:-1]
     found = set()
     for node in ast.walk(ast.parse((lineage.SCRIPTS_DIR / name).read_text(encoding="utf-8"))):
-        if not isinstance(node, ast.ImportFrom):
+        if not isinstance(node, ast.ImportFrom) or len(package) < node.level - 1:
             continue
-        if node.level == 1 or node.module == "benchreport":
-            modules = [node.module] if node.level == 1 and node.module else [alias.name for alias in node.names]
-        elif (node.module or "").startswith("benchreport."):
-            modules = [node.module.removeprefix("benchreport.")]
-        else:
+        base = package[: len(package) - node.level + 1] if node.level else []
+        parts = [*base, *(node.module or "").split(".")] if node.module else base
+        if parts[:1] != ["benchreport"]:
             continue
-        found |= {f"benchreport/{module}.py" for module in modules}
-    return {path for path in found if (lineage.SCRIPTS_DIR / path).is_file()}
+        for alias in node.names:
+            submodule, module = "/".join([*parts, alias.name]), "/".join(parts)
+            found |= {
+                next(
+                    (p for p in (f"{submodule}.py", f"{submodule}/__init__.py") if (lineage.SCRIPTS_DIR / p).is_file()),
+                    f"{module}.py" if (lineage.SCRIPTS_DIR / f"{module}.py").is_file() else f"{module}/__init__.py",
+                )
+            }
+    inits = {
+        "/".join(path.split("/")[:depth]) + "/__init__.py" for path in found for depth in range(2, path.count("/") + 1)
+    }
+    return {path for path in found | inits if (lineage.SCRIPTS_DIR / path).is_file()}
 
 
 def test_the_import_pattern_finds_what_the_syntax_tree_holds():
@@ -177,18 +187,24 @@ def test_the_import_pattern_finds_what_the_syntax_tree_holds():
 
 
 def test_the_import_pattern_reads_every_form(tmp_path, monkeypatch):
-    (tmp_path / "benchreport").mkdir()
-    for module in ("a", "b", "c", "d", "e", "f"):
-        (tmp_path / "benchreport" / f"{module}.py").write_text("")
+    package = tmp_path / "benchreport"
+    (package / "sub").mkdir(parents=True)
+    for module in ("a", "b", "c", "d", "e", "f", "sub/__init__", "sub/g", "sub/h", "sub/i"):
+        (package / f"{module}.py").write_text("")
     (tmp_path / "script.py").write_text(
         "from benchreport import (\n    a,  # the first\n    b as bee,\n)\n"
-        "def late():\n    from .c import thing\n    from benchreport.d import other  # noqa\n"
-        "from . import e, f as eff\nfrom benchreport.missing import x\nimport benchreport\n"
+        "def late():\n    from benchreport.c import thing\n    from benchreport.d import other  # noqa\n"
+        "from benchreport.missing import x\nimport benchreport\nfrom benchreport.sub.g import y\n"
+    )
+    (package / "sub" / "h.py").write_text(
+        "def late():\n    from .i import thing\nfrom ..e import z\nfrom .. import (f,\n  a as eh)\nfrom ... import q\n"
     )
     monkeypatch.setattr(lineage, "SCRIPTS_DIR", tmp_path)
     lineage.imported_modules.cache_clear()
     try:
         found = lineage.imported_modules("script.py")
+        found_below = lineage.imported_modules("benchreport/sub/h.py")
     finally:
         lineage.imported_modules.cache_clear()
-    assert found == {f"benchreport/{module}.py" for module in "abcdef"}
+    assert found == {f"benchreport/{module}.py" for module in ("a", "b", "c", "d", "sub/g", "sub/__init__")}
+    assert found_below == {f"benchreport/{module}.py" for module in ("a", "e", "f", "sub/i", "sub/__init__")}

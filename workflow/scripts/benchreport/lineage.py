@@ -20,7 +20,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from . import secrets
 from .files import dump_json, sha256_file
@@ -59,28 +59,47 @@ STAGE_DATA = {
 }
 
 
-# `from . import x`, `from .x import y`, `from benchreport(.x) import y` at any indentation, the
-# names in parentheses across lines. Read by a pattern, not by ast: parsing and walking the
-# package's modules took 0.3 s of every snakemake start (1.8 s is Snakemake's own), and
-# tests/test_stage_code.py checks that the pattern finds what ast finds in every module. Text in
-# a string that looks like an import can only add a module, never hide one.
-_IMPORT_FROM = re.compile(r"^[ \t]*from[ \t]+(\.?)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.MULTILINE)
+# `from . import x`, `from ..x import y`, `from benchreport(.x) import y` at any indentation, the
+# names in parentheses across lines. Read by a pattern rather than by ast, which doubles the part
+# of a snakemake start spent here; tests/test_stage_code.py checks that the pattern finds what ast
+# finds in every module. Text in a string that looks like an import can only add a module, never
+# hide one.
+_IMPORT_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.MULTILINE)
 
 
 @functools.cache  # every stage's closure walks the shared modules: read each once per process
 def imported_modules(name: str) -> frozenset[str]:
     """workflow/scripts-relative paths of the benchreport modules one file there imports, at any
-    depth of its code (an import inside a function may run too)."""
+    depth of its code (an import inside a function may run too), with the __init__.py of each
+    package on the way to them."""
+    package = PurePosixPath(name).parent.parts
     found: set[str] = set()
-    for relative, module, names in _IMPORT_FROM.findall((SCRIPTS_DIR / name).read_text(encoding="utf-8")):
-        if relative or module == "benchreport":  # from . import x / from .x import y / from benchreport import x
-            imported = [module] if relative and module else _names(names)
-        elif module.startswith("benchreport."):
-            imported = [module.removeprefix("benchreport.")]
-        else:
+    for dots, module, names in _IMPORT_FROM.findall((SCRIPTS_DIR / name).read_text(encoding="utf-8")):
+        if dots:  # relative to the importing file's package
+            if len(dots) - 1 > len(package):
+                continue
+            base = package[: len(package) - len(dots) + 1]
+        elif module != "benchreport" and not module.startswith("benchreport."):
             continue
-        found.update(f"benchreport/{item}.py" for item in imported)
-    return frozenset(path for path in found if (SCRIPTS_DIR / path).is_file())
+        else:
+            base = ()
+        parts = (*base, *filter(None, module.split(".")))
+        if parts[:1] == ("benchreport",):
+            found.update(filter(None, (_module_file(parts, item) for item in _names(names))))
+    inits = {
+        "/".join((*path.split("/")[:depth], "__init__.py")) for path in found for depth in range(2, path.count("/") + 1)
+    }
+    return frozenset(found | inits)
+
+
+def _module_file(parts: tuple[str, ...], item: str) -> str | None:
+    """The file `from <parts> import <item>` names: module <item> of package <parts>, else module
+    <parts> itself."""
+    for candidate in ((*parts, item), parts):
+        for path in ("/".join(candidate) + ".py", "/".join((*candidate, "__init__.py"))):
+            if (SCRIPTS_DIR / path).is_file():
+                return path
+    return None
 
 
 def _names(text: str) -> list[str]:
