@@ -37,7 +37,7 @@ START = "import numpy, scipy.special, benchreport.coverage_design"
 JOB = """
 import sys
 from benchreport import coverage_design, shapes
-from benchreport.files import dump_json, write_text
+from benchreport.outputs import dump_json, write_text
 design = coverage_design.coverage_design(shapes.parse_shape(sys.argv[1]), seed=20261130, simulations=10000,
                                   confidence=0.95, workers=int(sys.argv[2]))
 write_text(sys.argv[3], dump_json(design))

@@ -9,8 +9,8 @@ more in a job of its own):
           (reviews/<id>/result.json parsed);
   ingest: what workflow/scripts/ingest.py does between its imports and its exit:
           benchreport.ingest.ingest_job, then its four outputs written as it writes them
-          (trials.json's rows as columns, files.write_json) and the sources (the bulk of the
-          lineage record) serialised with files.dump_json.
+          (trials.json's rows as columns, outputs.write_json) and the sources (the bulk of the
+          lineage record) serialised with outputs.dump_json.
 CPU seconds are user + sys of the process and the processes it forks (getrusage), counted from
 the end of its imports: "work". The processes' start (interpreter and imports) is printed
 apart. Prints ingest work / floor work per shape; nothing is asserted.
@@ -94,7 +94,7 @@ def cpu():
 sys.path.insert(0, sys.argv[1])
 import benchreport.ingest
 from benchreport.discover import find_job_folders
-from benchreport.files import dump_json, write_json, write_text
+from benchreport.outputs import dump_json, write_json, write_text
 from benchreport.ingest import ingest_job, job_ledger
 from benchreport.trial import as_columns
 assert benchreport.ingest.__file__.startswith(sys.argv[1]), benchreport.ingest.__file__

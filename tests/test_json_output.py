@@ -1,7 +1,7 @@
 """The one JSON serialisation (benchreport.files): write_json, which writes a file piece by piece,
 writes exactly the bytes of dump_json, on any JSON value (hypothesis), hostile characters too; a
 list of records made as it is written (LazyRecords) writes as the list. And its reading back
-(files.load_json, loads_written, by orjson where it agrees): the values json.loads gives, or its
+(outputs.load_json, loads_written, by orjson where it agrees): the values json.loads gives, or its
 refusal, on what dump_json writes and on any text made from it by a few edits."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import json
 from pathlib import Path
 
 import pytest
-from benchreport import files
-from benchreport.files import RECORDS_A_PIECE, LazyRecords, _pieces, dump_json, load_json, printable, write_json
+from benchreport import files, outputs
+from benchreport.files import printable
+from benchreport.outputs import RECORDS_A_PIECE, LazyRecords, _pieces, dump_json, load_json, write_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -44,7 +45,7 @@ def test_write_json_writes_the_bytes_of_dump_json(tmp_path_factory, value):
 @settings(max_examples=300, deadline=None)
 @given(VALUES)
 def test_the_text_is_the_encoders_made_printable(value):
-    """Where write_json and dump_json skip printable's search (files._plain: ASCII without DEL),
+    """Where write_json and dump_json skip printable's search (outputs._plain: ASCII without DEL),
     they write what printable makes of the encoder's text."""
     assert dump_json(value) == printable("".join(_pieces(value, "")) + "\n")
 
@@ -125,7 +126,7 @@ def test_what_dump_json_writes_reads_back_as_json_reads_it(tmp_path_factory, val
     """Integers of any size (orjson makes one beyond 64 bits a float), any double, hostile text."""
     text = dump_json(value)
     data = text.encode("utf-8")
-    assert read(files.loads_written, data) == read(json_reads, data) != "refused"
+    assert read(outputs.loads_written, data) == read(json_reads, data) != "refused"
     path = tmp_path_factory.mktemp("json") / "out.json"
     write_json(path, value)
     assert repr(load_json(path)) == repr(json.loads(text))
@@ -147,7 +148,7 @@ def test_edited_text_is_read_or_refused_as_json_reads_it(value, edits):
     for at, kind, piece in edits:
         at %= len(data) + 1
         data[at : at + (kind != 0)] = piece if kind != 2 else b""
-    assert read(files.loads_written, bytes(data)) == read(json_reads, bytes(data))
+    assert read(outputs.loads_written, bytes(data)) == read(json_reads, bytes(data))
 
 
 @pytest.mark.parametrize(
@@ -170,14 +171,14 @@ def test_a_long_integer_is_read_exactly_wherever_it_stands(number):
         f"{number} ",
     ):
         data = text.encode()
-        assert repr(files.loads_written(data)) == repr(json.loads(data))
-        assert files._long_integer(data)
+        assert repr(outputs.loads_written(data)) == repr(json.loads(data))
+        assert outputs._long_integer(data)
 
 
 def test_digits_inside_strings_or_floats_leave_the_decoding_to_orjson():
     """A digest's hex, a name or a float's digits holding 19 digits in a row are no integer."""
     for text in ('"sha256:12345678901234567890abcd"', '["a1234567890123456789012345"]', "1.12345678901234567890123"):
-        assert not files._long_integer(text.encode())
+        assert not outputs._long_integer(text.encode())
 
 
 def test_nesting_deeper_than_orjson_reads_is_read_as_json_reads_it():
@@ -197,10 +198,10 @@ def test_nesting_deeper_than_orjson_reads_is_read_as_json_reads_it():
             return "too deep"
 
     for levels in (10, 1024):
-        assert outcome(files.loads_written, b"[" * levels + b"]" * levels) == levels
+        assert outcome(outputs.loads_written, b"[" * levels + b"]" * levels) == levels
     for levels in (1025, 5000):
         data = b"[" * levels + b"]" * levels
-        assert outcome(files.loads_written, data) == outcome(json.loads, data)
+        assert outcome(outputs.loads_written, data) == outcome(json.loads, data)
 
 
 @pytest.mark.parametrize("size", [0, 1, 3000, (1 << 20) + 7, 3 << 20])

@@ -639,7 +639,7 @@ def test_paper_files_agree_with_summaries(built):
 def test_figures_drawn_from_stats_say_what_the_summaries_say(built):
     """Rule figures reads each setting's stats.json, not its summary.json (so that it starts
     beside the reports): the numbers behind the figures are the same from either."""
-    from benchreport.files import dump_json
+    from benchreport.outputs import dump_json
 
     data = json.loads(built.read("paper/figures.json"))
     numbers = [json.loads(path.read_text()) for path in sorted((built.results / "settings").glob("*/stats.json"))]

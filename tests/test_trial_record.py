@@ -52,7 +52,7 @@ def test_ingests_loaded_together_hold_each_repeated_value_once(rows, tmp_path):
     """load_ingests gives the rows json.load gives, with each repeated value one object."""
     import json
 
-    from benchreport.files import write_json
+    from benchreport.outputs import write_json
 
     paths = []
     halves = list(enumerate((rows[: len(rows) // 2], rows[len(rows) // 2 :])))
@@ -71,7 +71,7 @@ def test_ingests_loaded_together_hold_each_repeated_value_once(rows, tmp_path):
 def test_a_stage_loads_the_folders_it_names_from_the_batches_in_its_order(rows, tmp_path):
     """load_ingests with `jobs`: only those folders of the batches' files, in the list's order
     (a setting's folders, which a batch may share with another setting's)."""
-    from benchreport.files import write_json
+    from benchreport.outputs import write_json
 
     first, second = tmp_path / "first.json", tmp_path / "second.json"
     write_json(first, batch({name: {"trials": trial.as_columns(rows[:1])} for name in ("a", "b", "c")}))
@@ -90,7 +90,7 @@ def test_values_that_json_tells_apart_stay_apart_in_the_columns(rows, tmp_path):
     they went in, and so do dicts with the same items in another order."""
     import json
 
-    from benchreport.files import write_json
+    from benchreport.outputs import write_json
 
     kinds = [1, 1.0, True, "1", None, 0.0, -0.0, 1, True, {"a": 1, "b": 2}, {"b": 2, "a": 1}, "1"]
     made = [dict(rows[number % len(rows)], seed=value) for number, value in enumerate(kinds)]
@@ -115,7 +115,7 @@ def test_a_stage_loads_its_fields_as_json_gives_them_in_the_records_order(stage,
     import json
     import random
 
-    from benchreport.files import write_json
+    from benchreport.outputs import write_json
 
     module = importlib.import_module(FIELDS_OF[stage])
     shuffled = [dict(random.Random(number).sample(list(row.items()), len(row))) for number, row in enumerate(rows)]
@@ -228,7 +228,7 @@ def test_parts_and_equal_fields_are_loaded_as_the_stage_reads_them(rows, tmp_pat
     attempt's object when they are equal; every other field is as json.load gives it."""
     import json
 
-    from benchreport.files import write_json
+    from benchreport.outputs import write_json
 
     rows = [dict(row) for row in rows]  # one trial retried: its attempts' tokens sum to more than its own
     rows[0]["tokens_all_attempts"] = {field: (count or 0) + 1 for field, count in rows[0]["tokens"].items()}

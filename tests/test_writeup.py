@@ -16,7 +16,8 @@ from collections import Counter
 
 import benchflow_synth as synth
 import pytest
-from benchreport import discover, files, ingest, report, runcard, trial_rows
+from benchreport import discover, ingest, report, runcard, trial_rows
+from benchreport.outputs import dump_json
 
 PARAMS = {
     "seed": 11,
@@ -72,8 +73,8 @@ def outputs(root) -> dict[str, dict]:
     made = {}
     for setting in sorted({trial["setting"] for trial in trials}):
         numbers, rows, parts = trial_rows.setting_parts(setting, ingests, PARAMS)
-        rows = json.loads(files.dump_json(rows))
-        merged = json.loads(files.dump_json(numbers | parts)) | rows
+        rows = json.loads(dump_json(rows))
+        merged = json.loads(dump_json(numbers | parts)) | rows
         card = runcard.build_run_card(merged, [], min_tries=PARAMS["min_trials_per_task"])
         runcard.validate(card)
         record = report.build_record(merged, [], card)

@@ -26,18 +26,7 @@ os.environ.update(
     )
 )
 
-from benchreport import (
-    configcheck,
-    controls,
-    discover,
-    environment,
-    files,
-    ingest,
-    lineage,
-    planning,
-    shapes,
-    stamps,
-)  # noqa: E402
+from benchreport import configcheck, controls, discover, environment, ingest, lineage, outputs, planning, shapes, stamps  # noqa: E402
 from benchreport.lineage import ingest_file, lineage_of  # noqa: E402
 from benchreport.stamps import INGESTED_RECORD, ingest_output  # noqa: E402
 
@@ -266,7 +255,7 @@ def read_cached(path):
     stamp = file_state(path)
     cached = JSON_CACHE.get(path)
     if cached is None or cached[0] != stamp:
-        cached = JSON_CACHE[path] = (stamp, files.load_json(path))
+        cached = JSON_CACHE[path] = (stamp, outputs.load_json(path))
     return cached
 
 
@@ -465,10 +454,10 @@ def user_ingests(wildcards):
 
 
 def get_final_outputs(wildcards):
-    outputs = planning.run_outputs(controls.KINDS if RUN_CONTROLS["enabled"] else ())
+    wanted = planning.run_outputs(controls.KINDS if RUN_CONTROLS["enabled"] else ())
     for setting in sorted(settings_map()):
-        outputs += report_files(setting)
-    return outputs
+        wanted += report_files(setting)
+    return wanted
 
 
 def ingests_known():

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from benchreport import bundle, rocrate
 from benchreport.discover import root_labels
-from benchreport.files import dump_json, write_json
 from benchreport.lineage import WORKFLOW_DIR, closure, git_state, software_versions, start_job, write_for_rule
+from benchreport.outputs import dump_json, write_json
 
 start_job(snakemake)
 STARTED = time.monotonic()

@@ -3,8 +3,8 @@
 from pathlib import Path
 
 from benchreport.controls import run_controls, tasks_lacking
-from benchreport.files import load_json, write_json
 from benchreport.lineage import start_job, write_for_rule
+from benchreport.outputs import load_json, write_json
 
 log = start_job(snakemake)
 

@@ -27,8 +27,8 @@ os.environ.update(
 
 from benchreport import shapes  # noqa: E402
 from benchreport.coverage_design import coverage_design  # noqa: E402
-from benchreport.files import dump_json, write_text  # noqa: E402
 from benchreport.lineage import start_job, write_for_rule  # noqa: E402
+from benchreport.outputs import dump_json, write_text
 
 start_job(snakemake)
 shape = snakemake.wildcards.shape

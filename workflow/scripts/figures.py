@@ -1,8 +1,8 @@
 """Rule figures: forest, heatmap and cost figures (SVG and PNG) and the numbers behind them."""
 
 from benchreport import figure_data, figures
-from benchreport.files import load_json, write_json
 from benchreport.lineage import start_job, write_for_rule
+from benchreport.outputs import load_json, write_json
 
 start_job(snakemake)
 

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 from benchreport.discover import JobFolder
-from benchreport.files import write_json
 from benchreport.ingest import ingest_job, job_ledger
 from benchreport.lineage import finish_job, start_job, write_for_rule
+from benchreport.outputs import write_json
 from benchreport.stamps import location_file
 from benchreport.trial import as_columns
 

@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 from benchreport.environment import inspect_image, redacted_record, replay_record
-from benchreport.files import write_json
 from benchreport.lineage import start_job, write_for_rule
+from benchreport.outputs import write_json
 
 start_job(snakemake)
 

@@ -1,7 +1,7 @@
 """Rule overview: results/index.md (every setting, the accounting) and results/exclusions.tsv."""
 
-from benchreport.files import load_json, write_text
 from benchreport.lineage import start_job, write_for_rule
+from benchreport.outputs import load_json, write_text
 from benchreport.overview import combined_ledger, render_index, render_ledger_tsv
 
 start_job(snakemake)

@@ -4,8 +4,8 @@ rendered from it alone: report.md, writeup.md, run-card.json, run-summary.json, 
 report.html lists of it (page.json)."""
 
 from benchreport import runcard
-from benchreport.files import dump_json, load_json, loads_written, write_json, write_text
 from benchreport.lineage import finish_job, start_job, write_for_rule
+from benchreport.outputs import dump_json, load_json, loads_written, write_json, write_text
 from benchreport.page import page_trials
 from benchreport.report import (
     build_record,

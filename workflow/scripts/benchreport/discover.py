@@ -21,16 +21,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from .files import (
-    BadFile,
-    loads_written,
-    locate,
-    parse_json_bytes,
-    printable,
-    read_whole,
-    sha256_bytes,
-)
+from .files import BadFile, locate, parse_json_bytes, printable, read_whole, sha256_bytes
 from .identity import RECORD_FILES, TRIAL_NAME, attempt_identity, differing_fields, recorded_text, same_content
+from .outputs import loads_written
 from .secrets import REDACTED_MARK, find, replace_spans
 
 TRIAL_MARKERS = ("result.json", "config.json", "solver.json")
@@ -334,7 +327,7 @@ def review_files(attempt_dir: str) -> list[str]:
 
 
 def _loaded(data: bytes):
-    """The JSON value of a record's bytes, as json reads them (faster: files.loads_written), or
+    """The JSON value of a record's bytes, as json reads them (faster: outputs.loads_written), or
     from the text of a file saved with a byte-order mark or as UTF-16 (json.loads finds its
     encoding): such a copy names its attempt as the original does. None when they are not JSON."""
     for decode in (loads_written, json.loads):
@@ -351,7 +344,7 @@ def attempt_record(job_dir: str, root_real: str, name: str, state: dict) -> list
     attempt_identity gives it, None when the file is not a JSON object or records neither rollout
     name nor start; its config.json is read too where the record lacks the start or the task.
     None for a folder with no such file. The bytes decode as json does, faster
-    (files.loads_written); `duplicates` reads strictly, as ingest does, the few it compares."""
+    (outputs.loads_written); `duplicates` reads strictly, as ingest does, the few it compares."""
     relpath = next((f"{name}/{file}" for file in RECORD_FILES if len(state.get(f"{name}/{file}") or ()) == 2), None)
     if relpath is None:
         return None

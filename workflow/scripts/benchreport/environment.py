@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from . import secrets
-from .files import dump_json
+from .outputs import dump_json
 
 INSPECT_FIELDS = ("Id", "RepoTags", "RepoDigests", "Os", "Architecture", "Variant", "Created")
 REBUILT = "rebuilt now, not the image that ran"

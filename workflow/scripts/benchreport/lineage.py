@@ -23,14 +23,15 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from . import secrets
-from .files import dump_json, sha256_file
+from .files import sha256_file
+from .outputs import dump_json
 
 PACKAGE_DIR = Path(__file__).parent
 SCRIPTS_DIR = PACKAGE_DIR.parent
 WORKFLOW_DIR = SCRIPTS_DIR.parent.parent
 SOFTWARE = ("snakemake", "numpy", "scipy", "jinja2", "pyyaml", "matplotlib", "pillow")
-# Every rule script imports these (the package, its file helpers and lineage).
-COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/lineage.py"]
+# Every rule script imports these (the package, its file readers and writers, and lineage).
+COMMON = ["benchreport/__init__.py", "benchreport/files.py", "benchreport/outputs.py", "benchreport/lineage.py"]
 # The stages. Stage X runs the rule script workflow/scripts/X.py; STAGE_DATA names the files a
 # stage reads that no import names: its templates and schemas.
 STAGES = (

@@ -148,8 +148,8 @@ def pilots(source: str, lines, params: dict, half_width, difference):
     """One plan per pilot: each JSON line of `lines` ({"tasks": [[passed, tries], …]} or
     {"rewards": …}, as `interval` reads), or each setting of a results folder `source` when
     `lines` is None; {"error": …} for a pilot a plan cannot use."""
-    from .files import load_json
     from .interval import json_records, parse_run
+    from .outputs import load_json
 
     # (what labels the pilot's output, its (tries, passed) or None when the pilot is an error)
     found: list[tuple[dict, tuple[list, list] | None]]

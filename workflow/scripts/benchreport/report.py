@@ -19,7 +19,7 @@ import jinja2
 from . import completeness, sentences, writeup
 from .classify import interrupted_row
 from .environment import REFRESH, repo_digest_text
-from .files import dump_json
+from .outputs import dump_json
 from .present import NOT_RECORDED, bar, cell, code, count, level, num, pct, reward, seconds, usd, wrap
 from .record import LeftOutRow, as_json
 

@@ -37,9 +37,10 @@ from .discover import (
     request_prefix,
     review_files,
 )
-from .files import BadFile, locate, sha256_file, write_whole
+from .files import BadFile, locate, sha256_file
 from .forked import can_fork, forked_map
 from .lineage import ingest_file, lineage_of
+from .outputs import write_whole
 
 STATE_DIR = Path(".snakemake", "benchreport-state")
 # checkpoint ingested's record: written once every ingest of the run has run
@@ -501,7 +502,7 @@ def write_duplicates(stamps: dict[str, Path], found: dict[str, dict[str, str]], 
 
 def _write_if_changed(path: Path, text: str, write: bool = True) -> bool:
     """Whether `path` does not hold `text`; if so and `write`, `text` is written whole
-    (files.write_whole): a file beside a stamp that a job takes as input keeps its mtime while
+    (outputs.write_whole): a file beside a stamp that a job takes as input keeps its mtime while
     what it says stays the same."""
     try:
         if path.read_text(encoding="utf-8") == text:

@@ -9,7 +9,7 @@ import types
 import typing
 from typing import TypedDict
 
-from .files import load_json
+from .outputs import load_json
 
 
 class Trial(TypedDict):

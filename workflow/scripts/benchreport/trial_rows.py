@@ -12,7 +12,7 @@ from collections import Counter
 
 from . import grader, provenance, stats
 from .classify import LEFT_OUT, REVIEWER_RUN
-from .files import LazyRecords
+from .outputs import LazyRecords
 from .trial import recorded_tokens
 
 GATE_KINDS = ("failed", "errored", "verifier_errored", "timed_out")
