@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from benchreport import classify, discover, ingest, stamps
+from benchreport import classify, discover, duplicates, ingest, planning, stamps
 from conftest import EXAMPLE, REPO
 
 REAL = [str(EXAMPLE / "benchflow-real-jobs"), str(EXAMPLE / "benchflow-samples")]
@@ -163,20 +163,20 @@ def test_an_attempt_reached_in_several_places_is_counted_once(tmp_path):
     found = discover.find_job_folders(roots)
     assert len(found) == 5
     states = stamps.refresh_folders(found, 20, tmp_path / "state", lambda job: {}, processes=1)
-    duplicates = discover.duplicates(found, roots, {job_id: records for job_id, (_, records) in states.items()})
+    found_twice = duplicates.find(found, roots, {job_id: records for job_id, (_, records) in states.items()})
     by_id = {job.job_id: job for job in found}
     kept = by_id["jobs/A/2026-11-30__04-23-02"]
-    assert kept.job_id not in duplicates
+    assert kept.job_id not in found_twice
     assert (
-        duplicates["A/2026-11-30__04-23-02"]
-        == duplicates["jobs-link/A/2026-11-30__04-23-02"]
+        found_twice["A/2026-11-30__04-23-02"]
+        == found_twice["jobs-link/A/2026-11-30__04-23-02"]
         == {
             "": f"the same folder as {kept.name} (one real folder reached twice, through overlapping job_roots or a "
             "link); counted once, there"
         }
     )
-    assert duplicates["jobs-link/A (copy)/2026-11-30__04-23-02"][""].startswith("the same folder as jobs/A (copy)/")
-    copy = duplicates["jobs/A (copy)/2026-11-30__04-23-02"]
+    assert found_twice["jobs-link/A (copy)/2026-11-30__04-23-02"][""].startswith("the same folder as jobs/A (copy)/")
+    copy = found_twice["jobs/A (copy)/2026-11-30__04-23-02"]
     assert sorted(copy) == [
         "spec-fail__67b8813a",
         "spec-noreward__0b4011b0",
@@ -184,7 +184,7 @@ def test_an_attempt_reached_in_several_places_is_counted_once(tmp_path):
         "spec-pass__3d1c0484",
     ]
     assert copy["spec-pass__3d1c0484"].startswith(f"the same attempt as {kept.name}/spec-pass__3d1c0484")
-    ingests = [ingest.ingest_job(job, duplicates=duplicates.get(job.job_id)) for job in found]
+    ingests = [ingest.ingest_job(job, duplicates=found_twice.get(job.job_id)) for job in found]
     assert sum(len(result["trials"]) for result in ingests) == 4
     for result in ingests:
         counts = ingest.job_ledger(result)["counts"]
@@ -193,7 +193,7 @@ def test_an_attempt_reached_in_several_places_is_counted_once(tmp_path):
     result_json = jobs / "A (copy)/2026-11-30__04-23-02/spec-pass__3d1c0484/result.json"
     result_json.write_text(result_json.read_text().replace("04:23:02", "05:23:02"))
     states = stamps.refresh_folders(found, 20, tmp_path / "state", lambda job: {}, processes=1)
-    again = discover.duplicates(found, roots, {job_id: records for job_id, (_, records) in states.items()})
+    again = duplicates.find(found, roots, {job_id: records for job_id, (_, records) in states.items()})
     assert "spec-pass__3d1c0484" not in again["jobs/A (copy)/2026-11-30__04-23-02"]
 
 
@@ -264,7 +264,7 @@ def test_stale_outputs_are_removed(tmp_path):
         (results / path).parent.mkdir(parents=True, exist_ok=True)
         (results / path).write_text("{}")
     planned = {"coverage/4x3+6x4.json", "environment/images/kept-image.json"}
-    removed = discover.remove_stale_outputs(results, {"kept"}, {"root/old/new"}, planned)
+    removed = planning.remove_stale_outputs(results, {"kept"}, {"root/old/new"}, planned)
     assert removed == sorted(
         f"{results}/{path}"
         for path in (
@@ -287,7 +287,7 @@ def test_stale_outputs_are_removed(tmp_path):
         "lineage/coverage/4x3+6x4.json.json",
     }
     assert (results / "environment/images/kept-image.json").is_file()
-    assert discover.remove_stale_outputs(results, {"kept"}, {"root/old/new"}, planned) == []
+    assert planning.remove_stale_outputs(results, {"kept"}, {"root/old/new"}, planned) == []
 
 
 def ingest_all(root) -> list[dict]:
@@ -369,7 +369,7 @@ def test_a_job_folder_that_is_a_link_is_a_ledger_row_and_never_read(tmp_path):
     os.symlink("oracle-run", tmp_path / "root" / "latest")
     jobs = {job.relpath: job for job in discover.find_job_folders([str(tmp_path / "root")])}
     assert set(jobs) == {"elsewhere", "latest", "oracle-run/2026-11-30__04-23-02"}
-    assert discover.duplicates(list(jobs.values()), [str(tmp_path / "root")], {}) == {}
+    assert duplicates.find(list(jobs.values()), [str(tmp_path / "root")], {}) == {}
     for relpath, words in (
         ("elsewhere", "outside the job root"),
         ("latest", "a link to oracle-run in the same job root"),

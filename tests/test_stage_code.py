@@ -186,6 +186,20 @@ def test_the_import_pattern_finds_what_the_syntax_tree_holds():
     assert {name: set(lineage.imported_modules(name)) for name in names} == {name: _ast_imports(name) for name in names}
 
 
+def test_each_stage_hashes_every_module_its_script_reaches():
+    """A stage re-runs when a file of its code changes: its list holds everything its rule script
+    imports, directly or not, followed through the syntax trees (not through the package's
+    __init__.py, whose imports sit in a function no stage calls)."""
+    for stage, files in lineage.STAGE_CODE.items():
+        needed, pending = set(), [f"{stage}.py"]
+        while pending:
+            name = pending.pop()
+            if name not in needed:
+                needed.add(name)
+                pending.extend(_ast_imports(name) if name != "benchreport/__init__.py" else ())
+        assert needed - set(files) - set(lineage.COMMON) == set(), stage
+
+
 def test_the_import_pattern_reads_every_form(tmp_path, monkeypatch):
     package = tmp_path / "benchreport"
     (package / "sub").mkdir(parents=True)

@@ -9,7 +9,7 @@ import os
 import shutil
 
 import pytest
-from benchreport import discover, ingest, stamps
+from benchreport import discover, duplicates, ingest, stamps
 from conftest import EXAMPLE
 
 JOB = "benchflow-real-jobs/script-run/oracle-x3/oracle/trial-01"
@@ -307,7 +307,7 @@ def test_the_stamp_is_rewritten_exactly_when_what_ingest_reads_changed(attempts,
     stamp, records = stamps.refresh_state(attempts, 20, state, lambda: sources)
     assert ((stamp.read_text(), stamp.stat().st_mtime_ns) != first) is (mutation not in UNCHANGED + NOT_SEEN)
     now, folders = stamps.stat_state(attempts)
-    assert records == discover.attempt_records(attempts, folders, now, None, None)  # as read afresh
+    assert records == duplicates.attempt_records(attempts, folders, now, None, None)  # as read afresh
 
 
 def test_a_state_not_of_ours_is_set_aside(attempts, tmp_path):

@@ -19,7 +19,7 @@ import subprocess
 
 import pytest
 from benchflow_synth import write_matrix
-from benchreport import discover, stamps
+from benchreport import discover, duplicates, stamps
 
 AGENT = {
     "agent": "claude-agent-acp",
@@ -271,12 +271,12 @@ def test_state_an_earlier_version_left_is_read_again(tmp_path):
     cache.write_text(json.dumps(earlier | {"records": sizes}))
     again = stamps.refresh_state(folder, 20, state, lambda: {})[1]
     assert again == records
-    (row,) = discover.duplicates([folder], [str(tmp_path / "jobs")], {folder.job_id: again})[folder.job_id].values()
+    (row,) = duplicates.find([folder], [str(tmp_path / "jobs")], {folder.job_id: again})[folder.job_id].values()
     assert row.startswith("the same attempt as task-0__")
 
 
 def test_index_counts_each_second_sighting_as_a_duplicate(run):
     """index.md's accounting names the attempts seen twice apart from the unusable ones."""
     workflow, ledger, _, _ = run
-    seen_twice = sum(1 for row in ledger if row["reason"].endswith(discover.COUNTED_THERE))
+    seen_twice = sum(1 for row in ledger if row["reason"].endswith(duplicates.COUNTED_THERE))
     assert seen_twice and f"{seen_twice} duplicates counted once" in workflow.read("index.md")

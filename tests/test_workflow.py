@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import shutil
@@ -351,32 +350,6 @@ def test_lint_and_format_are_clean():
     for command in (["check", "."], ["format", "--check", "."]):
         ruff = subprocess.run([sys.executable, "-m", "ruff", *command], cwd=REPO, capture_output=True, text=True)
         assert ruff.returncode == 0, ruff.stdout + ruff.stderr
-
-
-def imported_modules(path: Path) -> set[str]:
-    """workflow/scripts-relative paths of the benchreport modules a file imports."""
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            names = [node.module] if node.module else [alias.name for alias in node.names]
-            found.update(f"benchreport/{name}.py" for name in names)
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("benchreport"):
-            names = [alias.name for alias in node.names] if node.module == "benchreport" else [node.module[12:]]
-            found.update(f"benchreport/{name}.py" for name in names)
-    return {name for name in found if (SCRIPTS / name).is_file()}
-
-
-def test_each_stage_code_hash_covers_every_module_its_script_imports():
-    """A stage re-runs when a file of its code changes: so its list must hold everything its
-    rule script imports, directly or not."""
-    for stage, files in lineage.STAGE_CODE.items():
-        needed, pending = set(), [files[0]]
-        while pending:
-            name = pending.pop()
-            if name not in needed:
-                needed.add(name)
-                pending.extend(imported_modules(SCRIPTS / name))
-        assert needed - set(files) - set(lineage.COMMON) == set(), stage
 
 
 def test_each_number_resolves_to_the_files_of_its_own_trials(real_run):

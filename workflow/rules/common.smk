@@ -26,7 +26,19 @@ os.environ.update(
     )
 )
 
-from benchreport import configcheck, controls, discover, environment, ingest, lineage, outputs, planning, shapes, stamps  # noqa: E402
+from benchreport import (  # noqa: E402
+    configcheck,
+    controls,
+    discover,
+    duplicates,
+    environment,
+    ingest,
+    lineage,
+    outputs,
+    planning,
+    shapes,
+    stamps,
+)
 from benchreport.lineage import ingest_file, lineage_of  # noqa: E402
 from benchreport.stamps import INGESTED_RECORD, ingest_output  # noqa: E402
 
@@ -65,7 +77,7 @@ DUE = {}
 
 def refresh(jobs):
     """(job id -> stamp, batch id -> job ids) of job folders, their duplicates compared among
-    themselves (discover.duplicates) and batched (stamps.plan_batches). The main process of a
+    themselves (duplicates.find) and batched (stamps.plan_batches). The main process of a
     run writes the change state; a dry run plans from it without writing (a change shows as a
     due stamp, stamps.due_file); a cluster job's own parse reads it as its run left it.
     """
@@ -75,7 +87,7 @@ def refresh(jobs):
     states, records = stamps.refresh_states(
         list(jobs.values()), config["ingest"]["max_requests"], write=write
     )
-    found = discover.duplicates(list(jobs.values()), config["job_roots"], records)
+    found = duplicates.find(list(jobs.values()), config["job_roots"], records)
     stamps.write_duplicates(states, found, write)
     batches = stamps.plan_batches(jobs, records, states, write=write)
     return states, batches
@@ -473,11 +485,11 @@ def ingests_known():
 
 def remove_stale_outputs():
     """onsuccess: remove the outputs of settings, job folders, tries profiles and task images no
-    longer found (discover.remove_stale_outputs), once a run that planned every job folder has
+    longer found (planning.remove_stale_outputs), once a run that planned every job folder has
     made everything else."""
     if not ingests_known():
         return
-    removed = discover.remove_stale_outputs(
+    removed = planning.remove_stale_outputs(
         Path("results"), set(settings_map()), set(all_batches()), planned_files()
     )
     if removed:
@@ -491,7 +503,7 @@ def remove_stale_outputs():
 
 
 def planned_files():
-    """The files of discover.PLANNED_FILE_FOLDERS this run's settings read, under results/:
+    """The files of planning.PLANNED_FILE_FOLDERS this run's settings read, under results/:
     the coverage design at each setting's tries profile, the inspection record of each image
     its tasks ran in."""
     designs = {

@@ -1,11 +1,9 @@
-"""Find BenchFlow job folders under the configured roots, and the attempts reached twice.
+"""Find BenchFlow job folders under the configured roots, and the files of their attempt folders.
 
 A job folder is what one `bench eval run` writes: a folder whose children are attempt folders
 (`<task>__<8 hex>/` holding result.json, config.json or solver.json). It may sit directly under a
 jobs dir (plain layout) or under `<alias>/trial-NN/` (the `--matrix` layout, NN = try index).
-Whether one changed is stamps.py's question. An attempt reached twice (overlapping roots, a link to a root, a copy of a
-job folder or of an attempt folder, however renamed or re-encoded) is found here (`duplicates`, by
-what its record names: identity.py), so that ingest counts it once.
+Whether one changed is stamps.py's question; an attempt reached twice, duplicates.py's.
 """
 
 from __future__ import annotations
@@ -15,21 +13,17 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import stat
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from .files import BadFile, locate, parse_json_bytes, printable, read_whole, sha256_bytes
-from .identity import RECORD_FILES, TRIAL_NAME, attempt_identity, differing_fields, recorded_text, same_content
-from .outputs import loads_written
+from .files import printable, sha256_bytes
+from .identity import TRIAL_NAME
 from .secrets import REDACTED_MARK, find, replace_spans
 
 TRIAL_MARKERS = ("result.json", "config.json", "solver.json")
 TRIAL_FILES = ("result.json", "config.json", "timing.json", "solver.json")
-# How the ledger reason of an attempt seen a second time ends: the overview counts those apart.
-COUNTED_THERE = "counted once, there"
 # A trial's record lying in the job folder itself, outside any attempt folder: no trial BenchFlow
 # reads, so a ledger row, and watched and bundled so that the row follows it.
 STRAY_RECORDS = ("result.json", "solver.json")
@@ -324,258 +318,6 @@ def review_files(attempt_dir: str) -> list[str]:
                 f"{current}/{entry.name}" for entry in reversed(entries) if entry.is_dir(follow_symlinks=False)
             )
     return found
-
-
-def _loaded(data: bytes):
-    """The JSON value of a record's bytes, as json reads them (faster: outputs.loads_written), or
-    from the text of a file saved with a byte-order mark or as UTF-16 (json.loads finds its
-    encoding): such a copy names its attempt as the original does. None when they are not JSON."""
-    for decode in (loads_written, json.loads):
-        try:
-            return decode(data)
-        except (ValueError, RecursionError):
-            continue
-    return None
-
-
-def attempt_record(job_dir: str, root_real: str, name: str, state: dict) -> list | None:
-    """[relpath, sha256 (16 hex), identity as JSON text] of the file that records an attempt
-    folder (the first of identity.RECORD_FILES whose stat `state` holds): the identity as
-    attempt_identity gives it, None when the file is not a JSON object or records neither rollout
-    name nor start; its config.json is read too where the record lacks the start or the task.
-    None for a folder with no such file. The bytes decode as json does, faster
-    (outputs.loads_written); `duplicates` reads strictly, as ingest does, the few it compares."""
-    relpath = next((f"{name}/{file}" for file in RECORD_FILES if len(state.get(f"{name}/{file}") or ()) == 2), None)
-    if relpath is None:
-        return None
-    try:
-        data = read_whole(locate(job_dir, relpath, root_real)[0])
-    except (BadFile, OSError):
-        return [relpath, None, None]
-    record = _loaded(data)
-    if not isinstance(record, dict):
-        return [relpath, sha256_bytes(data)[:16], None]
-    config = {}
-    lacking = recorded_text(record.get("started_at")) is None or not (
-        recorded_text(record.get("task_name")) or recorded_text(record.get("task_id"))
-    )
-    if lacking and relpath != f"{name}/config.json" and len(state.get(f"{name}/config.json") or ()) == 2:
-        try:
-            config = _loaded(read_whole(locate(job_dir, f"{name}/config.json", root_real)[0]))
-        except (BadFile, OSError):
-            pass
-    identity = attempt_identity(record, config if isinstance(config, dict) else {}, name)
-    return [relpath, sha256_bytes(data)[:16], identity and json.dumps(identity)]
-
-
-def attempt_records(job: JobFolder, folders: dict, now: dict, files_before: dict | None, before: dict | None) -> dict:
-    """attempt folder -> its attempt_record, what `duplicates` compares: kept from the last parse
-    (`before`, with the stats it was read at, `files_before`) where no file it may read moved,
-    else read. A first parse reads every record; later ones, the records that changed."""
-    files_before, before = files_before or {}, before if isinstance(before, dict) else {}
-    job_dir, root_real = str(job.path), os.path.realpath(job.root)
-    found = {}
-    for name in folders:
-        paths = [f"{name}/{file}" for file in RECORD_FILES]
-        if name in before and all(files_before.get(path) == now.get(path) for path in paths):
-            record = before[name]
-        else:
-            record = attempt_record(job_dir, root_real, name, now)
-        if record is not None:
-            found[name] = record
-    return found
-
-
-def _preference(job: JobFolder, roots: list[str]) -> tuple:
-    """Which of two places of one attempt counts it: the first root listed, then the shorter path
-    under it (the original rather than `A (copy)`), then the path."""
-    return (roots.index(job.root) if job.root in roots else len(roots), len(job.relpath), job.relpath)
-
-
-def duplicates(jobs: list[JobFolder], roots: list[str], records: dict[str, dict]) -> dict[str, dict[str, str]]:
-    """job id -> {attempt folder, or "" for the whole job folder: why it is not counted there},
-    for the job folders that hold such places.
-
-    The same folder is the same real path after resolving links (overlapping roots, a root and a
-    link to it). An attempt seen twice is two attempt folders, in one job folder or two, whose
-    records (`records`: attempt_records) name one rollout, task and started_at, however the
-    folders are named and the files written: it is counted at one of them (the folder named as
-    its rollout, then the preferred job folder: _preference) and the others say where. Sightings
-    whose records hold other values (a reward edited in one copy) are none of them counted, each
-    saying where the others are and which fields differ: which is right cannot be told. A record
-    that names neither rollout nor start is another's sighting only by the same bytes.
-    """
-    found: dict[str, dict[str, str]] = {}
-    ordered = sorted((job for job in jobs if not linked_away(job)), key=lambda job: _preference(job, roots))
-    first_at: dict[str, JobFolder] = {}
-    for job in ordered:
-        real = os.path.realpath(job.path)
-        if real in first_at:
-            found[job.job_id] = {
-                "": f"the same folder as {first_at[real].name} (one real folder reached twice, "
-                f"through overlapping job_roots or a link); {COUNTED_THERE}"
-            }
-        else:
-            first_at[real] = job
-    # Only an identity found twice is a second sighting. Those first, by set operations over each
-    # folder's identities, then the places of those alone (0.03 s of CPU at 100 job folders of
-    # 1,000 attempts, against 0.19 s gathering every attempt's place).
-    held: list[tuple[JobFolder, dict, set[str]]] = []
-    seen: set[str] = set()
-    twice: set[str] = set()
-    for job in ordered:
-        if job.job_id in found:
-            continue
-        mine = records.get(job.job_id, {})
-        keys = [identity or sha for _, sha, identity in mine.values() if sha is not None]
-        distinct = set(keys)
-        if len(distinct) < len(keys):  # one attempt twice in this job folder
-            twice.update(key for key, number in Counter(keys).items() if number > 1)
-        twice.update(distinct & seen)
-        seen.update(distinct)
-        held.append((job, mine, distinct))
-    sightings: dict[str, list[tuple]] = {}
-    for job, mine, distinct in held:
-        if not distinct.isdisjoint(twice):
-            for folder, (relpath, sha, identity) in mine.items():
-                if sha is not None and (identity or sha) in twice:
-                    sightings.setdefault(identity or sha, []).append((job, folder, relpath, sha))
-    for key, places in sightings.items():
-        identity = json.loads(key) if key.startswith("[") else None
-        rollout = identity[0] if identity else None
-        places.sort(key=lambda place: (place[1] != rollout, _preference(place[0], roots), place[1]))
-        for job, folder, reason in _sightings(places, identity):
-            found.setdefault(job.job_id, {})[folder] = reason
-    return found
-
-
-def _place(job: JobFolder, folder: str, seen_from: JobFolder) -> str:
-    """An attempt folder as a ledger row of `seen_from` names it: by its name within the same job
-    folder, else with its job folder's."""
-    return folder if job.job_id == seen_from.job_id else f"{job.name}/{folder}"
-
-
-def _record_value(job: JobFolder, relpath: str) -> tuple[dict | None, bool]:
-    """(the values of an attempt's record, whether ingest reads it as it is): read strictly, as
-    ingest reads it; else, for a file saved with a byte-order mark or as UTF-16 (as Windows tools
-    save text), the same strict reading of its text, which ingest refuses. (None, False) for a
-    record no reading makes a JSON object of (ingest says why)."""
-    try:
-        data = read_whole(locate(str(job.path), relpath, os.path.realpath(job.root))[0])
-    except (BadFile, OSError):
-        return None, False
-    for readable, text in ((True, data), (False, None)):
-        try:
-            if text is None:
-                text = data.decode(json.detect_encoding(data)).encode()
-            value = parse_json_bytes(text, relpath)
-        except (BadFile, UnicodeError):
-            continue
-        return (value, readable) if isinstance(value, dict) else (None, False)
-    return None, False
-
-
-def _sightings(places: list[tuple], identity: list | None) -> list[tuple[JobFolder, str, str]]:
-    """(job folder, attempt folder, why it is not counted) of every place but the one that counts
-    one attempt seen at `places` (in order of preference), or of every place when their records
-    disagree. Records of the same bytes are the same; others are read strictly (_record_value) and
-    compared by their values, and the attempt is counted at the first place whose record ingest
-    reads as it is (one it cannot read is its own ledger row there)."""
-    said = "its rollout name, task and started_at" if identity else "no rollout name or start recorded"
-    if len({sha for *_, sha in places}) == 1:
-        kept, how = places[0], "and the same bytes"
-    else:
-        values, readable = {}, []
-        for place in places:
-            value, as_it_is = _record_value(place[0], place[2])
-            if value is not None:
-                values[place[0].job_id, place[1]] = value
-                readable += [place] if as_it_is else []
-        places = [place for place in places if (place[0].job_id, place[1]) in values]
-        if not readable:
-            return []
-        if not same_content(list(values.values())):
-            assert identity is not None, "places keyed by their bytes alone hold the same bytes"
-            return _disagreeing(places, values, identity)
-        kept, how = readable[0], "and the same values, written differently"
-    kept_job, kept_folder = kept[0], kept[1]
-    return [
-        (job, folder, f"the same attempt as {_place(kept_job, kept_folder, job)} ({said}, {how}); {COUNTED_THERE}")
-        for job, folder, *_ in places
-        if (job, folder) != (kept_job, kept_folder)
-    ]
-
-
-def _disagreeing(places: list[tuple], values: dict, identity: list) -> list[tuple[JobFolder, str, str]]:
-    """Why each sighting of one attempt whose records disagree is not counted."""
-    rollout, task, started = identity
-    fields = ", ".join(differing_fields(list(values.values())))
-    found = []
-    for job, folder, relpath, _ in places:
-        others = [
-            _place(other, other_folder, job)
-            for other, other_folder, *_ in places
-            if (other, other_folder) != (job, folder)
-        ]
-        listed = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
-        found.append(
-            (
-                job,
-                folder,
-                f"the attempt {rollout or 'with no rollout name'} (task {task}, started_at {started or 'not recorded'}) "
-                f"is recorded also at {listed}, whose {relpath.split('/')[-1]} differs in {fields}: which is right "
-                "cannot be told, so none is counted",
-            )
-        )
-    return found
-
-
-INGEST_FILES = ("trials.json", "index.json", "tasks.json", "ledger.json")
-
-
-# The folders under results/ of one output file per planned item: a coverage design per tries
-# profile, an inspection record per task image.
-PLANNED_FILE_FOLDERS = ("coverage", "environment/images")
-
-
-def remove_stale_outputs(results: Path, settings: set[str], batches: set[str], planned_files: set[str]) -> list[str]:
-    """Remove what results/ holds of settings, ingest batches and planned files no longer planned
-    (a deleted or moved job folder, a setting whose trials are gone, batches made otherwise, a
-    tries profile or a task image no setting has now), so that no output looks current that is
-    not: results/reports/<setting>/ and results/settings/<setting>/, a batch's results/ingest
-    files, a file of PLANNED_FILE_FOLDERS not among `planned_files` (paths under results/, as
-    "coverage/10x3.json"), and their lineage records. Returns the paths removed, sorted."""
-    removed = []
-    for stage in ("reports", "settings"):
-        for base in (results / stage, results / "lineage" / stage):
-            for folder in sorted(base.iterdir() if base.is_dir() else []):
-                if folder.is_dir() and not folder.is_symlink() and folder.name not in settings:
-                    shutil.rmtree(folder)
-                    removed.append(folder.as_posix())
-    for stage in PLANNED_FILE_FOLDERS:
-        for base, suffix in ((results / stage, ""), (results / "lineage" / stage, ".json")):
-            for path in sorted(base.iterdir() if base.is_dir() else []):
-                output = f"{stage}/{path.name.removesuffix(suffix)}"
-                if path.is_file() and not path.is_symlink() and output not in planned_files:
-                    path.unlink()
-                    removed.append(path.as_posix())
-    ingest = results / "ingest"
-    for trials in sorted(ingest.rglob("trials.json") if ingest.is_dir() else []):
-        batch = trials.parent.relative_to(ingest).as_posix()
-        if batch in batches:
-            continue
-        for name in INGEST_FILES:
-            for path in (trials.parent / name, results / "lineage" / "ingest" / batch / f"{name}.json"):
-                if path.is_file():
-                    path.unlink()
-                    removed.append(path.as_posix())
-        for folder in (trials.parent, results / "lineage" / "ingest" / batch):
-            while (
-                folder not in (ingest, results / "lineage" / "ingest") and folder.is_dir() and not any(folder.iterdir())
-            ):
-                folder.rmdir()
-                folder = folder.parent
-    return sorted(removed)
 
 
 def find_jobs(roots: list[str]) -> dict[str, JobFolder]:

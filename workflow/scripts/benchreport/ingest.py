@@ -22,7 +22,6 @@ from typing import Any
 from . import classify, grader, provenance, settings, shapes
 from .classify import LEFT_OUT, REVIEWER_RUN, interrupted_row
 from .discover import (
-    COUNTED_THERE,
     STRAY_RECORDS,
     TRAJECTORY,
     TRIAL_FILES,
@@ -36,6 +35,7 @@ from .discover import (
     safe_part,
     try_folders,
 )
+from .duplicates import COUNTED_THERE
 from .files import (
     MISSING,
     BadFile,
@@ -857,7 +857,7 @@ def shown_names(names) -> dict[str, str]:
 def ingest_job(
     job: JobFolder, max_requests: int = 20, nop_agents=(), workers: int = 1, duplicates: dict | None = None
 ) -> dict:
-    """Every row of one job folder. `duplicates` (discover.duplicates) names the attempt folders
+    """Every row of one job folder. `duplicates` (duplicates.find) names the attempt folders
     counted in another job folder ("" for all of them): each gets a ledger row and is not read."""
     reader = JobReader(job)
     duplicates = duplicates or {}

@@ -8,6 +8,8 @@ answers.
 from __future__ import annotations
 
 import dataclasses
+import shutil
+from pathlib import Path
 
 from . import discover, environment
 from .stamps import INGESTED_RECORD
@@ -106,3 +108,51 @@ def compared_settings(settings: dict[str, dict]) -> list[str]:
 def run_outputs(control_kinds: tuple[str, ...] = ()) -> list[str]:
     """The run-level outputs of rule all, and the manifests of the control runs it makes."""
     return [*RUN_OUTPUTS, *(f"results/controls/run-{kind}.json" for kind in control_kinds)]
+
+
+INGEST_FILES = ("trials.json", "index.json", "tasks.json", "ledger.json")
+
+
+# The folders under results/ of one output file per planned item: a coverage design per tries
+# profile, an inspection record per task image.
+PLANNED_FILE_FOLDERS = ("coverage", "environment/images")
+
+
+def remove_stale_outputs(results: Path, settings: set[str], batches: set[str], planned_files: set[str]) -> list[str]:
+    """Remove what results/ holds of settings, ingest batches and planned files no longer planned
+    (a deleted or moved job folder, a setting whose trials are gone, batches made otherwise, a
+    tries profile or a task image no setting has now), so that no output looks current that is
+    not: results/reports/<setting>/ and results/settings/<setting>/, a batch's results/ingest
+    files, a file of PLANNED_FILE_FOLDERS not among `planned_files` (paths under results/, as
+    "coverage/10x3.json"), and their lineage records. Returns the paths removed, sorted."""
+    removed = []
+    for stage in ("reports", "settings"):
+        for base in (results / stage, results / "lineage" / stage):
+            for folder in sorted(base.iterdir() if base.is_dir() else []):
+                if folder.is_dir() and not folder.is_symlink() and folder.name not in settings:
+                    shutil.rmtree(folder)
+                    removed.append(folder.as_posix())
+    for stage in PLANNED_FILE_FOLDERS:
+        for base, suffix in ((results / stage, ""), (results / "lineage" / stage, ".json")):
+            for path in sorted(base.iterdir() if base.is_dir() else []):
+                output = f"{stage}/{path.name.removesuffix(suffix)}"
+                if path.is_file() and not path.is_symlink() and output not in planned_files:
+                    path.unlink()
+                    removed.append(path.as_posix())
+    ingest = results / "ingest"
+    for trials in sorted(ingest.rglob("trials.json") if ingest.is_dir() else []):
+        batch = trials.parent.relative_to(ingest).as_posix()
+        if batch in batches:
+            continue
+        for name in INGEST_FILES:
+            for path in (trials.parent / name, results / "lineage" / "ingest" / batch / f"{name}.json"):
+                if path.is_file():
+                    path.unlink()
+                    removed.append(path.as_posix())
+        for folder in (trials.parent, results / "lineage" / "ingest" / batch):
+            while (
+                folder not in (ingest, results / "lineage" / "ingest") and folder.is_dir() and not any(folder.iterdir())
+            ):
+                folder.rmdir()
+                folder = folder.parent
+    return sorted(removed)

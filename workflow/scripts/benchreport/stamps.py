@@ -32,11 +32,11 @@ from .discover import (
     TRIAL_FILES,
     JobFolder,
     attempt_folders,
-    attempt_records,
     linked_away,
     request_prefix,
     review_files,
 )
+from .duplicates import attempt_records
 from .files import BadFile, locate, sha256_file
 from .forked import can_fork, forked_map
 from .lineage import ingest_file, lineage_of
@@ -117,7 +117,7 @@ def recorded_sources(job: discover.JobFolder, batch: str, sources_of=batch_sourc
 
 def refresh_states(jobs: list[discover.JobFolder], max_requests: int, state_dir: Path = STATE_DIR, write: bool = True):
     """(job id -> its stamp file, job id -> the records of its attempt folders, which
-    discover.duplicates compares: discover.attempt_records). A folder's last ingest is that of the
+    duplicates.find compares: duplicates.attempt_records). A folder's last ingest is that of the
     batch the last parse planned for it (plan_batches). Without `write`, see refresh_state."""
     planned = _planned_batches(state_dir)
     # a batch's record is read once, not once per folder of it whose files were touched
