@@ -107,6 +107,14 @@ PRECISION = 0.004
 # Methods that would print a point or nothing when every task has the same mean print the
 # Clopper-Pearson bound over task means instead.
 GUARDED = ("t over task means", "bootstrap-percentile over tasks", "bootstrap-BCa over tasks")
+# The row of a method that is not evaluated.
+UNEVALUATED = {
+    "worst_coverage": None,
+    "worst_cell": None,
+    "mean_width": None,
+    "standard_error": None,
+    "lower_bound": None,
+}
 # Methods that read only the sum of task means (coverage exact from its distribution).
 SUM_METHODS = ("wilson over task means", "clopper-pearson over task means")
 # The headline is one of these: built around the mean over tasks, the printed pass rate. Wilson
@@ -641,6 +649,14 @@ def _log_multinomial_constant(counts: np.ndarray) -> np.ndarray:
     return gammaln(counts.sum(axis=1) + 1) - gammaln(counts + 1).sum(axis=1)
 
 
+def _unfilled(names, families, means) -> dict:
+    """name -> (coverage, width), each a (families x means) table of NaN for the families to fill."""
+    return {
+        name: (np.full((len(families), len(means)), np.nan), np.full((len(families), len(means)), np.nan))
+        for name in names
+    }
+
+
 def _enumerated(profile, families, means, confidence, bootstrap, workers=1) -> dict:
     """name -> (families x means) exact coverage and width, over every distinct run. `workers`
     threads share the runs' intervals and then the families (numpy releases the GIL in each
@@ -653,10 +669,7 @@ def _enumerated(profile, families, means, confidence, bootstrap, workers=1) -> d
     }
     widths = {name: np.where(np.isfinite(low), high - low, 0.0) for name, (low, high) in bounds.items()}
     constants = sum(_log_multinomial_constant(counts)[index[g]] for g, counts in enumerate(group_counts))
-    found = {
-        name: (np.full((len(families), len(means)), np.nan), np.full((len(families), len(means)), np.nan))
-        for name in bounds
-    }
+    found = _unfilled(bounds, families, means)
 
     def one_family(f):
         family, parameter = families[f]
@@ -689,8 +702,6 @@ def _deterministic(profile, means, confidence, bootstrap, workers=1) -> dict | N
     so the coverage moves smoothly there and jumps only at a bound, down where μ leaves a run's
     closed interval; it is evaluated at `means` and just outside every bound. Here near-certain coverage dips are sharpest, since every
     task is a 0/1 outcome."""
-    from scipy.special import gammaln
-
     sizes = [count + 1 for _, count in profile]
     if math.prod(sizes) > ENUMERATION_MAX:
         return None
@@ -707,15 +718,7 @@ def _deterministic(profile, means, confidence, bootstrap, workers=1) -> dict | N
     settings = {"confidence": confidence, "bootstrap": bootstrap, "workers": workers}
     bounds = batch_intervals((passes > 0).astype(np.int64), 1, **settings)
     bounds |= batch_intervals(passes, _profile_tries(profile), methods=POOLED_METHODS, **settings)
-    tasks, passed = passes.shape[1], passing.sum(axis=0)[:, None]
-    constant = sum(
-        gammaln(count + 1) - gammaln(passing[g] + 1) - gammaln(count - passing[g] + 1)
-        for g, (_, count) in enumerate(profile)
-    )[:, None]
-
-    def probabilities(points):  # runs x points, all strictly inside (0, 1)
-        return np.exp(constant + passed * np.log(points) + (tasks - passed) * np.log1p(-points))
-
+    probabilities = _all_or_none_probabilities(profile, passing)
     on_means = probabilities(means)
     chunk = max(1, BLOCK_ELEMENTS // len(passes))
 
@@ -740,6 +743,19 @@ def _deterministic(profile, means, confidence, bootstrap, workers=1) -> dict | N
 
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
         return dict(pool.map(method, bounds.items()))
+
+
+def _all_or_none_probabilities(profile, passing):
+    """The probabilities of the runs in which k_g tasks of each group pass every try and the rest
+    none (`passing`, groups x runs), as a function of μ: runs x points, all strictly inside (0, 1)."""
+    from scipy.special import gammaln
+
+    tasks, passed = sum(count for _, count in profile), passing.sum(axis=0)[:, None]
+    constant = sum(
+        gammaln(count + 1) - gammaln(passing[g] + 1) - gammaln(count - passing[g] + 1)
+        for g, (_, count) in enumerate(profile)
+    )[:, None]
+    return lambda points: np.exp(constant + passed * np.log(points) + (tasks - passed) * np.log1p(-points))
 
 
 def sum_lattice(tries) -> int:
@@ -833,26 +849,10 @@ def _convolved(profile, families, means, confidence, workers=1) -> dict:
     main_tries, main_tasks = main_group
     main = [main_group]  # a profile of the main group alone
     tasks = sum(count for _, count in profile)
-    support = tasks * totals + 1
     scale_main, scale_rest = totals // main_tries, totals // step
     main_support, rest_support = main_tasks * main_tries + 1, sum(count for _, count in rest) * step + 1
-    sums = np.arange(support) / totals
-    bounds = {
-        "clopper-pearson over task means": intervals.clopper_pearson_bounds(sums, tasks, confidence),
-        "wilson over task means": intervals.wilson_bounds(sums, tasks, confidence),
-    }
-    # per method and mean: the totals whose interval covers μ are reach … past − 1
-    covering = {
-        name: (np.searchsorted(high, means, side="left"), np.searchsorted(low, means, side="right"))
-        for name, (low, high) in bounds.items()
-    }
-    spreads = {name: high - low for name, (low, high) in bounds.items()}
-    found = {
-        name: (np.full((len(families), len(means)), np.nan), np.full((len(families), len(means)), np.nan))
-        for name in bounds
-    }
-    on_mc = np.zeros(len(means), dtype=bool)
-    on_mc[::MC_STEP] = True
+    covering, spreads = _sum_intervals(tasks, totals, means, confidence)
+    found = _unfilled(covering, families, means)
 
     def family(f):
         name, parameter = families[f]
@@ -875,7 +875,7 @@ def _convolved(profile, families, means, confidence, workers=1) -> dict:
                     found[method][0][f, block] = _covered(
                         main_first, main_pmf, scale_main, offsets, rest_pmf, reach[block], past[block]
                     )
-                mc = on_mc[block]
+                mc = block % MC_STEP == 0  # the Monte-Carlo means
                 if mc.any():
                     widths = _widths(main_first[mc], main_pmf[mc], scale_main, offsets[mc], rest_pmf[mc], spreads)
                     for method, width in widths.items():
@@ -884,6 +884,21 @@ def _convolved(profile, families, means, confidence, workers=1) -> dict:
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
         list(pool.map(family, range(len(families))))
     return found
+
+
+def _sum_intervals(tasks, totals, means, confidence) -> tuple[dict, dict]:
+    """Per SUM_METHODS method, its intervals at every sum of task means on the lattice 1/totals:
+    (for each of `means`, the totals reach … past − 1 whose interval covers it; each total's width)."""
+    sums = np.arange(tasks * totals + 1) / totals
+    bounds = {
+        "clopper-pearson over task means": intervals.clopper_pearson_bounds(sums, tasks, confidence),
+        "wilson over task means": intervals.wilson_bounds(sums, tasks, confidence),
+    }
+    covering = {
+        name: (np.searchsorted(high, means, side="left"), np.searchsorted(low, means, side="right"))
+        for name, (low, high) in bounds.items()
+    }
+    return covering, {name: high - low for name, (low, high) in bounds.items()}
 
 
 def _covered(main_first, main_pmf, scale_main, offsets, rest_pmf, reach, past):
@@ -1089,11 +1104,6 @@ def coverage_design(
     _check_design_arguments(profile, simulations)
     intervals.check_confidence(confidence)
     target = confidence if target is None else target
-    tries = _profile_tries(profile)
-    families = FAMILIES
-    means = design_means(MEANS)
-    mc_means = means[::MC_STEP]
-    evaluation, rows = {}, {}
     settings = {
         "seed": seed,
         "simulations": simulations,
@@ -1101,44 +1111,71 @@ def coverage_design(
         "bootstrap": bootstrap,
         "workers": workers,
     }
+    means = design_means(MEANS)
     determined = _deterministic(profile, means, confidence, bootstrap, workers)
     if _multisets(profile) <= ENUMERATION_MAX:
-        exact = _enumerated(profile, families, means, confidence, bootstrap, workers)
-        simulated = {}
-        for name in exact:
-            evaluation[name] = "exact, every distinct run enumerated"
+        exact = _enumerated(profile, FAMILIES, means, confidence, bootstrap, workers)
+        evaluation = dict.fromkeys(exact, "exact, every distinct run enumerated")
+        simulated: dict = {}
     else:
-        _, rest_groups, step, totals = sum_layout(profile)
-        exact = (
-            _convolved(profile, families, means, confidence, workers) if tries.size * totals < CONVOLUTION_MAX else {}
-        )
-        rounded = sorted({group_tries for group_tries, _ in rest_groups if step % group_tries})
-        for name in exact:
-            evaluation[name] = (
-                "from the distribution of the sum of task means, those of tasks with "
-                f"{' or '.join(map(str, rounded))} tries rounded to a multiple of 1/{step}"
-                if rounded
-                else "exact, from the distribution of the sum of task means"
-            )
-        rest = [
-            name
-            for name in intervals.METHODS
-            if name not in exact and (name not in BOOTSTRAP_METHODS or bootstrap_available(tries))
-        ]
-        simulated = _simulated(
-            profile, families, mc_means, rest, target, exact=() if determined is None else (DETERMINISTIC,), **settings
-        )
-        for name in simulated:
-            evaluation[name] = "simulated (sequential Monte Carlo)" + (
-                ""
-                if determined is None
-                else "; tasks that pass every try or none: exact, every distinct run enumerated"
-            )
-    for name, (cover, width) in exact.items():
-        rows[name] = _exact_row(cover, width, families, means, determined and determined[name])
+        exact, evaluation = _summed(profile, means, confidence, workers)
+        simulated, how = _simulated_rest(profile, means, exact, determined, target, settings)
+        evaluation |= dict.fromkeys(simulated, how)
+    rows = {
+        name: _exact_row(cover, width, FAMILIES, means, determined and determined[name])
+        for name, (cover, width) in exact.items()
+    }
     for name, cells in simulated.items():
-        rows[name] = _simulated_row(cells, families, mc_means, determined and determined[name])
-    # the headline's printed worst case is refined until no simulated cell could be far below it
+        rows[name] = _simulated_row(cells, FAMILIES, means[::MC_STEP], determined and determined[name])
+    _refine_headline(profile, rows, simulated, determined, target, settings)
+    methods = {
+        name: rows[name] | {"evaluation": evaluation[name]}
+        if name in rows
+        else UNEVALUATED | {"evaluation": NOT_EVALUATED}
+        for name in intervals.METHODS
+    }
+    return _design_record(profile, means, methods, target, settings)
+
+
+def _simulated_rest(profile, means, exact, determined, target, settings) -> tuple[dict, str]:
+    """(name -> its Monte-Carlo cells, how they were evaluated) of every method not in `exact`
+    that can be computed at this profile; the DETERMINISTIC family's cells are left to
+    `_deterministic` where it found them."""
+    tries = _profile_tries(profile)
+    rest = [
+        name
+        for name in intervals.METHODS
+        if name not in exact and (name not in BOOTSTRAP_METHODS or bootstrap_available(tries))
+    ]
+    deterministic = () if determined is None else (DETERMINISTIC,)
+    simulated = _simulated(profile, FAMILIES, means[::MC_STEP], rest, target, exact=deterministic, **settings)
+    how = "simulated (sequential Monte Carlo)" + (
+        "" if determined is None else "; tasks that pass every try or none: exact, every distinct run enumerated"
+    )
+    return simulated, how
+
+
+def _summed(profile, means, confidence, workers) -> tuple[dict, dict]:
+    """(name -> (families x means) coverage and width, name -> how it was evaluated) of the
+    SUM_METHODS from the distribution of the sum of task means, where that is small enough."""
+    _, rest_groups, step, totals = sum_layout(profile)
+    if sum(count for _, count in profile) * totals >= CONVOLUTION_MAX:
+        return {}, {}
+    rounded = sorted({group_tries for group_tries, _ in rest_groups if step % group_tries})
+    how = (
+        "from the distribution of the sum of task means, those of tasks with "
+        f"{' or '.join(map(str, rounded))} tries rounded to a multiple of 1/{step}"
+        if rounded
+        else "exact, from the distribution of the sum of task means"
+    )
+    exact = _convolved(profile, FAMILIES, means, confidence, workers)
+    return exact, dict.fromkeys(exact, how)
+
+
+def _refine_headline(profile, rows, simulated, determined, target, settings) -> None:
+    """Simulates the headline's cells further, until none could be far below its printed worst
+    case (`_top_up`), for each simulated method in turn that becomes the headline; updates `rows`."""
+    tries, mc_means = _profile_tries(profile), design_means(MEANS)[::MC_STEP]
     refined = set()
     while (
         name := choose_headline(
@@ -1148,35 +1185,27 @@ def coverage_design(
         if name in refined:
             break
         refined.add(name)
-        _top_up(name, simulated, rows[name]["worst_coverage"], tries, families, mc_means, **settings)
-        rows[name] = _simulated_row(simulated[name], families, mc_means, determined and determined[name])
-    methods = {}
-    for name in intervals.METHODS:
-        if name not in rows:
-            methods[name] = {
-                "worst_coverage": None,
-                "worst_cell": None,
-                "mean_width": None,
-                "standard_error": None,
-                "lower_bound": None,
-                "evaluation": NOT_EVALUATED,
-            }
-            continue
-        methods[name] = rows[name] | {"evaluation": evaluation[name]}
+        _top_up(name, simulated, rows[name]["worst_coverage"], tries, FAMILIES, mc_means, **settings)
+        rows[name] = _simulated_row(simulated[name], FAMILIES, mc_means, determined and determined[name])
+
+
+def _design_record(profile, means, methods, target, settings) -> dict:
+    """The coverage design's record: the profile, how it was evaluated and each method's row."""
+    tries = _profile_tries(profile)
     median = sorted(tries.tolist())[(tries.size - 1) // 2 : tries.size // 2 + 1]
     return {
         "n_tasks": int(tries.size),
         "tries_per_task": max(1, round(sum(median) / len(median))),
         "tries_profile": [list(group) for group in profile],
         "design_version": DESIGN_VERSION,
-        "seed": seed,
+        "seed": settings["seed"],
         "generator": (
             "numpy PCG64: the Monte-Carlo cell of family f (in `families`) and mean m (in "
             f"`simulated_pass_rates`) draws its runs, batch after batch, from SeedSequence([seed, "
             f"{DESIGN_VERSION}, f, m])"
         ),
-        "simulations": simulations,
-        "confidence": confidence,
+        "simulations": settings["simulations"],
+        "confidence": settings["confidence"],
         "target": target,
         "decision_z": Z_DECIDE,
         "model": MODEL,
@@ -1189,16 +1218,16 @@ def coverage_design(
             z=Z_DECIDE,
             precision=PRECISION,
         ),
-        "families": [{"family": family, "parameter": parameter} for family, parameter in families],
+        "families": [{"family": family, "parameter": parameter} for family, parameter in FAMILIES],
         "bootstrap": EXACT
         + (
             WINDOWED.format(tail=WINDOW_TAIL, floor=SPECTRUM_FLOOR, margin=LEVEL_MARGIN)
-            if _windowed(bootstrap, tries.size, int(tries[0]))
+            if _windowed(settings["bootstrap"], tries.size, int(tries[0]))
             else ""
         ),
         "pass_rates": [float(value) for value in means],
-        "simulated_pass_rates": [float(value) for value in mc_means],
-        "correlations": [parameter for family, parameter in families if family == "beta-binomial"],
+        "simulated_pass_rates": [float(value) for value in means[::MC_STEP]],
+        "correlations": [parameter for family, parameter in FAMILIES if family == "beta-binomial"],
         "methods": methods,
     }
 
@@ -1249,13 +1278,7 @@ def _simulated_row(cells, families, means, determined=None) -> dict:
     if determined is not None:
         widths += list(determined[2][::MC_STEP])
     if not cells:
-        return {
-            "worst_coverage": None,
-            "worst_cell": None,
-            "mean_width": None,
-            "standard_error": None,
-            "lower_bound": None,
-        }
+        return dict(UNEVALUATED)
     return _row(entries, bounds, np.array(widths)) | {
         "cells_simulated": len(cells),
         "simulated_runs": int(sum(runs for _, runs, _ in cells.values())),
