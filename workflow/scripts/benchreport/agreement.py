@@ -113,15 +113,7 @@ def _check_setting_texts(check: Checker, setting: str, record: dict, page: str |
         check.contains(
             text, f"{c['trials']:,} trials" if c["trials"] != 1 else "1 trial", "report.md", setting, "trials"
         )
-        for row in record["per_task"]:
-            if record.get("controls"):
-                check.contains(
-                    text,
-                    sentences.task_controls(row["controls"]),
-                    "report.md",
-                    setting,
-                    f"controls verdict of {row['task']}",
-                )
+        _check_task_controls(check, text, "report.md", setting, record)
     if writeup is not None:
         text = _words(_markdown_text(writeup))
         check.contains(text, passes(c), "writeup.md", setting, "passed of trials")
@@ -130,15 +122,15 @@ def _check_setting_texts(check: Checker, setting: str, record: dict, page: str |
         check.contains(
             page, sentences.token_total(record["usage"]["tokens_all_attempts"]), "report.html", setting, "tokens"
         )
-        for row in record["per_task"]:
-            if record.get("controls"):
-                check.contains(
-                    page,
-                    sentences.task_controls(row["controls"]),
-                    "report.html",
-                    setting,
-                    f"controls verdict of {row['task']}",
-                )
+        _check_task_controls(check, page, "report.html", setting, record)
+
+
+def _check_task_controls(check: Checker, text: str, where: str, setting: str, record: dict) -> None:
+    for row in record["per_task"]:
+        if record.get("controls"):
+            check.contains(
+                text, sentences.task_controls(row["controls"]), where, setting, f"controls verdict of {row['task']}"
+            )
 
 
 def _check_usage_text(check: Checker, text: str, where: str, setting: str, record: dict) -> None:
@@ -196,8 +188,7 @@ def _check_cards(check: Checker, setting: str, record: dict) -> None:
 
 def _check_tables(check: Checker, records: dict[str, dict]) -> None:
     index = check.read("index.md")
-    rows = list(csv.DictReader(io.StringIO(check.read("paper/settings.csv") or "")))
-    by_setting = {row["setting"]: row for row in rows}
+    by_setting = {row["setting"]: row for row in csv.DictReader(io.StringIO(check.read("paper/settings.csv") or ""))}
     settings_lines = _markdown_text(check.read("paper/settings.md") or "").splitlines()
     settings_md = _words(" ".join(settings_lines))
     settings_tex = check.read("paper/settings.tex") or ""
@@ -206,59 +197,11 @@ def _check_tables(check: Checker, records: dict[str, dict]) -> None:
     for setting, record in records.items():
         rate, interval, method_name = _headline_cells(record)
         if index is not None:
-            line = next((line for line in index.splitlines() if f"(reports/{setting}/report.md)" in line), "")
-            line = _markdown_text(line)
-            check.contains(
-                line, f"| {rate} | {interval} ({method_name}) |", "index.md", setting, "pass rate and headline"
-            )
-            check.contains(
-                line,
-                f"| {record['counts']['trials']} | {record['counts']['passed']} |",
-                "index.md",
-                setting,
-                "trials and passed",
-            )
+            _check_index_row(check, index, setting, record)
         row = by_setting.get(setting)
         check.expect(row is not None, "paper/settings.csv", setting, "row missing")
         if row is not None:
-            headline = record["headline"]
-            check.expect(
-                row["interval_low"] == _csv_number(headline.get("low")), "paper/settings.csv", setting, "interval low"
-            )
-            check.expect(
-                row["interval_high"] == _csv_number(headline.get("high")),
-                "paper/settings.csv",
-                setting,
-                "interval high",
-            )
-            check.expect(
-                row["interval_method"] == (headline.get("method") or ""), "paper/settings.csv", setting, "method"
-            )
-            check.expect(
-                row["pass_rate"] == _csv_number(record["pass_rate"]["value"]),
-                "paper/settings.csv",
-                setting,
-                "pass rate",
-            )
-            check.expect(row["trials"] == str(record["counts"]["trials"]), "paper/settings.csv", setting, "trials")
-            per_solved = record["usage"]["cost_measures"]["per_solved_task"]["value_usd"]
-            check.expect(
-                row["cost_per_solved_usd"] == _csv_number(per_solved),
-                "paper/settings.csv",
-                setting,
-                "cost per solved task",
-            )
-            check.expect(
-                row["controls"] == sentences.controls_summary(record), "paper/settings.csv", setting, "controls"
-            )
-            tokens, usage = record["usage"]["tokens_all_attempts"], record["usage"]
-            for field, value in (
-                ("total_tokens", tokens["total"]),
-                ("trials_with_tokens", tokens["trials_recorded"]),
-                ("cost_usd", usage["cost_measures"]["spent"]["value_usd"]),
-                ("trials_with_cost", usage["trials_priced"]),
-            ):
-                check.expect(row[field] == _csv_number(value), "paper/settings.csv", setting, field.replace("_", " "))
+            _check_csv_row(check, row, setting, record)
         check.contains(
             settings_md,
             f"| {rate} | {interval} | {method_name} |",
@@ -285,9 +228,47 @@ def _check_tables(check: Checker, records: dict[str, dict]) -> None:
             "forest point",
         )
     if index is not None:
-        shown = level(next(iter(records.values()))["confidence"]) if records else None
-        stray = set(re.findall(r"(\d{1,2}(?:\.\d+)?%) interval", index)) - {shown}
-        check.expect(not stray, "index.md", "-", f"an interval at another level: {sorted(stray)}")
+        _check_one_level(check, index, "index.md", records)
+
+
+def _check_index_row(check: Checker, index: str, setting: str, record: dict) -> None:
+    rate, interval, method_name = _headline_cells(record)
+    line = next((line for line in index.splitlines() if f"(reports/{setting}/report.md)" in line), "")
+    line = _markdown_text(line)
+    check.contains(line, f"| {rate} | {interval} ({method_name}) |", "index.md", setting, "pass rate and headline")
+    check.contains(
+        line,
+        f"| {record['counts']['trials']} | {record['counts']['passed']} |",
+        "index.md",
+        setting,
+        "trials and passed",
+    )
+
+
+def _check_csv_row(check: Checker, row: dict, setting: str, record: dict) -> None:
+    headline, usage = record["headline"], record["usage"]
+    tokens, costs = usage["tokens_all_attempts"], usage["cost_measures"]
+    for field, value, what in (
+        ("interval_low", _csv_number(headline.get("low")), "interval low"),
+        ("interval_high", _csv_number(headline.get("high")), "interval high"),
+        ("interval_method", headline.get("method") or "", "method"),
+        ("pass_rate", _csv_number(record["pass_rate"]["value"]), "pass rate"),
+        ("trials", str(record["counts"]["trials"]), "trials"),
+        ("cost_per_solved_usd", _csv_number(costs["per_solved_task"]["value_usd"]), "cost per solved task"),
+        ("controls", sentences.controls_summary(record), "controls"),
+        ("total_tokens", _csv_number(tokens["total"]), "total tokens"),
+        ("trials_with_tokens", _csv_number(tokens["trials_recorded"]), "trials with tokens"),
+        ("cost_usd", _csv_number(costs["spent"]["value_usd"]), "cost usd"),
+        ("trials_with_cost", _csv_number(usage["trials_priced"]), "trials with cost"),
+    ):
+        check.expect(row[field] == value, "paper/settings.csv", setting, what)
+
+
+def _check_one_level(check: Checker, text: str, where: str, records: dict[str, dict]) -> None:
+    """Every interval `text` names is at the records' confidence level."""
+    shown = level(next(iter(records.values()))["confidence"]) if records else None
+    stray = set(re.findall(r"(\d{1,2}(?:\.\d+)?%) interval", text)) - {shown}
+    check.expect(not stray, where, "-", f"an interval at another level: {sorted(stray)}")
 
 
 def _csv_number(value) -> str:
@@ -328,9 +309,7 @@ def _check_comparisons(check: Checker, records: dict[str, dict]) -> None:
                 )
     markdown = check.read("comparisons/comparisons.md")
     if markdown is not None and records:
-        shown = level(next(iter(records.values()))["confidence"])
-        stray = set(re.findall(r"(\d{1,2}(?:\.\d+)?%) interval", markdown)) - {shown}
-        check.expect(not stray, "comparisons.md", "-", f"an interval at another level: {sorted(stray)}")
+        _check_one_level(check, markdown, "comparisons.md", records)
 
 
 def check(results: str | Path) -> tuple[int, list[str]]:
