@@ -35,8 +35,26 @@ def command_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="benchreport")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    lineage = commands.add_parser("lineage", help="print an output's lineage tree and re-check every hash")
-    lineage.set_defaults(run=print_lineage, usage=lineage)
+    for add in (add_lineage, add_verify, add_review, add_check, add_interval, add_compare, add_plan):
+        add(commands)
+    return parser
+
+
+def command(commands, name: str, run, **described) -> argparse.ArgumentParser:
+    """A command that runs `run`, its own usage line the one a bad file's message ends in."""
+    parser = commands.add_parser(name, **described)
+    parser.set_defaults(run=run, usage=parser)
+    return parser
+
+
+def bundle_command(commands, name: str, run, **described) -> argparse.ArgumentParser:
+    parser = command(commands, name, run, **described)
+    parser.add_argument("bundle", type=existing(Path.is_file, "a file"), help="a results/bundle/<name>.tar.gz")
+    return parser
+
+
+def add_lineage(commands) -> None:
+    lineage = command(commands, "lineage", print_lineage, help="print an output's lineage tree and re-check every hash")
     lineage.add_argument("file", type=existing(Path.is_file, "a file"), help="a file under results/")
     lineage.add_argument(
         "--number",
@@ -44,34 +62,37 @@ def command_parser() -> argparse.ArgumentParser:
         "headline, per_task.<task>, usage.cost_measures.<measure>, controls.<task>, ...): print the "
         "trials it was computed from and re-hash their job-folder files",
     )
-    check = commands.add_parser(
+
+
+def add_verify(commands) -> None:
+    parser = bundle_command(
+        commands,
         "verify",
+        verify_bundle,
         help="check a bundle's manifest and re-run its inputs to the same bytes",
         description="Checks MANIFEST.sha256 and re-runs the bundled job-folder files with this installation's "
         "benchreport workflow (not the code in the archive) and the bundled config with every command switched "
         "off, then compares every output. Proves consistency, not origin.",
     )
-    check.set_defaults(run=verify_bundle, usage=check)
-    check.add_argument("bundle", type=existing(Path.is_file, "a file"), help="a results/bundle/<name>.tar.gz")
-    check.add_argument("--cores", type=positive(int), default=2)
-    check.add_argument(
+    parser.add_argument("--cores", type=positive(int), default=2)
+    parser.add_argument(
         "--run-bundled-code",
         action="store_true",
         help="re-run with the workflow code in the archive: this EXECUTES code from the archive",
     )
-    check.add_argument(
+    parser.add_argument(
         "--max-bytes",
         type=positive(int),
         default=MAX_BYTES,
         help="refuse an archive whose contents add up to more (default %(default)s)",
     )
-    check.add_argument(
+    parser.add_argument(
         "--max-ratio",
         type=positive(float),
         default=MAX_RATIO,
         help="refuse an archive whose contents exceed this multiple of its size (default %(default)s)",
     )
-    check.add_argument(
+    parser.add_argument(
         "--max-draws",
         type=draw_limit,
         action="append",
@@ -80,17 +101,24 @@ def command_parser() -> argparse.ArgumentParser:
         help="refuse a bundle whose config sets more than N draws for KEY before re-running it; defaults: "
         + ", ".join(f"{key}={most}" for key, most in MAX_DRAWS.items()),
     )
-    review = commands.add_parser(
+
+
+def add_review(commands) -> None:
+    bundle_command(
+        commands,
         "review",
+        review_bundle,
         help="list what a bundle would publish that still looks like a secret",
         description="Reads every file and name of the bundle and prints one line per string the secret scan "
         "still finds or that looks random (high entropy) and was left unredacted: the file, the rule and a masked "
         "context. Read it before sharing the bundle; exit status 1 when anything is listed.",
     )
-    review.set_defaults(run=review_bundle, usage=review)
-    review.add_argument("bundle", type=existing(Path.is_file, "a file"), help="a results/bundle/<name>.tar.gz")
-    agree = commands.add_parser("check", help="check that every output in a results folder prints the same numbers")
-    agree.set_defaults(run=check_agreement, usage=agree)
+
+
+def add_check(commands) -> None:
+    agree = command(
+        commands, "check", check_agreement, help="check that every output in a results folder prints the same numbers"
+    )
     agree.add_argument(
         "results",
         nargs="?",
@@ -98,10 +126,16 @@ def command_parser() -> argparse.ArgumentParser:
         type=existing(Path.is_dir, "a folder"),
         help="a results/ folder (default: results)",
     )
+
+
+def add_interval(commands) -> None:
     interval = json_lines_command(commands, "interval", print_headlines, "the headline interval of runs", "run")
     interval.add_argument(
         "--simulations", type=positive(int), help="default: the workflow's statistics.coverage_simulations"
     )
+
+
+def add_compare(commands) -> None:
     compare = json_lines_command(
         commands, "compare", print_comparisons, "the paired comparison of two settings' per-task counts", "comparison"
     )
@@ -110,6 +144,9 @@ def command_parser() -> argparse.ArgumentParser:
         type=positive(int),
         help="Monte Carlo draws where the exact law is too large; default: the workflow's statistics.permutations",
     )
+
+
+def add_plan(commands) -> None:
     planner = json_lines_command(
         commands, "plan", print_plans, "how many tasks and tries reach a target, from a pilot's counts", "pilot"
     )
@@ -123,20 +160,16 @@ def command_parser() -> argparse.ArgumentParser:
         "--assurance", type=fraction, help="the share of runs that must reach the half-width (default 0.8)"
     )
     planner.add_argument("--simulations", type=positive(int), help="simulated runs per shape tried (default 2000)")
-    return parser
 
 
 def json_lines_command(commands, name: str, run, what: str, line: str) -> argparse.ArgumentParser:
     """A command that reads JSON lines, one `line` each, with the workflow's level and seed as
     defaults (filled in by `run`, so that --help imports no numpy)."""
-    command = commands.add_parser(name, help=f"{what} given as JSON lines")
-    command.set_defaults(run=run, usage=command)
-    command.add_argument("file", nargs="?", default="-", help=f"JSON lines, one {line} each (default: stdin)")
-    command.add_argument(
-        "--confidence", type=fraction, help="a level strictly between 0 and 1; default: the workflow's"
-    )
-    command.add_argument("--seed", type=non_negative(int), help="default: the workflow's statistics.seed")
-    return command
+    parser = command(commands, name, run, help=f"{what} given as JSON lines")
+    parser.add_argument("file", nargs="?", default="-", help=f"JSON lines, one {line} each (default: stdin)")
+    parser.add_argument("--confidence", type=fraction, help="a level strictly between 0 and 1; default: the workflow's")
+    parser.add_argument("--seed", type=non_negative(int), help="default: the workflow's statistics.seed")
+    return parser
 
 
 def existing(test, what: str):
