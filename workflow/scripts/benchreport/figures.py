@@ -149,9 +149,7 @@ def draw_forest(data: dict) -> Figure:
         [wrap(p["description"], 48) + (" *" if p["control"] else "") for p in reversed(points)], fontsize=8
     )
     axes.set_ylim(-0.6, n - 0.4)
-    axes.set_xlim(-2, 102)
-    axes.set_xticks([0, 20, 40, 60, 80, 100])
-    axes.set_xticklabels(["0%", "20%", "40%", "60%", "80%", "100%"])
+    _percent_scale(axes, "x")
     axes.grid(axis="x", color="#E5E5E5", linewidth=0.6)
     axes.set_axisbelow(True)
     method_text = methods[0] if len(methods) == 1 else "per setting, named on the right"
@@ -161,6 +159,13 @@ def draw_forest(data: dict) -> Figure:
     if not points:
         axes.text(50, 0, "no setting", ha="center", va="center")
     return figure
+
+
+def _percent_scale(axes, axis: str) -> None:
+    """The "x" or "y" axis from 0% to 100%, a tick every 20 points."""
+    getattr(axes, f"set_{axis}lim")(-2, 102)
+    getattr(axes, f"set_{axis}ticks")([0, 20, 40, 60, 80, 100])
+    getattr(axes, f"set_{axis}ticklabels")(["0%", "20%", "40%", "60%", "80%", "100%"])
 
 
 # Above this many tasks the columns get no white separators (they would hide cells a pixel wide).
@@ -192,67 +197,17 @@ def draw_heatmap(data: dict) -> Figure:
     n_rows, n_tasks = max(1, len(rows)), max(1, len(tasks))
     labelled = len(tasks) <= HEATMAP_NAMED_TASKS
     labels = [shortened(task, TASK_LABEL) for task in tasks]
-    if labelled:
-        width = max(7.0, 3.2 + 0.38 * n_tasks)
-        label_height = 0.065 * max((len(label) for label in labels), default=4)
-    else:
-        width = max(7.0, min(16.0, 3.2 + 0.1 * n_tasks))
-        label_height = 0.3
-    height = 1.9 + 0.36 * n_rows + label_height
-    figure = Figure(figsize=(width, height), layout="constrained")
+    figure = Figure(figsize=_heatmap_size(labels, n_rows, labelled), layout="constrained")
     axes = figure.add_subplot()
     cmap = matplotlib.colormaps["viridis"].with_extremes(bad="#F2F2F2")
     norm = mcolors.Normalize(vmin=0, vmax=1)
-    rates, left_out = heatmap_grid(heat)
-    if rows and tasks:
-        # row 0 on top; interpolation "none": SVG keeps one pixel per cell, drawn pixelated
-        axes.imshow(
-            rates,
-            cmap=cmap,
-            norm=norm,
-            aspect="auto",
-            interpolation="none",
-            origin="upper",
-            extent=(-0.5, n_tasks - 0.5, n_rows - 0.5, -0.5),
-        )
-    separated = len(tasks) <= HEATMAP_SEPARATED_TASKS
-    axes.set_xticks([x + 0.5 for x in range(n_tasks - 1)] if separated else [], minor=True)
-    axes.set_yticks([y + 0.5 for y in range(n_rows - 1)], minor=True)
-    axes.grid(which="minor", axis="both" if separated else "y", color="white", linewidth=1)
-    hatched = [patches.Rectangle((c - 0.5, r - 0.5), 1, 1) for r, c in zip(*left_out.nonzero())]
-    if hatched:
-        axes.add_collection(
-            PatchCollection(hatched, facecolor="none", edgecolor="white", hatch="////", linewidth=1 if separated else 0)
-        )
+    _heatmap_cells(axes, heat, cmap, norm)
     if labelled:
-        for r, row in enumerate(rows):
-            for c, entry in enumerate(row["cells"]):
-                if entry is None:
-                    continue
-                colour = cmap(norm(entry["rate"]))
-                light = mcolors.rgb_to_hsv(colour[:3])[2] < 0.6 or entry["rate"] < 0.55
-                axes.text(
-                    c,
-                    r,
-                    f"{entry['passed']}/{entry['trials']}",
-                    ha="center",
-                    va="center",
-                    fontsize=6.5,
-                    color="white" if light else "black",
-                )
+        _pass_counts(axes, rows, cmap, norm)
         axes.set_xticks(range(len(tasks)))
         axes.set_xticklabels(labels, rotation=60, ha="right", rotation_mode="anchor", fontsize=7)
     else:
-        # task numbers from 1: the first task, then round numbers
-        numbers = [max(1, int(v)) for v in ticker.MaxNLocator(nbins=10, integer=True).tick_values(1, len(tasks))]
-        numbers = sorted({n for n in numbers if 1 <= n <= len(tasks)} | {1})
-        axes.set_xticks([n - 1 for n in numbers])
-        axes.set_xticklabels([f"{n:,}" for n in numbers], fontsize=7)
-        axes.set_xlabel(
-            f"Task 1 to {len(tasks):,}, in name order (too many to name here; the names are in "
-            "figures.json, heatmap.tasks)",
-            fontsize=7.5,
-        )
+        _numbered_tasks(axes, len(tasks))
     axes.set_xlim(-0.5, n_tasks - 0.5)
     axes.set_ylim(n_rows - 0.5, -0.5)
     axes.set_yticks(range(len(rows)))
@@ -276,6 +231,76 @@ def draw_heatmap(data: dict) -> Figure:
     return figure
 
 
+def _heatmap_size(labels: list[str], n_rows: int, labelled: bool) -> tuple[float, float]:
+    """(width, height) in inches: a column per task, wide enough for its name where named."""
+    n_tasks = max(1, len(labels))
+    if labelled:
+        width = max(7.0, 3.2 + 0.38 * n_tasks)
+        label_height = 0.065 * max((len(label) for label in labels), default=4)
+    else:
+        width = max(7.0, min(16.0, 3.2 + 0.1 * n_tasks))
+        label_height = 0.3
+    return width, 1.9 + 0.36 * n_rows + label_height
+
+
+def _heatmap_cells(axes, heat: dict, cmap, norm) -> None:
+    """The cells as one image, separated by white lines, the left-out ones hatched."""
+    tasks, rows = heat["tasks"], heat["rows"]
+    n_rows, n_tasks = max(1, len(rows)), max(1, len(tasks))
+    rates, left_out = heatmap_grid(heat)
+    if rows and tasks:
+        # row 0 on top; interpolation "none": SVG keeps one pixel per cell, drawn pixelated
+        axes.imshow(
+            rates,
+            cmap=cmap,
+            norm=norm,
+            aspect="auto",
+            interpolation="none",
+            origin="upper",
+            extent=(-0.5, n_tasks - 0.5, n_rows - 0.5, -0.5),
+        )
+    separated = len(tasks) <= HEATMAP_SEPARATED_TASKS
+    axes.set_xticks([x + 0.5 for x in range(n_tasks - 1)] if separated else [], minor=True)
+    axes.set_yticks([y + 0.5 for y in range(n_rows - 1)], minor=True)
+    axes.grid(which="minor", axis="both" if separated else "y", color="white", linewidth=1)
+    hatched = [patches.Rectangle((c - 0.5, r - 0.5), 1, 1) for r, c in zip(*left_out.nonzero())]
+    if hatched:
+        axes.add_collection(
+            PatchCollection(hatched, facecolor="none", edgecolor="white", hatch="////", linewidth=1 if separated else 0)
+        )
+
+
+def _pass_counts(axes, rows: list[dict], cmap, norm) -> None:
+    """passed/trials in each cell, white on a dark cell."""
+    for r, row in enumerate(rows):
+        for c, entry in enumerate(row["cells"]):
+            if entry is None:
+                continue
+            colour = cmap(norm(entry["rate"]))
+            light = mcolors.rgb_to_hsv(colour[:3])[2] < 0.6 or entry["rate"] < 0.55
+            axes.text(
+                c,
+                r,
+                f"{entry['passed']}/{entry['trials']}",
+                ha="center",
+                va="center",
+                fontsize=6.5,
+                color="white" if light else "black",
+            )
+
+
+def _numbered_tasks(axes, count: int) -> None:
+    """Task numbers from 1 along the x axis: the first task, then round numbers."""
+    numbers = [max(1, int(v)) for v in ticker.MaxNLocator(nbins=10, integer=True).tick_values(1, count)]
+    numbers = sorted({n for n in numbers if 1 <= n <= count} | {1})
+    axes.set_xticks([n - 1 for n in numbers])
+    axes.set_xticklabels([f"{n:,}" for n in numbers], fontsize=7)
+    axes.set_xlabel(
+        f"Task 1 to {count:,}, in name order (too many to name here; the names are in figures.json, heatmap.tasks)",
+        fontsize=7.5,
+    )
+
+
 def draw_cost(data: dict) -> Figure:
     cost = data["cost"]
     points = cost["points"]
@@ -283,56 +308,10 @@ def draw_cost(data: dict) -> Figure:
     figure = Figure(figsize=(8.0, 5.0), layout="constrained")
     axes = figure.add_subplot()
     for point in points:
-        colour = palette.get(point["setting"], AGENT_COLOURS[0])
-        yerr = None
-        if point["rate_low"] is not None and point["rate_high"] is not None:
-            yerr = [[(point["rate"] - point["rate_low"]) * 100], [(point["rate_high"] - point["rate"]) * 100]]
-        xerr = [[point["cost"] - point["cost_low"]], [point["cost_high"] - point["cost"]]]
-        axes.errorbar(
-            [point["cost"]],
-            [point["rate"] * 100],
-            xerr=xerr,
-            yerr=yerr,
-            fmt="o",
-            color=colour,
-            ecolor=colour,
-            elinewidth=1.3,
-            capsize=3,
-            markersize=6,
-            label=wrap(point["description"], 90) + (" (on the frontier)" if point["pareto"] else ""),
-        )
-    axes.set_ylim(-2, 102)
-    axes.set_yticks([0, 20, 40, 60, 80, 100])
-    axes.set_yticklabels(["0%", "20%", "40%", "60%", "80%", "100%"])
+        _cost_point(axes, point, palette.get(point["setting"], AGENT_COLOURS[0]))
+    _percent_scale(axes, "y")
     if points:
-        high = max(p["cost_high"] for p in points)
-        right = high * 1.08 if high > 0 else 1.0
-        axes.set_xlim(0, right)
-        frontier = [p for setting in cost["frontier"] for p in points if p["setting"] == setting]
-        # the best pass rate reachable at each cost: a staircase through the frontier, to the edge
-        xs = [p["cost"] for p in frontier] + [right]
-        ys = [p["rate"] * 100 for p in frontier] + [frontier[-1]["rate"] * 100]
-        axes.step(
-            xs,
-            ys,
-            where="post",
-            color="#333333",
-            linewidth=1,
-            linestyle=(0, (4, 2)),
-            zorder=0,
-            label="Pareto frontier: no other setting is both cheaper and better",
-        )
-        axes.plot(
-            xs[:-1],
-            ys[:-1],
-            linestyle="none",
-            marker="o",
-            markersize=11,
-            markerfacecolor="none",
-            markeredgecolor="#333333",
-            markeredgewidth=1,
-            zorder=3,
-        )
+        _frontier(axes, cost)
     else:
         axes.set_xlim(0, 1)
         axes.text(0.5, 50, "no setting recorded a cost", ha="center", va="center")
@@ -348,11 +327,71 @@ def draw_cost(data: dict) -> Figure:
     axes.set_title("Cost against pass rate", fontsize=10, loc="left")
     if points:
         axes.legend(loc="upper left", bbox_to_anchor=(0.0, -0.12), fontsize=7, frameon=False, ncol=1)
+    _note(figure, _cost_note(cost))
+    return figure
+
+
+def _cost_point(axes, point: dict, colour: str) -> None:
+    """A setting at its cost and pass rate, with both intervals as error bars."""
+    yerr = None
+    if point["rate_low"] is not None and point["rate_high"] is not None:
+        yerr = [[(point["rate"] - point["rate_low"]) * 100], [(point["rate_high"] - point["rate"]) * 100]]
+    xerr = [[point["cost"] - point["cost_low"]], [point["cost_high"] - point["cost"]]]
+    axes.errorbar(
+        [point["cost"]],
+        [point["rate"] * 100],
+        xerr=xerr,
+        yerr=yerr,
+        fmt="o",
+        color=colour,
+        ecolor=colour,
+        elinewidth=1.3,
+        capsize=3,
+        markersize=6,
+        label=wrap(point["description"], 90) + (" (on the frontier)" if point["pareto"] else ""),
+    )
+
+
+def _frontier(axes, cost: dict) -> None:
+    """The best pass rate reachable at each cost: a staircase through the frontier's settings,
+    circled, to the right edge of the axes."""
+    points = cost["points"]
+    high = max(p["cost_high"] for p in points)
+    right = high * 1.08 if high > 0 else 1.0
+    axes.set_xlim(0, right)
+    frontier = [p for setting in cost["frontier"] for p in points if p["setting"] == setting]
+    xs = [p["cost"] for p in frontier] + [right]
+    ys = [p["rate"] * 100 for p in frontier] + [frontier[-1]["rate"] * 100]
+    axes.step(
+        xs,
+        ys,
+        where="post",
+        color="#333333",
+        linewidth=1,
+        linestyle=(0, (4, 2)),
+        zorder=0,
+        label="Pareto frontier: no other setting is both cheaper and better",
+    )
+    axes.plot(
+        xs[:-1],
+        ys[:-1],
+        linestyle="none",
+        marker="o",
+        markersize=11,
+        markerfacecolor="none",
+        markeredgecolor="#333333",
+        markeredgewidth=1,
+        zorder=3,
+    )
+
+
+def _cost_note(cost: dict) -> str:
+    """Which settings are not drawn for want of a cost, and which are drawn at a partial one."""
     without = cost["without_cost"]
     note = ""
     if without:
         note = "Not drawn, no cost recorded: " + ", ".join(w["description"] for w in without) + "."
-    partial = [p for p in points if p["tasks_unpriced"]]
+    partial = [p for p in cost["points"] if p["tasks_unpriced"]]
     if partial:
         note += (
             " Cost covers only the priced tasks of: "
@@ -362,8 +401,7 @@ def draw_cost(data: dict) -> Figure:
             )
             + "."
         )
-    _note(figure, note.strip())
-    return figure
+    return note.strip()
 
 
 def render_all(data: dict) -> dict[str, dict[str, bytes]]:
