@@ -255,32 +255,7 @@ def describe_grader(trials: list[dict], reviewers=()) -> dict:
     ]
     images = sorted({block["image"] for block in configured if block.get("image")})
     kind = "script" if not graded else ("model" if len(graded) == len(trials) else "mixed")
-    missing = []
-    if graded:
-        if not reviewer_rows:
-            missing.append("the reviewer (no summary.json reviewer block and no reviewer run read)")
-        if any(not row["model"] for row in reviewer_rows):
-            missing.append("the reviewer's model (summary.json reviewer.model is null)")
-        if any(not row["reasoning_effort"] for row in reviewer_rows):
-            missing.append("the reviewer's effort")
-        unrubric = sum(not trial["grading"]["rubric"] for trial in graded)
-        if unrubric:
-            missing.append(f"the rubric file ({unrubric} of {len(graded)} graded trials name none)")
-        elif any(sha is None for _, sha, _ in rubrics):
-            missing.append("the rubric file's sha256")
-        by_task: dict[str | None, set[str]] = {}
-        for trial in graded:
-            by_task.setdefault(trial.get("task"), set()).update(
-                r["sha256"] for r in trial["grading"]["rubric"] if r["sha256"]
-            )
-        drifted = sorted(str(task) for task, digests in by_task.items() if len(digests) > 1)
-        if drifted:
-            missing.append(
-                "one rubric per task: " + ", ".join(drifted) + " were graded against different rubric versions"
-            )
-        without_verdict = statuses.get("pending", 0) + statuses.get("error", 0) + statuses.get("unknown", 0)
-        if without_verdict:
-            missing.append(f"a verdict for {without_verdict} graded trials (review pending or failed)")
+    missing = _missing(graded, reviewer_rows, rubrics, statuses) if graded else []
     description = {
         "kind": kind,
         "model_graded": bool(graded),
@@ -305,6 +280,34 @@ def describe_grader(trials: list[dict], reviewers=()) -> dict:
     }
     description["sentence"] = grader_sentence(description, configured)
     return description
+
+
+def _missing(graded: list[dict], reviewer_rows: list[dict], rubrics: Counter, statuses: Counter) -> list[str]:
+    """What a reader of model-graded trials needs and the setting does not record."""
+    missing = []
+    if not reviewer_rows:
+        missing.append("the reviewer (no summary.json reviewer block and no reviewer run read)")
+    if any(not row["model"] for row in reviewer_rows):
+        missing.append("the reviewer's model (summary.json reviewer.model is null)")
+    if any(not row["reasoning_effort"] for row in reviewer_rows):
+        missing.append("the reviewer's effort")
+    unrubric = sum(not trial["grading"]["rubric"] for trial in graded)
+    if unrubric:
+        missing.append(f"the rubric file ({unrubric} of {len(graded)} graded trials name none)")
+    elif any(sha is None for _, sha, _ in rubrics):
+        missing.append("the rubric file's sha256")
+    by_task: dict[str | None, set[str]] = {}
+    for trial in graded:
+        by_task.setdefault(trial.get("task"), set()).update(
+            r["sha256"] for r in trial["grading"]["rubric"] if r["sha256"]
+        )
+    drifted = sorted(str(task) for task, digests in by_task.items() if len(digests) > 1)
+    if drifted:
+        missing.append("one rubric per task: " + ", ".join(drifted) + " were graded against different rubric versions")
+    without_verdict = statuses.get("pending", 0) + statuses.get("error", 0) + statuses.get("unknown", 0)
+    if without_verdict:
+        missing.append(f"a verdict for {without_verdict} graded trials (review pending or failed)")
+    return missing
 
 
 def _order(trial: dict) -> tuple:

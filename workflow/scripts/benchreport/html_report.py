@@ -263,52 +263,14 @@ def page_context(
     """pages: setting -> its page_trials."""
     ordered = tables.ordered(summaries)
     confidence = tables.first_confidence(ordered)
-    headline = []
-    for row in tables.setting_rows(ordered):
-        headline.append(
-            row
-            | {
-                "cells": tables.settings_cells(row),
-                "anchor": setting_anchor(row["setting"]),
-                "per_task_anchor": per_task_anchor(row["setting"]),
-                "trials_anchor": trials_anchor(row["setting"]),
-                "controls_anchor": anchor("controls", row["setting"])
-                if not row["control"]
-                else setting_anchor(row["setting"]),
-            }
-        )
+    headline = _headline_rows(ordered)
     header, ledger = read_ledger(ledger_tsv)
     ledger, ledger_hidden = listed(ledger, LEDGER_ROWS)
     ledger_rows = [
         {"cells": [(field, row.get(field) or "—") for field in header], "settings": settings}
         for row, settings in zip(ledger, ledger_settings(ordered, ledger))
     ]
-    controls_left_out = []
-    for summary in ordered:
-        for entry in excluded_by_controls(summary, pages[summary["setting"]]):
-            controls_left_out.append(
-                {
-                    "description": summary["description"],
-                    "task": entry["task"],
-                    "trials": entry["n_trials"],
-                    "reason": entry["reason"],
-                    "policy": (summary.get("controls") or {}).get("policy"),
-                    "link": entry["anchor"],
-                }
-            )
-    captions = figure_captions(figures_data)
-    figures = [
-        {"key": key, "title": title, "caption": captions[key], "uri": svg_data_uri(figures_svg[key]), "alt": alt}
-        for key, title, alt in (
-            ("forest", "Pass rate per setting", "Forest plot: pass rate and headline interval per setting"),
-            ("heatmap", "Per-task pass fraction", "Heatmap: fraction of trials passed, setting by task"),
-            (
-                "cost",
-                "Cost against pass rate",
-                "Scatter plot: cost of one run against pass rate, with the Pareto frontier",
-            ),
-        )
-    ]
+    figures = _figures(figures_svg, figures_data)
     return {
         "csp": CSP,
         "page_trials": f"{PAGE_TRIALS:,}",
@@ -332,8 +294,57 @@ def page_context(
         "ledger_header": header,
         "ledger": ledger_rows,
         "ledger_hidden": ledger_hidden,
-        "controls_left_out": controls_left_out,
+        "controls_left_out": _controls_left_out(ordered, pages),
     }
+
+
+def _headline_rows(ordered: list[dict]) -> list[dict]:
+    """The settings table's rows, each with its cells and the anchors it links to."""
+    return [
+        row
+        | {
+            "cells": tables.settings_cells(row),
+            "anchor": setting_anchor(row["setting"]),
+            "per_task_anchor": per_task_anchor(row["setting"]),
+            "trials_anchor": trials_anchor(row["setting"]),
+            "controls_anchor": anchor("controls", row["setting"])
+            if not row["control"]
+            else setting_anchor(row["setting"]),
+        }
+        for row in tables.setting_rows(ordered)
+    ]
+
+
+def _controls_left_out(ordered: list[dict], pages: dict[str, dict]) -> list[dict]:
+    """Every task a setting's controls left out, with its trials, reason, policy and link."""
+    return [
+        {
+            "description": summary["description"],
+            "task": entry["task"],
+            "trials": entry["n_trials"],
+            "reason": entry["reason"],
+            "policy": (summary.get("controls") or {}).get("policy"),
+            "link": entry["anchor"],
+        }
+        for summary in ordered
+        for entry in excluded_by_controls(summary, pages[summary["setting"]])
+    ]
+
+
+def _figures(figures_svg: dict[str, bytes], figures_data: dict) -> list[dict]:
+    captions = figure_captions(figures_data)
+    return [
+        {"key": key, "title": title, "caption": captions[key], "uri": svg_data_uri(figures_svg[key]), "alt": alt}
+        for key, title, alt in (
+            ("forest", "Pass rate per setting", "Forest plot: pass rate and headline interval per setting"),
+            ("heatmap", "Per-task pass fraction", "Heatmap: fraction of trials passed, setting by task"),
+            (
+                "cost",
+                "Cost against pass rate",
+                "Scatter plot: cost of one run against pass rate, with the Pareto frontier",
+            ),
+        )
+    ]
 
 
 def _jinja() -> jinja2.Environment:

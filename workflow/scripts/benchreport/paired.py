@@ -383,35 +383,47 @@ def paired_comparison(
         "preferred": PREFERRED,
     }
     if len(shared) < 2:
-        undefined = {"over": "tasks", "low": None, "high": None}
-        return result | {
-            "mean_difference": float(differences.mean()) if shared else None,
-            "intervals": {
-                "permutation": undefined | {"method": PERMUTATION_METHOD, "log_odds_low": None, "log_odds_high": None},
-                "bootstrap": undefined | {"method": BOOTSTRAP_METHOD},
-                "t": undefined | {"method": T_METHOD},
-            },
-            "p_value": None,
-            "test": None,
-            "smallest_p_value": None,
-            "minimum_detectable_difference": None
-            if power is None
-            else {
-                "power": power,
-                "method": MDD_METHOD,
-                "simulations": None,
-                "value": None,
-                "reason": "fewer than 2 shared tasks",
-            },
-            "note": f"a paired comparison needs at least 2 shared tasks; there are {len(shared)}",
-        }
+        return result | _too_few_shared(differences, power)
+    arrays = (passed_a, tries_a, passed_b, tries_b)
+    return result | _compared(arrays, differences, seed, resamples, permutations, confidence, power)
+
+
+def _too_few_shared(differences: np.ndarray, power: float | None) -> dict:
+    """The comparison's numbers where fewer than 2 tasks are shared: none but the mean difference."""
+    undefined = {"over": "tasks", "low": None, "high": None}
+    return {
+        "mean_difference": float(differences.mean()) if differences.size else None,
+        "intervals": {
+            "permutation": undefined | {"method": PERMUTATION_METHOD, "log_odds_low": None, "log_odds_high": None},
+            "bootstrap": undefined | {"method": BOOTSTRAP_METHOD},
+            "t": undefined | {"method": T_METHOD},
+        },
+        "p_value": None,
+        "test": None,
+        "smallest_p_value": None,
+        "minimum_detectable_difference": None
+        if power is None
+        else {
+            "power": power,
+            "method": MDD_METHOD,
+            "simulations": None,
+            "value": None,
+            "reason": "fewer than 2 shared tasks",
+        },
+        "note": f"a paired comparison needs at least 2 shared tasks; there are {differences.size}",
+    }
+
+
+def _compared(arrays, differences, seed, resamples, permutations, confidence, power) -> dict:
+    """The comparison's numbers over the shared tasks' (passed_a, tries_a, passed_b, tries_b)."""
+    passed_a, tries_a, passed_b, tries_b = arrays
     bootstrap = bootstrap_tasks(differences, resamples, seed, confidence)
     _, t_low, t_high = t_bounds(differences, confidence)
     test = LabelPermutation(passed_a, tries_a, passed_b, tries_b, permutations, seed)
     pooled = pooled_rates(passed_a, tries_a, passed_b, tries_b)
     alpha = 1 - confidence
     smallest = smallest_p_value(tries_a, tries_b) if test.exact else 2 / (1 + permutations)
-    return result | {
+    return {
         "mean_difference": float(differences.mean()),
         "intervals": {
             "permutation": _permutation_interval(test, passed_a + passed_b, tries_a, tries_b, alpha),
