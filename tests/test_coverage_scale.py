@@ -25,7 +25,10 @@ def simulated(tasks, tries, simulations, seed=7):
     """Runs of every grid cell, stacked: the shapes the grid meets, lattice-like ones included."""
     rng = np.random.default_rng(seed)
     return np.vstack(
-        [coverage_design.simulate_passes(rng, tasks, tries, rate, rho, simulations) for rate, rho in CELLS]
+        [
+            coverage_design.draw_passes(rng, "beta-binomial", rho, rate, np.full(tasks, tries), simulations)
+            for rate, rho in CELLS
+        ]
     )
 
 
@@ -123,7 +126,7 @@ def test_memory_stays_bounded_at_a_thousand_tasks_by_25_tries(bootstrap):
     """1,000 runs at 1,000 x 25: computed all at once, the full-length spectra alone are
     1,000 x 16,385 complex numbers (262 MB), with the pmf and cdf another 500 MB; in blocks the
     whole call stays under 150 MB (numpy reports its allocations to tracemalloc)."""
-    passes = coverage_design.simulate_passes(np.random.default_rng(3), 1000, 25, 0.5, 0.5, 1000)
+    passes = coverage_design.draw_passes(np.random.default_rng(3), "beta-binomial", 0.5, 0.5, np.full(1000, 25), 1000)
     tracemalloc.start()
     try:
         coverage_design.batch_intervals(passes, 25, bootstrap=bootstrap)

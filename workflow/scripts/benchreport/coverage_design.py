@@ -615,13 +615,6 @@ def draw_passes(rng, family: str, parameter: float, mean: float, tries, simulati
     return passes
 
 
-def simulate_passes(
-    rng, n_tasks: int, tries_per_task: int, pass_rate: float, correlation: float, simulations: int
-) -> np.ndarray:
-    """(simulations x n_tasks) pass counts of beta-binomial tasks (mean μ, correlation ρ)."""
-    return draw_passes(rng, "beta-binomial", correlation, pass_rate, np.full(n_tasks, tries_per_task), simulations)
-
-
 def _profile_tries(profile) -> np.ndarray:
     """The tries of every task, group by group, from a profile ((tries, tasks), …)."""
     return np.concatenate([np.full(count, tries, dtype=np.int64) for tries, count in profile])

@@ -219,7 +219,6 @@ ASSIGNED = re.compile(
 # a command-line flag's value after a space, its name starting with "--"
 FLAG_VALUE = re.compile(r"""[ \t]+(?:"([^"\n]{4,})"|'([^'\n]{4,})'|([^\s'"`<-][^\s'"`]{3,}))""")
 BASE64_CLASS = "A-Za-z0-9+/"  # the base64 characters, as the inside of a pattern's [...]
-BASE64_MIN_RUN = 24  # a run this long may be a key pasted base64-encoded; shorter ones are words
 SCHEMES = {
     "bearer": re.compile(r"\s+([A-Za-z0-9._~+/=-]{16,})"),
     "basic": re.compile(rf"\s+([{BASE64_CLASS}]{{8,}}={{0,2}})(?![{BASE64_CLASS}=])"),
@@ -532,16 +531,7 @@ def _contexts(text: str) -> list[tuple[int, int, str, str]]:
     lower = text.lower()
     if len(lower) != len(text):  # a few non-ASCII letters lower-case to two characters
         lower = text.translate(ASCII_LOWER)
-    # the words' and the schemes' checks of the character before stay here, not in a `before`
-    # (as the stems' do): they are rare in text, and the automaton of the bare literals skips to
-    # them faster than one of every (character, literal) pair reads each byte
-    literals = KEY_PLACES.literals
-    places = [(literals[index], start) for index, start in KEY_PLACES.places(lower)]
-    for word in NON_ASCII_WORDS:
-        places += [(word, match.start()) for match in re.finditer(word, lower)]
-    names = mark_names(text) if places else []
-    places = [(word, start) for word, start in places if not any(a <= start < b for a, b in names)]
-    for literal, start in places:
+    for literal, start in _key_places(text, lower):
         if literal in SCHEMES:
             match = (
                 None if start and lower[start - 1] in NAME_CHARS else SCHEMES[literal].match(text, start + len(literal))
@@ -575,6 +565,27 @@ def _contexts(text: str) -> list[tuple[int, int, str, str]]:
             _flag_value(text, after, found)
         elif literal in ("password", "passwd"):
             _netrc(text, start, found)
+    _env_and_url(text, found)
+    _pgpass(text, found)
+    return found
+
+
+def _key_places(text: str, lower: str) -> list[tuple[str, int]]:
+    """(literal, start) of every secret-naming word, header and scheme, outside a marked name."""
+    # the words' and the schemes' checks of the character before stay in _contexts, not in a
+    # `before` (as the stems' do): they are rare in text, and the automaton of the bare literals
+    # skips to them faster than one of every (character, literal) pair reads each byte
+    literals = KEY_PLACES.literals
+    places = [(literals[index], start) for index, start in KEY_PLACES.places(lower)]
+    for word in NON_ASCII_WORDS:
+        places += [(word, match.start()) for match in re.finditer(word, lower)]
+    names = mark_names(text) if places else []
+    return [(word, start) for word, start in places if not any(a <= start < b for a, b in names)]
+
+
+def _env_and_url(text: str, found: list) -> None:
+    """Adds the values assigned to an upper-case name ending in a secret suffix (API_KEY=…) and
+    the password in the user part of a URL to `found`."""
     for index, start in ENV_PLACES.places(text):
         if index < len(ENV_SUFFIXES):
             if start and (text[start - 1].isupper() or text[start - 1].isdigit()):
@@ -583,8 +594,6 @@ def _contexts(text: str) -> list[tuple[int, int, str, str]]:
         match = URL_CREDENTIALS.match(text, start + 3)
         if match and not NOT_A_SECRET.match(match.group(1)):
             found.append((match.start(1), match.end(1), "secret", RULE_URL))
-    _pgpass(text, found)
-    return found
 
 
 def _from_context_word(text: str, lower: str, word: str, start: int, found: list) -> None:
@@ -680,7 +689,6 @@ LINE_BREAKS = str.maketrans("", "", "\n\r\t")
 KEY_RUN_MARKS = bytes(re.fullmatch(f"[{KEY_RUN_CLASS}]", chr(code)) is not None for code in range(256))
 KEY_RUN_FLOOR = b"\x01" * KEY_RUN_MIN
 REVIEW_RUN_FLOOR = b"\x01" * REVIEW_RUN_MIN
-PIECE_SEPARATORS = re.compile(r"[-_/.+=]+")
 PIECES = re.compile(r"[^-_/.+=]+")
 REVIEW_SEPARATORS = re.compile(r"[-_.=/]+")  # a base64 key's "+" stays inside its piece
 CLASS_OF = str.maketrans(
@@ -709,16 +717,6 @@ def _runs(text: str, marks_table: bytes = KEY_RUN_MARKS, floor: bytes = KEY_RUN_
         runs.append((start, padded))
         start = marks.find(floor, padded)
     return runs
-
-
-# the base64 characters as 1, every other byte as 0: a long run is BASE64_MIN_RUN ones in a row
-BASE64_MARKS = bytes(re.fullmatch(f"[{BASE64_CLASS}]", chr(code)) is not None for code in range(256))
-
-
-def _base64_runs(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each run of BASE64_MIN_RUN or more base64 characters and the up to two "="
-    after it, leftmost first (the matches of [A-Za-z0-9+/]{24,}={0,2})."""
-    return _runs(text, BASE64_MARKS, b"\x01" * BASE64_MIN_RUN)
 
 
 def shannon_entropy(text: str) -> float:
@@ -1199,12 +1197,6 @@ def redact_known_hits(data: bytes, known_values) -> tuple[bytes, list[tuple[str,
     return replace_spans(text, spans).encode("utf-8", errors="surrogateescape"), [
         (kind, rule) for _, _, kind, rule in spans
     ]
-
-
-def redact_known(data: bytes, known_values) -> tuple[bytes, list[str]]:
-    """redact_known_hits, with the labels alone."""
-    clean, hits = redact_known_hits(data, known_values)
-    return clean, [kind for kind, _ in hits]
 
 
 def review_findings(text: str) -> list[tuple[int, int, str]]:

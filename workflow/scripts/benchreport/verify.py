@@ -328,20 +328,6 @@ def manifest_lines(data: bytes):
             yield name, digest
 
 
-def parse_manifest(data: bytes) -> dict[str, str]:
-    """name -> sha256 hex; each line "<64 hex>  <name>", each name a safe relative path, once."""
-    listed = {}
-    for name, digest in manifest_lines(data):
-        if name in listed:
-            raise Refused(f"MANIFEST.sha256 lists {name} twice")
-        listed[name] = digest
-    return listed
-
-
-def check_manifest(listed: dict[str, str], hashes: dict[str, bytes]) -> list[str]:
-    return check_listing(listed.items(), dict(hashes), lambda name: False)[0]
-
-
 def check_listing(lines, hashes: dict[str, bytes | None], wanted) -> tuple[list[str], dict[str, str], int]:
     """The manifest's (name, sha256 hex) lines against the members' digests, as they come: the
     problems (sorted as the manifest is), the lines `wanted` names and how many lines there were. `hashes` is used up: each
@@ -746,16 +732,9 @@ def read_then_rerun(
     started = time.monotonic()
     try:
         workflow = None if run_bundled_code else installed_workflow()
-        size = path.stat().st_size
-        progress(f"reading {path} ({size:,} bytes)")
-        problems, listed, files, small = read_and_check(
-            path, work, run_bundled_code, Limits(size, max_bytes, max_ratio), progress
+        problems, listed, files, config, refused = _read_bundle(
+            path, work, run_bundled_code, (max_bytes, max_ratio, max_draws), progress
         )
-        if "config.yaml" not in small:
-            raise Refused("no config.yaml in the archive")
-        labels = sorted(p.name for p in (work / "jobs").iterdir()) if (work / "jobs").is_dir() else []
-        config, refused = rerun_config(small["config.yaml"], labels)
-        check_draws(config, max_draws)
     except Refused as exc:
         return 2, f"REFUSED: {shown(str(exc))}"
     except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
@@ -783,6 +762,30 @@ def read_then_rerun(
             file=out,
         )
     listed = {name: digest for name, digest in listed.items() if name.startswith("results/")}
+    return _rerun_and_compare(work, cores, out, progress, run_bundled_code, config, listed, files)
+
+
+def _read_bundle(path: Path, work: Path, run_bundled_code: bool, limits, progress):
+    """The archive read and checked against its manifest, the config it would re-run with made:
+    (the manifest's problems, its outputs' and code's lines, how many files, the config, what was
+    switched off in it). `limits`: (max_bytes, max_ratio, max_draws)."""
+    max_bytes, max_ratio, max_draws = limits
+    size = path.stat().st_size
+    progress(f"reading {path} ({size:,} bytes)")
+    problems, listed, files, small = read_and_check(
+        path, work, run_bundled_code, Limits(size, max_bytes, max_ratio), progress
+    )
+    if "config.yaml" not in small:
+        raise Refused("no config.yaml in the archive")
+    labels = sorted(p.name for p in (work / "jobs").iterdir()) if (work / "jobs").is_dir() else []
+    config, refused = rerun_config(small["config.yaml"], labels)
+    check_draws(config, max_draws)
+    return problems, listed, files, config, refused
+
+
+def _rerun_and_compare(work: Path, cores: int, out, progress, run_bundled_code: bool, config, listed, files: int):
+    """The re-run in `work` with `config`, its outputs compared with the bundle's (`listed`, the
+    manifest's lines of results/): (exit status, verdict)."""
     with FileMaker().file(str(work / "bundle-config.yaml")) as sink:
         sink.write(json.dumps(config, sort_keys=True).encode())
     progress("re-running the workflow on the bundled job-folder files")
