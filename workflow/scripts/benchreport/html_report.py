@@ -361,13 +361,6 @@ def _jinja() -> jinja2.Environment:
     return env
 
 
-def render_page(
-    summaries: list[dict],
-    pages: dict[str, dict],
-    comparisons: dict,
-    ledger_tsv: str,
-    figures_svg: dict[str, bytes],
-    figures_data: dict,
-) -> str:
-    context = page_context(summaries, pages, comparisons, ledger_tsv, figures_svg, figures_data)
-    return _jinja().get_template("report.html.j2").render(**context)
+def render_page(*inputs) -> str:
+    """report.html from page_context's inputs."""
+    return _jinja().get_template("report.html.j2").render(**page_context(*inputs))

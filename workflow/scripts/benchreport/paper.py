@@ -128,12 +128,14 @@ def latex_escape(text) -> str:
 
 
 def _marks(values: list[str]) -> tuple[list[str], list[str]]:
-    """Footnote letters for a column whose values repeat: one note when all agree, else a, b, ..."""
+    """Footnote marks for a column whose values repeat, as raw LaTeX after each cell, and the
+    notes: one note when all agree, else a, b, ..."""
     distinct = list(dict.fromkeys(values))
     if len(distinct) <= 1:
         return ["" for _ in values], distinct
     letters = {value: chr(ord("a") + index) for index, value in enumerate(distinct)}
-    return [letters[value] for value in values], [f"{letters[value]}: {value}" for value in distinct]
+    marks = [f"\\textsuperscript{{{letters[value]}}}" for value in values]
+    return marks, [f"{letters[value]}: {value}" for value in distinct]
 
 
 def latex_table(
@@ -181,8 +183,7 @@ def settings_latex(rows: list[dict], confidence: float) -> str:
     body: list[list[LatexCell]] = []
     for row, mark in zip(ordered_rows, marks):
         cells = settings_cells(row)
-        interval = (cells[2], f"\\textsuperscript{{{mark}}}" if mark else "")
-        body.append([cells[0], cells[1], interval, *cells[4:]])
+        body.append([cells[0], cells[1], (cells[2], mark), *cells[4:]])
     headers = [h for index, h in enumerate(settings_headers(confidence)) if index != 3]
     notes = [f"{level(confidence)} intervals: " + "; ".join(method_notes) + "."] if method_notes else []
     notes.append(settings_note(rows))
@@ -255,8 +256,7 @@ def comparisons_latex(rows: list[dict], confidence: float) -> str:
     body: list[list[LatexCell]] = []
     for row, mark in zip(rows, marks):
         cells = comparisons_cells(row)
-        p_cell = (cells[9], f"\\textsuperscript{{{mark}}}" if mark else "")
-        body.append([*cells[:9], p_cell, *cells[10:12]])
+        body.append([*cells[:9], (cells[9], mark), *cells[10:12]])
     headers = comparisons_headers(confidence)[:-1]
     notes = [COMPARISONS_NOTE]
     if test_notes:

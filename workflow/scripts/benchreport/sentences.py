@@ -468,14 +468,14 @@ def left_out(record: dict) -> str:
             + "; ".join(f"{row['task']}: {row['reason']}, {count(row['trials'], 'trial')}" for row in by_kind["task"])
             + ")"
         )
-    if by_kind.get("attempt"):
-        parts.append(f"{count(len(by_kind['attempt']), 'attempt')} interrupted or unfinished")
-    if by_kind.get("file"):
-        parts.append(f"{count(len(by_kind['file']), 'file')} not read")
-    if by_kind.get("image"):
-        parts.append(f"{count(len(by_kind['image']), 'task image')} not inspected")
-    if by_kind.get("duplicate"):
-        parts.append(f"{count(len(by_kind['duplicate']), 'duplicate attempt')} counted once")
+    for kind, noun, what in (
+        ("attempt", "attempt", "interrupted or unfinished"),
+        ("file", "file", "not read"),
+        ("image", "task image", "not inspected"),
+        ("duplicate", "duplicate attempt", "counted once"),
+    ):
+        if by_kind.get(kind):
+            parts.append(f"{count(len(by_kind[kind]), noun)} {what}")
     c = record["counts"]
     text = ("Left out: " + "; ".join(parts) + ".") if parts else "Left out: nothing."
     return (
