@@ -10,13 +10,22 @@ from .tables import control_kind, ordered, setting_rows
 
 def pareto_frontier(points: list[dict]) -> list[str]:
     """Settings no other setting beats on both axes (cost no higher and pass rate no lower, one of
-    them strictly), ordered by cost. Each point is {"setting", "cost", "rate"}."""
+    them strictly), ordered by cost. Each point has a "setting", a "cost" and a "rate"."""
 
     def dominates(p, q):
         return p["cost"] <= q["cost"] and p["rate"] >= q["rate"] and (p["cost"] < q["cost"] or p["rate"] > q["rate"])
 
     front = [q for q in points if not any(dominates(p, q) for p in points if p is not q)]
     return [p["setting"] for p in sorted(front, key=lambda p: (p["cost"], -p["rate"], p["setting"]))]
+
+
+def _named(summary: dict) -> dict:
+    """A setting as a figure names it: its key, its description and what control it is, if one."""
+    return {
+        "setting": summary["setting"],
+        "description": summary["description"],
+        "control": control_kind(summary) or "",
+    }
 
 
 def cost_points(summaries: list[dict]) -> dict:
@@ -27,13 +36,7 @@ def cost_points(summaries: list[dict]) -> dict:
         headline = summary.get("headline") or {}
         one_run = summary["usage"]["cost_measures"]["one_run"]
         if one_run["value_usd"] is None or summary["pass_rate"]["value"] is None:
-            without.append(
-                {
-                    "setting": summary["setting"],
-                    "description": summary["description"],
-                    "control": control_kind(summary) or "",
-                }
-            )
+            without.append(_named(summary))
             continue
         measure = one_run
         points.append(
@@ -51,7 +54,7 @@ def cost_points(summaries: list[dict]) -> dict:
                 "rate_method": headline.get("method"),
             }
         )
-    frontier = pareto_frontier([{"setting": p["setting"], "cost": p["cost"], "rate": p["rate"]} for p in points])
+    frontier = pareto_frontier(points)
     for point in points:
         point["pareto"] = point["setting"] in frontier
     interval = measure["interval"] if measure else None
@@ -106,14 +109,7 @@ def heatmap_cells(summaries: list[dict]) -> dict:
                 "rate": entry["rate"],
             }
         tasks.update(cells)
-        rows.append(
-            {
-                "setting": summary["setting"],
-                "description": summary["description"],
-                "control": control_kind(summary) or "",
-                "cells": cells,
-            }
-        )
+        rows.append(_named(summary) | {"cells": cells})
     order = sorted(tasks)
     return {
         "tasks": order,
