@@ -115,8 +115,12 @@ UNEVALUATED = {
     "standard_error": None,
     "lower_bound": None,
 }
-# Methods that read only the sum of task means (coverage exact from its distribution).
-SUM_METHODS = ("wilson over task means", "clopper-pearson over task means")
+# Methods that read only the sum of task means (coverage exact from its distribution), each with
+# its bounds at given sums.
+SUM_METHODS = {
+    "wilson over task means": intervals.wilson_bounds,
+    "clopper-pearson over task means": intervals.clopper_pearson_bounds,
+}
 # The headline is one of these: built around the mean over tasks, the printed pass rate. Wilson
 # over trials and BenchFlow's wilson-clustered centre on the pooled rate over trials instead.
 # Listed in the order that breaks a tie in width: a GUARDED method that prints the Clopper-Pearson
@@ -883,10 +887,7 @@ def _sum_intervals(tasks, totals, means, confidence) -> tuple[dict, dict]:
     """Per SUM_METHODS method, its intervals at every sum of task means on the lattice 1/totals:
     (for each of `means`, the totals reach … past − 1 whose interval covers it; each total's width)."""
     sums = np.arange(tasks * totals + 1) / totals
-    bounds = {
-        "clopper-pearson over task means": intervals.clopper_pearson_bounds(sums, tasks, confidence),
-        "wilson over task means": intervals.wilson_bounds(sums, tasks, confidence),
-    }
+    bounds = {name: bounds_at(sums, tasks, confidence) for name, bounds_at in SUM_METHODS.items()}
     covering = {
         name: (np.searchsorted(high, means, side="left"), np.searchsorted(low, means, side="right"))
         for name, (low, high) in bounds.items()
