@@ -251,7 +251,7 @@ def describe_grader(trials: list[dict], reviewers=()) -> dict:
     )
     reviewer_rows = [
         {"agent": agent, "model": model, "reasoning_effort": effort, "count": count}
-        for (agent, model, effort), count in sorted(seen.items(), key=lambda item: tuple(str(v) for v in item[0]))
+        for (agent, model, effort), count in _counted(seen)
     ]
     images = sorted({block["image"] for block in configured if block.get("image")})
     kind = "script" if not graded else ("model" if len(graded) == len(trials) else "mixed")
@@ -273,13 +273,18 @@ def describe_grader(trials: list[dict], reviewers=()) -> dict:
         "reviewer_configured_unused": bool(configured) and not graded,
         "rubrics": [
             {"path": path, "sha256": sha, "from": origin, "trials": count}
-            for (path, sha, origin), count in sorted(rubrics.items(), key=lambda item: tuple(str(v) for v in item[0]))
+            for (path, sha, origin), count in _counted(rubrics)
         ],
         "missing": missing,
         "per_trial": [_per_trial(trial) for trial in sorted(graded, key=_order)],
     }
     description["sentence"] = grader_sentence(description, configured)
     return description
+
+
+def _counted(counter: Counter) -> list[tuple[tuple, int]]:
+    """(key, count) in the order of the keys' text, which may hold None."""
+    return sorted(counter.items(), key=lambda item: tuple(str(v) for v in item[0]))
 
 
 def _missing(graded: list[dict], reviewer_rows: list[dict], rubrics: Counter, statuses: Counter) -> list[str]:
