@@ -52,3 +52,14 @@ def test_the_paths_are_relative_to_the_folder_the_run_started_in(real_run_copy):
 def test_snakemakes_report_file_is_ignored_by_git():
     done = subprocess.run(["git", "check-ignore", "--no-index", "report.html"], cwd=REPO, capture_output=True)
     assert done.returncode == 0
+
+
+def test_the_last_lines_count_the_images_not_inspected_in_words():
+    from benchreport.sentences import results_are_in
+
+    assert results_are_in(["results/index.md"], 0, "again") == "benchreport: the results are in\n  results/index.md"
+    one = results_are_in([], 1, "snakemake --forcerun inspect_image").splitlines()[-1]
+    assert one.startswith("benchreport: 1 task image was not inspected") and one.endswith(
+        "to inspect again: snakemake --forcerun inspect_image"
+    )
+    assert "1,200 task images were not inspected" in results_are_in([], 1200, "again")

@@ -36,6 +36,7 @@ from benchreport import (  # noqa: E402
     lineage,
     outputs,
     planning,
+    sentences,
     shapes,
     stamps,
 )
@@ -72,6 +73,8 @@ JOBS = find_jobs()
 # batches of the folders the control runs wrote, once all_jobs found them. Filled by
 # plan_ingests when the DAG first asks.
 STATES, BATCHES, BATCH_OF, CONTROL_BATCHES = {}, {}, {}, {}
+# every job folder of the run, those the control runs wrote too, once all_jobs found them
+CONTROL_JOBS = {}
 DUE = {}
 
 
@@ -153,9 +156,11 @@ def user_job_indexes(wildcards):
 
 
 def all_jobs():
-    """The job folders under job_roots, and those the control runs wrote (once they ran)."""
+    """The job folders under job_roots, and those the control runs wrote (found once they ran)."""
     if not RUN_CONTROLS["enabled"]:
         return JOBS
+    if CONTROL_JOBS:
+        return CONTROL_JOBS
     for kind in controls.KINDS:
         checkpoints.controls.get(kind=kind)
     roots = [*config["job_roots"], RUN_CONTROLS["jobs_dir"]]
@@ -177,7 +182,8 @@ def all_jobs():
             for job_id in members
         }
     )
-    return JOBS | {job.job_id: job for job in found}
+    CONTROL_JOBS.update(JOBS | {job.job_id: job for job in found})
+    return CONTROL_JOBS
 
 
 def batch_members(batch):
@@ -200,9 +206,7 @@ def ingest_inputs(wildcards):
     }
     if wildcards.batch in BATCHES:
         return inputs
-    return inputs | {
-        "control_runs": [f"results/controls/run-{kind}.json" for kind in controls.KINDS]
-    }
+    return inputs | {"control_runs": control_runs()}
 
 
 def ingest_threads(wildcards):
@@ -381,20 +385,6 @@ def coverage_threads(wildcards):
     return max(1, cores // max(1, len(planned)))
 
 
-def report_files(setting):
-    return [
-        f"results/reports/{setting}/{name}"
-        for name in (
-            "report.md",
-            "summary.json",
-            "trials.json",
-            "writeup.md",
-            "run-card.json",
-            "run-summary.json",
-        )
-    ]
-
-
 def task_images():
     """task -> where its image reference came from (planning.task_images)."""
     return derived(
@@ -454,22 +444,38 @@ def report_environment(wildcards):
     return planning.report_environment(task_images(), setting["tasks"], digests)
 
 
+def control_runs():
+    """The manifests of the control runs the config asks for."""
+    kinds = controls.KINDS if RUN_CONTROLS["enabled"] else ()
+    return [f"results/controls/run-{kind}.json" for kind in kinds]
+
+
 def user_ingests(wildcards):
     """The ingest of every job folder found at parse time, and the control runs they call for
     (no checkpoint involved): all enter the first DAG, so the oracle and nop runs go at once
     rather than one after the other, as all_jobs would ask for them."""
-    runs = [
-        f"results/controls/run-{kind}.json"
-        for kind in (controls.KINDS if RUN_CONTROLS["enabled"] else ())
+    return [ingest_output(batch) for batch in plan_ingests()] + control_runs()
+
+
+def setting_outputs(wildcards):
+    """Every output of rule report, for every setting."""
+    return [
+        path.format(setting=setting)
+        for setting in sorted(settings_map())
+        for path in rules.report.output
     ]
-    return [ingest_output(batch) for batch in plan_ingests()] + runs
 
 
 def get_final_outputs(wildcards):
-    wanted = planning.run_outputs(controls.KINDS if RUN_CONTROLS["enabled"] else ())
-    for setting in sorted(settings_map()):
-        wanted += report_files(setting)
-    return wanted
+    """The default target's outputs (checkpoint ingested's, each run-level stage's and
+    each setting report's) and the control runs' manifests."""
+    stages = (rules.ingested, rules.overview, rules.comparisons, rules.paper)
+    stages += (rules.html_report, rules.trials_table)
+    return (
+        [path for stage in stages for path in stage.output]
+        + control_runs()
+        + setting_outputs(wildcards)
+    )
 
 
 def ingests_known():
@@ -563,16 +569,8 @@ def say_where_results_are(outputs):
 
 
 def print_where_results_are(paths, not_inspected):
-    lines = ["benchreport: the results are in"]
-    lines += [f"  {os.path.relpath(path)}" for path in paths]
-    if not_inspected:
-        images = (
-            "1 task image was"
-            if not_inspected == 1
-            else f"{not_inspected} task images were"
-        )
-        lines.append(
-            f"benchreport: {images} not inspected (daemon unavailable or image missing); to "
-            f"inspect again: {environment.REFRESH}"
-        )
-    print("\n".join(lines), file=sys.stderr)
+    relative = [os.path.relpath(path) for path in paths]
+    print(
+        sentences.results_are_in(relative, not_inspected, environment.REFRESH),
+        file=sys.stderr,
+    )

@@ -3,15 +3,12 @@
 # `trials_table`, `bundle`. The ingests go first as plain inputs, as in rule all.
 
 
-# every setting's report files (results/reports/<setting>/), nothing run-level
+# every setting's report files (results/reports/<setting>/, results/settings/<setting>/),
+# nothing run-level
 rule reports:
     input:
         user_ingests,
-        lambda wildcards: [
-            path
-            for setting in sorted(settings_map())
-            for path in report_files(setting)
-        ],
+        setting_outputs,
     localrule: True
 
 

@@ -12,18 +12,6 @@ import shutil
 from pathlib import Path
 
 from . import discover, environment
-from .stamps import INGESTED_RECORD
-
-# what rule all asks for beyond the reports of each setting
-RUN_OUTPUTS = (
-    INGESTED_RECORD,
-    "results/index.md",
-    "results/exclusions.tsv",
-    "results/comparisons/comparisons.md",
-    "results/paper/settings.csv",
-    "results/report.html",
-    "results/trials.csv",
-)
 
 
 def job_params(job: discover.JobFolder) -> dict:
@@ -103,11 +91,6 @@ def compared_settings(settings: dict[str, dict]) -> list[str]:
     return [
         f"results/settings/{setting}/stats.json" for setting in sorted(settings) if not settings[setting]["control"]
     ]
-
-
-def run_outputs(control_kinds: tuple[str, ...] = ()) -> list[str]:
-    """The run-level outputs of rule all, and the manifests of the control runs it makes."""
-    return [*RUN_OUTPUTS, *(f"results/controls/run-{kind}.json" for kind in control_kinds)]
 
 
 INGEST_FILES = ("trials.json", "index.json", "tasks.json", "ledger.json")

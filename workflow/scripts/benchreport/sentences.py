@@ -598,3 +598,17 @@ def inspection(record: dict) -> str:
         "a missing daemon's or image's too, is kept until "
         f"`{record['environment_refresh']}`."
     )
+
+
+def results_are_in(paths: list[str], images_not_inspected: int, inspect_again: str) -> str:
+    """The last lines of a run: where its results are, and how many task images it could not
+    inspect, with the command that inspects them again."""
+    lines = ["benchreport: the results are in", *(f"  {path}" for path in paths)]
+    if images_not_inspected:
+        images = count(images_not_inspected, "task image")
+        verb = "was" if images_not_inspected == 1 else "were"
+        lines.append(
+            f"benchreport: {images} {verb} not inspected (daemon unavailable or image missing); "
+            f"to inspect again: {inspect_again}"
+        )
+    return "\n".join(lines)
