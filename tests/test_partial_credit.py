@@ -14,7 +14,7 @@ import json
 import benchflow_synth as synth
 import pytest
 import yaml
-from benchreport import discover, ingest, outputs, paper, report, runcard, stats, tables, trial_rows
+from benchreport import discover, ingest, paper, report, stats, tables, trial_rows
 from benchreport.interval import headlines
 from benchreport.sentences import denominators, first_line
 from conftest import REPO
@@ -60,11 +60,7 @@ def made_at(ingests, threshold: float) -> dict:
     params = PARAMS | {"solve_threshold": threshold}
     setting = next(t["setting"] for i in ingests for t in i["trials"] if t["agent"] == AGENT["agent"])
     numbers, rows, parts = trial_rows.setting_parts(setting, ingests, params)
-    rows = json.loads(outputs.dump_json(rows))
-    merged = json.loads(outputs.dump_json(numbers | parts)) | rows
-    card = runcard.build_run_card(merged, [], min_tries=params["min_trials_per_task"])
-    record = report.build_record(merged, [], card)
-    report.validate_record(record)
+    record, card = report.setting_record(numbers | parts | rows, [], min_tries=params["min_trials_per_task"])
     return {
         "record": record,
         "rows": rows,

@@ -16,8 +16,7 @@ from collections import Counter
 
 import benchflow_synth as synth
 import pytest
-from benchreport import discover, ingest, report, runcard, trial_rows
-from benchreport.outputs import dump_json
+from benchreport import discover, ingest, report, trial_rows
 
 PARAMS = {
     "seed": 11,
@@ -66,19 +65,14 @@ def write_controls(root, tasks, oracle="passed", nop="failed", tries=3):
 
 def outputs(root) -> dict[str, dict]:
     """Per setting (by its agent): the record, the run card, writeup.md and report.md, made by
-    the stages' own functions from the job folders under `root`, through JSON as on disk."""
+    the stages' own functions from the job folders under `root`."""
     jobs = discover.find_job_folders([str(root)])
     ingests = [ingest.ingest_job(job, 20, NOPS) for job in jobs]
     trials = [trial for output in ingests for trial in output["trials"]]
     made = {}
     for setting in sorted({trial["setting"] for trial in trials}):
         numbers, rows, parts = trial_rows.setting_parts(setting, ingests, PARAMS)
-        rows = json.loads(dump_json(rows))
-        merged = json.loads(dump_json(numbers | parts)) | rows
-        card = runcard.build_run_card(merged, [], min_tries=PARAMS["min_trials_per_task"])
-        runcard.validate(card)
-        record = report.build_record(merged, [], card)
-        report.validate_record(record)
+        record, card = report.setting_record(numbers | parts | rows, [], min_tries=PARAMS["min_trials_per_task"])
         made[record["settings"]["agent"]] = {
             "record": record,
             "card": card,

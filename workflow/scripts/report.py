@@ -3,17 +3,15 @@ from the ingested job folders it draws on; then its result record (summary.json)
 rendered from it alone: report.md, writeup.md, run-card.json, run-summary.json, and the trials
 report.html lists of it (page.json)."""
 
-from benchreport import runcard
 from benchreport.lineage import finish_job, start_job, write_for_rule
-from benchreport.outputs import dump_json, load_json, loads_written, write_json, write_text
+from benchreport.outputs import load_json, write_json, write_text
 from benchreport.page import page_trials
 from benchreport.report import (
-    build_record,
     environment_rows,
     render_report,
     render_summary,
     render_writeup,
-    validate_record,
+    setting_record,
 )
 from benchreport.settings import number_ingest_tries
 from benchreport.trial import load_ingests
@@ -44,20 +42,15 @@ numbers, rows, parts = setting_parts(
     benchmark_config=params.benchmark_version,
     gate=params.gate,
 )
+del ingests  # all that follows is built from the numbers, the rows and the card parts
 write_json(output.stats, numbers)
 write_json(output.trials, rows)
-del ingests, numbers, rows  # the rest is read as written, as every later stage reads it
-
-trials = load_json(output.trials)
-stats = load_json(output.stats) | loads_written(dump_json(parts).encode()) | trials
+stats = numbers | parts | rows
 records = {path: load_json(path) for path in snakemake.input.get("images", [])}
 environment = environment_rows(params.task_images, records, stats["per_task"] + stats["excluded_by_controls"])
-card = runcard.build_run_card(stats, environment, min_tries=params.statistics["min_trials_per_task"])
-runcard.validate(card)
-record = build_record(stats, environment, card)
-validate_record(record)
+record, card = setting_record(stats, environment, min_tries=params.statistics["min_trials_per_task"])
 write_text(output.summary, render_summary(record))
-write_text(output.report, render_report(record, card, trials))
+write_text(output.report, render_report(record, card, rows))
 write_text(output.writeup, render_writeup(record, card))
 write_json(output.run_card, card)
 write_json(output.run_summary, card["run_summary"])

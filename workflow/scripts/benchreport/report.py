@@ -16,7 +16,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import completeness, sentences, writeup
+from . import completeness, runcard, sentences, writeup
 from .classify import interrupted_row
 from .environment import REFRESH, repo_digest_text
 from .outputs import dump_json
@@ -139,9 +139,9 @@ def trial_rows(trials: list[dict]) -> list[str]:
 
 
 def build_record(stats: dict, environment: list[dict], card: dict) -> dict:
-    """summary.json: the setting's result record. `stats` is stats.json with the card parts and
-    trials.json merged in (trial_rows.setting_parts, as written), `card` the run card built from them; every
-    field is copied, none computed."""
+    """summary.json: the setting's result record. `stats` is the numbers with the card parts and
+    the trial rows merged in (trial_rows.setting_parts), `card` the run card built from them;
+    every field is copied, none computed."""
     return {
         "schema": "benchreport.setting-result/1",
         "setting": stats["setting"],
@@ -188,6 +188,17 @@ def build_record(stats: dict, environment: list[dict], card: dict) -> dict:
         # the trial rows are in trials.json beside this file
         "completeness": card["completeness"],
     }
+
+
+def setting_record(stats: dict, environment: list[dict], *, min_tries: int) -> tuple[dict, dict]:
+    """(summary.json, run-card.json) of a setting, each checked against its schema: `stats` is
+    its numbers, card parts and trial rows merged (trial_rows.setting_parts), `environment` its
+    image rows (environment_rows), `min_tries` the config's statistics.min_trials_per_task."""
+    card = runcard.build_run_card(stats, environment, min_tries=min_tries)
+    runcard.validate(card)
+    record = build_record(stats, environment, card)
+    validate_record(record)
+    return record, card
 
 
 def validate_record(record: dict) -> None:

@@ -12,7 +12,6 @@ from collections import Counter
 
 from . import grader, provenance, stats
 from .classify import LEFT_OUT, REVIEWER_RUN
-from .outputs import LazyRecords
 from .trial import recorded_tokens
 
 GATE_KINDS = ("failed", "errored", "verifier_errored", "timed_out")
@@ -372,8 +371,7 @@ def setting_trial_rows(split: stats.SettingTrials) -> dict:
 
     return {
         "setting": split.setting,
-        # made as they are written: 100,000 rows held at once were 60 MB beside the trials
-        "trials": LazyRecords(row, sorted(finished, key=lambda t: (t["task"], stats.try_order(t)))),
+        "trials": [row(trial) for trial in sorted(finished, key=lambda t: (t["task"], stats.try_order(t)))],
         "interrupted": [_trial_ref(trial) for trial in sorted(interrupted, key=stats.try_order)],
     }
 
