@@ -251,14 +251,42 @@ def usage(mine: list[dict], counted: list[dict], tasks: list[dict], params: dict
     """
     spent, priced_all = _cost(mine)
     counted_cost, priced_counted = _cost(counted)
-    solved = sum(row["passed"] > 0 for row in tasks)
-    passed = sum(row["passed"] for row in tasks)
-    one_run = cost_of_one_run(tasks, params)
     # a control calls no model and an interrupted trial wrote no usage: neither needs a cost
     missing = [
         t for t in mine if t["cost_usd_all_attempts"] is None and not t["control"] and t["outcome"] != "interrupted"
     ]
-    measures = [
+    times = [trial["timing"].get("total") for trial in counted if trial["timing"].get("total") is not None]
+    return {
+        "tokens_all_attempts": token_totals(mine),
+        "tokens_counted": token_totals(counted),
+        "attempts": sum(trial["attempts"] for trial in mine),
+        "trials": len(mine),
+        "trials_priced": priced_all,
+        "counted_trials": len(counted),
+        "counted_trials_priced": priced_counted,
+        "cost_complete": not missing,
+        "cost_is_lower_bound": spent is not None and bool(missing),
+        "cost_measures": {
+            measure["key"]: measure
+            for measure in _cost_measures((spent, priced_all), (counted_cost, priced_counted), tasks, params)
+        },
+        "price_sources": dict(sorted(Counter(str(t["price_source"]) for t in mine).items())),
+        "usage_sources": dict(sorted(Counter(str(t["usage_source"]) for t in mine).items())),
+        "token_note": "input counts include cache reads and cache writes, as BenchFlow normalises them",
+        "trial_seconds_min": min(times) if times else None,
+        "trial_seconds_max": max(times) if times else None,
+        "trial_minutes_all_attempts": round(sum(t["seconds_all_attempts"] for t in mine) / 60, 2),
+    }
+
+
+def _cost_measures(all_attempts: tuple, counted: tuple, tasks: list[dict], params: dict) -> list[dict]:
+    """The cost measures of `usage`, each with its numerator, denominator and the trials it covers;
+    `all_attempts` and `counted` are _cost of every trial and of the counted ones."""
+    (spent, priced_all), (counted_cost, priced_counted) = all_attempts, counted
+    solved = sum(row["passed"] > 0 for row in tasks)
+    passed = sum(row["passed"] for row in tasks)
+    one_run = cost_of_one_run(tasks, params)
+    return [
         _measure(
             "spent",
             "cost of every attempt",
@@ -309,25 +337,6 @@ def usage(mine: list[dict], counted: list[dict], tasks: list[dict], params: dict
             interval=one_run,
         ),
     ]
-    times = [trial["timing"].get("total") for trial in counted if trial["timing"].get("total") is not None]
-    return {
-        "tokens_all_attempts": token_totals(mine),
-        "tokens_counted": token_totals(counted),
-        "attempts": sum(trial["attempts"] for trial in mine),
-        "trials": len(mine),
-        "trials_priced": priced_all,
-        "counted_trials": len(counted),
-        "counted_trials_priced": priced_counted,
-        "cost_complete": not missing,
-        "cost_is_lower_bound": spent is not None and bool(missing),
-        "cost_measures": {measure["key"]: measure for measure in measures},
-        "price_sources": dict(sorted(Counter(str(t["price_source"]) for t in mine).items())),
-        "usage_sources": dict(sorted(Counter(str(t["usage_source"]) for t in mine).items())),
-        "token_note": "input counts include cache reads and cache writes, as BenchFlow normalises them",
-        "trial_seconds_min": min(times) if times else None,
-        "trial_seconds_max": max(times) if times else None,
-        "trial_minutes_all_attempts": round(sum(t["seconds_all_attempts"] for t in mine) / 60, 2),
-    }
 
 
 def _cell(trials: list[dict]) -> dict:
@@ -370,53 +379,8 @@ def control_summary(agent_trials: list[dict], control_trials: list[dict]) -> dic
         summary[trial["control"]]["trials"] += 1
         summary[trial["control"]]["passed"] += trial["outcome"] == "passed"
     for task in sorted(wanted):
-        versions = sorted({trial["task_digest"] for trial in wanted[task]}, key=lambda d: (d is None, d or ""))
-        controls = by_version[task]
-        per_version = []
-        for digest in versions:
-            agents = [trial for trial in wanted[task] if trial["task_digest"] == digest]
-            cells = {}
-            for kind in ("oracle", "nop"):
-                same = [
-                    t for (k, d), ts in controls.items() if k == kind and (digest is None or d == digest) for t in ts
-                ]
-                cells[kind] = _cell(same) if same else None
-            verdict, reasons = version_verdict(cells["oracle"], cells["nop"])
-            per_version.append(
-                {
-                    "digest": digest,
-                    "agent_trials": len(agents),
-                    "oracle": cells["oracle"],
-                    "nop": cells["nop"],
-                    "verdict": verdict,
-                    "reasons": reasons,
-                }
-            )
-            if not cells["oracle"] and not cells["nop"] and any(k for (k, d) in controls):
-                summary["uncovered"].append(
-                    {"task": task, "digest": digest, "trials": len(agents), "trial_ids": [trial_id(t) for t in agents]}
-                )
-        verdict = next(v for v in ("fails", "not verified", "holds") if any(p["verdict"] == v for p in per_version))
-        uncovered = bool(summary["uncovered"]) and summary["uncovered"][-1]["task"] == task
-        # a version no control ran on is said once, not as "no oracle ran; no nop ran" beside the
-        # counts of the controls that ran on the task's other versions
-        task_reasons = {
-            reason
-            for p in per_version
-            if p["verdict"] == verdict and (p["oracle"] or p["nop"] or not uncovered)
-            for reason in p["reasons"]
-        }
-        if uncovered and verdict != "fails":
-            task_reasons.add("no control on the version some agent trials ran on")
-        totals = {kind: _merge([p[kind] for p in per_version if p[kind]]) for kind in ("oracle", "nop")}
-        summary["per_task"][task] = {
-            "verdict": verdict,
-            "reasons": sorted(task_reasons),
-            "oracle": totals["oracle"],
-            "nop": totals["nop"],
-            "versions": per_version,
-            "matched_by": "task name (no task digest recorded)" if versions == [None] else "task digest",
-        }
+        summary["per_task"][task], uncovered = _task_controls(task, wanted[task], by_version[task])
+        summary["uncovered"] += uncovered
     for verdict, key in (
         ("fails", "tasks_failing_controls"),
         ("not verified", "tasks_unverified"),
@@ -427,6 +391,60 @@ def control_summary(agent_trials: list[dict], control_trials: list[dict]) -> dic
         t for t, entry in summary["per_task"].items() if not entry["oracle"] and not entry["nop"]
     )
     return summary
+
+
+def _task_controls(task: str, agents: list[dict], controls: dict) -> tuple[dict, list[dict]]:
+    """(one task's controls entry, the versions of it its agent trials ran on that no control ran
+    on). `controls`: (kind, digest) -> the control trials of the task."""
+    versions = sorted({trial["task_digest"] for trial in agents}, key=lambda d: (d is None, d or ""))
+    per_version, uncovered = [], []
+    for digest in versions:
+        on_version = [trial for trial in agents if trial["task_digest"] == digest]
+        cells = {}
+        for kind in ("oracle", "nop"):
+            same = [t for (k, d), ts in controls.items() if k == kind and (digest is None or d == digest) for t in ts]
+            cells[kind] = _cell(same) if same else None
+        verdict, reasons = version_verdict(cells["oracle"], cells["nop"])
+        per_version.append(
+            {
+                "digest": digest,
+                "agent_trials": len(on_version),
+                "oracle": cells["oracle"],
+                "nop": cells["nop"],
+                "verdict": verdict,
+                "reasons": reasons,
+            }
+        )
+        if not cells["oracle"] and not cells["nop"] and any(k for (k, d) in controls):
+            uncovered.append(
+                {
+                    "task": task,
+                    "digest": digest,
+                    "trials": len(on_version),
+                    "trial_ids": [trial_id(t) for t in on_version],
+                }
+            )
+    verdict = next(v for v in ("fails", "not verified", "holds") if any(p["verdict"] == v for p in per_version))
+    # a version no control ran on is said once, not as "no oracle ran; no nop ran" beside the
+    # counts of the controls that ran on the task's other versions
+    task_reasons = {
+        reason
+        for p in per_version
+        if p["verdict"] == verdict and (p["oracle"] or p["nop"] or not uncovered)
+        for reason in p["reasons"]
+    }
+    if uncovered and verdict != "fails":
+        task_reasons.add("no control on the version some agent trials ran on")
+    totals = {kind: _merge([p[kind] for p in per_version if p[kind]]) for kind in ("oracle", "nop")}
+    entry = {
+        "verdict": verdict,
+        "reasons": sorted(task_reasons),
+        "oracle": totals["oracle"],
+        "nop": totals["nop"],
+        "versions": per_version,
+        "matched_by": "task name (no task digest recorded)" if versions == [None] else "task digest",
+    }
+    return entry, uncovered
 
 
 def _merge(cells: list[dict]) -> dict | None:
@@ -704,20 +722,13 @@ def setting_stats(split: SettingTrials, all_trials: list[dict], params: dict, gr
     over its trial rows, and rule report the environment): every number its outputs print,
     computed here once. `all_trials`: those `split` was sorted from. grid_for: see
     headline_interval."""
-    setting, mine, finished, interrupted = split.setting, split.mine, split.finished, split.interrupted
+    setting, mine, finished = split.setting, split.mine, split.finished
     controls, excluded_tasks = split.controls, split.excluded_tasks
     key = mine[0]["setting_key"]
     counted = [trial for trial in finished if trial["task"] not in excluded_tasks]
     confidence = params["confidence"]
     tasks = task_rows(counted, confidence, controls)
     left_out_tasks = task_rows([trial for trial in finished if trial["task"] in excluded_tasks], confidence, controls)
-    rates = [row["rate"] for row in tasks]
-    passed = sum(row["passed"] for row in tasks)
-    n_trials = len(counted)
-    outcomes = Counter(trial["outcome"] for trial in counted)
-    methods = interval_methods(tasks, params) if tasks else {}
-    headline = headline_interval(tasks, methods, params, grid_for)
-    over_trials = intervals.wilson(passed, n_trials, confidence)
     mixed = mixed_settings(setting, all_trials)
     return {
         "schema": "benchreport.stats/1",
@@ -730,24 +741,47 @@ def setting_stats(split: SettingTrials, all_trials: list[dict], params: dict, gr
         "routes": sorted({t["route"] for t in mine if t["route"]}),
         "served_models": observed(counted, "served_models"),
         "jobs": sorted({trial["job"] for trial in mine}),
-        "counts": {
-            "tasks": len(tasks),
-            "trials": n_trials,
-            "passed": passed,
-            **{outcome: outcomes.get(outcome, 0) for outcome in OUTCOME_ORDER if outcome != "passed"},
-            "with_error": outcomes.get("errored", 0) + outcomes.get("verifier_errored", 0),
-            "timed_out": sum(trial["timed_out"] for trial in counted),
-            "retried": sum(trial["attempts"] > 1 for trial in counted),
-            "attempts": sum(trial["attempts"] for trial in mine),
-            "interrupted_left_out": len(interrupted),
-            "left_out_by_controls": len(finished) - len(counted),
-            "tasks_left_out_by_controls": len(left_out_tasks),
+        "counts": _counts(split, counted, tasks, left_out_tasks),
+        **_pass_rate(tasks, len(counted), params, grid_for, split.solve_threshold),
+        "solve_rates": solve_rates(tasks),
+        "mean_reward": mean_reward(tasks, confidence),
+        "per_task": tasks,
+        "usage": usage(mine, counted, tasks, params),
+        "sampling": sampling_seen(counted),
+        "trials_recording_requests": sum(trial["trajectory"] for trial in counted),
+        # which rule numbered the tries (settings.number_tries): folder, seed or started_at
+        "try_numbering": dict(sorted(Counter(str(trial["try_rule"]) for trial in counted).items())),
+        "controls": controls,
+        "excluded_by_controls": [
+            {"task": row["task"], "reason": "; ".join(excluded_tasks[row["task"]])}
+            | {name: row[name] for name in ("trials", "passed", "rate", "task_digests", "trial_ids")}
+            for row in left_out_tasks
+        ],
+        "mixed_settings": mixed,
+        "warnings": _warnings(tasks, counted, controls, params, mixed, split.solve_threshold),
+        "seeds": {
+            "resampling_seed": params["seed"],
+            "generator": "numpy PCG64 via numpy.random.default_rng",
+            "resamples": params["resamples"],
+            "trial_seeds": sorted({str(t["seed"]) for t in mine if t["seed"] is not None}),
         },
+    }
+
+
+def _pass_rate(tasks: list[dict], n_trials: int, params: dict, grid_for, solve_threshold: float) -> dict:
+    """The pass rate over tasks and over trials, each interval method on it and the headline."""
+    confidence = params["confidence"]
+    rates = [row["rate"] for row in tasks]
+    passed = sum(row["passed"] for row in tasks)
+    methods = interval_methods(tasks, params) if tasks else {}
+    headline = headline_interval(tasks, methods, params, grid_for)
+    over_trials = intervals.wilson(passed, n_trials, confidence)
+    return {
         "pass_rate": {
             "value": _ratio(sum(rates), len(rates)),
-            "rule": f"mean over tasks of each task's fraction of passing trials ({pass_rule(split.solve_threshold)})",
+            "rule": f"mean over tasks of each task's fraction of passing trials ({pass_rule(solve_threshold)})",
             "trials": "per_task",
-            "solve_threshold": split.solve_threshold,
+            "solve_threshold": solve_threshold,
         },
         "pass_rate_over_trials": _ratio(passed, n_trials),
         "intervals": {
@@ -764,33 +798,22 @@ def setting_stats(split: SettingTrials, all_trials: list[dict], params: dict, gr
             else headline["high"] - headline["low"],
         },
         "methods": methods,
-        "solve_rates": solve_rates(tasks),
-        "mean_reward": mean_reward(tasks, confidence),
-        "per_task": tasks,
-        "usage": usage(mine, counted, tasks, params),
-        "sampling": sampling_seen(counted),
-        "trials_recording_requests": sum(trial["trajectory"] for trial in counted),
-        # which rule numbered the tries (settings.number_tries): folder, seed or started_at
-        "try_numbering": dict(sorted(Counter(str(trial["try_rule"]) for trial in counted).items())),
-        "controls": controls,
-        "excluded_by_controls": [
-            {
-                "task": row["task"],
-                "reason": "; ".join(excluded_tasks[row["task"]]),
-                "trials": row["trials"],
-                "passed": row["passed"],
-                "rate": row["rate"],
-                "task_digests": row["task_digests"],
-                "trial_ids": row["trial_ids"],
-            }
-            for row in left_out_tasks
-        ],
-        "mixed_settings": mixed,
-        "warnings": _warnings(tasks, counted, controls, params, mixed, split.solve_threshold),
-        "seeds": {
-            "resampling_seed": params["seed"],
-            "generator": "numpy PCG64 via numpy.random.default_rng",
-            "resamples": params["resamples"],
-            "trial_seeds": sorted({str(t["seed"]) for t in mine if t["seed"] is not None}),
-        },
+    }
+
+
+def _counts(split: SettingTrials, counted: list[dict], tasks: list[dict], left_out_tasks: list[dict]) -> dict:
+    """The setting's trials counted: by outcome over the counted ones, and those left out."""
+    outcomes = Counter(trial["outcome"] for trial in counted)
+    return {
+        "tasks": len(tasks),
+        "trials": len(counted),
+        "passed": sum(row["passed"] for row in tasks),
+        **{outcome: outcomes.get(outcome, 0) for outcome in OUTCOME_ORDER if outcome != "passed"},
+        "with_error": outcomes.get("errored", 0) + outcomes.get("verifier_errored", 0),
+        "timed_out": sum(trial["timed_out"] for trial in counted),
+        "retried": sum(trial["attempts"] > 1 for trial in counted),
+        "attempts": sum(trial["attempts"] for trial in split.mine),
+        "interrupted_left_out": len(split.interrupted),
+        "left_out_by_controls": len(split.finished) - len(counted),
+        "tasks_left_out_by_controls": len(left_out_tasks),
     }

@@ -86,74 +86,8 @@ def _left_out(setting: str, mine: list[dict], own: list[dict], excluded: set) ->
     found = sum(ingest["attempt_folders_found"] for ingest in own) - sum(
         trial.get("attempts", 1) for ingest in own for trial in ingest["trials"] if trial["setting"] != setting
     )
-    scored: Counter[str] = Counter()
-    errored: Counter[str] = Counter()
-    verifier_errored: Counter[str] = Counter()
-    failed_controls: Counter[str] = Counter()
-    retried: Counter[str] = Counter()
-    interrupted: Counter[str] = Counter()
-    unscored = 0
-    for trial in mine:
-        outcome = trial["outcome"]
-        if outcome == "interrupted":
-            reason = "rubric review pending" if trial.get("review_pending") else "never finished"
-            interrupted[reason] += trial.get("attempts", 1)
-            continue
-        for earlier in _superseded(trial):
-            if earlier == "interrupted":
-                interrupted["resumed later"] += 1
-            else:
-                retried[earlier] += 1
-        if trial["task"] in excluded:
-            failed_controls[trial["task"]] += 1
-        elif outcome in ("passed", "failed"):
-            scored[outcome] += 1
-        elif outcome == "errored":
-            errored[trial.get("error_category") or "other"] += 1
-        elif outcome == "verifier_errored":
-            incomplete = "rubric review incomplete" if trial.get("has_scoring") else "verifier_other"
-            verifier_errored[trial.get("verifier_error_category") or incomplete] += 1
-        else:
-            unscored += 1
-    unreadable: Counter[str] = Counter()
-    reviewer_runs = 0
-    files: list[dict] = []
-    for ingest in own:
-        for row in ingest.get("ledger", []):
-            if not str(row.get("effect", "")).startswith(LEFT_OUT):
-                files.append(row)
-            elif row.get("reason") == REVIEWER_RUN:
-                reviewer_runs += 1
-            else:
-                unreadable[row.get("reason") or "unreadable"] += 1
-    categories = [
-        _category("scored", "scored (passed or failed)", "counted in the pass rate", scored),
-        _category("errored", "errored, by category", "counted as not passed", errored),
-        _category("verifier_errored", "verifier errored, by category", "counted as not passed", verifier_errored),
-        _category(
-            "unscored",
-            "unscored (no reward, no error)",
-            "counted as not passed",
-            Counter({"unscored": unscored}) if unscored else Counter(),
-        ),
-        _category(
-            "failed_controls", "trials of tasks that failed their controls", "left out of the headline", failed_controls
-        ),
-        _category(
-            "retried",
-            "earlier attempts BenchFlow retried, by their outcome",
-            "left out (the kept attempt is the scored one, then the newest); their tokens and cost are counted",
-            retried,
-        ),
-        _category("interrupted", "interrupted attempts (config.json, no result.json)", "left out", interrupted),
-        _category("unreadable", "attempt folders that could not be read", "left out", unreadable),
-        _category(
-            "reviewer_runs",
-            "reviewer runs (purpose: reviewer), not trials",
-            "left out",
-            Counter({"reviewer run": reviewer_runs}) if reviewer_runs else Counter(),
-        ),
-    ]
+    files, by_folder = _ledger_counts(own)
+    categories = _categories(_trial_counts(mine, excluded) | by_folder)
     accounted = sum(category["folders"] for category in categories)
     budgets = {ingest["job"]["id"]: budget_stop(ingest["job"].get("budget")) for ingest in own}
     stops = [
@@ -175,6 +109,74 @@ def _left_out(setting: str, mine: list[dict], own: list[dict], excluded: set) ->
         "budget_recorded": any(stop is not None for stop in budgets.values()),
         "images_not_inspected": [],  # the report stage, which reads the inspections, fills it in
     }
+
+
+def _trial_counts(mine: list[dict], excluded: set) -> dict[str, Counter[str]]:
+    """The attempt folders of the setting's trials, by category key, each counted by its detail
+    (outcome, error category, task, reason)."""
+    kinds = ("scored", "errored", "verifier_errored", "unscored", "failed_controls", "retried", "interrupted")
+    counts: dict[str, Counter[str]] = {key: Counter() for key in kinds}
+    for trial in mine:
+        outcome = trial["outcome"]
+        if outcome == "interrupted":
+            reason = "rubric review pending" if trial.get("review_pending") else "never finished"
+            counts["interrupted"][reason] += trial.get("attempts", 1)
+            continue
+        for earlier in _superseded(trial):
+            if earlier == "interrupted":
+                counts["interrupted"]["resumed later"] += 1
+            else:
+                counts["retried"][earlier] += 1
+        if trial["task"] in excluded:
+            counts["failed_controls"][trial["task"]] += 1
+        elif outcome in ("passed", "failed"):
+            counts["scored"][outcome] += 1
+        elif outcome == "errored":
+            counts["errored"][trial.get("error_category") or "other"] += 1
+        elif outcome == "verifier_errored":
+            incomplete = "rubric review incomplete" if trial.get("has_scoring") else "verifier_other"
+            counts["verifier_errored"][trial.get("verifier_error_category") or incomplete] += 1
+        else:
+            counts["unscored"]["unscored"] += 1
+    return counts
+
+
+def _ledger_counts(own: list[dict]) -> tuple[list[dict], dict[str, Counter[str]]]:
+    """(the ledger rows of files not read that left nothing out, the attempt folders left out
+    by the ledger: unreadable ones by reason, and reviewer runs)."""
+    unreadable: Counter[str] = Counter()
+    reviewer_runs: Counter[str] = Counter()
+    files: list[dict] = []
+    for ingest in own:
+        for row in ingest.get("ledger", []):
+            if not str(row.get("effect", "")).startswith(LEFT_OUT):
+                files.append(row)
+            elif row.get("reason") == REVIEWER_RUN:
+                reviewer_runs["reviewer run"] += 1
+            else:
+                unreadable[row.get("reason") or "unreadable"] += 1
+    return files, {"unreadable": unreadable, "reviewer_runs": reviewer_runs}
+
+
+# key -> (label, effect) of each category of attempt folder, in the order the report lists them
+CATEGORIES = {
+    "scored": ("scored (passed or failed)", "counted in the pass rate"),
+    "errored": ("errored, by category", "counted as not passed"),
+    "verifier_errored": ("verifier errored, by category", "counted as not passed"),
+    "unscored": ("unscored (no reward, no error)", "counted as not passed"),
+    "failed_controls": ("trials of tasks that failed their controls", "left out of the headline"),
+    "retried": (
+        "earlier attempts BenchFlow retried, by their outcome",
+        "left out (the kept attempt is the scored one, then the newest); their tokens and cost are counted",
+    ),
+    "interrupted": ("interrupted attempts (config.json, no result.json)", "left out"),
+    "unreadable": ("attempt folders that could not be read", "left out"),
+    "reviewer_runs": ("reviewer runs (purpose: reviewer), not trials", "left out"),
+}
+
+
+def _categories(counts: dict[str, Counter[str]]) -> list[dict]:
+    return [_category(key, label, effect, counts[key]) for key, (label, effect) in CATEGORIES.items()]
 
 
 def _category(key: str, label: str, effect: str, counts: Counter) -> dict:
