@@ -93,9 +93,9 @@ def build(roots: list[Path]) -> dict:
         own = [output for output in ingests if any(t["setting"] == setting for t in output["trials"])]
         # what rule report builds its record from: stats.json | the card parts | trials.json
         numbers, rows, parts = trial_rows.setting_parts(setting, ingests, PARAMS)
-        numbers |= parts | rows
-        card = runcard.build_run_card(numbers, [], min_tries=PARAMS["min_trials_per_task"])
-        built["settings"][setting] = {"stats": numbers, "card": card, "own": own}
+        merged = {**numbers, **parts, **rows}
+        card = runcard.build_run_card(merged, [], min_tries=PARAMS["min_trials_per_task"])
+        built["settings"][setting] = {"stats": merged, "parts": (numbers, parts, rows), "card": card, "own": own}
     return built
 
 
@@ -158,7 +158,7 @@ def test_the_record_checks_each_tasks_trial_ids_by_type_and_still_sees_a_bad_one
         "minItems": 1,
     }
     entry = next(iter(generated["settings"].values()))
-    record = report.build_record(entry["stats"], [], entry["card"])
+    record = report.build_record(*entry["parts"], [], entry["card"])
     report.validate_record(record)
     row = record["per_task"][0]
     for ids in ([*row["trial_ids"], *row["trial_ids"], 7, *row["trial_ids"]], []):

@@ -45,15 +45,14 @@ numbers, rows, parts = setting_parts(
 del ingests  # all that follows is built from the numbers, the rows and the card parts
 write_json(output.stats, numbers)
 write_json(output.trials, rows)
-stats = numbers | parts | rows
 records = {path: load_json(path) for path in snakemake.input.get("images", [])}
-environment = environment_rows(params.task_images, records, stats["per_task"] + stats["excluded_by_controls"])
-record, card = setting_record(stats, environment, min_tries=params.statistics["min_trials_per_task"])
+environment = environment_rows(params.task_images, records, numbers["per_task"] + numbers["excluded_by_controls"])
+record, card = setting_record(numbers, parts, rows, environment, min_tries=params.statistics["min_trials_per_task"])
 write_text(output.summary, render_summary(record))
 write_text(output.report, render_report(record, card, rows))
 write_text(output.writeup, render_writeup(record, card))
 write_json(output.run_card, card)
 write_json(output.run_summary, card["run_summary"])
-write_json(output.page, {"setting": stats["setting"]} | page_trials(stats["per_task"], stats["trials"]))
+write_json(output.page, {"setting": numbers["setting"]} | page_trials(numbers["per_task"], rows["trials"]))
 write_for_rule(snakemake)
 finish_job()

@@ -1,20 +1,18 @@
-"""The typed parts of a setting's result record (summary.json; schema
-benchreport/schemas/setting-result.schema.json).
+"""A setting's result record (summary.json), typed: `SettingResult` and its parts.
 
-Rule stats builds these frozen records and rule report assembles them into the record; every
-renderer reads the record and computes nothing. `as_json` turns one into the plain data written
-to disk (tuples become lists there), so the files stay data and carry no code.
+Rule report computes each part once (stats, trial_rows) and assembles the record from them
+(report.build_record), which mypy holds to these types; every renderer reads the record and
+computes nothing. The parts are plain dicts and lists, so the record is written as it is and a
+reader of the JSON gets the same values. benchreport/schemas/setting-result.schema.json is its
+published schema, for readers outside.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-from dataclasses import dataclass
+from typing import Any, TypedDict
 
 
-@dataclass(frozen=True)
-class Interval:
+class Interval(TypedDict):
     """An interval at a confidence level, with the method that gave it and what it covers."""
 
     method: str
@@ -24,8 +22,7 @@ class Interval:
     covers: str
 
 
-@dataclass(frozen=True)
-class TaskRow:
+class TaskRow(TypedDict):
     """One task of a setting: its trials in try order (their ids), passes, rate and its interval."""
 
     task: str
@@ -33,18 +30,17 @@ class TaskRow:
     passed: int
     rate: float
     interval: Interval
-    rewards: tuple
+    rewards: list[float | None]
     mean_reward: float
-    outcomes: tuple
+    outcomes: list[str]
     timed_out: int
-    task_digests: tuple
-    trial_ids: tuple
+    task_digests: list[str]
+    trial_ids: list[str]
     mean_cost_usd: float | None  # over the trials with a recorded cost (all attempts)
-    controls: dict | None = None  # the task's controls verdict (stats.control_summary), agents only
+    controls: dict | None  # the task's controls verdict (stats.control_summary), agents only
 
 
-@dataclass(frozen=True)
-class CostMeasure:
+class CostMeasure(TypedDict):
     """One cost measure, defined once: a label, what is divided by what, and the value.
 
     `trials` says which trials the numerator covers: "counted" (those the pass rate counts) or
@@ -61,8 +57,81 @@ class CostMeasure:
     trials: str
 
 
-@dataclass(frozen=True)
-class LeftOutRow:
+class TokenTotals(TypedDict):
+    """Each token count summed over the trials that recorded usage (trial.recorded_tokens), all
+    their attempts; a count is None where no trial recorded it, never a 0 standing for that."""
+
+    input: int | None
+    output: int | None
+    cache_read: int | None
+    cache_creation: int | None
+    total: int | None
+    trials_recorded: int  # the trials whose usage was recorded
+    trials: int  # the trials summed over
+
+
+class Usage(TypedDict):
+    """Tokens and every cost measure of a setting (stats.usage)."""
+
+    tokens_all_attempts: TokenTotals
+    tokens_counted: TokenTotals
+    attempts: int
+    trials: int
+    trials_priced: int
+    counted_trials: int
+    counted_trials_priced: int
+    cost_complete: bool
+    cost_is_lower_bound: bool
+    cost_measures: dict[str, CostMeasure]
+    price_sources: dict[str, int]
+    usage_sources: dict[str, int]
+    token_note: str
+    trial_seconds_min: float | None
+    trial_seconds_max: float | None
+    trial_minutes_all_attempts: float
+
+
+class Counts(TypedDict):
+    """A setting's trials counted: by outcome over the counted ones, and those left out."""
+
+    tasks: int
+    trials: int
+    passed: int
+    failed: int
+    errored: int
+    verifier_errored: int
+    unscored: int
+    with_error: int
+    timed_out: int
+    retried: int
+    attempts: int
+    interrupted_left_out: int
+    left_out_by_controls: int
+    tasks_left_out_by_controls: int
+
+
+class PassRate(TypedDict):
+    value: float | None
+    rule: str
+    trials: str  # "per_task": computed over every per-task row
+    solve_threshold: float
+
+
+class MeanReward(TypedDict):
+    value: float | None
+    rule: str
+    trials: str
+    interval: dict
+
+
+class Seeds(TypedDict):
+    resampling_seed: int
+    generator: str
+    resamples: int
+    trial_seeds: list[str]
+
+
+class LeftOutRow(TypedDict):
     """One thing left out of a setting's numbers or not recorded: an attempt, a file, a task
     (its controls), an image (not inspected), a duplicate; with the reason and the effect."""
 
@@ -72,31 +141,91 @@ class LeftOutRow:
     file: str
     reason: str
     effect: str
-    task: str | None = None
-    trials: int | None = None
+    task: str | None
+    trials: int | None
 
 
-def as_json(value):
-    """A record (or a list of them) as plain data for JSON: dicts and lists (tuples become lists,
-    so data read back from disk and data just built compare equal).
-
-    One walk of the values, where dataclasses.asdict deep-copies every leaf first and the walk
-    then copies again: 1,000 task rows of 100 tries each took 0.44-0.62 CPU s that way, 0.06-0.08 s
-    this way."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {name: as_json(getattr(value, name)) for name in _field_names(type(value))}
-    if isinstance(value, dict):
-        return {key: as_json(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        if all(type(item) in _LEAVES for item in value):
-            return list(value)
-        return [as_json(item) for item in value]
-    return value
+class JobFolder(TypedDict):
+    id: str
+    try_index: Any
+    benchflow_summary: Any  # ingest.crosscheck against BenchFlow's own summary.json
 
 
-_LEAVES = frozenset((str, int, float, bool, type(None)))
+class RateEstimates(TypedDict):
+    """The pass rate over tasks and over trials, each interval method on it and the headline."""
+
+    pass_rate: PassRate
+    pass_rate_over_trials: float | None
+    intervals: dict[str, dict]
+    confidence: float
+    headline: dict[str, Any]
+    methods: dict[str, dict]
 
 
-@functools.cache
-def _field_names(cls) -> tuple[str, ...]:
-    return tuple(field.name for field in dataclasses.fields(cls))
+class Numbers(RateEstimates):
+    """The numbers of a setting that its record copies from stats.json as they are."""
+
+    setting: str
+    description: str
+    counts: Counts
+    solve_rates: dict | None
+    mean_reward: MeanReward
+    per_task: list[TaskRow]
+    usage: Usage
+    sampling: dict[str, dict[str, int]]
+    trials_recording_requests: int
+    try_numbering: dict[str, int]
+    controls: dict | None
+    excluded_by_controls: list[dict]
+    mixed_settings: list[dict]
+    warnings: list[dict]
+    seeds: Seeds
+
+
+class SettingNumbers(Numbers):
+    """stats.json: a setting's numbers (stats.setting_stats), the record's main part."""
+
+    schema: str
+    key: dict[str, Any]  # the setting key (settings.setting_key)
+    agent_env_chosen: dict | None
+    agent_names: list[str]
+    routes: list[str]
+    served_models: dict[str, int]
+    jobs: list[str]
+
+
+class SettingResult(Numbers):
+    """summary.json: every number a setting's outputs print."""
+
+    schema: str
+    settings: dict[str, Any]  # the setting key, with what the run chose and what was served
+    unpriced_reasons: list[dict]
+    environment: list[dict]
+    environment_refresh: str
+    job_folders: list[JobFolder]
+    left_out: list[LeftOutRow]
+    benchmark: dict | None
+    grader_kind: str
+    left_out_accounting: dict | None
+    limits: dict[str, str | None]  # writeup.not_controlled, writeup.task_count_limits
+    completeness: list[dict]
+
+
+class CardParts(TypedDict):
+    """What the run card counts over a setting's trial rows (trial_rows.card_parts)."""
+
+    job_folders: list[dict]  # each ingest's job block, with BenchFlow's crosscheck
+    ledger: list[dict]
+    grader: dict
+    benchmark: dict
+    left_out_accounting: dict
+    tokens_and_cost: dict
+    run_summary: dict
+
+
+class TrialRows(TypedDict):
+    """trials.json: every trial of a setting, one row each (trial_rows.setting_trial_rows)."""
+
+    setting: str
+    trials: list[dict]
+    interrupted: list[dict]

@@ -21,7 +21,7 @@ from .classify import interrupted_row
 from .environment import REFRESH, repo_digest_text
 from .outputs import dump_json
 from .present import NOT_RECORDED, bar, cell, code, count, level, num, pct, reward, seconds, usd, wrap
-from .record import LeftOutRow, as_json
+from .record import CardParts, JobFolder, LeftOutRow, SettingNumbers, SettingResult, TrialRows
 
 TEMPLATES = Path(__file__).parent / "templates"
 SCHEMA = Path(__file__).resolve().parent / "schemas" / "setting-result.schema.json"
@@ -66,56 +66,45 @@ ENVIRONMENT_HINTS = {
 }
 
 
-def left_out_rows(stats: dict, environment: list[dict]) -> list[dict]:
+def left_out_rows(
+    ledger: list[dict], interrupted: list[dict], excluded_by_controls: list[dict], environment: list[dict]
+) -> list[LeftOutRow]:
     """Every attempt, task, image and file of the setting left out or not recorded, one row each,
     with the reason and its effect on the numbers: what report.md, summary.json and (over all
     settings) exclusions.tsv list."""
     rows = []
-    for row in stats["ledger"]:
+    for row in ledger:
         kind = row.get("kind") or ("attempt" if row["effect"].startswith("attempt") else "file")
-        rows.append(LeftOutRow(kind, row["job"], row["folder"], row["file"], row["reason"], row["effect"]))
-    for trial in stats["interrupted"]:
+        rows.append(_left_out(kind, row["job"], row["folder"], row["file"], row["reason"], row["effect"]))
+    for trial in interrupted:
         row = interrupted_row(trial, trial["folder"])
         rows.append(
-            LeftOutRow(
-                "attempt",
-                row["job"],
-                row["folder"],
-                row["file"],
-                row["reason"],
-                row["effect"],
-                task=trial["task"],
-                trials=1,
-            )
+            _left_out("attempt", row["job"], row["folder"], row["file"], row["reason"], row["effect"], trial["task"], 1)
         )
-    for row in stats["excluded_by_controls"]:
-        rows.append(
-            LeftOutRow(
-                "task",
-                "",
-                "",
-                f"task {row['task']}",
-                row["reason"],
-                f"{count(row['trials'], 'trial')} ({row['passed']} passed) left out of the headline",
-                task=row["task"],
-                trials=row["trials"],
-            )
-        )
+    for row in excluded_by_controls:
+        effect = f"{count(row['trials'], 'trial')} ({row['passed']} passed) left out of the headline"
+        rows.append(_left_out("task", "", "", f"task {row['task']}", row["reason"], effect, row["task"], row["trials"]))
     for row in environment:
         if row["status"] not in ("inspected", "rebuilt"):
             hint = ENVIRONMENT_HINTS.get(row["status"], row.get("reason") or "see the environment table")
             rows.append(
-                LeftOutRow(
+                _left_out(
                     "image",
                     "",
                     "",
                     f"image of task {row['task']} ({row['reference']})",
                     f"{row['status']}: {hint}",
                     "environment as built not recorded for this task",
-                    task=row["task"],
+                    row["task"],
                 )
             )
-    return as_json(rows)
+    return rows
+
+
+def _left_out(kind, job, folder, file, reason, effect, task=None, trials=None) -> LeftOutRow:
+    return LeftOutRow(
+        kind=kind, job=job, folder=folder, file=file, reason=reason, effect=effect, task=task, trials=trials
+    )
 
 
 def trial_rows(trials: list[dict]) -> list[str]:
@@ -138,70 +127,74 @@ def trial_rows(trials: list[dict]) -> list[str]:
     return rows
 
 
-def build_record(stats: dict, environment: list[dict], card: dict) -> dict:
-    """summary.json: the setting's result record. `stats` is the numbers with the card parts and
-    the trial rows merged in (trial_rows.setting_parts), `card` the run card built from them;
-    every field is copied, none computed."""
-    return {
-        "schema": "benchreport.setting-result/1",
-        "setting": stats["setting"],
-        "description": stats["description"],
-        "settings": stats["key"]
+def build_record(
+    numbers: SettingNumbers, parts: CardParts, rows: TrialRows, environment: list[dict], card: dict
+) -> SettingResult:
+    """summary.json: the setting's result record, from its numbers, the card parts and trial
+    rows (trial_rows.setting_parts), its image rows and the run card built from them; every
+    field is copied, none computed."""
+    return SettingResult(
+        schema="benchreport.setting-result/1",
+        setting=numbers["setting"],
+        description=numbers["description"],
+        settings=numbers["key"]
         | {
-            "agent_env_chosen": stats["agent_env_chosen"],
-            "agent_names_reported": stats["agent_names"],
-            "served_models": stats["served_models"],
-            "effort_sent": {k: v for k, v in stats["sampling"].items() if k in sentences.EFFORT_KEYS},
-            "routes": stats["routes"],
+            "agent_env_chosen": numbers["agent_env_chosen"],
+            "agent_names_reported": numbers["agent_names"],
+            "served_models": numbers["served_models"],
+            "effort_sent": {k: v for k, v in numbers["sampling"].items() if k in sentences.EFFORT_KEYS},
+            "routes": numbers["routes"],
         },
-        "counts": stats["counts"],
-        "pass_rate": stats["pass_rate"],
-        "pass_rate_over_trials": stats["pass_rate_over_trials"],
-        "mean_reward": stats["mean_reward"],
-        "confidence": stats["confidence"],
-        "intervals": stats["intervals"],
-        "headline": stats["headline"],
-        "methods": stats["methods"],
-        "solve_rates": stats["solve_rates"],
-        "per_task": stats["per_task"],
-        "usage": stats["usage"],
-        "unpriced_reasons": stats["tokens_and_cost"]["unpriced_reasons"],
-        "sampling": stats["sampling"],
-        "trials_recording_requests": stats["trials_recording_requests"],
-        "try_numbering": stats["try_numbering"],
-        "controls": stats["controls"],
-        "environment": environment,
-        "environment_refresh": REFRESH,
-        "warnings": stats["warnings"],
-        "mixed_settings": stats["mixed_settings"],
-        "seeds": stats["seeds"],
-        "job_folders": [
-            {"id": job["id"], "try_index": job["try_index"], "benchflow_summary": job["crosscheck"]}
-            for job in stats["job_folders"]
+        counts=numbers["counts"],
+        pass_rate=numbers["pass_rate"],
+        pass_rate_over_trials=numbers["pass_rate_over_trials"],
+        mean_reward=numbers["mean_reward"],
+        confidence=numbers["confidence"],
+        intervals=numbers["intervals"],
+        headline=numbers["headline"],
+        methods=numbers["methods"],
+        solve_rates=numbers["solve_rates"],
+        per_task=numbers["per_task"],
+        usage=numbers["usage"],
+        unpriced_reasons=parts["tokens_and_cost"]["unpriced_reasons"],
+        sampling=numbers["sampling"],
+        trials_recording_requests=numbers["trials_recording_requests"],
+        try_numbering=numbers["try_numbering"],
+        controls=numbers["controls"],
+        environment=environment,
+        environment_refresh=REFRESH,
+        warnings=numbers["warnings"],
+        mixed_settings=numbers["mixed_settings"],
+        seeds=numbers["seeds"],
+        job_folders=[
+            JobFolder(id=job["id"], try_index=job["try_index"], benchflow_summary=job["crosscheck"])
+            for job in parts["job_folders"]
         ],
-        "left_out": left_out_rows(stats, environment),
-        "excluded_by_controls": stats["excluded_by_controls"],
-        "benchmark": card["benchmark"],
-        "grader_kind": card["grader"]["kind"],
-        "left_out_accounting": card["left_out"],
-        "limits": card["limits"],
+        left_out=left_out_rows(parts["ledger"], rows["interrupted"], numbers["excluded_by_controls"], environment),
+        excluded_by_controls=numbers["excluded_by_controls"],
+        benchmark=card["benchmark"],
+        grader_kind=card["grader"]["kind"],
+        left_out_accounting=card["left_out"],
+        limits=card["limits"],
         # the trial rows are in trials.json beside this file
-        "completeness": card["completeness"],
-    }
+        completeness=card["completeness"],
+    )
 
 
-def setting_record(stats: dict, environment: list[dict], *, min_tries: int) -> tuple[dict, dict]:
-    """(summary.json, run-card.json) of a setting, each checked against its schema: `stats` is
-    its numbers, card parts and trial rows merged (trial_rows.setting_parts), `environment` its
-    image rows (environment_rows), `min_tries` the config's statistics.min_trials_per_task."""
-    card = runcard.build_run_card(stats, environment, min_tries=min_tries)
+def setting_record(
+    numbers: SettingNumbers, parts: CardParts, rows: TrialRows, environment: list[dict], *, min_tries: int
+) -> tuple[SettingResult, dict]:
+    """(summary.json, run-card.json) of a setting, each checked against its schema, from its
+    numbers, card parts and trial rows (trial_rows.setting_parts), its image rows
+    (environment_rows) and the config's statistics.min_trials_per_task."""
+    card = runcard.build_run_card({**numbers, **parts, **rows}, environment, min_tries=min_tries)
     runcard.validate(card)
-    record = build_record(stats, environment, card)
+    record = build_record(numbers, parts, rows, environment, card)
     validate_record(record)
     return record, card
 
 
-def validate_record(record: dict) -> None:
+def validate_record(record: SettingResult) -> None:
     """Raise jsonschema.ValidationError unless the record follows its schema. A per-task row's
     trial_ids are checked as one id of each JSON type they hold: the schema asks of them only a
     type and at least one (a test holds it to that), and jsonschema takes 0.35 s over the

@@ -10,12 +10,23 @@ import numpy as np
 
 from . import coverage_design, intervals, passk, shapes
 from .present import pass_rule
-from .record import CostMeasure, Interval, TaskRow, as_json
+from .record import (
+    CostMeasure,
+    Counts,
+    Interval,
+    MeanReward,
+    PassRate,
+    RateEstimates,
+    Seeds,
+    SettingNumbers,
+    TaskRow,
+    TokenTotals,
+    Usage,
+)
 from .settings import describe, env_choices
 from .trial import recorded_tokens
 from .verdicts import SCORED, version_verdict
 
-OUTCOME_ORDER = ("passed", "failed", "errored", "verifier_errored", "unscored")
 # BenchFlow's own rule when no threshold is given: a trial passes at a reward of exactly 1.0
 # (rewards lie in [0, 1], so reward ≥ 1.0 is the same rule); config/schema.yaml's default.
 BENCHFLOW_SOLVE_THRESHOLD = 1.0
@@ -76,9 +87,10 @@ def trial_id(trial: dict) -> str:
     return f"{trial['job']}/{trial['folder']}"
 
 
-def per_task(trials: list[dict], confidence: float) -> list[TaskRow]:
+def task_rows(trials: list[dict], confidence: float, controls: dict | None) -> list[TaskRow]:
     """One row per task: its trials in try order (with their ids, so that every number computed
-    from the rows resolves to its trials), pass fraction and its Wilson interval, mean reward."""
+    from the rows resolves to its trials), pass fraction and its Wilson interval, mean reward,
+    and its controls verdict (`controls`: control_summary, None for a control setting)."""
     by_task = defaultdict(list)
     for trial in trials:
         by_task[trial["task"]].append(trial)
@@ -87,7 +99,7 @@ def per_task(trials: list[dict], confidence: float) -> list[TaskRow]:
         group = sorted(by_task[task], key=try_order)
         passed = sum(trial["outcome"] == "passed" for trial in group)
         costs = [trial["cost_usd_all_attempts"] for trial in group if trial["cost_usd_all_attempts"] is not None]
-        rewards = tuple(trial["reward"] for trial in group)
+        rewards = [trial["reward"] for trial in group]
         wilson = intervals.wilson(passed, len(group), confidence)
         rows.append(
             TaskRow(
@@ -96,27 +108,24 @@ def per_task(trials: list[dict], confidence: float) -> list[TaskRow]:
                 passed=passed,
                 rate=passed / len(group),
                 interval=Interval(
-                    "wilson", wilson["low"], wilson["high"], confidence, "this task's tries, as if independent"
+                    method="wilson",
+                    low=wilson["low"],
+                    high=wilson["high"],
+                    level=confidence,
+                    covers="this task's tries, as if independent",
                 ),
                 rewards=rewards,
                 # a trial with no reward (errored, unscored) counts as 0, as it counts as not passed
                 mean_reward=sum(value or 0.0 for value in rewards) / len(group),
-                outcomes=tuple(trial["outcome"] for trial in group),
+                outcomes=[trial["outcome"] for trial in group],
                 timed_out=sum(trial["timed_out"] for trial in group),
-                task_digests=tuple(sorted({trial["task_digest"] for trial in group if trial["task_digest"]})),
-                trial_ids=tuple(trial_id(trial) for trial in group),
+                task_digests=sorted({trial["task_digest"] for trial in group if trial["task_digest"]}),
+                trial_ids=[trial_id(trial) for trial in group],
                 mean_cost_usd=sum(costs) / len(costs) if costs else None,
+                controls=controls["per_task"][task] if controls else None,
             )
         )
     return rows
-
-
-def task_rows(trials: list[dict], confidence: float, controls: dict | None) -> list[dict]:
-    """per_task with each task's controls verdict, as the record holds them (plain data)."""
-    rows = per_task(trials, confidence)
-    if controls:
-        rows = [dataclasses.replace(row, controls=controls["per_task"][row.task]) for row in rows]
-    return as_json(rows)
 
 
 def observed(trials: list[dict], field: str) -> dict:
@@ -146,21 +155,7 @@ TOKEN_NAMES = {
 }
 
 
-@dataclasses.dataclass(frozen=True)
-class TokenTotals:
-    """Each token count summed over the trials that recorded usage (trial.recorded_tokens), all
-    their attempts; a count is None where no trial recorded it, never a 0 standing for that."""
-
-    input: int | None
-    output: int | None
-    cache_read: int | None
-    cache_creation: int | None
-    total: int | None
-    trials_recorded: int  # the trials whose usage was recorded
-    trials: int  # the trials summed over
-
-
-def token_totals(trials: list[dict]) -> dict:
+def token_totals(trials: list[dict]) -> TokenTotals:
     """TokenTotals over these trials, in one pass over them (0.2 -> 0.1 s at 100,000 trials,
     against a pass per count)."""
     totals = dict.fromkeys(TOKEN_NAMES)
@@ -173,10 +168,14 @@ def token_totals(trials: list[dict]) -> dict:
         for key in TOKEN_NAMES:
             if tokens.get(key) is not None:
                 totals[key] = (totals[key] or 0) + tokens[key]
-    return as_json(
-        TokenTotals(
-            **{name: totals[key] for key, name in TOKEN_NAMES.items()}, trials_recorded=recorded, trials=len(trials)
-        )
+    return TokenTotals(
+        input=totals["n_input_tokens"],
+        output=totals["n_output_tokens"],
+        cache_read=totals["n_cache_read_tokens"],
+        cache_creation=totals["n_cache_creation_tokens"],
+        total=totals["total_tokens"],
+        trials_recorded=recorded,
+        trials=len(trials),
     )
 
 
@@ -197,23 +196,21 @@ def _measure(
     trials: str,
     numerator_usd=None,
     interval=None,
-) -> dict:
-    return as_json(
-        CostMeasure(
-            key=key,
-            label=label,
-            numerator=numerator,
-            denominator=denominator,
-            denominator_count=n,
-            numerator_usd=numerator_usd,
-            value_usd=value,
-            interval=interval,
-            trials=trials,
-        )
+) -> CostMeasure:
+    return CostMeasure(
+        key=key,
+        label=label,
+        numerator=numerator,
+        denominator=denominator,
+        denominator_count=n,
+        numerator_usd=numerator_usd,
+        value_usd=value,
+        interval=interval,
+        trials=trials,
     )
 
 
-def cost_of_one_run(tasks: list[dict], params: dict) -> dict | None:
+def cost_of_one_run(tasks: list[TaskRow], params: dict) -> dict | None:
     """The sum over counted tasks of each task's mean recorded cost per trial (what one try of
     every task costs), with a percentile bootstrap over tasks (whole tasks resampled, seeded like
     the pass-rate interval); over the tasks with a recorded cost (those without are named), None
@@ -243,7 +240,7 @@ def cost_of_one_run(tasks: list[dict], params: dict) -> dict | None:
     }
 
 
-def usage(mine: list[dict], counted: list[dict], tasks: list[dict], params: dict) -> dict:
+def usage(mine: list[dict], counted: list[dict], tasks: list[TaskRow], params: dict) -> Usage:
     """Tokens and every cost measure of a setting, each defined once, with what is divided by what.
 
     `mine`: every trial of the setting (interrupted and left-out ones included: money spent);
@@ -256,30 +253,30 @@ def usage(mine: list[dict], counted: list[dict], tasks: list[dict], params: dict
         t for t in mine if t["cost_usd_all_attempts"] is None and not t["control"] and t["outcome"] != "interrupted"
     ]
     times = [trial["timing"].get("total") for trial in counted if trial["timing"].get("total") is not None]
-    return {
-        "tokens_all_attempts": token_totals(mine),
-        "tokens_counted": token_totals(counted),
-        "attempts": sum(trial["attempts"] for trial in mine),
-        "trials": len(mine),
-        "trials_priced": priced_all,
-        "counted_trials": len(counted),
-        "counted_trials_priced": priced_counted,
-        "cost_complete": not missing,
-        "cost_is_lower_bound": spent is not None and bool(missing),
-        "cost_measures": {
+    return Usage(
+        tokens_all_attempts=token_totals(mine),
+        tokens_counted=token_totals(counted),
+        attempts=sum(trial["attempts"] for trial in mine),
+        trials=len(mine),
+        trials_priced=priced_all,
+        counted_trials=len(counted),
+        counted_trials_priced=priced_counted,
+        cost_complete=not missing,
+        cost_is_lower_bound=spent is not None and bool(missing),
+        cost_measures={
             measure["key"]: measure
             for measure in _cost_measures((spent, priced_all), (counted_cost, priced_counted), tasks, params)
         },
-        "price_sources": dict(sorted(Counter(str(t["price_source"]) for t in mine).items())),
-        "usage_sources": dict(sorted(Counter(str(t["usage_source"]) for t in mine).items())),
-        "token_note": "input counts include cache reads and cache writes, as BenchFlow normalises them",
-        "trial_seconds_min": min(times) if times else None,
-        "trial_seconds_max": max(times) if times else None,
-        "trial_minutes_all_attempts": round(sum(t["seconds_all_attempts"] for t in mine) / 60, 2),
-    }
+        price_sources=dict(sorted(Counter(str(t["price_source"]) for t in mine).items())),
+        usage_sources=dict(sorted(Counter(str(t["usage_source"]) for t in mine).items())),
+        token_note="input counts include cache reads and cache writes, as BenchFlow normalises them",
+        trial_seconds_min=min(times) if times else None,
+        trial_seconds_max=max(times) if times else None,
+        trial_minutes_all_attempts=round(sum(t["seconds_all_attempts"] for t in mine) / 60, 2),
+    )
 
 
-def _cost_measures(all_attempts: tuple, counted: tuple, tasks: list[dict], params: dict) -> list[dict]:
+def _cost_measures(all_attempts: tuple, counted: tuple, tasks: list[TaskRow], params: dict) -> list[CostMeasure]:
     """The cost measures of `usage`, each with its numerator, denominator and the trials it covers;
     `all_attempts` and `counted` are _cost of every trial and of the counted ones."""
     (spent, priced_all), (counted_cost, priced_counted) = all_attempts, counted
@@ -458,7 +455,7 @@ def _merge(cells: list[dict]) -> dict | None:
 COVERS = {"tasks": "tasks and the tries within them", "trials": "trials, as if independent"}
 
 
-def interval_methods(tasks: list[dict], params: dict) -> dict:
+def interval_methods(tasks: list[TaskRow], params: dict) -> dict:
     """Every interval method on this setting's (trials, passes) per task, computed as the coverage
     design computes them (the bootstrap ones from the exact bootstrap distribution), so that the
     headline is the interval whose coverage was measured."""
@@ -467,7 +464,7 @@ def interval_methods(tasks: list[dict], params: dict) -> dict:
     )
 
 
-def coverage_shape(tasks: list[dict]) -> tuple[tuple[int, int], ...]:
+def coverage_shape(tasks: list[TaskRow]) -> tuple[tuple[int, int], ...]:
     """The tries profile ((tries, tasks), …) at which the headline's coverage is measured."""
     return shapes.tries_profile(row["trials"] for row in tasks)
 
@@ -499,7 +496,7 @@ def check_grid(grid: dict, shape, params: dict) -> dict:
     return grid
 
 
-def headline_interval(tasks: list[dict], methods: dict, params: dict, grid_for=None) -> dict:
+def headline_interval(tasks: list[TaskRow], methods: dict, params: dict, grid_for=None) -> dict:
     """The narrowest method whose worst-case coverage at this run's own tries profile reaches the
     confidence level (`coverage_design.choose_headline`); when none does, the best one, and a sentence
     saying so.
@@ -522,7 +519,7 @@ def headline_interval(tasks: list[dict], methods: dict, params: dict, grid_for=N
     }
 
 
-def solve_rates(tasks: list[dict]) -> dict | None:
+def solve_rates(tasks: list[TaskRow]) -> dict | None:
     """pass@k and pass^k as BenchFlow counts them (passk): n is a task's scored trials (passed or
     failed; errored, verifier-errored and unscored trials have no reward and are left out, never
     failures), and a task with no scored trial is left out. None when no task has one."""
@@ -544,17 +541,17 @@ def solve_rates(tasks: list[dict]) -> dict | None:
     }
 
 
-def mean_reward(tasks: list[dict], confidence: float) -> dict:
+def mean_reward(tasks: list[TaskRow], confidence: float) -> MeanReward:
     """The mean over tasks of each task's mean reward, with a Student t interval over those task
     means: partial credit is a continuous score, which the pass-rate methods (built for passes out
     of tries) do not fit, and a t interval needs no resampling (docs/methods.md)."""
     means = [row["mean_reward"] for row in tasks]
-    return {
-        "value": _ratio(sum(means), len(means)),
-        "rule": "mean over tasks of each task's mean reward (a trial with no reward counts as 0)",
-        "trials": "per_task",
-        "interval": intervals.t_task_means(means, confidence) | {"level": confidence},
-    }
+    return MeanReward(
+        value=_ratio(sum(means), len(means)),
+        rule="mean over tasks of each task's mean reward (a trial with no reward counts as 0)",
+        trials="per_task",
+        interval=intervals.t_task_means(means, confidence) | {"level": confidence},
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -670,7 +667,7 @@ def _env_differences(chosen: list[dict | None]) -> list[str]:
 
 
 def _warnings(
-    tasks: list[dict], counted: list[dict], controls, params: dict, mixed: list[dict], solve_threshold: float
+    tasks: list[TaskRow], counted: list[dict], controls, params: dict, mixed: list[dict], solve_threshold: float
 ) -> list[dict]:
     """What a reader must know before trusting the number, each as {kind, ...data}; the sentences
     are written by the presentation layer (sentences.warning)."""
@@ -717,8 +714,8 @@ def _warnings(
     return warnings
 
 
-def setting_stats(split: SettingTrials, all_trials: list[dict], params: dict, grid_for=None) -> dict:
-    """The numbers of one setting (stats.json; report.setting_parts adds what the run card counts
+def setting_stats(split: SettingTrials, all_trials: list[dict], params: dict, grid_for=None) -> SettingNumbers:
+    """The numbers of one setting (stats.json; trial_rows.setting_parts adds what the run card counts
     over its trial rows, and rule report the environment): every number its outputs print,
     computed here once. `all_trials`: those `split` was sorted from. grid_for: see
     headline_interval."""
@@ -730,45 +727,45 @@ def setting_stats(split: SettingTrials, all_trials: list[dict], params: dict, gr
     tasks = task_rows(counted, confidence, controls)
     left_out_tasks = task_rows([trial for trial in finished if trial["task"] in excluded_tasks], confidence, controls)
     mixed = mixed_settings(setting, all_trials)
-    return {
-        "schema": "benchreport.stats/1",
-        "setting": setting,
-        "description": describe(key),
-        "key": key,
+    return SettingNumbers(
+        schema="benchreport.stats/1",
+        setting=setting,
+        description=describe(key),
+        key=key,
         # what the run chose of its agent's env, beyond what BenchFlow sets itself
-        "agent_env_chosen": env_choices(key),
-        "agent_names": sorted({t["agent_name"] for t in mine if t["agent_name"]}),
-        "routes": sorted({t["route"] for t in mine if t["route"]}),
-        "served_models": observed(counted, "served_models"),
-        "jobs": sorted({trial["job"] for trial in mine}),
-        "counts": _counts(split, counted, tasks, left_out_tasks),
+        agent_env_chosen=env_choices(key),
+        agent_names=sorted({t["agent_name"] for t in mine if t["agent_name"]}),
+        routes=sorted({t["route"] for t in mine if t["route"]}),
+        served_models=observed(counted, "served_models"),
+        jobs=sorted({trial["job"] for trial in mine}),
+        counts=_counts(split, counted, tasks, left_out_tasks),
         **_pass_rate(tasks, len(counted), params, grid_for, split.solve_threshold),
-        "solve_rates": solve_rates(tasks),
-        "mean_reward": mean_reward(tasks, confidence),
-        "per_task": tasks,
-        "usage": usage(mine, counted, tasks, params),
-        "sampling": sampling_seen(counted),
-        "trials_recording_requests": sum(trial["trajectory"] for trial in counted),
+        solve_rates=solve_rates(tasks),
+        mean_reward=mean_reward(tasks, confidence),
+        per_task=tasks,
+        usage=usage(mine, counted, tasks, params),
+        sampling=sampling_seen(counted),
+        trials_recording_requests=sum(trial["trajectory"] for trial in counted),
         # which rule numbered the tries (settings.number_tries): folder, seed or started_at
-        "try_numbering": dict(sorted(Counter(str(trial["try_rule"]) for trial in counted).items())),
-        "controls": controls,
-        "excluded_by_controls": [
+        try_numbering=dict(sorted(Counter(str(trial["try_rule"]) for trial in counted).items())),
+        controls=controls,
+        excluded_by_controls=[
             {"task": row["task"], "reason": "; ".join(excluded_tasks[row["task"]])}
             | {name: row[name] for name in ("trials", "passed", "rate", "task_digests", "trial_ids")}
             for row in left_out_tasks
         ],
-        "mixed_settings": mixed,
-        "warnings": _warnings(tasks, counted, controls, params, mixed, split.solve_threshold),
-        "seeds": {
-            "resampling_seed": params["seed"],
-            "generator": "numpy PCG64 via numpy.random.default_rng",
-            "resamples": params["resamples"],
-            "trial_seeds": sorted({str(t["seed"]) for t in mine if t["seed"] is not None}),
-        },
-    }
+        mixed_settings=mixed,
+        warnings=_warnings(tasks, counted, controls, params, mixed, split.solve_threshold),
+        seeds=Seeds(
+            resampling_seed=params["seed"],
+            generator="numpy PCG64 via numpy.random.default_rng",
+            resamples=params["resamples"],
+            trial_seeds=sorted({str(t["seed"]) for t in mine if t["seed"] is not None}),
+        ),
+    )
 
 
-def _pass_rate(tasks: list[dict], n_trials: int, params: dict, grid_for, solve_threshold: float) -> dict:
+def _pass_rate(tasks: list[TaskRow], n_trials: int, params: dict, grid_for, solve_threshold: float) -> RateEstimates:
     """The pass rate over tasks and over trials, each interval method on it and the headline."""
     confidence = params["confidence"]
     rates = [row["rate"] for row in tasks]
@@ -776,44 +773,47 @@ def _pass_rate(tasks: list[dict], n_trials: int, params: dict, grid_for, solve_t
     methods = interval_methods(tasks, params) if tasks else {}
     headline = headline_interval(tasks, methods, params, grid_for)
     over_trials = intervals.wilson(passed, n_trials, confidence)
-    return {
-        "pass_rate": {
-            "value": _ratio(sum(rates), len(rates)),
-            "rule": f"mean over tasks of each task's fraction of passing trials ({pass_rule(solve_threshold)})",
-            "trials": "per_task",
-            "solve_threshold": solve_threshold,
-        },
-        "pass_rate_over_trials": _ratio(passed, n_trials),
-        "intervals": {
+    return RateEstimates(
+        pass_rate=PassRate(
+            value=_ratio(sum(rates), len(rates)),
+            rule=f"mean over tasks of each task's fraction of passing trials ({pass_rule(solve_threshold)})",
+            trials="per_task",
+            solve_threshold=solve_threshold,
+        ),
+        pass_rate_over_trials=_ratio(passed, n_trials),
+        intervals={
             "over_tasks": intervals.bootstrap_tasks(rates, params["resamples"], params["seed"], confidence)
             | {"level": confidence},
             "over_trials": over_trials | {"level": confidence, "trials_counted": n_trials},
         },
-        "confidence": confidence,
-        "headline": headline
+        confidence=confidence,
+        headline=headline
         | {
             "level": confidence,
             "width": None
             if headline["low"] is None or headline["high"] is None
             else headline["high"] - headline["low"],
         },
-        "methods": methods,
-    }
+        methods=methods,
+    )
 
 
-def _counts(split: SettingTrials, counted: list[dict], tasks: list[dict], left_out_tasks: list[dict]) -> dict:
+def _counts(split: SettingTrials, counted: list[dict], tasks: list[TaskRow], left_out_tasks: list[TaskRow]) -> Counts:
     """The setting's trials counted: by outcome over the counted ones, and those left out."""
     outcomes = Counter(trial["outcome"] for trial in counted)
-    return {
-        "tasks": len(tasks),
-        "trials": len(counted),
-        "passed": sum(row["passed"] for row in tasks),
-        **{outcome: outcomes.get(outcome, 0) for outcome in OUTCOME_ORDER if outcome != "passed"},
-        "with_error": outcomes.get("errored", 0) + outcomes.get("verifier_errored", 0),
-        "timed_out": sum(trial["timed_out"] for trial in counted),
-        "retried": sum(trial["attempts"] > 1 for trial in counted),
-        "attempts": sum(trial["attempts"] for trial in split.mine),
-        "interrupted_left_out": len(split.interrupted),
-        "left_out_by_controls": len(split.finished) - len(counted),
-        "tasks_left_out_by_controls": len(left_out_tasks),
-    }
+    return Counts(
+        tasks=len(tasks),
+        trials=len(counted),
+        passed=sum(row["passed"] for row in tasks),
+        failed=outcomes.get("failed", 0),
+        errored=outcomes.get("errored", 0),
+        verifier_errored=outcomes.get("verifier_errored", 0),
+        unscored=outcomes.get("unscored", 0),
+        with_error=outcomes.get("errored", 0) + outcomes.get("verifier_errored", 0),
+        timed_out=sum(trial["timed_out"] for trial in counted),
+        retried=sum(trial["attempts"] > 1 for trial in counted),
+        attempts=sum(trial["attempts"] for trial in split.mine),
+        interrupted_left_out=len(split.interrupted),
+        left_out_by_controls=len(split.finished) - len(counted),
+        tasks_left_out_by_controls=len(left_out_tasks),
+    )

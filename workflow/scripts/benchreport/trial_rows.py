@@ -12,6 +12,7 @@ from collections import Counter
 
 from . import grader, provenance, stats
 from .classify import LEFT_OUT, REVIEWER_RUN
+from .record import CardParts, SettingNumbers, TrialRows
 from .trial import recorded_tokens
 
 GATE_KINDS = ("failed", "errored", "verifier_errored", "timed_out")
@@ -333,7 +334,7 @@ def card_parts(
     *,
     benchmark_config: str | None = None,
     gate: dict | None = None,
-) -> dict:
+) -> CardParts:
     """The parts of the run card computed from ingest rows: the job folders the
     setting draws on (with BenchFlow's crosscheck) and their ledger rows, the grader, the
     benchmark version, the left-out accounting, tokens and cost, the run summary. `excluded`: the
@@ -349,20 +350,20 @@ def card_parts(
     finished = [trial for trial in mine if trial["outcome"] != "interrupted"]
     graded_or_finished = [trial for trial in mine if trial["outcome"] != "interrupted" or trial.get("grading")]
     job_dir = own[0]["job"]["id"] if len(own) == 1 else None
-    return {
-        "job_folders": [ingest["job"] | {"crosscheck": ingest["crosscheck"]} for ingest in own],
-        "ledger": [row for ingest in own for row in ingest["ledger"]],
-        "grader": grader.describe_grader(graded_or_finished, [ingest["job"].get("reviewer") for ingest in own]),
-        "benchmark": provenance.benchmark_version(
+    return CardParts(
+        job_folders=[ingest["job"] | {"crosscheck": ingest["crosscheck"]} for ingest in own],
+        ledger=[row for ingest in own for row in ingest["ledger"]],
+        grader=grader.describe_grader(graded_or_finished, [ingest["job"].get("reviewer") for ingest in own]),
+        benchmark=provenance.benchmark_version(
             mine, [ingest["job"].get("provenance") for ingest in own], benchmark_config
         ),
-        "left_out_accounting": _left_out(setting, mine, own, excluded),
-        "tokens_and_cost": unpriced_trials(mine),
-        "run_summary": run_summary(finished, job_dir=job_dir, job_name=setting, budget=_merged_budget(own), gate=gate),
-    }
+        left_out_accounting=_left_out(setting, mine, own, excluded),
+        tokens_and_cost=unpriced_trials(mine),
+        run_summary=run_summary(finished, job_dir=job_dir, job_name=setting, budget=_merged_budget(own), gate=gate),
+    )
 
 
-def setting_trial_rows(split: stats.SettingTrials) -> dict:
+def setting_trial_rows(split: stats.SettingTrials) -> TrialRows:
     """reports/<setting>/trials.json: every trial of the setting, one row each, and why it was
     left out if it was."""
     finished, interrupted, excluded_tasks = split.finished, split.interrupted, split.excluded_tasks
@@ -371,11 +372,11 @@ def setting_trial_rows(split: stats.SettingTrials) -> dict:
         left_out = "; ".join(excluded_tasks[trial["task"]]) if trial["task"] in excluded_tasks else None
         return _trial_ref(trial) | {"left_out": left_out}
 
-    return {
-        "setting": split.setting,
-        "trials": [row(trial) for trial in sorted(finished, key=lambda t: (t["task"], stats.try_order(t)))],
-        "interrupted": [_trial_ref(trial) for trial in sorted(interrupted, key=stats.try_order)],
-    }
+    return TrialRows(
+        setting=split.setting,
+        trials=[row(trial) for trial in sorted(finished, key=lambda t: (t["task"], stats.try_order(t)))],
+        interrupted=[_trial_ref(trial) for trial in sorted(interrupted, key=stats.try_order)],
+    )
 
 
 def _trial_ref(trial: dict) -> dict:
@@ -417,7 +418,7 @@ def setting_parts(
     *,
     benchmark_config: str | None = None,
     gate: dict | None = None,
-) -> tuple[dict, dict, dict]:
+) -> tuple[SettingNumbers, TrialRows, CardParts]:
     """(stats.json: the numbers, trials.json: the trial rows, the run card's parts counted over the
     rows) of one setting, from the ingests of the job folders it draws on (their tries numbered:
     settings.number_ingest_tries), its trials sorted by its controls once. `params`: the config's
