@@ -13,14 +13,13 @@ import statistics as pystats
 from pathlib import Path
 
 from . import completeness, writeup
-from .sentences import ENV_DROPPED, ENV_NOT_RECORDED
+from .sentences import EFFORT_KEYS, ENV_DROPPED, ENV_NOT_RECORDED
 
 SCHEMA = "benchreport.run-card/1"
 # The sampling parameters the card lists as sent: the part of what ingest reads off a request
 # (ingest.SAMPLING_KEYS, effort and thinking included) that sets how the model samples.
 SAMPLING_PARAMETERS = ("temperature", "top_p", "max_tokens", "max_completion_tokens", "max_output_tokens")
 MAX_TOKEN_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
-EFFORT_KEYS = ("reasoning_effort", "thinking", "output_config")
 
 
 def images_not_inspected(environment) -> list[dict]:

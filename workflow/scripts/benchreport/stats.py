@@ -23,6 +23,7 @@ from .record import (
     TokenTotals,
     Usage,
 )
+from .sentences import EFFORT_KEYS
 from .settings import describe, env_choices
 from .trial import recorded_tokens
 from .verdicts import SCORED, version_verdict
@@ -683,7 +684,7 @@ def _warnings(
     if len(served) > 1:
         warnings.append({"kind": "mixed settings", "field": "served model", "values": served})
     for key_name, values in sampling_seen(counted).items():
-        if len(values) > 1 and key_name in ("reasoning_effort", "thinking", "output_config"):
+        if len(values) > 1 and key_name in EFFORT_KEYS:
             warnings.append({"kind": "mixed settings", "field": key_name, "values": values})
     drift = [row["task"] for row in tasks if len(row["task_digests"]) > 1]
     if drift:
