@@ -5,7 +5,8 @@ rendered from it (pure: data in, text out).
 
 The record is the one place a published number is read from: the renderers here, report.html,
 paper/ and index.md print its fields through the presentation layer (present, sentences) and
-compute nothing; benchreport/schemas/setting-result.schema.json is its schema.
+compute nothing. Its type is record.SettingResult; benchreport/schemas/setting-result.schema.json
+is its published schema.
 """
 
 from __future__ import annotations

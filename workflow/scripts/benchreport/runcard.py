@@ -1,7 +1,7 @@
 """The run card of one setting (run-card.json), at the report stage.
 
-`build_run_card(stats, environment)` over stats.json, the card parts (trial_rows.card_parts) and
-trials.json merged: the ten parts of a checkable result plus the completeness checklist,
+`build_run_card(stats, environment)` over a setting's numbers, card parts and trial rows merged
+(trial_rows.setting_parts): the ten parts of a checkable result plus the completeness checklist,
 validated against benchreport/schemas/run-card.schema.json. Pure functions: plain data in, plain
 data out.
 """
@@ -205,7 +205,7 @@ def _trials(stats: dict, grading: dict | None) -> list[dict]:
 
 
 def build_run_card(stats: dict, environment=None, *, min_tries: int = 3) -> dict:
-    """run-card.json of one setting: stats.json with the card parts and trials.json merged in, plus
+    """run-card.json of one setting: its numbers with the card parts and trial rows merged in, plus
     the task image rows of the report (report.environment_rows); `min_tries` is the config's
     statistics.min_trials_per_task. Parts that these lack are null and marked missing."""
     left = stats.get("left_out_accounting")
