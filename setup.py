@@ -36,7 +36,7 @@ def workflow_files() -> list[str]:
     modules and the metadata an editable install leaves beside the package (bundle.code_files
     leaves the same out)."""
     found = []
-    for name in constant("bundle.py", "CODE_PATHS"):
+    for name in constant("archive/bundle.py", "CODE_PATHS"):
         base = Path(name)
         paths = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file())
         found += [
@@ -65,7 +65,7 @@ class build_workflow(Command):
         return workflow_files()
 
     def copy_folder(self) -> str:
-        return os.path.join(self.build_lib, "benchreport", constant("verify.py", "WORKFLOW_COPY"))
+        return os.path.join(self.build_lib, "benchreport", constant("archive/verify.py", "WORKFLOW_COPY"))
 
     def get_output_mapping(self) -> dict[str, str]:
         if self.editable_mode:

@@ -11,7 +11,7 @@ import random
 import statistics
 import time
 
-from benchreport.intervals import bootstrap_bca_tasks, bootstrap_tasks
+from benchreport.compute.intervals import bootstrap_bca_tasks, bootstrap_tasks
 
 TASKS, RESAMPLES = 1_000, 10_000
 

@@ -6,7 +6,7 @@ Python process that imports the package, computes the design on the rule's threa
 the file. Each shape is timed that way, as a subprocess (best of --repeats), beside two baselines
 measured in the same run, so that figures taken under different machine load compare as ratios
 (the CPU seconds of each process tree are printed too: less sensitive to other load):
-  - start: a subprocess that only imports numpy, scipy.special and benchreport.coverage_design (what
+  - start: a subprocess that only imports numpy, scipy.special and benchreport.compute.coverage_design (what
     any job computing intervals pays before it starts),
   - unit: a fixed numpy workload (200 real FFTs of length 2^16 and their inverse), in-process.
 With --before DIR (a workflow/scripts folder of another version, e.g. from `git archive`), the
@@ -32,12 +32,12 @@ import numpy as np
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "workflow" / "scripts"
 SHAPES = ("200x50", "1000x100", "1000x25", "100x3", "50x3", "10x5", "180x50+20x49")
-START = "import numpy, scipy.special, benchreport.coverage_design"
+START = "import numpy, scipy.special, benchreport.compute.coverage_design"
 # What rule coverage_design's script does (workflow/scripts/coverage_design.py), less Snakemake.
 JOB = """
 import sys
-from benchreport import coverage_design, shapes
-from benchreport.outputs import dump_json, write_text
+from benchreport.compute import coverage_design, shapes
+from benchreport.pipeline.outputs import dump_json, write_text
 design = coverage_design.coverage_design(shapes.parse_shape(sys.argv[1]), seed=20261130, simulations=10000,
                                   confidence=0.95, workers=int(sys.argv[2]))
 write_text(sys.argv[3], dump_json(design))
@@ -88,7 +88,7 @@ def main():
     )
     print(
         f"  baselines: unit (fixed numpy FFT workload) {unit:.3f} s; start (python + numpy, scipy.special, "
-        f"benchreport.coverage_design imported) {start:.2f} s ({start_cpu:.2f} s CPU)"
+        f"benchreport.compute.coverage_design imported) {start:.2f} s ({start_cpu:.2f} s CPU)"
     )
     with tempfile.TemporaryDirectory() as folder:
         for name in args.shapes:

@@ -16,7 +16,7 @@ import argparse
 import time
 
 import numpy as np
-from benchreport import coverage_design, shapes
+from benchreport.compute import coverage_design, shapes
 
 SHAPES = ("20x3", "20x10", "50x3", "50x10", "100x3", "100x10", "300x5", "1000x3", "1000x10")
 SPREADS = (0.5, 1.0, 1.5)

@@ -8,7 +8,7 @@ more in a job of its own):
           trajectory/llm_trajectory.jsonl one by one, and every file under reviews/ and scoring/
           (reviews/<id>/result.json parsed);
   ingest: what workflow/scripts/ingest.py does between its imports and its exit:
-          benchreport.ingest.ingest_job, then its four outputs written as it writes them
+          benchreport.read.ingest.ingest_job, then its four outputs written as it writes them
           (trials.json's rows as columns, outputs.write_json) and the sources (the bulk of the
           lineage record) serialised with outputs.dump_json.
 CPU seconds are user + sys of the process and the processes it forks (getrusage), counted from
@@ -92,12 +92,12 @@ def cpu():
     return sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
                for f in ("ru_utime", "ru_stime"))
 sys.path.insert(0, sys.argv[1])
-import benchreport.ingest
-from benchreport.discover import find_job_folders
-from benchreport.outputs import dump_json, write_json, write_text
-from benchreport.ingest import ingest_job, job_ledger
-from benchreport.trial import as_columns
-assert benchreport.ingest.__file__.startswith(sys.argv[1]), benchreport.ingest.__file__
+import benchreport.read.ingest
+from benchreport.read.discover import find_job_folders
+from benchreport.pipeline.outputs import dump_json, write_json, write_text
+from benchreport.read.ingest import ingest_job, job_ledger
+from benchreport.read.trial import as_columns
+assert benchreport.read.ingest.__file__.startswith(sys.argv[1]), benchreport.read.ingest.__file__
 root, relpath, out, MAX, workers = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6])
 job = next(job for job in find_job_folders([root]) if job.relpath == relpath)
 start_cpu, wall = cpu(), time.perf_counter()
@@ -123,7 +123,7 @@ def run(code: str, *args) -> dict:
 def measure(jobs_root: Path, out: Path, max_requests: int, workers: int, codes: dict, repeats: int) -> dict:
     """Per job folder, `repeats` rounds of the floor and of each code's ingest, interleaved (the
     load moves); the least work of each is kept, and the start of that same run."""
-    from benchreport.discover import find_job_folders
+    from benchreport.read.discover import find_job_folders
 
     jobs = find_job_folders([str(jobs_root)])
     totals = {name: {"start": 0.0, "work": 0.0, "wall": 0.0} for name in ["floor", *codes]}
@@ -152,7 +152,7 @@ def profile(jobs_root: Path, max_requests: int, out: Path) -> None:
     import cProfile
     import pstats
 
-    from benchreport.discover import find_job_folders
+    from benchreport.read.discover import find_job_folders
 
     job = find_job_folders([str(jobs_root)])[0]
     scripts = str(REPO / "workflow" / "scripts")

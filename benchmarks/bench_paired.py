@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from benchreport import paired
+from benchreport.compute import paired
 from scipy import special
 
 ALPHA, POWER, SEED = 0.05, 0.8, 20261201

@@ -540,7 +540,7 @@ def edit_one_trial(jobs_root: Path) -> tuple[str, Path, bytes, os.stat_result]:
     """Flip the reward of one scored trial in the middle job folder.
 
     Returns a description, the path, and its original bytes and stat (to put it back after)."""
-    from benchreport.discover import attempt_folders, find_job_folders
+    from benchreport.read.discover import attempt_folders, find_job_folders
 
     jobs = find_job_folders([str(jobs_root)])
     job = jobs[len(jobs) // 2]
@@ -591,7 +591,8 @@ def profile_dry_run(workdir: Path, jobs_root: Path, label: str) -> dict:
 
 
 def profile_discovery(jobs_root: Path, scratch: Path) -> dict:
-    from benchreport import discover, stamps
+    from benchreport.pipeline import stamps
+    from benchreport.read import discover
 
     out = {}
     start = time.perf_counter()
@@ -624,8 +625,8 @@ def top_functions(profile: cProfile.Profile, sort: str, limit: int) -> str:
 
 
 def profile_ingest(jobs_root: Path) -> dict:
-    from benchreport.discover import find_job_folders
-    from benchreport.ingest import ingest_job
+    from benchreport.read.discover import find_job_folders
+    from benchreport.read.ingest import ingest_job
 
     jobs = find_job_folders([str(jobs_root)])
     job = jobs[len(jobs) // 2]
@@ -646,15 +647,15 @@ def profile_ingest(jobs_root: Path) -> dict:
 
 def profile_stats(workdir: Path) -> dict:
     import yaml
-    from benchreport.stats import setting_stats, setting_trials
+    from benchreport.compute.stats import setting_stats, setting_trials
     from snakemake.utils import validate
 
     config = yaml.safe_load((workdir / "config" / "config.yaml").read_text())
     validate(config, str(workdir / "config" / "schema.yaml"))  # the schema's defaults filled in
     bench = yaml.safe_load((workdir / "bench.yaml").read_text()) or {}
     params = config["statistics"] | bench.get("statistics", {}) | {"failed_control": config["controls"]["on_failure"]}
-    from benchreport.lineage import ingest_file, ingested_batches
-    from benchreport.trial import load_ingests
+    from benchreport.pipeline.lineage import ingest_file, ingested_batches
+    from benchreport.read.trial import load_ingests
 
     paths = [workdir / ingest_file(batch, "trials") for batch in ingested_batches(workdir)]
     trials = [trial for ingest in load_ingests(paths) for trial in ingest["trials"]]

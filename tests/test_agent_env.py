@@ -14,7 +14,7 @@ import json
 
 import pytest
 from benchflow_synth import write_job
-from benchreport import discover, ingest, settings
+from benchreport.read import discover, ingest, settings
 from conftest import AGENT, EXAMPLE
 
 # what BenchFlow 0.7.12 itself puts in a claude agent's env (the real runs' config.json)

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from benchreport import agreement
+from benchreport.archive import agreement
 from conftest import EXAMPLE, REAL_JOB_ROOTS, REPO
 
 ROOTS = ["benchflow-real-jobs", "benchflow-samples", "generated"]
@@ -187,7 +187,15 @@ def test_the_example_write_ups_keep_to_about_twice_benchflows_length(results_95)
 
 
 PACKAGE = REPO / "workflow" / "scripts" / "benchreport"
-RENDERERS = ("report.py", "html_report.py", "paper.py", "figures.py", "overview.py", "sentences.py", "present.py")
+RENDERERS = (
+    "record/report.py",
+    "present/html_report.py",
+    "present/paper.py",
+    "present/figures.py",
+    "present/overview.py",
+    "present/sentences.py",
+    "present/present.py",
+)
 NUMERIC = {"intervals", "coverage", "stats", "paired", "passk", "numpy", "scipy"}
 
 
@@ -199,17 +207,17 @@ def test_no_renderer_imports_the_interval_coverage_or_cost_functions(name):
     imported = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            imported.add((node.module or "").split(".")[0])
-            imported.update(alias.name for alias in node.names if node.level == 1 and not node.module)
+            imported.update((node.module or "").split("."))
+            imported.update(alias.name for alias in node.names if node.level and not node.module)
         elif isinstance(node, ast.Import):
             imported.update(alias.name.split(".")[0] for alias in node.names)
-    assert imported & NUMERIC == set() or (name == "figures.py" and imported & NUMERIC == {"numpy"}), imported
+    assert imported & NUMERIC == set() or (name == "present/figures.py" and imported & NUMERIC == {"numpy"}), imported
     # figures.py draws with numpy arrays (a masked image of the heatmap), it computes no statistic
 
 
-@pytest.mark.parametrize("template", sorted(p.name for p in (PACKAGE / "templates").glob("*.j2")))
+@pytest.mark.parametrize("template", sorted(p.name for p in (PACKAGE / "present" / "templates").glob("*.j2")))
 def test_no_template_states_a_level_or_a_percentage(template):
-    text = (PACKAGE / "templates" / template).read_text(encoding="utf-8")
+    text = (PACKAGE / "present" / "templates" / template).read_text(encoding="utf-8")
     text = re.sub(r"\{#.*?#\}", "", text, flags=re.S)  # comments may hold examples
     text = re.sub(r"<style>.*?</style>", "", text, flags=re.S)  # CSS lengths are not numbers
     assert not re.findall(r"\d%", text)

@@ -49,7 +49,7 @@ def spans(text: str) -> list[str]:
 def defined(module: str) -> dict[str, frozenset[str] | None]:
     """name -> None for a module-level function, constant or variable; for a class, the names
     its body defines (methods, attributes, dataclass fields). Imported names are not defined."""
-    tree = ast.parse((PACKAGE / f"{module}.py").read_text(encoding="utf-8"))
+    tree = ast.parse(module_files()[module].read_text(encoding="utf-8"))
     names: dict[str, frozenset[str] | None] = {}
 
     def targets(node) -> list[str]:
@@ -82,8 +82,16 @@ def defined(module: str) -> dict[str, frozenset[str] | None]:
     return names
 
 
+@functools.cache
+def module_files() -> dict[str, Path]:
+    """module name -> its file, in whichever subpackage it sits (the names are unique)."""
+    files = [path for path in PACKAGE.rglob("*.py") if path.stem != "__init__"]
+    assert len({path.stem for path in files}) == len(files), "two modules of one name"
+    return {path.stem: path for path in files} | {"__init__": PACKAGE / "__init__.py"}
+
+
 def modules() -> set[str]:
-    return {path.stem for path in PACKAGE.glob("*.py")}
+    return set(module_files()) - {"__init__"}
 
 
 def references(text: str) -> list[str]:
@@ -187,7 +195,7 @@ def test_the_checks_catch_a_moved_name_a_missing_file_and_an_unknown_rule():
         "`stats.SettingTrials.no_such_field`, `stats.version_verdict` (imported there, defined in "
         "verdicts), `benchreport.no_such_module`, `results/x.json`\n"
         "```\n  ├──► ingest  stamps.ingest_batches, files.no_such_name ──► results/ingest/<batch>/trials.json\n```\n"
-        "`workflow/rules/*.smk`, `workflow/rules/{ingest,no_such}.smk`, `benchreport/stamps.py`\n"
+        "`workflow/rules/*.smk`, `workflow/rules/{ingest,no_such}.smk`, `benchreport/pipeline/stamps.py`\n"
         "rule `ingest`, rule `no_such_rule`, checkpoint `ingested`\n"
     )
     assert missing_names(text) == [

@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from benchreport import discover, ingest
+from benchreport.read import discover, ingest
 from conftest import EXAMPLE
 
 ORACLE = EXAMPLE / "generated" / "oracle-x3" / "oracle"

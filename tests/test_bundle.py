@@ -18,7 +18,7 @@ import zlib
 import pytest
 import yaml
 from benchflow_synth import write_matrix
-from benchreport.lineage import ingest_file, ingested_batches
+from benchreport.pipeline.lineage import ingest_file, ingested_batches
 from conftest import REPO, copy_workflow
 
 KEY = "sk-ant-api03-PLANTEDplantedPLANTED0123456789abcdef"
@@ -310,7 +310,8 @@ def test_a_redacted_bundle_verifies_byte_for_byte(bundled, verified):
 def test_whole_trajectories_are_redacted(bundled, tmp_path):
     """bundle.trajectories: true plans the whole files, and the key in a message is redacted
     there (in process, over the planted job folders; the slow test below runs the rule)."""
-    from benchreport import bundle, discover
+    from benchreport.archive import bundle
+    from benchreport.read import discover
 
     plan = {}
     for job in discover.find_job_folders([str(bundled.path / "jobs")]):
@@ -415,7 +416,7 @@ def hostile(tmp_path, kind):
 def test_hostile_archives_are_refused(tmp_path, kind):
     """Refused in one printable line naming the member and the reason, before anything is
     re-run (so in process: no snakemake is started)."""
-    from benchreport import verify as verifier
+    from benchreport.archive import verify as verifier
 
     out = io.StringIO()
     assert verifier.verify(str(hostile(tmp_path, kind)), out=out, err=io.StringIO()) == 2, out.getvalue()
@@ -429,7 +430,7 @@ def test_a_file_that_cannot_be_made_fails_verify_rather_than_refusing_the_archiv
     """A member that is a file where a later one needs a folder (jobs/x, then jobs/x/result.json):
     the archive is sound, but the re-run's files cannot be made: "verify FAILED", exit 1, naming
     the place, in one line, whatever comes after it."""
-    from benchreport import verify as verifier
+    from benchreport.archive import verify as verifier
 
     big = random.Random(3).randbytes(4 << 20)
     members = [("config.yaml", CONFIG, {}), ("jobs/x", b"a file", {}), ("jobs/x/result.json", b"{}", {})]
@@ -451,7 +452,7 @@ def test_verify_needs_no_tarfile_extraction_filter(tmp_path, monkeypatch, bundle
     uses tarfile's extraction, only its member headers, and writes files itself after its own
     checks. With the filters and the extraction gone it refuses the same members and reads a
     real bundle to the same inputs."""
-    from benchreport import verify as verifier
+    from benchreport.archive import verify as verifier
 
     for name in ("data_filter", "tar_filter", "fully_trusted_filter"):
         monkeypatch.delattr(tarfile, name, raising=False)
@@ -501,7 +502,7 @@ def test_verify_needs_no_tarfile_extraction_filter(tmp_path, monkeypatch, bundle
     ],
 )
 def test_verify_writes_every_job_file_the_rerun_reads(name, unread):
-    from benchreport import verify as verifier
+    from benchreport.archive import verify as verifier
 
     assert verifier.not_read(name) is unread
 
@@ -522,7 +523,7 @@ def gzip_archive(path, header: tarfile.TarInfo, zeros: int = 0):
 
 def test_a_compression_bomb_is_refused_from_its_header(tmp_path, monkeypatch):
     """A 2 GiB member of zeros in a 2 MiB archive: refused at its header, nothing of it read."""
-    from benchreport import verify as verifier
+    from benchreport.archive import verify as verifier
 
     header = tarfile.TarInfo("b/jobs/x/bomb.bin")
     header.size = 2 << 30
@@ -570,7 +571,8 @@ def test_the_first_pass_in_forked_shares_finds_what_one_pass_finds(tmp_path):
     """bundle.scan splits the files over forked processes: the values, files and names found, and
     the redacted entries of the second pass, are those of one process, whatever the split; a value
     one share finds (an agent_env secret in a late config.json) is redacted in another's file."""
-    from benchreport import bundle, forked
+    from benchreport.archive import bundle
+    from benchreport.pipeline import forked
 
     secret, key = "hunter2-hunter2-hunter2", "sk-ant-api03-PLANTEDplantedPLANTED0123456789abcdef"
     trajectory = tmp_path / "llm_trajectory.jsonl"
@@ -618,8 +620,9 @@ def test_the_job_folders_looked_through_in_forked_shares_plan_what_one_process_p
     """bundle.collect splits the job folders over forked processes: the plan (in its order), the
     folders and what was left out are those of one process, on BenchFlow's own job folders with a
     link out of the root and a folder in a file's place added."""
-    from benchreport import bundle, forked
-    from benchreport.discover import find_job_folders, root_labels
+    from benchreport.archive import bundle
+    from benchreport.pipeline import forked
+    from benchreport.read.discover import find_job_folders, root_labels
 
     root = tmp_path / "jobs"
     shutil.copytree(REPO / "resources" / "example" / "benchflow-real-jobs", root)
@@ -658,8 +661,8 @@ def test_the_job_folders_looked_through_in_forked_shares_plan_what_one_process_p
 def test_a_job_folder_is_found_by_its_key_whatever_secret_its_path_holds(tmp_path):
     """The label and relpath ingest records are redacted; the key leads to the folder on disk,
     for a secret in a root's, an alias's and a job folder's own name."""
-    from benchreport import bundle
-    from benchreport.discover import find_job_folders, root_labels
+    from benchreport.archive import bundle
+    from benchreport.read.discover import find_job_folders, root_labels
 
     token = "glpat-Ab3Cd5Ef7Gh9Ij1Kl3Mn5"
     job = REPO / "resources" / "example" / "benchflow-samples" / "v0.7.12-real" / "oracle-run" / "2026-11-30__04-23-02"

@@ -14,8 +14,9 @@ import zlib
 from pathlib import PurePosixPath
 
 import pytest
-from benchreport import bundle, forked, rocrate
-from benchreport import verify as verifier
+from benchreport.archive import bundle, rocrate
+from benchreport.archive import verify as verifier
+from benchreport.pipeline import forked
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

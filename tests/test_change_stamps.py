@@ -1,4 +1,4 @@
-"""The parse-time change stamps (benchreport.stamps): which job folders exist, what their last
+"""The parse-time change stamps (benchreport.pipeline.stamps): which job folders exist, what their last
 ingest read, which ingests the stamps make this run redo, and how many cores each gets; without
 Snakemake, on copies of real BenchFlow job folders."""
 
@@ -9,8 +9,9 @@ import os
 import shutil
 
 import pytest
-from benchreport import discover, stamps
-from benchreport.lineage import lineage_of
+from benchreport.pipeline import stamps
+from benchreport.pipeline.lineage import lineage_of
+from benchreport.read import discover
 from conftest import EXAMPLE
 
 JOB = "benchflow-real-jobs/script-run/oracle-x3/oracle/trial-01"

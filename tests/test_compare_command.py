@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from benchreport import compare, comparisons
+from benchreport.compute import compare, comparisons
 from test_interval_command import run_command as run_in_checkout
 
 COMPARISONS = [

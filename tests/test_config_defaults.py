@@ -9,7 +9,7 @@ import copy
 
 import pytest
 import yaml
-from benchreport.configcheck import problems
+from benchreport.pipeline.configcheck import problems
 from conftest import REPO
 from snakemake.utils import validate
 

@@ -4,7 +4,7 @@ own message for a schema error quotes the whole schema, hundreds of lines)."""
 from __future__ import annotations
 
 import yaml
-from benchreport.configcheck import problems
+from benchreport.pipeline.configcheck import problems
 from conftest import REPO
 
 SCHEMA = yaml.safe_load((REPO / "config" / "schema.yaml").read_text())

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from benchflow_synth import write_matrix
-from benchreport import controls
+from benchreport.read import controls
 from conftest import AGENT, AGENT_JOB_ROOTS, EXAMPLE, agent_on, real_digests
 
 

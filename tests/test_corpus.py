@@ -17,8 +17,8 @@ import sys
 import tarfile
 
 import pytest
-from benchreport.lineage import ingest_file, ingested_batches
-from benchreport.trial import load_ingests
+from benchreport.pipeline.lineage import ingest_file, ingested_batches
+from benchreport.read.trial import load_ingests
 from conftest import REPO
 from corpus.cases import CASES, JOB, PASS, SECRETS
 
@@ -118,7 +118,7 @@ def test_unreadable_file_without_roots_override(tmp_path):
         pytest.skip("setpriv (util-linux) is needed to drop the capabilities")
     CASES["no_read_permission"]["build"](tmp_path)
     code = (
-        "import json; from benchreport.discover import find_job_folders; from benchreport.ingest import ingest_job;"
+        "import json; from benchreport.read.discover import find_job_folders; from benchreport.read.ingest import ingest_job;"
         f"(job,) = find_job_folders([{str(tmp_path)!r}]); r = ingest_job(job);"
         "print(json.dumps({'ledger': r['ledger'], 'trials': len(r['trials'])}))"
     )

@@ -9,8 +9,8 @@ import math
 
 import numpy as np
 import pytest
-from benchreport import coverage_design, intervals, shapes
-from benchreport.stats import headline_interval, interval_methods
+from benchreport.compute import coverage_design, intervals, shapes
+from benchreport.compute.stats import headline_interval, interval_methods
 from scipy import stats as scipy_stats
 
 PARAMS = {"seed": 20261130, "coverage_simulations": 10000, "confidence": 0.95}

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from benchreport import interval
+from benchreport.compute import interval
 from scipy import stats as scipy_stats
 
 RUNS = 2000

@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
-from benchreport import paired, passk
+from benchreport.compute import paired, passk
 
 # --- paired comparison ---
 
@@ -231,7 +231,7 @@ def test_holm_by_hand():
 
 
 def test_comparisons_adjust_across_pairs_and_print_the_configured_level():
-    from benchreport import comparisons as compare
+    from benchreport.compute import comparisons as compare
 
     rng = np.random.default_rng(8)
     stats = {}
@@ -312,7 +312,7 @@ def benchflow_solve_rates(rows):
 
 
 def test_pass_at_k_leaves_errored_trials_out_as_benchflow_does():
-    from benchreport import stats
+    from benchreport.compute import stats
 
     trials = [
         ("a", "passed"),

@@ -12,10 +12,10 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from benchreport import coverage_design, intervals, shapes
-from benchreport.discover import find_job_folders
-from benchreport.ingest import ingest_job, settings_index
-from benchreport.stats import headline_interval, setting_stats, setting_trials
+from benchreport.compute import coverage_design, intervals, shapes
+from benchreport.compute.stats import headline_interval, setting_stats, setting_trials
+from benchreport.read.discover import find_job_folders
+from benchreport.read.ingest import ingest_job, settings_index
 from conftest import EXAMPLE
 
 CELLS = [(rate, rho) for rate in (0.1, 0.3, 0.5, 0.7, 0.9) for rho in (0.1, 0.5, 0.9)]

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from benchreport import coverage_design, interval, intervals
+from benchreport.compute import coverage_design, interval, intervals
 from scipy import stats as scipy_stats
 
 SIMULATIONS = 40_000

@@ -10,7 +10,7 @@ import subprocess
 import uuid
 
 import pytest
-from benchreport import environment
+from benchreport.read import environment
 from conftest import REAL_JOB_ROOTS
 
 # For a test that also takes a workflow run: the daemon and busybox are asked for before any other

@@ -9,7 +9,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from benchreport import forked
+from benchreport.pipeline import forked
 
 
 def _square_and_pid(value):
@@ -44,8 +44,8 @@ def _run(script: str) -> subprocess.CompletedProcess:
 def test_an_exception_of_a_share_reaches_the_caller_whole():
     done = _run(
         """
-        from benchreport import forked
-        from benchreport.files import BadFile
+        from benchreport.pipeline import forked
+        from benchreport.read.files import BadFile
 
         def share(value):
             if value == 1:
@@ -65,7 +65,7 @@ def test_a_killed_child_fails_the_call_and_does_not_hang():
     done = _run(
         f"""
         import os
-        from benchreport import forked
+        from benchreport.pipeline import forked
 
         def share(value):
             if value == 1:
@@ -86,7 +86,7 @@ def test_a_forked_process_ends_with_the_process_that_forked_it(tmp_path):
     done = _run(
         f"""
         import os, signal, time
-        from benchreport import forked
+        from benchreport.pipeline import forked
 
         def share(value):
             if value == 1:

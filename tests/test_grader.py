@@ -1,4 +1,4 @@
-"""The grader (benchreport.grader): who graded each trial, on real BenchFlow 0.7.12 job folders
+"""The grader (benchreport.read.grader): who graded each trial, on real BenchFlow 0.7.12 job folders
 (no model grades there: the verifier is a script, though summary.json configures a reviewer)
 and on generated jobs with an integrated rubric review (resources/benchflow_synth/
 review-jobs). Expectations come from the job files, read here, not from the code under test."""
@@ -11,7 +11,8 @@ from pathlib import Path
 
 import benchflow_synth as synth
 import pytest
-from benchreport import grader, report
+from benchreport.read import grader
+from benchreport.record import report
 from conftest import EXAMPLE
 
 REAL_ROOTS = [
@@ -25,7 +26,7 @@ def load(path: Path):
 
 
 def job_dirs(root: Path) -> list[Path]:
-    """Folders holding <task>__<hex> attempt folders (found here without benchreport.discover)."""
+    """Folders holding <task>__<hex> attempt folders (found here without benchreport.read.discover)."""
     return sorted({marker.parent.parent for marker in root.rglob("config.json") if "__" in marker.parent.name})
 
 

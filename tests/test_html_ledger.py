@@ -8,7 +8,7 @@ import io
 import json
 from html.parser import HTMLParser
 
-from benchreport.html_setting import setting_anchor
+from benchreport.present.html_setting import setting_anchor
 from conftest import REAL_JOB_ROOTS, REAL_ROOTS, agent_on, real_digests
 
 

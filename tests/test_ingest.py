@@ -10,7 +10,8 @@ import subprocess
 import sys
 
 import pytest
-from benchreport import classify, discover, duplicates, ingest, planning, stamps
+from benchreport.pipeline import planning, stamps
+from benchreport.read import classify, discover, duplicates, ingest
 from conftest import EXAMPLE, REPO
 
 REAL = [str(EXAMPLE / "benchflow-real-jobs"), str(EXAMPLE / "benchflow-samples")]
@@ -206,7 +207,7 @@ def test_an_unreadable_job_folder_is_a_ledger_row(tmp_path):
     shutil.copytree(EXAMPLE / "benchflow-samples/v0.7.12-real/oracle-run", tmp_path / "locked")
     (tmp_path / "locked").chmod(0)
     code = (
-        "import json; from benchreport.discover import find_job_folders; from benchreport.ingest import ingest_job;"
+        "import json; from benchreport.read.discover import find_job_folders; from benchreport.read.ingest import ingest_job;"
         f"print(json.dumps({{j.job_id: ingest_job(j) for j in find_job_folders([{str(tmp_path)!r}])}}))"
     )
     drop = "-dac_override,-dac_read_search"
@@ -305,7 +306,7 @@ def test_ingest_of_redacted_files_equals_the_redacted_ingest(tmp_path):
     another attempt, and that password quoted in a third attempt's error (one job folder: ingest
     reads one at a time, so a value known in one is not known in another)."""
     from benchflow_synth import write_matrix
-    from benchreport import bundle
+    from benchreport.archive import bundle
 
     key, password = "sk-ant-api03-PLANTEDplantedPLANTED0123456789abcdef", "hunter2-hunter2"
     tries = [
@@ -358,7 +359,7 @@ def test_a_job_folder_that_is_a_link_is_a_ledger_row_and_never_read(tmp_path):
     """A link to a job folder outside the root (whose summary.json is a FIFO: reading it would
     hang) and one to a job folder inside it: each a job with one ledger row and nothing read; the
     real folder counted once, where it is."""
-    from benchreport import bundle
+    from benchreport.archive import bundle
 
     shutil.copytree(EXAMPLE / "benchflow-samples/v0.7.12-real/oracle-run", tmp_path / "root" / "oracle-run")
     shutil.copytree(EXAMPLE / "benchflow-samples/v0.7.12-real/oracle-run", tmp_path / "outside" / "oracle-run")

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow  # pip builds the wheel, with setuptools from the 
 
 CHECK = """
 import json, pathlib, sys
-from benchreport import report, runcard
+from benchreport.record import report, runcard
 installed = pathlib.Path(sys.argv[1]).resolve()
 assert runcard.SCHEMAS.resolve().is_relative_to(installed), runcard.SCHEMAS
 assert report.SCHEMA.resolve().is_relative_to(installed), report.SCHEMA

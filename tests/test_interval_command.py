@@ -9,8 +9,8 @@ import sys
 import numpy as np
 import pytest
 import yaml
-from benchreport import compare, interval
-from benchreport.stats import headline_interval, interval_methods
+from benchreport.compute import compare, interval
+from benchreport.compute.stats import headline_interval, interval_methods
 from conftest import REPO
 
 RUNS = [

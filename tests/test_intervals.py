@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 import pytest
-from benchreport import coverage_design, intervals
+from benchreport.compute import coverage_design, intervals
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats

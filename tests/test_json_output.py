@@ -1,4 +1,4 @@
-"""The one JSON serialisation (benchreport.files): write_json, which writes a file piece by piece,
+"""The one JSON serialisation (benchreport.read.files): write_json, which writes a file piece by piece,
 writes exactly the bytes of dump_json, on any JSON value (hypothesis), hostile characters too; a
 list of records made as it is written (LazyRecords) writes as the list. And its reading back
 (outputs.load_json, loads_written, by orjson where it agrees): the values json.loads gives, or its
@@ -10,9 +10,10 @@ import json
 from pathlib import Path
 
 import pytest
-from benchreport import files, outputs
-from benchreport.files import printable
-from benchreport.outputs import RECORDS_A_PIECE, LazyRecords, _pieces, dump_json, load_json, write_json
+from benchreport.pipeline import outputs
+from benchreport.pipeline.outputs import RECORDS_A_PIECE, LazyRecords, _pieces, dump_json, load_json, write_json
+from benchreport.read import files
+from benchreport.read.files import printable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -91,7 +91,7 @@ def test_citation_license_and_config_readme_keep_up_with_the_package():
 
 def wheel_workflow_tree(names: set[str]) -> set[str]:
     """The workflow tree a wheel carries (its files under the package's verify.WORKFLOW_COPY)."""
-    from benchreport import verify
+    from benchreport.archive import verify
 
     tree = f"benchreport/{verify.WORKFLOW_COPY}/"
     return {name.removeprefix(tree) for name in names if name.startswith(tree)}
@@ -103,7 +103,7 @@ def test_the_wheel_installs_the_command_and_carries_the_workflow(tmp_path):
     holds the package with its templates and the pins, the workflow tree a bundle records as its
     code (at the same relative paths; built again in the same tree, without a file the first build
     copied), and pip installs a `benchreport` command that runs from another folder."""
-    from benchreport import bundle
+    from benchreport.archive import bundle
 
     source = source_copy(tmp_path / "source")
     removed = source / "workflow" / "rules" / "removed.smk"

@@ -1,6 +1,6 @@
 """Paper outputs: the tables over settings, the figures and results/report.html.
 
-Unit tests of the pure functions (benchreport.paper, benchreport.figures), then one real
+Unit tests of the pure functions (benchreport.present.paper, benchreport.present.figures), then one real
 `snakemake` run on a small synthetic set of settings (three agents, an oracle and a nop, one task
 named like an HTML injection) whose paper files are checked against the settings' summary.json.
 That run is built once per session and shared with tests/test_browser.py.
@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 from benchflow_synth import write_matrix
-from benchreport import figure_data, figures, paper, tables
-from benchreport.page import LISTED_ROWS, PAGE_TRIALS, page_trials
-from benchreport.present import interval_text, pct
+from benchreport.present import figures, paper, tables
+from benchreport.present.present import interval_text, pct
+from benchreport.record import figure_data
+from benchreport.record.page import LISTED_ROWS, PAGE_TRIALS, page_trials
 from conftest import PAPER_FILES, copy_workflow
 
 # ---------------------------------------------------------------------------------------------
@@ -367,7 +368,7 @@ def test_heatmap_at_many_tasks_is_one_image_and_deterministic():
 
 
 def page_of(summaries, pairs=()):
-    from benchreport import html_report as html
+    from benchreport.present import html_report as html
 
     data = figure_data.figures_data(summaries)
     svgs = {name: b"<svg xmlns='http://www.w3.org/2000/svg'/>" for name in ("forest", "heatmap", "cost")}
@@ -393,7 +394,7 @@ def test_report_page_lists_every_trial_once_when_small():
 
 
 def test_report_page_is_bounded_at_many_tries():
-    from benchreport import html_report as html
+    from benchreport.present import html_report as html
 
     tasks = many_tasks(250, 25)  # 6,250 trials per setting
     summaries = [summary("a-agent", tasks=tasks, cost=10.0), summary("b-agent", tasks=tasks)]
@@ -639,7 +640,7 @@ def test_paper_files_agree_with_summaries(built):
 def test_figures_drawn_from_stats_say_what_the_summaries_say(built):
     """Rule figures reads each setting's stats.json, not its summary.json (so that it starts
     beside the reports): the numbers behind the figures are the same from either."""
-    from benchreport.outputs import dump_json
+    from benchreport.pipeline.outputs import dump_json
 
     data = json.loads(built.read("paper/figures.json"))
     numbers = [json.loads(path.read_text()) for path in sorted((built.results / "settings").glob("*/stats.json"))]

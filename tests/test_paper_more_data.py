@@ -4,7 +4,7 @@ sentence comparisons.md prints, from the same comparisons.json fields)."""
 
 from __future__ import annotations
 
-from benchreport import paper, tables
+from benchreport.present import paper, tables
 
 PAIR = {
     "a": "alpha",

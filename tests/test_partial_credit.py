@@ -14,9 +14,12 @@ import json
 import benchflow_synth as synth
 import pytest
 import yaml
-from benchreport import discover, ingest, paper, report, stats, tables, trial_rows
-from benchreport.interval import headlines
-from benchreport.sentences import denominators, first_line
+from benchreport.compute import stats
+from benchreport.compute.interval import headlines
+from benchreport.present import paper, tables
+from benchreport.present.sentences import denominators, first_line
+from benchreport.read import discover, ingest
+from benchreport.record import report, trial_rows
 from conftest import REPO
 from scipy.stats import t as student_t
 

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from benchreport import paired, plan
+from benchreport.compute import paired, plan
 from scipy import special, stats
 from test_interval_command import run_command as run_in_checkout
 

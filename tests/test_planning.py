@@ -1,10 +1,11 @@
-"""What the workflow plans once ingest has run (benchreport.planning), on real BenchFlow job
+"""What the workflow plans once ingest has run (benchreport.pipeline.planning), on real BenchFlow job
 folders ingested here, without Snakemake."""
 
 from __future__ import annotations
 
 import pytest
-from benchreport import discover, environment, ingest, planning
+from benchreport.pipeline import planning
+from benchreport.read import discover, environment, ingest
 from conftest import EXAMPLE
 
 ROOT = EXAMPLE / "benchflow-real-jobs"

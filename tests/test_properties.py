@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from benchreport import coverage_design, intervals
+from benchreport.compute import coverage_design, intervals
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

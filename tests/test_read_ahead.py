@@ -9,7 +9,7 @@ import shutil
 import threading
 
 import pytest
-from benchreport import discover, files, ingest
+from benchreport.read import discover, files, ingest
 from conftest import EXAMPLE
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "posix_fadvise"), reason="no posix_fadvise here")

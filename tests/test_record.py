@@ -4,7 +4,8 @@ gets the same."""
 
 import json
 
-from benchreport import discover, files, ingest, report, trial_rows
+from benchreport.read import discover, files, ingest
+from benchreport.record import report, trial_rows
 from test_writeup import NOPS, PARAMS, PRICED, TASKS, write_controls, write_setting
 
 

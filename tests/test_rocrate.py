@@ -178,7 +178,7 @@ def test_one_action_per_rule_job_with_times_agent_and_checksums(crate_dir):
 def test_the_main_workflow_is_the_published_code_when_its_address_is_given(code_iri):
     """bundle.code_iri set: the main workflow is the web-based entity <code_iri>/Snakefile, with the
     bundled file's size and checksum, and the bundled file a copy of it; unset: the bundled file."""
-    from benchreport import rocrate
+    from benchreport.archive import rocrate
 
     record = {
         "rule": "report",
@@ -217,7 +217,8 @@ def test_the_crate_written_in_two_parts_is_json_dumps_of_itself(fork, monkeypatc
     """build writes the graph in two parts, the second in a forked process where it can: the text
     is what json.dumps(indent=2) gives for the crate it holds, forked or not, with the actions'
     inputs listed once however many outputs of a job share them (`sources_as`)."""
-    from benchreport import forked, rocrate
+    from benchreport.archive import rocrate
+    from benchreport.pipeline import forked
 
     monkeypatch.setattr(forked, "can_fork", lambda: fork)
     # a lone surrogate stands for a file name's undecodable byte: written as it is, in either part
@@ -285,7 +286,7 @@ AGENT = {
 def small_crate(folder: Path, agent: dict | None) -> dict:
     """A crate of one rule job's output, the workflow and the README, written into `folder` as
     bundle.py writes a bundle's: its files, then ro-crate-metadata.json. Returns its graph."""
-    from benchreport import rocrate
+    from benchreport.archive import rocrate
 
     script = "workflow/scripts/report.py"
     contents = {

@@ -55,7 +55,7 @@ def test_snakemakes_report_file_is_ignored_by_git():
 
 
 def test_the_last_lines_count_the_images_not_inspected_in_words():
-    from benchreport.sentences import results_are_in
+    from benchreport.present.sentences import results_are_in
 
     assert results_are_in(["results/index.md"], 0, "again") == "benchreport: the results are in\n  results/index.md"
     one = results_are_in([], 1, "snakemake --forcerun inspect_image").splitlines()[-1]

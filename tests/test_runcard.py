@@ -18,19 +18,9 @@ from pathlib import Path
 import benchflow_synth as synth
 import jsonschema
 import pytest
-from benchreport import (
-    completeness,
-    discover,
-    grader,
-    html_setting,
-    ingest,
-    provenance,
-    report,
-    runcard,
-    sentences,
-    trial_rows,
-    writeup,
-)
+from benchreport.present import html_setting, sentences, writeup
+from benchreport.read import discover, grader, ingest, provenance
+from benchreport.record import completeness, report, runcard, trial_rows
 from conftest import REPO
 from test_grader import REAL_ROOTS, load, review_listing
 
@@ -149,7 +139,7 @@ def test_the_report_validates_few_rows_and_still_sees_a_bad_one(generated):
 def test_the_record_checks_each_tasks_trial_ids_by_type_and_still_sees_a_bad_one(generated):
     """validate_record checks one id of each type per task: what the record schema asks of the
     ids is that they be strings, at least one, and nothing else."""
-    from benchreport import report
+    from benchreport.record import report
 
     schema = load(REPO / "workflow" / "scripts" / "benchreport" / "schemas" / "setting-result.schema.json")
     assert schema["$defs"]["task_row"]["properties"]["trial_ids"] == {

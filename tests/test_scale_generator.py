@@ -20,8 +20,8 @@ except ImportError:  # resources/ not on the pythonpath yet
     sys.path.insert(0, str(REPO / "resources"))
     import benchflow_synth as synth
 
-from benchreport.discover import find_job_folders  # noqa: E402 (after the generator's path is set)
-from benchreport.ingest import ingest_job  # noqa: E402
+from benchreport.read.discover import find_job_folders  # noqa: E402 (after the generator's path is set)
+from benchreport.read.ingest import ingest_job  # noqa: E402
 
 JOBS, TRIALS, REQUESTS, REQUEST_KB = 5, 20, 4, 3
 

@@ -8,7 +8,8 @@ import contextlib
 import json
 
 import pytest
-from benchreport import bundle, secrets
+from benchreport.archive import bundle
+from benchreport.read import secrets
 from conftest import EXAMPLE, REPO
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -298,9 +299,9 @@ def test_names_searched_at_once_show_as_each_searched_alone():
         "odd\udcff-name",
         "plain-task__89abcdef",
     ]
-    from benchreport import ingest
-    from benchreport.discover import redact_text
-    from benchreport.files import printable
+    from benchreport.read import ingest
+    from benchreport.read.discover import redact_text
+    from benchreport.read.files import printable
 
     alone = {name: redact_text(printable(name))[0] for name in names}
     assert ingest.shown_names(names) == alone
@@ -395,8 +396,8 @@ def test_a_name_made_from_a_redaction_mark_is_no_secret(label):
     """A folder's id made from a redacted name (its slug and a hash) and an image name made from a
     redacted task name, in Docker's message: nothing found, whatever the hash; a key or a
     secret-named key beside such a name still is."""
-    from benchreport.discover import safe_part
-    from benchreport.environment import sanitise_image_name
+    from benchreport.read.discover import safe_part
+    from benchreport.read.environment import sanitise_image_name
 
     mark = f"[REDACTED:{label}]"
     for number in range(40):

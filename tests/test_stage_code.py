@@ -11,8 +11,8 @@ import subprocess
 import sys
 
 import pytest
-from benchreport import lineage
-from benchreport.lineage import ingested_batches
+from benchreport.pipeline import lineage
+from benchreport.pipeline.lineage import ingested_batches
 from conftest import REAL_ROOTS, REPO, layered_venv
 
 SUMMARIES_READERS = {"overview": 1, "paper": 1, "html_report": 1, "all": 1}
@@ -69,18 +69,18 @@ def settings(workflow) -> int:
 CASES = {
     # the run card: every setting's job, and what reads its files (its numbers and rows are
     # written again, the same bytes: the figures and the trials table read them); no comparison
-    "benchreport/runcard.py": lambda n: {"report": n, "figures": 1, "trials_table": 1, **SUMMARIES_READERS},
+    "benchreport/record/runcard.py": lambda n: {"report": n, "figures": 1, "trials_table": 1, **SUMMARIES_READERS},
     # the rows of the tables over settings: the paper tables, the figures' data, the page
-    "benchreport/tables.py": lambda n: {"paper": 1, "figures": 1, "html_report": 1, "all": 1},
+    "benchreport/present/tables.py": lambda n: {"paper": 1, "figures": 1, "html_report": 1, "all": 1},
     # the drawing of the figures: the figures and the page that embeds them
-    "benchreport/figures.py": lambda n: {"figures": 1, "html_report": 1, "all": 1},
+    "benchreport/present/figures.py": lambda n: {"figures": 1, "html_report": 1, "all": 1},
     # the page's own renderer and template
-    "benchreport/html_report.py": lambda n: {"html_report": 1, "all": 1},
-    "benchreport/templates/report.html.j2": lambda n: {"html_report": 1, "all": 1},
+    "benchreport/present/html_report.py": lambda n: {"html_report": 1, "all": 1},
+    "benchreport/present/templates/report.html.j2": lambda n: {"html_report": 1, "all": 1},
     # the index and the exclusions: those, and the page that lists the ledger
-    "benchreport/overview.py": lambda n: {"overview": 1, "html_report": 1, "all": 1},
+    "benchreport/present/overview.py": lambda n: {"overview": 1, "html_report": 1, "all": 1},
     # the paired comparisons: their files, the paper table of them, the page
-    "benchreport/comparisons.py": lambda n: {"comparisons": 1, "paper": 1, "html_report": 1, "all": 1},
+    "benchreport/compute/comparisons.py": lambda n: {"comparisons": 1, "paper": 1, "html_report": 1, "all": 1},
 }
 
 
@@ -105,7 +105,7 @@ def test_ingests_code_and_config_re_run_every_ingest_and_its_python_does_not(don
     # the same interpreter and packages by another path, as `snakemake` and `python -m snakemake`
     # differ, or a venv made again
     assert planned_jobs(done, python=str(layered_venv(tmp_path / "venv"))) == {}
-    module = done.path / "workflow" / "scripts" / "benchreport" / "ingest.py"
+    module = done.path / "workflow" / "scripts" / "benchreport" / "read" / "ingest.py"
     original = module.read_bytes()
     try:
         module.write_bytes(original + b"\n# an edit\n")
@@ -133,9 +133,9 @@ def test_every_stage_hashes_its_script_and_each_module_it_imports():
         }
         assert set(code) <= reached | {"benchreport/__init__.py"}, stage
     # the renderers do not reach one another: the page needs neither the paper tables nor the report
-    assert "benchreport/paper.py" not in lineage.STAGE_CODE["html_report"]
-    assert "benchreport/report.py" not in lineage.STAGE_CODE["html_report"]
-    assert "benchreport/runcard.py" not in lineage.STAGE_CODE["figures"] + lineage.STAGE_CODE["comparisons"]
+    assert "benchreport/present/paper.py" not in lineage.STAGE_CODE["html_report"]
+    assert "benchreport/record/report.py" not in lineage.STAGE_CODE["html_report"]
+    assert "benchreport/record/runcard.py" not in lineage.STAGE_CODE["figures"] + lineage.STAGE_CODE["comparisons"]
 
 
 def test_each_stage_has_one_name_across_rule_rule_file_script_and_code_hash():

@@ -9,7 +9,8 @@ import os
 import shutil
 
 import pytest
-from benchreport import discover, duplicates, ingest, stamps
+from benchreport.pipeline import stamps
+from benchreport.read import discover, duplicates, ingest
 from conftest import EXAMPLE
 
 JOB = "benchflow-real-jobs/script-run/oracle-x3/oracle/trial-01"

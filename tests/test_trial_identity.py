@@ -19,7 +19,8 @@ import subprocess
 
 import pytest
 from benchflow_synth import write_matrix
-from benchreport import discover, duplicates, stamps
+from benchreport.pipeline import stamps
+from benchreport.read import discover, duplicates
 
 AGENT = {
     "agent": "claude-agent-acp",

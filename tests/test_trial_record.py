@@ -1,4 +1,4 @@
-"""The Trial record (benchreport/trial.py) is what ingest writes: every row of the real BenchFlow
+"""The Trial record (benchreport/read/trial.py) is what ingest writes: every row of the real BenchFlow
 0.7.12 folders and of the generated example matches it, and a row that does not is named."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import ast
 import json
 
 import pytest
-from benchreport import discover, ingest, trial
+from benchreport.read import discover, ingest, trial
 from conftest import EXAMPLE
 
 ROOTS = [str(EXAMPLE / name) for name in ("benchflow-real-jobs", "benchflow-samples", "generated")]
@@ -52,7 +52,7 @@ def test_ingests_loaded_together_hold_each_repeated_value_once(rows, tmp_path):
     """load_ingests gives the rows json.load gives, with each repeated value one object."""
     import json
 
-    from benchreport.outputs import write_json
+    from benchreport.pipeline.outputs import write_json
 
     paths = []
     halves = list(enumerate((rows[: len(rows) // 2], rows[len(rows) // 2 :])))
@@ -71,7 +71,7 @@ def test_ingests_loaded_together_hold_each_repeated_value_once(rows, tmp_path):
 def test_a_stage_loads_the_folders_it_names_from_the_batches_in_its_order(rows, tmp_path):
     """load_ingests with `jobs`: only those folders of the batches' files, in the list's order
     (a setting's folders, which a batch may share with another setting's)."""
-    from benchreport.outputs import write_json
+    from benchreport.pipeline.outputs import write_json
 
     first, second = tmp_path / "first.json", tmp_path / "second.json"
     write_json(first, batch({name: {"trials": trial.as_columns(rows[:1])} for name in ("a", "b", "c")}))
@@ -90,7 +90,7 @@ def test_values_that_json_tells_apart_stay_apart_in_the_columns(rows, tmp_path):
     they went in, and so do dicts with the same items in another order."""
     import json
 
-    from benchreport.outputs import write_json
+    from benchreport.pipeline.outputs import write_json
 
     kinds = [1, 1.0, True, "1", None, 0.0, -0.0, 1, True, {"a": 1, "b": 2}, {"b": 2, "a": 1}, "1"]
     made = [dict(rows[number % len(rows)], seed=value) for number, value in enumerate(kinds)]
@@ -104,7 +104,7 @@ def test_values_that_json_tells_apart_stay_apart_in_the_columns(rows, tmp_path):
 
 
 # stage (its rule script) -> the module whose TRIAL_FIELDS and TRIAL_PARTS it loads
-FIELDS_OF = {"report": "benchreport.trial_rows"}
+FIELDS_OF = {"report": "benchreport.record.trial_rows"}
 
 
 @pytest.mark.parametrize("stage", list(FIELDS_OF))
@@ -115,7 +115,7 @@ def test_a_stage_loads_its_fields_as_json_gives_them_in_the_records_order(stage,
     import json
     import random
 
-    from benchreport.outputs import write_json
+    from benchreport.pipeline.outputs import write_json
 
     module = importlib.import_module(FIELDS_OF[stage])
     shuffled = [dict(random.Random(number).sample(list(row.items()), len(row))) for number, row in enumerate(rows)]
@@ -149,11 +149,11 @@ def _fields_named(stage: str) -> set[str]:
     """The Trial fields a stage's code names as a string anywhere (its script and every module it
     imports, as lineage hashes them; not trial.py, which defines the record)."""
 
-    from benchreport import lineage
+    from benchreport.pipeline import lineage
 
     named = set()
     for name in lineage.code_closure(f"{stage}.py"):
-        if name != "benchreport/trial.py":
+        if name != "benchreport/read/trial.py":
             tree = ast.parse((lineage.SCRIPTS_DIR / name).read_text(encoding="utf-8"))
             named |= {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)}
     return named & set(trial.FIELDS)
@@ -173,11 +173,11 @@ def test_a_stage_loads_every_field_its_code_reads(stage):
 def _parts_read(stage: str, fields) -> tuple[dict[str, set], list[str]]:
     """Per dict field in `fields`, the keys a stage's code reads of it (`row["timing"].get("total")`,
     `row["timing"]["total"]`), and every other use of such a field (which would need it whole)."""
-    from benchreport import lineage
+    from benchreport.pipeline import lineage
 
     read, whole = {}, []
     for name in lineage.code_closure(f"{stage}.py"):
-        if name == "benchreport/trial.py":
+        if name == "benchreport/read/trial.py":
             continue
         tree = ast.parse((lineage.SCRIPTS_DIR / name).read_text(encoding="utf-8"))
         parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
@@ -228,7 +228,7 @@ def test_parts_and_equal_fields_are_loaded_as_the_stage_reads_them(rows, tmp_pat
     attempt's object when they are equal; every other field is as json.load gives it."""
     import json
 
-    from benchreport.outputs import write_json
+    from benchreport.pipeline.outputs import write_json
 
     rows = [dict(row) for row in rows]  # one trial retried: its attempts' tokens sum to more than its own
     rows[0]["tokens_all_attempts"] = {field: (count or 0) + 1 for field, count in rows[0]["tokens"].items()}
@@ -250,7 +250,7 @@ def test_a_trial_resolves_to_its_own_folders_files_in_a_batch_record(tmp_path):
     """Two folders of one batch holding an attempt folder of the same name: lineage.trial_sources
     gives each trial only its own folder's files (the record's sources_per_job), and finds a
     folder by the id trials name it by (its index entry's job id), not its key."""
-    from benchreport import lineage
+    from benchreport.pipeline import lineage
 
     results = tmp_path / "results"
     batch = "root/cell/trial-01/t1"

@@ -9,7 +9,7 @@ import json
 
 import benchreport
 import pytest
-from benchreport.trials_table import SETTING_FIELDS, render_csv, spreadsheet_safe
+from benchreport.present.trials_table import SETTING_FIELDS, render_csv, spreadsheet_safe
 from conftest import AGENT_TRIES
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -14,9 +14,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from benchreport import discover, ingest
-from benchreport.sentences import TRY_RULES
-from benchreport.settings import number_tries
+from benchreport.present.sentences import TRY_RULES
+from benchreport.read import discover, ingest
+from benchreport.read.settings import number_tries
 from conftest import EXAMPLE, copy_workflow
 
 MATRIX = EXAMPLE / "generated" / "claude-sonnet-low-x3"

@@ -33,7 +33,7 @@ def test_a_type_error_in_the_package_fails_the_check(tmp_path):
     shutil.copytree(
         REPO / "workflow" / "scripts" / "benchreport", package, ignore=shutil.ignore_patterns("__pycache__")
     )
-    planted = package / "files.py"
+    planted = package / "read" / "files.py"
     lines = planted.read_text().count("\n")
     planted.write_text(planted.read_text() + '\n\ndef planted() -> int:\n    return "one"\n')
     result = mypy(tmp_path, tmp_path / "cache")

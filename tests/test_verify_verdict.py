@@ -178,7 +178,7 @@ def test_a_refused_archive_and_a_failed_rerun_end_in_their_verdict(tmp_path):
 
 @pytest.mark.parametrize("key", ["statistics.resamples", "statistics.coverage_simulations", "statistics.permutations"])
 def test_draws_past_their_limit_are_refused_before_any_rerun(tmp_path, monkeypatch, key):
-    from benchreport import verify as verifier
+    from benchreport.archive import verify as verifier
 
     section, name = key.split(".")
     config = f"job_roots: []\n{section}: {{{name}: 1000000000}}\n".encode()
@@ -281,7 +281,7 @@ class FullDisk:
 
 
 def test_a_full_disk_while_unpacking_is_one_line_naming_the_file(tmp_path, monkeypatch):
-    from benchreport import verify as verifier
+    from benchreport.archive import verify as verifier
 
     room, real_open = [1 << 20], open
 

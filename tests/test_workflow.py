@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from benchreport import ingest, lineage, stamps
+from benchreport.pipeline import lineage, stamps
+from benchreport.read import ingest
 from conftest import PAPER_FILES, REAL_JOB_ROOTS, REPO, copy_workflow, real_workflow
 
 SCRIPTS = REPO / "workflow" / "scripts"
@@ -191,11 +192,11 @@ def test_the_parse_imports_no_heavy_library(workflow, real_jobs, snakemakes_own_
     Snakemake imports by itself."""
     roots = ",".join(f'"{root}"' for root in real_jobs)
     imported = modules_imported_by(workflow.path, "--config", f"job_roots=[{roots}]")
-    assert "benchreport.stamps" in imported
+    assert "benchreport.pipeline.stamps" in imported
     assert (imported - snakemakes_own_imports) & HEAVY == set()
     # numpy and jinja2 are Snakemake's before the parse: the modules common.smk imports, alone
     modules = [path.removesuffix(".py").replace("/", ".") for path in lineage.imported_modules("../rules/common.smk")]
-    assert "benchreport.stamps" in modules
+    assert "benchreport.pipeline.stamps" in modules
     alone = subprocess.run(
         [sys.executable, "-c", f"import sys, {', '.join(modules)}; print(sorted({HEAVY!r} & set(sys.modules)))"],
         capture_output=True,
@@ -210,7 +211,7 @@ def test_a_run_with_nothing_to_do_adds_only_snakemakes_pandas(real_run_copy, sna
     installed; the workflow adds no other heavy library."""
     roots = ",".join(f'"{root}"' for root in REAL_JOB_ROOTS)
     imported = modules_imported_by(real_run_copy.path, "--config", f"job_roots=[{roots}]")
-    assert "benchreport.stamps" in imported
+    assert "benchreport.pipeline.stamps" in imported
     assert (imported - snakemakes_own_imports) & HEAVY <= {"pandas"}
 
 

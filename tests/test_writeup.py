@@ -16,7 +16,8 @@ from collections import Counter
 
 import benchflow_synth as synth
 import pytest
-from benchreport import discover, ingest, report, trial_rows
+from benchreport.read import discover, ingest
+from benchreport.record import report, trial_rows
 
 PARAMS = {
     "seed": 11,
@@ -147,7 +148,7 @@ def test_a_typical_write_up_is_benchflows_shape_within_twice_its_length(typical)
 def test_a_wrapped_line_never_opens_a_list_or_a_heading(marker, escaped):
     """Markdown would read a line that starts with a list marker or a heading mark as a block of
     its own: wrapped there, the mark is escaped and the lines stay one paragraph."""
-    from benchreport.present import wrap
+    from benchreport.present.present import wrap
 
     first, second = wrap("a" * 38 + f" {marker} b", width=40)
     assert (first, second) == ("a" * 38, f"{escaped} b")

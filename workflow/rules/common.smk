@@ -26,22 +26,12 @@ os.environ.update(
     )
 )
 
-from benchreport import (  # noqa: E402
-    configcheck,
-    controls,
-    discover,
-    duplicates,
-    environment,
-    ingest,
-    lineage,
-    outputs,
-    planning,
-    sentences,
-    shapes,
-    stamps,
-)
-from benchreport.lineage import ingest_file, lineage_of  # noqa: E402
-from benchreport.stamps import INGESTED_RECORD, ingest_output  # noqa: E402
+from benchreport.pipeline import configcheck, lineage, outputs, planning, stamps
+from benchreport.read import controls, discover, duplicates, environment, ingest
+from benchreport.present import sentences
+from benchreport.compute import shapes
+from benchreport.pipeline.lineage import ingest_file, lineage_of  # noqa: E402
+from benchreport.pipeline.stamps import INGESTED_RECORD, ingest_output  # noqa: E402
 
 # The key, what is wrong and what is allowed, rather than Snakemake's message, which quotes the
 # whole schema; then Snakemake's validate, which fills in the defaults.
@@ -352,7 +342,7 @@ def setting_jobs(wildcards):
 
 def setting_profiles():
     """setting id -> its shape (tasks x tries, planned from the folders' index.json by
-    benchreport.shapes; None when no task was scored), once per state of the index files: the
+    benchreport.compute.shapes; None when no task was scored), once per state of the index files: the
     stats jobs and coverage_threads read the same plan."""
 
     def plan():

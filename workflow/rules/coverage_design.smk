@@ -5,7 +5,7 @@ rule coverage_design:
     log:
         "logs/coverage_design/{shape}.log",
     wildcard_constraints:
-        # tasks x tries groups, e.g. 10x3 or 4x3+6x4 (benchreport.shapes)
+        # tasks x tries groups, e.g. 10x3 or 4x3+6x4 (benchreport.compute.shapes)
         shape=r"[1-9][0-9]*x[1-9][0-9]*(\+[1-9][0-9]*x[1-9][0-9]*)*",
     # the stats jobs wait for it: started before them and the jobs that wait for nothing
     priority: 4

@@ -1,4 +1,4 @@
-# results/trials.csv: every trial of every setting, one row each (benchreport.trials_table).
+# results/trials.csv: every trial of every setting, one row each (benchreport.present.trials_table).
 # What defines a setting is read from its stats.json (the key the record copies), not from
 # summary.json: the table then runs beside rule report, not after it.
 rule trials_table:

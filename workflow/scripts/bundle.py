@@ -8,10 +8,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchreport import bundle, rocrate
-from benchreport.discover import root_labels
-from benchreport.lineage import WORKFLOW_DIR, closure, git_state, software_versions, start_job, write_for_rule
-from benchreport.outputs import dump_json, write_json
+from benchreport.archive import bundle, rocrate
+from benchreport.pipeline.lineage import WORKFLOW_DIR, closure, git_state, software_versions, start_job, write_for_rule
+from benchreport.pipeline.outputs import dump_json, write_json
+from benchreport.read.discover import root_labels
 
 start_job(snakemake)
 STARTED = time.monotonic()

@@ -1,8 +1,8 @@
 """Rule comparisons: paired comparisons between agent settings on their shared tasks."""
 
-from benchreport.comparisons import comparisons, render_csv, render_markdown
-from benchreport.lineage import start_job, write_for_rule
-from benchreport.outputs import load_json, write_json, write_text
+from benchreport.compute.comparisons import comparisons, render_csv, render_markdown
+from benchreport.pipeline.lineage import start_job, write_for_rule
+from benchreport.pipeline.outputs import load_json, write_json, write_text
 
 start_job(snakemake)
 

@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from benchreport.controls import run_controls, tasks_lacking
-from benchreport.lineage import start_job, write_for_rule
-from benchreport.outputs import load_json, write_json
+from benchreport.pipeline.lineage import start_job, write_for_rule
+from benchreport.pipeline.outputs import load_json, write_json
+from benchreport.read.controls import run_controls, tasks_lacking
 
 log = start_job(snakemake)
 

@@ -1,6 +1,6 @@
 """Rule coverage_design: how often each interval method covers the true pass rate at one shape (the
 tries profile: how many tasks were tried how often), measured once per shape and shared by every
-setting of that shape. Which shapes a run needs is planned by `benchreport.shapes`."""
+setting of that shape. Which shapes a run needs is planned by `benchreport.compute.shapes`."""
 
 import os
 import resource
@@ -25,10 +25,10 @@ os.environ.update(
     )
 )
 
-from benchreport import shapes  # noqa: E402
-from benchreport.coverage_design import coverage_design  # noqa: E402
-from benchreport.lineage import start_job, write_for_rule  # noqa: E402
-from benchreport.outputs import dump_json, write_text
+from benchreport.compute import shapes  # noqa: E402
+from benchreport.compute.coverage_design import coverage_design  # noqa: E402
+from benchreport.pipeline.lineage import start_job, write_for_rule  # noqa: E402
+from benchreport.pipeline.outputs import dump_json, write_text
 
 start_job(snakemake)
 shape = snakemake.wildcards.shape

@@ -1,8 +1,9 @@
 """Rule figures: forest, heatmap and cost figures (SVG and PNG) and the numbers behind them."""
 
-from benchreport import figure_data, figures
-from benchreport.lineage import start_job, write_for_rule
-from benchreport.outputs import load_json, write_json
+from benchreport.pipeline.lineage import start_job, write_for_rule
+from benchreport.pipeline.outputs import load_json, write_json
+from benchreport.present import figures
+from benchreport.record import figure_data
 
 start_job(snakemake)
 

@@ -1,8 +1,8 @@
 """Rule html_report: results/report.html, one self-contained page over every setting."""
 
-from benchreport.html_report import render_page
-from benchreport.lineage import start_job, write_for_rule
-from benchreport.outputs import load_json, write_text
+from benchreport.pipeline.lineage import start_job, write_for_rule
+from benchreport.pipeline.outputs import load_json, write_text
+from benchreport.present.html_report import render_page
 
 start_job(snakemake)
 

@@ -6,12 +6,12 @@ import json
 import sys
 from pathlib import Path
 
-from benchreport.discover import JobFolder
-from benchreport.ingest import ingest_job, job_ledger
-from benchreport.lineage import finish_job, start_job, write_for_rule
-from benchreport.outputs import write_json
-from benchreport.stamps import location_file
-from benchreport.trial import as_columns
+from benchreport.pipeline.lineage import finish_job, start_job, write_for_rule
+from benchreport.pipeline.outputs import write_json
+from benchreport.pipeline.stamps import location_file
+from benchreport.read.discover import JobFolder
+from benchreport.read.ingest import ingest_job, job_ledger
+from benchreport.read.trial import as_columns
 
 start_job(snakemake)
 

@@ -2,8 +2,8 @@
 folders the run's plan is made from, and the batch whose files under results/ingest/ hold each;
 the lineage record holds the sha256 of each index file)."""
 
-from benchreport.lineage import start_job, write_for_rule
-from benchreport.outputs import write_json
+from benchreport.pipeline.lineage import start_job, write_for_rule
+from benchreport.pipeline.outputs import write_json
 
 start_job(snakemake)
 

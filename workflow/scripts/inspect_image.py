@@ -5,9 +5,9 @@ import os
 import sys
 from pathlib import Path
 
-from benchreport.environment import inspect_image, redacted_record, replay_record
-from benchreport.lineage import start_job, write_for_rule
-from benchreport.outputs import write_json
+from benchreport.pipeline.lineage import start_job, write_for_rule
+from benchreport.pipeline.outputs import write_json
+from benchreport.read.environment import inspect_image, redacted_record, replay_record
 
 start_job(snakemake)
 

@@ -1,8 +1,8 @@
 """Rule overview: results/index.md (every setting, the accounting) and results/exclusions.tsv."""
 
-from benchreport.lineage import start_job, write_for_rule
-from benchreport.outputs import load_json, write_text
-from benchreport.overview import combined_ledger, render_index, render_ledger_tsv
+from benchreport.pipeline.lineage import start_job, write_for_rule
+from benchreport.pipeline.outputs import load_json, write_text
+from benchreport.present.overview import combined_ledger, render_index, render_ledger_tsv
 
 start_job(snakemake)
 

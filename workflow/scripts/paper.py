@@ -1,8 +1,8 @@
 """Rule paper: the comparison table over settings and the paired-comparisons table (Markdown, CSV, LaTeX)."""
 
-from benchreport import paper, tables
-from benchreport.lineage import start_job, write_for_rule
-from benchreport.outputs import load_json, write_text
+from benchreport.pipeline.lineage import start_job, write_for_rule
+from benchreport.pipeline.outputs import load_json, write_text
+from benchreport.present import paper, tables
 
 start_job(snakemake)
 

@@ -3,19 +3,19 @@ from the ingested job folders it draws on; then its result record (summary.json)
 rendered from it alone: report.md, writeup.md, run-card.json, run-summary.json, and the trials
 report.html lists of it (page.json)."""
 
-from benchreport.lineage import finish_job, start_job, write_for_rule
-from benchreport.outputs import load_json, write_json, write_text
-from benchreport.page import page_trials
-from benchreport.report import (
+from benchreport.pipeline.lineage import finish_job, start_job, write_for_rule
+from benchreport.pipeline.outputs import load_json, write_json, write_text
+from benchreport.read.settings import number_ingest_tries
+from benchreport.read.trial import load_ingests
+from benchreport.record.page import page_trials
+from benchreport.record.report import (
     environment_rows,
     render_report,
     render_summary,
     render_writeup,
     setting_record,
 )
-from benchreport.settings import number_ingest_tries
-from benchreport.trial import load_ingests
-from benchreport.trial_rows import TRIAL_FIELDS, TRIAL_PARTS, setting_parts
+from benchreport.record.trial_rows import TRIAL_FIELDS, TRIAL_PARTS, setting_parts
 
 start_job(snakemake)
 params, output = snakemake.params, snakemake.output

@@ -1,8 +1,8 @@
 """Rule trials_table: results/trials.csv, one row per trial of every setting."""
 
-from benchreport.lineage import finish_job, start_job, write_for_rule
-from benchreport.outputs import load_json, write_text
-from benchreport.trials_table import render_csv
+from benchreport.pipeline.lineage import finish_job, start_job, write_for_rule
+from benchreport.pipeline.outputs import load_json, write_text
+from benchreport.present.trials_table import render_csv
 
 start_job(snakemake)
 

@@ -34,7 +34,7 @@ def load(results_dir="results") -> Results:
 
     import pandas
 
-    from .trials_table import SETTING_FIELDS, columns
+    from .present.trials_table import SETTING_FIELDS, columns
 
     results = Path(results_dir)
     reports = sorted(path.parent for path in (results / "reports").glob("*/summary.json"))

@@ -14,9 +14,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import __version__, agreement
-from .lineage import check_number, check_tree
-from .verify import MAX_BYTES, MAX_DRAWS, MAX_RATIO, verify
+from . import __version__
+from .archive import agreement
+from .archive.verify import MAX_BYTES, MAX_DRAWS, MAX_RATIO, verify
+from .pipeline.lineage import check_number, check_tree
 
 
 def main(argv=None) -> int:
@@ -245,7 +246,7 @@ def verify_bundle(args) -> int:
 
 
 def review_bundle(args) -> int:
-    from .review import review_archive
+    from .archive.review import review_archive
 
     members, findings = review_archive(args.bundle)
     for finding in findings:
@@ -263,7 +264,7 @@ def check_agreement(args) -> int:
 
 def print_headlines(args) -> int:
     """`interval`: 0 when every line was a run, 1 when some were not (each gets an "error" line)."""
-    from .interval import DEFAULTS, headlines
+    from .compute.interval import DEFAULTS, headlines
 
     params = {
         "confidence": DEFAULTS["confidence"] if args.confidence is None else args.confidence,
@@ -275,7 +276,7 @@ def print_headlines(args) -> int:
 
 def print_comparisons(args) -> int:
     """`compare`: 0 when every line was a comparison, 1 when some were not (each gets an "error" line)."""
-    from .compare import DEFAULTS, comparisons
+    from .compute.compare import DEFAULTS, comparisons
 
     chosen = {"confidence": args.confidence, "seed": args.seed, "permutations": args.permutations}
     params = DEFAULTS | {key: value for key, value in chosen.items() if value is not None}
@@ -284,7 +285,7 @@ def print_comparisons(args) -> int:
 
 def print_plans(args) -> int:
     """`plan`: 0 when every pilot gave a plan, 1 when some did not (each gets an "error" line)."""
-    from .plan import DEFAULTS, pilots
+    from .compute.plan import DEFAULTS, pilots
 
     if args.half_width is None and args.difference is None:
         args.usage.error("give --half-width, --difference or both")

@@ -1,0 +1,580 @@
+"""The bundle as a Provenance Run Crate (ro-crate-metadata.json, and the crate's README.md).
+
+What a reader of the crate finds, from the lineage records: one CreateAction per rule job (its
+inputs, its outputs, when it ran, who ran it where that is recorded), a ControlAction linking
+each to its workflow step, the engine's OrganizeAction over them, and one CreateAction for the
+whole run (the job-folder files in, every output out). Every action is mentioned by the root. Each file
+carries its size, its sha256 and its media type. The profiles it declares (Process, Workflow and
+Provenance Run Crate 0.5, Workflow RO-Crate 1.0) pass roc-validator at REQUIRED and RECOMMENDED
+(tests/test_rocrate.py) once bundle.code_iri says where the workflow's code is published: the
+engine is named by Snakemake's web address, each rule's code by <code_iri>#rule-<rule>, and the
+main workflow is the web-based data entity <code_iri>/Snakefile, with the size and sha256 of the
+bundled copy (workflow-code/Snakefile, a File of its own), and bundle.agent says who ran it.
+Without code_iri, the main workflow is the bundled file and the rules' code has local
+identifiers, which process-run-crate-0.5_5.1 (an absolute http IRI for every SoftwareSourceCode)
+flags as RECOMMENDED; without an agent the crate names no one, and the RECOMMENDED checks for
+an author, a publisher and each action's agent say so.
+
+Written by hand rather than with the `rocrate` library: the crate is a few hundred lines of
+plain JSON-LD from data we hold, and must be byte-identical for the same inputs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping
+from json.encoder import encode_basestring
+from pathlib import Path, PurePosixPath
+from typing import TextIO
+
+import yaml
+
+from .. import __version__
+from ..pipeline.forked import forked_map
+
+RO_CRATE = "https://w3id.org/ro/crate/1.1"
+# RO-Crate 1.1's context has no term for a checksum; sha256 is defined as the RO-Crate 1.2 context
+# defines it (schema.org's sha256), so a JSON-LD reader keeps every checksum.
+CONTEXT = [f"{RO_CRATE}/context", {"sha256": "http://schema.org/sha256"}]
+PROFILES = {
+    "process": "https://w3id.org/ro/wfrun/process/0.5",
+    "workflow": "https://w3id.org/ro/wfrun/workflow/0.5",
+    "provenance": "https://w3id.org/ro/wfrun/provenance/0.5",
+    "wroc": "https://w3id.org/workflowhub/workflow-ro-crate/1.0",
+}
+BIOSCHEMAS_WORKFLOW = "https://bioschemas.org/profiles/ComputationalWorkflow/1.0-RELEASE"
+WORKFLOW = "workflow-code/Snakefile"
+README = "README.md"
+ENGINE = "https://snakemake.github.io"
+AGENT = "#agent"
+PUBLISHER = "#publisher"
+# a string, as the Workflow Run Crate examples and roc-validator's shapes have it
+COMPLETED = "http://schema.org/CompletedActionStatus"
+MEDIA_TYPES = {
+    ".json": "application/json",
+    ".jsonl": "application/jsonl",
+    ".md": "text/markdown",
+    ".csv": "text/csv",
+    ".tsv": "text/tab-separated-values",
+    ".tex": "text/x-tex",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".html": "text/html",
+    ".txt": "text/plain",
+    ".log": "text/plain",
+    ".yaml": "application/yaml",
+    ".yml": "application/yaml",
+    ".toml": "application/toml",
+    ".py": "text/x-python",
+    ".smk": "text/x-snakemake",
+    ".j2": "text/x-jinja2",
+    ".rst": "text/x-rst",
+    ".sh": "text/x-shellscript",
+    ".gz": "application/gzip",
+    ".sha256": "text/plain",
+    ".lock": "text/plain",
+}
+
+
+def base_name(name: str) -> str:
+    """PurePosixPath(name).name of a bundle's clean relative path, without making the path: the
+    crate names 600,000 files at 100 x 1,000, and two PurePosixPath a file took 2.6 of the 3.0 s
+    their entities took to make."""
+    return name.rpartition("/")[2]
+
+
+def media_type(name: str) -> str | None:
+    base = base_name(name)
+    if base in ("Snakefile", "Dockerfile"):
+        return "text/x-snakemake" if base == "Snakefile" else "text/x-dockerfile"
+    dot = base.rfind(".")  # PurePosixPath's suffix: from the last dot, if neither first nor last
+    return MEDIA_TYPES.get(base[dot:].lower()) if 0 < dot < len(base) - 1 else None
+
+
+def ref(ids):
+    """One reference, or a list of them: RO-Crate recommends a single value over a one-item list."""
+    refs = [{"@id": item} for item in ids]
+    return refs[0] if len(refs) == 1 else refs
+
+
+class Lazy:
+    """A JSON list written as its items are made (`write_json`): the crate lists every file of
+    the bundle, 700,000 of them at 100 job folders x 1,000 trials, and holding their entities at
+    once took more memory than the rest of the bundle."""
+
+    def __init__(self, items):
+        self.items = items
+
+
+class Refs(Lazy):
+    """A Lazy of references, given by their ids: each written as the {"@id": id} it stands for,
+    without making it (600,000 of them three times over in the crate at 100 job folders x 1,000
+    trials: ~1 s each list as dicts)."""
+
+
+def refs(ids, count: int):
+    """`ref` of `count` ids given as an iterable, written as they come when there are several."""
+    if count == 1:
+        return {"@id": next(iter(ids))}
+    return Refs(ids)
+
+
+# Scalars through the C encoder (no indent: json's pure-Python encoder, which json.dumps uses
+# with indent=, makes a cycle of closures at every call, and rule jobs run with the collector off:
+# one call per entity kept ~5 KB each, gigabytes over a crate of 700,000 files).
+SCALAR = json.JSONEncoder(ensure_ascii=False)
+
+
+def write_json(out, value, level: int = 0) -> None:
+    """Write what json.dumps(value, indent=2, ensure_ascii=False) gives, piece by piece: a Lazy
+    is written as its items are made, like a list. Keys must be strings (all of the crate's are).
+    A dict or list that holds no Lazy (all of the crate's 700,000 entities but the root, the run
+    and the actions with many inputs) is made as one string and written with others: a write per
+    piece took 8 of the bundle's 14 s after its second pass at 100 job folders x 1,000 trials."""
+    if isinstance(value, (dict, list, tuple)):
+        try:
+            out.write(_text(value, level))
+            return
+        except _HoldsLazy:
+            pass  # written piece by piece below, each part that holds no Lazy at once
+    if isinstance(value, dict):
+        if not value:
+            out.write("{}")
+            return
+        inner = "\n" + "  " * (level + 1)
+        out.write("{")
+        for number, (key, item) in enumerate(value.items()):
+            out.write(("," if number else "") + inner + _key(key) + ": ")
+            write_json(out, item, level + 1)
+        out.write("\n" + "  " * level + "}")
+    elif isinstance(value, (list, tuple, Lazy)):
+        items = iter(value.items if isinstance(value, Lazy) else value)
+        first = next(items, out)  # `out` stands for none: no item can be the file itself
+        if first is out:
+            out.write("[]")
+            return
+        out.write("[")
+        write_items(
+            out, itertools.chain([first], items), level + 1, made=_ref_text if isinstance(value, Refs) else _text
+        )
+        out.write("\n" + "  " * level + "]")
+    else:
+        out.write(SCALAR.encode(value))
+
+
+CHARACTERS_A_WRITE = 1 << 16
+
+
+def write_items(out, items, level: int, first: bool = True, made=None) -> None:
+    """The items of a list at `level` as write_json writes them, each after a new line and its
+    indent, and a comma but before the first item of the list (`first`: these start it). Items
+    that hold no Lazy are made as strings (by `made`, _text unless a Refs' ids are given) and
+    written some together."""
+    made = made or _text
+    inner = "\n" + "  " * level
+    texts: list[str] = []
+    size = 0
+    for item in items:
+        separator = inner if first else "," + inner
+        first = False
+        try:
+            text = separator + made(item, level)
+        except _HoldsLazy:
+            out.write("".join(texts) + separator)
+            texts, size = [], 0
+            write_json(out, item, level)
+            continue
+        texts.append(text)
+        size += len(text)
+        if size >= CHARACTERS_A_WRITE:
+            out.write("".join(texts))
+            texts, size = [], 0
+    out.write("".join(texts))
+
+
+class _HoldsLazy(Exception):
+    """Raised by _text on meeting a Lazy, which it cannot make as one string without holding all
+    of its items."""
+
+
+_KEYS: dict[str, str] = {}  # each key's JSON text: the crate uses a few dozen, 4 million times
+
+
+def _key(key) -> str:
+    text = _KEYS.get(key)
+    if text is None:
+        if not isinstance(key, str):
+            raise TypeError(f"a key of the crate is not a string: {key!r}")
+        text = _KEYS[key] = SCALAR.encode(key)
+    return text
+
+
+def _ref_text(identifier: str, level: int) -> str:
+    """_text of {"@id": identifier}."""
+    return "{\n" + "  " * (level + 1) + '"@id": ' + _text(identifier, level + 1) + "\n" + "  " * level + "}"
+
+
+def _text(value, level: int) -> str:
+    """write_json's text of a value that holds no Lazy (else _HoldsLazy), as one string."""
+    if isinstance(value, str):
+        return encode_basestring(value)  # what SCALAR.encode does with a string, without its checks
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        inner = ",\n" + "  " * (level + 1)
+        items = [_key(key) + ": " + _text(item, level + 1) for key, item in value.items()]
+        return "{" + inner[1:] + inner.join(items) + "\n" + "  " * level + "}"
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "[]"
+        inner = ",\n" + "  " * (level + 1)
+        return "[" + inner[1:] + inner.join([_text(item, level + 1) for item in value]) + "\n" + "  " * level + "]"
+    if isinstance(value, Lazy):
+        raise _HoldsLazy
+    return SCALAR.encode(value)
+
+
+def file_entity(name: str, size: int, sha256: str) -> dict:
+    entity = {
+        "@id": name,
+        "@type": "File",
+        "name": base_name(name),
+        "contentSize": str(size),
+        "sha256": sha256,
+    }
+    kind = media_type(name)
+    if kind:
+        entity["encodingFormat"] = kind
+    return entity
+
+
+RUNNER_NOT_RECORDED = "who ran the workflow is not recorded (config bundle.agent)"
+
+
+def runner_entities(agent: dict) -> tuple[dict | None, dict | None]:
+    """(the Person, the Organization) who ran the workflow, from config bundle.agent: each with
+    the parts of it that are set (a Person from name or id, an Organization, its affiliation,
+    from affiliation or affiliation_url), and None when none is. Nothing is written in place of
+    an unset part: a placeholder would stand in the crate as a person or organization, whose
+    name and web address the RO-Crate checks then ask for."""
+    organization = None
+    if agent.get("affiliation") or agent.get("affiliation_url"):
+        organization = {"@id": agent.get("affiliation_url") or PUBLISHER, "@type": "Organization"}
+        organization |= {"name": agent["affiliation"]} if agent.get("affiliation") else {}
+        organization |= {"url": agent["affiliation_url"]} if agent.get("affiliation_url") else {}
+    person = None
+    if agent.get("name") or agent.get("id"):
+        person = {"@id": agent.get("id") or AGENT, "@type": "Person"}
+        person |= {"name": agent["name"]} if agent.get("name") else {}
+        person |= {"affiliation": {"@id": organization["@id"]}} if organization else {}
+    return person, organization
+
+
+def readme(name: str, jobs: int, outputs: int, sources: int) -> bytes:
+    """The crate's README.md: what the archive is and how to check it."""
+    return (
+        f"# {name}\n\n"
+        "benchreport results of BenchFlow agent-benchmark job folders, with the job-folder files they came\n"
+        "from and the workflow code that computed them.\n\n"
+        f"- `results/`: {outputs} outputs, each with its lineage record under `results/lineage/`\n"
+        f"- `jobs/`: the {sources} job-folder files the run read\n"
+        "- `workflow-code/`: the workflow that ran; `config.yaml`: its configuration for a re-run\n"
+        "- `environment/requirements.lock`: the Python packages it ran with\n"
+        f"- `ro-crate-metadata.json`: the same as a Provenance Run Crate ({jobs} rule jobs)\n"
+        "- `MANIFEST.sha256`: the sha256 of every file\n\n"
+        "Check it (the manifest, then a re-run of the workflow code on the bundled files, compared byte\n"
+        "for byte): `benchreport verify <this archive>`.\n"
+    ).encode()
+
+
+def rule_jobs(records: Mapping[str, dict]) -> list[tuple[str, dict, list[str]]]:
+    """(rule, wildcards, outputs) of each rule job, in a fixed order: the outputs one job wrote
+    share their rule and wildcards."""
+    jobs: dict[tuple[str, str], list[str]] = {}
+    for output in sorted(records):
+        record = records[output]
+        jobs.setdefault((record["rule"], json.dumps(record.get("wildcards", {}), sort_keys=True)), []).append(output)
+    return [(rule, json.loads(wildcards), outputs) for (rule, wildcards), outputs in sorted(jobs.items())]
+
+
+def readme_for(files: Mapping[str, tuple[int, bytes]], records: Mapping[str, dict], name: str) -> bytes:
+    """The crate's README.md, from the files bundled before it and the records."""
+    sources = sum(1 for arcname in files if arcname.startswith("jobs/"))
+    return readme(name, len(rule_jobs(records)), len(records), sources)
+
+
+def build(
+    out: TextIO,
+    files: Mapping[str, tuple[int, bytes]],
+    records: Mapping[str, dict],
+    source_of: Callable[[str], str | None],
+    *,
+    config: bytes,
+    name: str,
+    date: str,
+    license_id: str,
+    snakemake_version: str,
+    folder: Path | None = None,
+) -> None:
+    """Write ro-crate-metadata.json to `out`, with a temporary file in `folder` (the system's
+    when None). files: arcname -> (size, sha256 digest) of every file in the bundle but the
+    crate metadata and the manifest (the crate's README.md among them:
+    `readme_for`); records: output arcname -> its lineage record (read as often as needed, so a
+    Mapping may load them on demand); source_of: a job-folder path as recorded -> its arcname in
+    the bundle, or None. Who ran the workflow (the crate's author, the agent of every action, by
+    affiliation its publisher) comes from `config`, the bundle's own config.yaml (bundle.agent):
+    see runner_entities. Each rule's code is identified under bundle.code_iri when that is set,
+    else locally.
+
+    The lists of every file (the root's hasPart, one entity each, the run's object) are written
+    as they are made, and one rule job's inputs at a time: memory holds the rule jobs, not the
+    files."""
+
+    def bundled(path: str) -> str | None:
+        return path if path in files else source_of(path)
+
+    jobs = rule_jobs(records)
+    names = sorted(files)
+    sources = [arcname for arcname in names if arcname.startswith("jobs/")]
+    rules = sorted({rule for rule, _, _ in jobs})
+    license_ref = {"@id": f"https://spdx.org/licenses/{license_id}"}
+    settings = yaml.safe_load(config).get("bundle", {})
+    agent = settings.get("agent") or {}
+    # each rule's code: under the configured web address of the workflow's published code, else a
+    # local identifier (Process Run Crate 0.5 allows both; its absolute-URI recommendation needs the first)
+    code_iri = settings.get("code_iri")
+
+    def code_id(rule: str) -> str:
+        return f"{code_iri}#rule-{rule}" if code_iri else f"#rule-{rule}"
+
+    # the main workflow: where its code is published (a web-based data entity, which the crate
+    # also carries as WORKFLOW), else the bundled file itself
+    main_workflow = f"{code_iri.rstrip('/')}/{PurePosixPath(WORKFLOW).name}" if code_iri else WORKFLOW
+    parts = names if main_workflow == WORKFLOW else [*names, main_workflow]
+
+    person, publisher = runner_entities(agent)
+    runner = person or publisher
+    # who ran each action, where it is recorded
+    ran_by = {"agent": {"@id": runner["@id"]}} if runner else {}
+
+    # what every action needs but its inputs (those are listed when the action is written)
+    meta = []
+    for index, (rule, wildcards, outputs) in enumerate(jobs):
+        ran = [records[output] for output in outputs]
+        label = ", ".join(f"{key}={value}" for key, value in sorted(wildcards.items()))
+        started = [record["started_at"] for record in ran if record.get("started_at")]
+        end = max(record["recorded_at"] for record in ran)
+        meta.append((index, rule, outputs, f"rule {rule}" + (f" ({label})" if label else ""), end, started))
+        del ran
+
+    def job_inputs(outputs: list[str]) -> list[str]:
+        inputs: dict[str, None] = {}  # a dict, not a list: an ingest job has thousands of sources
+        listed = set()  # the outputs whose sources are looked up: a job's outputs share one list
+        for output in outputs:
+            record = records[output]
+            entries = record.get("inputs", [])
+            owner = output if record.get("sources") else record.get("sources_as")
+            if owner is not None and owner in records and owner not in listed:
+                listed.add(owner)
+                entries = [*entries, *records[owner].get("sources", [])]
+            for entry in entries:
+                found = bundled(entry["path"])
+                if found:
+                    inputs[found] = None
+        return sorted(inputs)
+
+    def job_actions():
+        for index, rule, outputs, action_name, end, started in meta:
+            inputs = job_inputs(outputs)
+            action = {
+                "@id": f"#job-{index}",
+                "@type": "CreateAction",
+                "name": action_name,
+                "description": f"rule {rule} made {len(outputs)} file(s) from {len(inputs)} input(s)",
+                "instrument": {"@id": code_id(rule)},
+                **ran_by,
+                "actionStatus": COMPLETED,
+                "endTime": end,
+            }
+            if started:
+                action["startTime"] = min(started)
+            if inputs:
+                action["object"] = refs(inputs, len(inputs))
+            action["result"] = ref(outputs)
+            yield action
+
+    def control_actions():
+        for index, rule, _, action_name, _, _ in meta:
+            yield {
+                "@id": f"#control-{index}",
+                "@type": "ControlAction",
+                "name": f"run {action_name}",
+                "instrument": {"@id": f"#step-{rule}"},
+                "object": {"@id": f"#job-{index}"},
+                "actionStatus": COMPLETED,
+            }
+
+    times = {"endTime": max((end for _, _, _, _, end, _ in meta), default=date)}
+    starts = [min(started) for *_, started in meta if started]
+    if starts:
+        times = {"startTime": min(starts), **times}
+    run = {
+        "@id": "#run",
+        "@type": "CreateAction",
+        "name": f"benchreport run of {name}",
+        "description": "the workflow run: the job-folder files it read, the outputs it wrote",
+        "instrument": {"@id": main_workflow},
+        **ran_by,
+        "actionStatus": COMPLETED,
+        **times,
+        "object": refs(sources, len(sources)),
+        "result": ref(sorted(records)),
+    }
+    engine_run = {
+        "@id": "#engine-run",
+        "@type": "OrganizeAction",
+        "name": f"Snakemake {snakemake_version} ran benchreport",
+        "description": "the workflow engine's run, which started one rule job per step action",
+        "instrument": {"@id": ENGINE},
+        **ran_by,
+        "actionStatus": COMPLETED,
+        **times,
+        "object": ref(f"#control-{index}" for index, *_ in meta),
+        "result": {"@id": "#run"},
+    }
+    mentions = ["#run", "#engine-run", *(f"#job-{index}" for index, *_ in meta)]
+    mentions += [f"#control-{index}" for index, *_ in meta]
+
+    head = [
+        {
+            "@id": "ro-crate-metadata.json",
+            "@type": "CreativeWork",
+            "about": {"@id": "./"},
+            "conformsTo": [{"@id": RO_CRATE}, {"@id": PROFILES["wroc"]}],
+        },
+        {
+            "@id": "./",
+            "@type": "Dataset",
+            "name": name,
+            "description": "benchreport results of BenchFlow agent-benchmark job folders, with the files they came from "
+            "and the workflow that computed them" + ("" if runner else f"; {RUNNER_NOT_RECORDED}"),
+            "datePublished": date,
+            "license": license_ref,
+            **({"author": {"@id": runner["@id"]}} if runner else {}),
+            **({"publisher": {"@id": publisher["@id"]}} if publisher else {}),
+            "conformsTo": [{"@id": PROFILES[kind]} for kind in ("process", "workflow", "provenance", "wroc")],
+            "mainEntity": {"@id": main_workflow},
+            "hasPart": refs(parts, len(parts)),
+            "mentions": ref(mentions),
+        },
+        {"@id": RO_CRATE, "@type": "CreativeWork", "name": "RO-Crate", "version": "1.1"},
+        {"@id": PROFILES["wroc"], "@type": "CreativeWork", "name": "Workflow RO-Crate", "version": "1.0"},
+        *(
+            {"@id": PROFILES[kind], "@type": "CreativeWork", "name": f"{kind.title()} Run Crate", "version": "0.5"}
+            for kind in ("process", "workflow", "provenance")
+        ),
+        {
+            "@id": "#snakemake",
+            "@type": "ComputerLanguage",
+            "name": "Snakemake",
+            "identifier": {"@id": "https://snakemake.readthedocs.io"},
+            "url": {"@id": ENGINE},
+            "version": snakemake_version,
+        },
+        {
+            "@id": ENGINE,
+            "@type": "SoftwareApplication",
+            "name": "Snakemake",
+            "url": ENGINE,
+            "softwareVersion": snakemake_version,
+        },
+        {"@id": license_ref["@id"], "@type": "CreativeWork", "name": license_id},
+        *(entity for entity in (person, publisher) if entity),
+    ]
+
+    def file_entities():
+        for arcname in names:
+            size, digest = files[arcname]
+            entity = file_entity(arcname, size, digest.hex())
+            if arcname == WORKFLOW and main_workflow != WORKFLOW:
+                yield {**entity, "description": f"the bundled copy of the main workflow, {main_workflow}"}
+                # as published: its bytes are the bundled copy's, fetched on the date of the bundle
+                entity = {**file_entity(main_workflow, size, digest.hex()), "sdDatePublished": date}
+            if arcname == WORKFLOW:
+                entity.update(
+                    {
+                        "@type": ["File", "SoftwareSourceCode", "ComputationalWorkflow", "HowTo"],
+                        "name": "benchreport",
+                        "conformsTo": {"@id": BIOSCHEMAS_WORKFLOW},
+                        "programmingLanguage": {"@id": "#snakemake"},
+                        "version": __version__,
+                        "license": license_ref,
+                        "dateCreated": date,
+                        "url": main_workflow,
+                        "hasPart": ref(code_id(rule) for rule in rules),
+                        "step": ref(f"#step-{rule}" for rule in rules),
+                    }
+                )
+            elif arcname == README:
+                entity["about"] = {"@id": "./"}
+            yield entity
+
+    def rule_entities():
+        for position, rule in enumerate(rules):
+            code = next(
+                records[output]["code"] for job_rule, _, outputs in jobs if job_rule == rule for output in outputs
+            )
+            tool = {
+                "@id": code_id(rule),
+                "@type": "SoftwareSourceCode",
+                "name": f"rule {rule}",
+                "version": code["sha256"][:12],
+                "description": f"the code of rule {rule}: its script and the package modules it uses "
+                "(version: the first 12 hex of their combined sha256)",
+            }
+            parts = [
+                f"workflow-code/{path}" for path in sorted(code.get("files", {})) if f"workflow-code/{path}" in files
+            ]
+            if parts:
+                tool["hasPart"] = ref(parts)
+                # the rule's script: the one file of its code outside the package and the schemas
+                tool["url"] = next(
+                    (part for part in parts if "/benchreport/" not in part and part.endswith(".py")), parts[0]
+                )
+            yield tool
+            yield {
+                "@id": f"#step-{rule}",
+                "@type": "HowToStep",
+                "position": str(position),
+                "workExample": {"@id": code_id(rule)},
+                "name": f"step {rule}",
+            }
+
+    # The graph in two parts made side by side (forked_map), the second into a temporary file
+    # copied after the first: the file entities, and the actions with their inputs, each took
+    # ~3 s at 100 job folders x 1,000 trials. The text is write_json's of the whole crate.
+    out.write('{\n  "@context": ' + _text(CONTEXT, 1) + ',\n  "@graph": [')
+    # `rest` takes any string `out` may take: surrogates pass through it as they are. `records`
+    # is read in the forked process: a Mapping whose reads write (a buffered spool) must have
+    # nothing left to write then.
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogatepass", newline="", dir=folder) as rest:
+        forked_map(
+            _write_part,
+            [
+                (out, itertools.chain(head, file_entities()), True),
+                (rest, itertools.chain(rule_entities(), [run, engine_run], job_actions(), control_actions()), False),
+            ],
+        )
+        rest.seek(0)
+        shutil.copyfileobj(rest, out, 1 << 20)
+    out.write("\n  ]\n}\n")
+
+
+def _write_part(out, items, first: bool) -> None:
+    """A part of the crate's graph (write_items at its level), flushed: it may be written in a
+    forked process."""
+    write_items(out, items, 2, first)
+    out.flush()

@@ -1,0 +1,366 @@
+"""results/report.html: one self-contained page over every setting (pure: data in, text out).
+
+The page holds the headline table, the figures (SVG inlined as data: URIs), a section per setting
+saying what its report.md says (rendered from summary.json and the trials page_trials chose), the environment, the controls, the
+exclusion ledger and the paired comparisons. Every number links to the trials it came from: a
+headline number to its setting's section, whose per-task rows open onto their trials. Each trial
+is listed once, under its task.
+
+The page stays a few megabytes however many tries there are: a setting lists the trials of its
+first tasks, whole and in table order, up to PAGE_TRIALS trials (the rest are in its trials.json
+and report.md; every task keeps its row, with the reward of each trial, as the target of the
+links), and the tables over tasks or files that repeat what the per-task tables or the ledger hold
+(comparisons, controls, what was left out, outcome differences) list at most LISTED_ROWS rows, the
+exclusion ledger LEDGER_ROWS, each saying what it leaves out and where that is. Above
+tables.HEATMAP_NAMED_TASKS tasks the heatmap's numbers are the per-task tables, not a table of
+their own.
+
+Jinja2 autoescapes every value; the page carries a Content Security Policy that allows no script
+at all, and it loads nothing from anywhere.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import io
+from pathlib import Path
+
+import jinja2
+
+from ..record.page import LISTED_ROWS, PAGE_TRIALS, listed
+from . import sentences, tables
+from .html_setting import (
+    anchor,
+    breakable,
+    environment_row,
+    excluded_by_controls,
+    per_task_anchor,
+    setting_anchor,
+    setting_section,
+    task_anchor,
+    trials_anchor,
+)
+from .present import interval_text, level, method, pct, signed_pp, usd
+
+TEMPLATES = Path(__file__).parent / "templates"
+LEDGER_ROWS = 1000
+VERDICT_ORDER = {"fails": 0, "not verified": 1, "holds": 2}  # the controls table lists the worst first
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+
+
+def svg_data_uri(data: bytes) -> str:
+    return "data:image/svg+xml;base64," + base64.b64encode(data).decode("ascii")
+
+
+def read_ledger(text: str) -> tuple[list[str], list[dict]]:
+    """The exclusion ledger TSV: its header and rows (as the overview stage wrote it)."""
+    reader = csv.DictReader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
+    rows = [dict(row) for row in reader]
+    return list(reader.fieldnames or []), rows
+
+
+# ---------------------------------------------------------------------------------------------
+# the page
+
+
+def global_environment(summaries: list[dict]) -> list[dict]:
+    """Each distinct environment row of every setting once, with the settings it is a row of (the
+    setting sections point here instead of repeating it)."""
+    rows: dict[tuple, dict] = {}
+    for summary in tables.ordered(summaries):
+        for row in summary.get("environment") or []:
+            shown = environment_row(row)
+            key = (
+                shown["task"],
+                shown["reference"],
+                shown["image"],
+                *(str(shown[field]) for field in sorted(shown) if field not in ("task", "reference", "image")),
+            )
+            entry = rows.setdefault(key, shown | {"settings": []})
+            entry["settings"].append(
+                {"description": summary["description"], "anchor": setting_anchor(summary["setting"])}
+            )
+    return [rows[key] for key in sorted(rows)]
+
+
+def controls_overview(summaries: list[dict]) -> list[dict]:
+    """Per agent setting, its tasks' control verdicts: the failed ones first, at most LISTED_ROWS
+    (the per-task tables carry every task's verdict in their Controls column)."""
+    rows = []
+    for summary in tables.ordered(summaries):
+        if tables.is_control(summary):
+            continue
+        controls = summary.get("controls") or {}
+        per_task = sorted((controls.get("per_task") or {}).items())
+        if len(per_task) > LISTED_ROWS:
+            per_task.sort(key=lambda item: VERDICT_ORDER[item[1]["verdict"]])  # stable: by name within
+        shown, _ = listed(per_task)
+        hidden: dict[str, int] = {}
+        for _task, entry in per_task[len(shown) :]:
+            verdict = entry.get("verdict") or "none"
+            hidden[verdict] = hidden.get(verdict, 0) + 1
+        rows.append(
+            {
+                "description": summary["description"],
+                "anchor": anchor("controls", summary["setting"]),
+                "section": setting_anchor(summary["setting"]),
+                "status": sentences.controls_summary(summary),
+                "policy": ", ".join(f"{key}: {value}" for key, value in (controls.get("policy") or {}).items()) or "—",
+                "tasks": [
+                    {
+                        "task": task,
+                        "verdict": entry.get("verdict"),
+                        "oracle": sentences.control_cell("oracle", entry["oracle"]),
+                        "nop": sentences.control_cell("nop", entry["nop"]),
+                        "failures": "; ".join(entry["reasons"]),
+                        "link": task_anchor(summary["setting"], task),
+                    }
+                    for task, entry in shown
+                ],
+                "hidden": ", ".join(f"{verdict} {n:,}" for verdict, n in sorted(hidden.items())),
+                "hidden_count": sum(hidden.values()),
+                "per_task_anchor": per_task_anchor(summary["setting"]),
+            }
+        )
+    return rows
+
+
+def ledger_settings(summaries: list[dict], ledger: list[dict]) -> list[list[dict]]:
+    """The settings each row of the exclusion ledger names in its setting column
+    (overview.combined_ledger), each once, with their descriptions and anchors."""
+    shown = {
+        summary["setting"]: {"description": summary["description"], "anchor": setting_anchor(summary["setting"])}
+        for summary in tables.ordered(summaries)
+    }
+    return [[shown[setting] for setting in row["setting"].split(", ") if setting in shown] for row in ledger]
+
+
+def comparison_sections(comparisons: dict, summaries: list[dict]) -> list[dict]:
+    by_id = {summary["setting"]: summary for summary in summaries}
+    sections = []
+    for pair in comparisons.get("pairs", []):
+        row = tables.comparison_row(pair)
+        per_task = pair.get("per_task", [])
+        largest = len(per_task) > LISTED_ROWS
+        if largest:  # the tasks that differ most, then by name
+            per_task = sorted(per_task, key=lambda r: (-abs(r.get("difference") or 0), r["task"]))[:LISTED_ROWS]
+        sections.append(
+            {
+                "anchor": anchor("pair", pair["a"], pair["b"]),
+                "cells": tables.comparisons_cells(row),
+                "a_anchor": setting_anchor(pair["a"]) if pair["a"] in by_id else None,
+                "b_anchor": setting_anchor(pair["b"]) if pair["b"] in by_id else None,
+                "per_task": [
+                    {
+                        "task": r["task"],
+                        "a": pct(r.get("rate_a")),
+                        "b": pct(r.get("rate_b")),
+                        "difference": signed_pp(r.get("difference")),
+                        "a_link": task_anchor(pair["a"], r["task"]),
+                        "b_link": task_anchor(pair["b"], r["task"]),
+                    }
+                    for r in per_task
+                ],
+                "per_task_total": len(pair.get("per_task", [])),
+                "largest": largest,
+                "note": pair.get("note"),
+                "test": pair.get("test"),
+            }
+        )
+    return sections
+
+
+def heatmap_table(figures_data: dict) -> dict | None:
+    """The heatmap's numbers as a settings-by-tasks table, up to tables.HEATMAP_NAMED_TASKS tasks
+    (above that the per-task tables hold them)."""
+    heat = figures_data["heatmap"]
+    if len(heat["tasks"]) > tables.HEATMAP_NAMED_TASKS:
+        return None
+    rows = []
+    for row in heat["rows"]:
+        cells: list[dict | None] = []
+        for task, entry in zip(heat["tasks"], row["cells"]):
+            if entry is None:
+                cells.append(None)
+            else:
+                cells.append(
+                    {
+                        "text": f"{entry['passed']}/{entry['trials']}",
+                        "left_out": entry["left_out"],
+                        "link": task_anchor(row["setting"], task),
+                    }
+                )
+        rows.append({"description": row["description"], "anchor": setting_anchor(row["setting"]), "cells": cells})
+    return {"tasks": heat["tasks"], "rows": rows}
+
+
+def cost_table(figures_data: dict) -> list[dict]:
+    rows = []
+    for point in figures_data["cost"]["points"]:
+        rows.append(
+            {
+                "description": point["description"],
+                "anchor": trials_anchor(point["setting"]),
+                "cost": usd(point["cost"]),
+                "interval": interval_text(point["cost_low"], point["cost_high"], usd),
+                "tasks": f"{point['tasks_priced']} of {point['tasks_priced'] + len(point['tasks_unpriced'])}",
+                "rate": pct(point["rate"]),
+                "pareto": "yes" if point["pareto"] else "no",
+            }
+        )
+    return rows
+
+
+def figure_captions(figures_data: dict) -> dict[str, str]:
+    cost = figures_data["cost"]
+    methods = sorted({method(p["method"]) for p in figures_data["forest"]})
+    without = [w["description"] for w in cost["without_cost"]]
+    cost_caption = (
+        "Cost against pass rate. Horizontal: the cost of one run over the task set (the sum over the setting's counted "
+        "tasks of each task's mean recorded cost per trial)"
+        + (
+            f" with a {level(cost['confidence'])} percentile bootstrap interval over tasks ({cost['resamples']:,} "
+            f"resamples, seed {cost['seed']})"
+            if cost["points"]
+            else ""
+        )
+        + "; vertical: the pass rate with its headline interval. The dashed staircase is the Pareto frontier of the "
+        "point estimates."
+    )
+    cost_caption += (
+        (" Not drawn, because no cost was recorded: " + ", ".join(without) + ".")
+        if without
+        else " Every setting recorded a cost."
+    )
+    return {
+        "forest": (
+            "Pass rate per setting with its headline interval (" + "; ".join(methods) + "). Agent settings first, "
+            "controls (squares) after the dashed line."
+        ),
+        "heatmap": (
+            "Fraction of trials passed per setting and task"
+            + (
+                " (passed/trials in each cell)"
+                if len(figures_data["heatmap"]["tasks"]) <= tables.HEATMAP_NAMED_TASKS
+                else ", tasks numbered in name order"
+            )
+            + ". Hatched cells were left out of the setting's pass rate by the task's controls; "
+            "grey cells were not run."
+        ),
+        "cost": cost_caption,
+    }
+
+
+def page_context(
+    summaries: list[dict],
+    pages: dict[str, dict],
+    comparisons: dict,
+    ledger_tsv: str,
+    figures_svg: dict[str, bytes],
+    figures_data: dict,
+) -> dict:
+    """pages: setting -> its page_trials."""
+    ordered = tables.ordered(summaries)
+    confidence = tables.first_confidence(ordered)
+    headline = _headline_rows(ordered)
+    header, ledger = read_ledger(ledger_tsv)
+    ledger, ledger_hidden = listed(ledger, LEDGER_ROWS)
+    ledger_rows = [
+        {"cells": [(field, row.get(field) or "—") for field in header], "settings": settings}
+        for row, settings in zip(ledger, ledger_settings(ordered, ledger))
+    ]
+    figures = _figures(figures_svg, figures_data)
+    return {
+        "csp": CSP,
+        "page_trials": f"{PAGE_TRIALS:,}",
+        "level": level(confidence),
+        "settings_note": tables.settings_note(headline),
+        "headers": tables.settings_headers(confidence),
+        "headline": headline,
+        "n_agents": sum(1 for row in headline if not row["control"]),
+        "figures": figures,
+        "heatmap": heatmap_table(figures_data),
+        "heatmap_tasks": len(figures_data["heatmap"]["tasks"]),
+        "cost_rows": cost_table(figures_data),
+        "cost_method": figures_data["cost"]["method"],
+        "comparison_headers": tables.comparisons_headers(confidence),
+        "comparisons": comparison_sections(comparisons, ordered),
+        "comparisons_note": tables.COMPARISONS_NOTE,
+        "sections": [setting_section(summary, pages[summary["setting"]]) for summary in ordered],
+        "environment": global_environment(ordered),
+        "inspection": sentences.inspection(ordered[0]) if ordered else "",
+        "controls": controls_overview(ordered),
+        "ledger_header": header,
+        "ledger": ledger_rows,
+        "ledger_hidden": ledger_hidden,
+        "controls_left_out": _controls_left_out(ordered, pages),
+    }
+
+
+def _headline_rows(ordered: list[dict]) -> list[dict]:
+    """The settings table's rows, each with its cells and the anchors it links to."""
+    return [
+        row
+        | {
+            "cells": tables.settings_cells(row),
+            "anchor": setting_anchor(row["setting"]),
+            "per_task_anchor": per_task_anchor(row["setting"]),
+            "trials_anchor": trials_anchor(row["setting"]),
+            "controls_anchor": anchor("controls", row["setting"])
+            if not row["control"]
+            else setting_anchor(row["setting"]),
+        }
+        for row in tables.setting_rows(ordered)
+    ]
+
+
+def _controls_left_out(ordered: list[dict], pages: dict[str, dict]) -> list[dict]:
+    """Every task a setting's controls left out, with its trials, reason, policy and link."""
+    return [
+        {
+            "description": summary["description"],
+            "task": entry["task"],
+            "trials": entry["n_trials"],
+            "reason": entry["reason"],
+            "policy": (summary.get("controls") or {}).get("policy"),
+            "link": entry["anchor"],
+        }
+        for summary in ordered
+        for entry in excluded_by_controls(summary, pages[summary["setting"]])
+    ]
+
+
+def _figures(figures_svg: dict[str, bytes], figures_data: dict) -> list[dict]:
+    captions = figure_captions(figures_data)
+    return [
+        {"key": key, "title": title, "caption": captions[key], "uri": svg_data_uri(figures_svg[key]), "alt": alt}
+        for key, title, alt in (
+            ("forest", "Pass rate per setting", "Forest plot: pass rate and headline interval per setting"),
+            ("heatmap", "Per-task pass fraction", "Heatmap: fraction of trials passed, setting by task"),
+            (
+                "cost",
+                "Cost against pass rate",
+                "Scatter plot: cost of one run against pass rate, with the Pareto frontier",
+            ),
+        )
+    ]
+
+
+def _jinja() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.globals.update(task_link=task_anchor)
+    env.filters.update(breakable=breakable)
+    return env
+
+
+def render_page(*inputs) -> str:
+    """report.html from page_context's inputs."""
+    return _jinja().get_template("report.html.j2").render(**page_context(*inputs))
