@@ -1,6 +1,6 @@
-"""The one JSON serialisation (benchreport.read.files): write_json, which writes a file piece by piece,
-writes exactly the bytes of dump_json, on any JSON value (hypothesis), hostile characters too; a
-list of records made as it is written (LazyRecords) writes as the list. And its reading back
+"""The one JSON serialisation (benchreport.pipeline.outputs): write_json, which writes a file piece
+by piece, writes exactly the bytes of dump_json, on any JSON value (hypothesis), hostile characters
+too. And its reading back
 (outputs.load_json, loads_written, by orjson where it agrees): the values json.loads gives, or its
 refusal, on what dump_json writes and on any text made from it by a few edits."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from benchreport.pipeline import outputs
-from benchreport.pipeline.outputs import RECORDS_A_PIECE, LazyRecords, _pieces, dump_json, load_json, write_json
+from benchreport.pipeline.outputs import RECORDS_A_PIECE, _pieces, dump_json, load_json, write_json
 from benchreport.read import files
 from benchreport.read.files import printable
 from hypothesis import given, settings
@@ -77,34 +77,16 @@ def test_the_text_is_laid_out_as_stated(value):
     assert dump_json(value) == printable(layout(value) + "\n")
 
 
-RECORDS = st.lists(st.dictionaries(TEXT, SCALARS | st.lists(SCALARS, max_size=2), max_size=3), max_size=4)
-
-
-@settings(max_examples=200, deadline=None)
-@given(RECORDS, st.dictionaries(TEXT, SCALARS, max_size=2))
-def test_records_made_as_they_are_written_give_the_bytes_of_the_list(tmp_path_factory, records, extra):
-    """LazyRecords (each made from its item when read) inside a value, empty or not, nested or at the
-    top: the bytes of the same value holding the plain list; and it reads like the list."""
-    made = LazyRecords(lambda record: record | extra, records)
-    plain = [record | extra for record in records]
-    assert len(made) == len(plain) and list(made) == plain and made[:2] == plain[:2]
-    for value, expected in ((made, plain), ({"rows": made, "n": 1}, {"rows": plain, "n": 1})):
-        path = tmp_path_factory.mktemp("json") / "out.json"
-        write_json(path, value)
-        assert path.read_bytes().decode("utf-8") == dump_json(expected) == dump_json(value)
-
-
 def test_a_long_list_of_records_is_written_one_record_a_line_across_pieces(tmp_path):
     """write_json joins RECORDS_A_PIECE records into one piece: across pieces, the text is still one
     record per line, each as the encoder writes it, made printable (a lone surrogate escaped)."""
     records = [{"n": n, "text": "\ud800" if n % 997 == 0 else "é"} for n in range(2 * RECORDS_A_PIECE + 3)]
     lines = ["    " + json.dumps(record, ensure_ascii=False, separators=(", ", ": ")) for record in records]
     expected = printable('{\n  "rows": [\n' + ",\n".join(lines) + '\n  ],\n  "n": 1\n}\n')
-    for rows in (records, LazyRecords(dict, records)):
-        path = tmp_path / "out.json"
-        write_json(path, {"rows": rows, "n": 1})
-        assert path.read_bytes().decode("utf-8") == expected == dump_json({"rows": rows, "n": 1})
-        assert json.loads(expected)["rows"] == json.loads(json.dumps(records))
+    path = tmp_path / "out.json"
+    write_json(path, {"rows": records, "n": 1})
+    assert path.read_bytes().decode("utf-8") == expected == dump_json({"rows": records, "n": 1})
+    assert json.loads(expected)["rows"] == json.loads(json.dumps(records))
 
 
 def json_reads(data: bytes):

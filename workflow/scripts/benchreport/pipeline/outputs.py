@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..read.files import printable, read_whole
@@ -43,25 +43,6 @@ def _key(key) -> str:
     return _encode(key if isinstance(key, str) else next(iter(json.loads(json.dumps({key: None})))))
 
 
-class LazyRecords(Sequence):
-    """A list of records, each made from its item when it is read: write_json writes them one at
-    a time, so the rows of 100,000 trials are never all in memory (60 MB in rule report)."""
-
-    def __init__(self, make, items: list):
-        self.make, self.items = make, items
-
-    def __len__(self) -> int:
-        return len(self.items)
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self.make(item) for item in self.items[index]]
-        return self.make(self.items[index])
-
-    def __iter__(self):
-        return map(self.make, self.items)
-
-
 def _kinds(items: list) -> set[type]:
     """The distinct types of a list's items, asked once per type rather than once per item (the 55
     columns of an ingest's 1,000 trials hold 55,000 items)."""
@@ -75,7 +56,7 @@ def _one_line(value) -> bool:
         return not value
     if isinstance(value, list):
         return not value or not any(issubclass(kind, (dict, list)) for kind in _kinds(value))
-    return not isinstance(value, LazyRecords)
+    return True
 
 
 def _pieces(value, indent: str):
@@ -101,12 +82,10 @@ def _lines(value, indent: str):
                 yield head
                 yield from _lines(item, inner)
         yield "\n" + indent + "}"
-    elif isinstance(value, LazyRecords) and not value:
-        yield "[]"
     else:
-        # one record per line (a LazyRecords' items are made as they are written), in pieces of
-        # RECORDS_A_PIECE records: a piece per record cost 0.3 s of rule report's 100,000
-        records = isinstance(value, LazyRecords) or all(issubclass(kind, dict) for kind in _kinds(value))
+        # one record per line, in pieces of RECORDS_A_PIECE records: a piece per record cost 0.3 s
+        # of rule report's 100,000
+        records = all(issubclass(kind, dict) for kind in _kinds(value))
         between = ",\n" + inner
         yield "[\n" + inner
         if records:

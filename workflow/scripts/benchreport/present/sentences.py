@@ -308,7 +308,7 @@ def outcomes(record: dict) -> str:
 
 
 def token_total(tokens: dict) -> str:
-    """A token total (stats.TokenTotals) as every output states it: '28,458,551 tokens',
+    """A token total (record.TokenTotals) as every output states it: '28,458,551 tokens',
     '14,728,688 tokens, recorded for 47 of 48 trials', 'tokens not recorded'."""
     if tokens["total"] is None:
         return "tokens not recorded"
