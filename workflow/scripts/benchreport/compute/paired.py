@@ -251,9 +251,11 @@ def _normal_power(rate_a, tries_a, rate_b, tries_b, alpha: float) -> float:
 def simulates(tries_a, tries_b) -> bool:
     """Whether the power at these tries is simulated with the exact test (up to POWER_EXACT_LIMIT
     tasks and POWER_BUDGET multiply-adds a step) rather than taken from its normal form."""
+    if len(tries_a) > POWER_EXACT_LIMIT:
+        return False  # the lattice's exact fractions are the costly part of a power step
     _, lattice_size = lattice(tries_a, tries_b)
     cost = POWER_SIMULATIONS * lattice_size * int(np.sum(np.minimum(tries_a, tries_b) + 1))
-    return len(tries_a) <= POWER_EXACT_LIMIT and cost <= POWER_BUDGET
+    return cost <= POWER_BUDGET
 
 
 def power_at_shape(rate_a, tries_a, rate_b, tries_b, alpha: float, seed: int) -> float:
@@ -301,7 +303,9 @@ def minimum_detectable_difference(
 
     def power_at(theta):
         rate_a, rate_b = rates(theta)
-        return power_at_shape(rate_a, tries_a, rate_b, tries_b, alpha, seed)
+        if simulated:
+            return _simulated_power(rate_a, tries_a, rate_b, tries_b, alpha, seed)
+        return _normal_power(rate_a, tries_a, rate_b, tries_b, alpha)
 
     low, high = 0.0, LARGEST_LOGIT_SHIFT
     if power_at(high) < power:
