@@ -63,7 +63,7 @@ def made_at(ingests, threshold: float) -> dict:
     params = PARAMS | {"solve_threshold": threshold}
     setting = next(t["setting"] for i in ingests for t in i["trials"] if t["agent"] == AGENT["agent"])
     numbers, rows, parts = trial_rows.setting_parts(setting, ingests, params)
-    record, card = report.setting_record(numbers, parts, rows, [], min_tries=params["min_trials_per_task"])
+    record, card = report.setting_record(numbers, parts, rows, [])
     return {
         "record": record,
         "rows": rows,

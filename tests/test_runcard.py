@@ -74,7 +74,7 @@ def wire(output: dict, job: discover.JobFolder) -> dict:
 
 
 def build(roots: list[Path]) -> dict:
-    """Every setting's stats (with the card parts merged in) and run card, over these roots."""
+    """Every setting's stats (with the card parts merged in), record and run card, over these roots."""
     jobs = discover.find_job_folders([str(root) for root in roots])
     ingests = [wire(ingest.ingest_job(job, 20, NOP), job) for job in jobs]
     trials = [trial for output in ingests for trial in output["trials"]]
@@ -83,9 +83,14 @@ def build(roots: list[Path]) -> dict:
         own = [output for output in ingests if any(t["setting"] == setting for t in output["trials"])]
         # what rule report builds its record from: stats.json | the card parts | trials.json
         numbers, rows, parts = trial_rows.setting_parts(setting, ingests, PARAMS)
-        merged = {**numbers, **parts, **rows}
-        card = runcard.build_run_card(merged, [], min_tries=PARAMS["min_trials_per_task"])
-        built["settings"][setting] = {"stats": merged, "parts": (numbers, parts, rows), "card": card, "own": own}
+        record, card = report.setting_record(numbers, parts, rows, [])
+        built["settings"][setting] = {
+            "stats": {**numbers, **parts, **rows},
+            "parts": (numbers, parts, rows),
+            "record": record,
+            "card": card,
+            "own": own,
+        }
     return built
 
 
@@ -148,7 +153,7 @@ def test_the_record_checks_each_tasks_trial_ids_by_type_and_still_sees_a_bad_one
         "minItems": 1,
     }
     entry = next(iter(generated["settings"].values()))
-    record = report.build_record(*entry["parts"], [], entry["card"])
+    record = report.build_record(*entry["parts"], [])
     report.validate_record(record)
     row = record["per_task"][0]
     for ids in ([*row["trial_ids"], *row["trial_ids"], 7, *row["trial_ids"]], []):
@@ -193,11 +198,13 @@ def test_the_card_schema_refuses_broken_cards(real):
     assert _errors(broken)
 
 
-def test_a_part_stats_lacks_is_null_and_marked_missing(real):
-    numbers = copy.deepcopy(next(iter(real["settings"].values()))["stats"])
-    for key in ("grader", "benchmark", "left_out_accounting", "tokens_and_cost", "run_summary"):
-        del numbers[key]
-    card = runcard.build_run_card(numbers, [])
+def test_a_part_the_card_lacks_is_null_and_marked_missing(real):
+    numbers, parts, rows = next(iter(real["settings"].values()))["parts"]
+    record = report.build_record(numbers, parts, rows, [])
+    card = runcard.checkable_parts(record, parts)
+    for key in ("grader", "benchmark", "left_out", "tokens_and_cost", "run_summary"):
+        card[key] = None
+    card |= {"completeness": completeness.checklist(card), "limits": record["limits"]}
     assert _errors(card) == []
     status = {item["part"]: item["status"] for item in card["completeness"]}
     for part in ("grader", "benchmark_version", "left_out", "tokens_and_cost"):
@@ -547,7 +554,7 @@ def test_the_task_count_sentence_uses_the_runs_own_numbers(generated):
 
 
 def test_environment_rows_decide_the_environment_part(real):
-    numbers = setting_of(real, "oracle")["stats"]
+    numbers, parts, trials = setting_of(real, "oracle")["parts"]
     tasks = [row["task"] for row in numbers["per_task"]]
     rows = [
         {
@@ -562,10 +569,10 @@ def test_environment_rows_decide_the_environment_part(real):
         }
         for task in tasks
     ]
-    card = runcard.build_run_card(numbers, rows)
+    _, card = report.setting_record(numbers, parts, trials, rows)
     assert {i["part"]: i for i in card["completeness"]}["environment"]["status"] == "present"
     rows[0] = rows[0] | {"status": "image missing", "id": None}
-    card = runcard.build_run_card(numbers, rows)
+    _, card = report.setting_record(numbers, parts, trials, rows)
     environment = {i["part"]: i for i in card["completeness"]}["environment"]
     assert environment["status"] == "partial" and f"{tasks[0]} (image missing)" in environment["missing"][0]
     assert card["left_out"]["images_not_inspected"] == [{"task": tasks[0], "status": "image missing", "reason": None}]
@@ -605,3 +612,108 @@ def test_every_trial_without_a_cost_has_a_cause_the_schema_knows(row, cause):
         "cause"
     ]["enum"]
     assert sorted(enum) == sorted(trial_rows.UNPRICED)
+
+
+# ------------------------------------------------------------------------------------------
+# the card is a view of the record
+
+
+def _leaves(value) -> list:
+    """Every scalar in a JSON value, keys aside."""
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [value]
+
+
+# what the card states of itself, beside what the record and the card parts hold
+CARD_OWN_TEXT = {
+    runcard.SCHEMA,
+    "trials.json (every field of every trial)",
+    "this setting is itself a control (oracle or nop)",
+}
+
+
+@pytest.mark.parametrize("which", ["real", "generated"])
+def test_every_card_value_is_one_the_record_or_the_card_parts_hold(which, request):
+    for entry in request.getfixturevalue(which)["settings"].values():
+        _, parts, _ = entry["parts"]
+        held = {json.dumps(leaf) for leaf in _leaves([entry["record"], parts])}
+        absent = {json.dumps(leaf) for leaf in _leaves(entry["card"]) if leaf not in CARD_OWN_TEXT} - held
+        assert absent == set(), entry["record"]["setting"]
+
+
+def test_a_changed_record_field_shows_on_the_card_as_it_is(real):
+    entry = next(iter(real["settings"].values()))
+    _, parts, _ = entry["parts"]
+    record = copy.deepcopy(entry["record"])
+    record["tries"] |= {"per_task": {"min": 9, "median": 9, "max": 9}, "one_task_moves_points": 12.5}
+    record["tries"]["tasks_under_min_tries"] = ["planted-task"]
+    record["environment_summary"] = {"inspected": True, "not_inspected": ["planted-image"]}
+    record["settings"] = record["settings"] | {
+        "not_recorded": ["planted phrase"],
+        "sampling_sent": {"top_p": {"0.5": 1}},
+    }
+    lists = ("tasks_without_nop", "tasks_without_control", "tasks_failing_controls", "tasks_unverified", "uncovered")
+    record["controls"] = {name: [] for name in lists} | {
+        "policy": {"on_failure": "keep", "on_unverified": "keep"},
+        "oracle": {"trials": 1, "passed": 1},
+        "nop": {"trials": 0, "passed": 0},
+        "per_task": {"planted-task": {"verdict": "holds", "reasons": ["planted reason"], "oracle": []}},
+        "tasks_without_oracle": ["planted-oracle"],
+        "tasks_holding": ["planted-task"],
+    }
+    record["counts"] = record["counts"] | {"tasks": 99}
+    record["jobs"] = ["planted/job"]
+    record["completeness"] = [{"part": "planted"}]
+    record["limits"] = {"not_controlled": "planted limit", "task_count": None}
+    card = runcard.build_run_card(record, parts)
+    assert card["tasks_and_tries"]["tries_per_task"] == {"min": 9, "median": 9, "max": 9}
+    assert card["tasks_and_tries"]["one_task_moves_points"] == 12.5
+    assert card["tasks_and_tries"]["tasks_under_min_tries"] == ["planted-task"]
+    assert card["tasks_and_tries"]["tasks"] == 99
+    assert card["environment"]["not_inspected"] == ["planted-image"]
+    assert card["settings"]["not_recorded"] == ["planted phrase"]
+    assert card["settings"]["sampling_sent"] == {"top_p": {"0.5": 1}}
+    assert card["controls"]["tasks_without_oracle"] == ["planted-oracle"]
+    assert card["controls"]["verdicts"] == {"planted-task": {"verdict": "holds", "reasons": ["planted reason"]}}
+    assert card["job_folders"] == ["planted/job"]
+    assert card["completeness"] == [{"part": "planted"}]
+    assert card["limits"]["not_controlled"] == "planted limit"
+
+
+def test_the_card_view_counts_sorts_and_adds_nothing():
+    """No arithmetic, comparison, counting or sorting in the functions that build the card."""
+    import ast
+    import inspect
+
+    views = [runcard._number, runcard._tasks_and_tries, runcard._environment, runcard._settings]
+    views += [runcard._controls, runcard.checkable_parts, runcard.build_run_card]
+    for function in views:
+        tree = ast.parse(inspect.getsource(function))
+        computing = [
+            ast.unparse(node)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.AugAssign))
+            and not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr))  # a dict merge
+            and not (isinstance(node, ast.Compare) and all(isinstance(op, ast.In) for op in node.ops))  # a selection
+            and not (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not))  # which part applies
+            or isinstance(node, ast.Call)
+            and ast.unparse(node.func) in ("sorted", "len", "sum", "min", "max", "median", "Counter", "round")
+        ]
+        assert computing == [], function.__name__
+
+
+def test_a_rebuilt_image_is_not_inspected_on_the_card_and_in_the_record(real):
+    numbers, parts, trials = next(e for e in real["settings"].values() if e["stats"]["per_task"])["parts"]
+    rows = [
+        {"task": row["task"], "reference": f"bf__{row['task']}", "source": "config", "status": "inspected"}
+        for row in numbers["per_task"]
+    ]
+    rows[0] |= {"status": "rebuilt"}
+    record, card = report.setting_record(numbers, parts, trials, rows)
+    rebuilt = rows[0]["task"]
+    assert card["environment"]["not_inspected"] == [rebuilt]
+    assert [row["status"] for row in card["left_out"]["images_not_inspected"]] == ["rebuilt"]
+    assert [row["task"] for row in record["left_out"] if row["kind"] == "image"] == [rebuilt]

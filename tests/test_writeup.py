@@ -73,7 +73,7 @@ def outputs(root) -> dict[str, dict]:
     made = {}
     for setting in sorted({trial["setting"] for trial in trials}):
         numbers, rows, parts = trial_rows.setting_parts(setting, ingests, PARAMS)
-        record, card = report.setting_record(numbers, parts, rows, [], min_tries=PARAMS["min_trials_per_task"])
+        record, card = report.setting_record(numbers, parts, rows, [])
         made[record["settings"]["agent"]] = {
             "record": record,
             "card": card,

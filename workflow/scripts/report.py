@@ -47,7 +47,7 @@ write_json(output.stats, numbers)
 write_json(output.trials, rows)
 records = {path: load_json(path) for path in snakemake.input.get("images", [])}
 environment = environment_rows(params.task_images, records, numbers["per_task"] + numbers["excluded_by_controls"])
-record, card = setting_record(numbers, parts, rows, environment, min_tries=params.statistics["min_trials_per_task"])
+record, card = setting_record(numbers, parts, rows, environment)
 write_text(output.summary, render_summary(record))
 write_text(output.report, render_report(record, card, rows))
 write_text(output.writeup, render_writeup(record, card))

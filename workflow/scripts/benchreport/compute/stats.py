@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import statistics as pystats
 from collections import Counter, defaultdict
 from typing import Any
 
 import numpy as np
 
 from ..present.present import pass_rule
-from ..present.sentences import EFFORT_KEYS
-from ..read.settings import describe, env_choices
+from ..read.settings import EFFORT_KEYS, SAMPLING_PARAMETERS, describe, env_choices
 from ..read.trial import recorded_tokens
 from ..record.record import (
     CostMeasure,
@@ -23,6 +23,7 @@ from ..record.record import (
     SettingNumbers,
     TaskRow,
     TokenTotals,
+    Tries,
     Usage,
 )
 from . import coverage_design, intervals, passk, shapes
@@ -385,6 +386,8 @@ def control_summary(agent_trials: list[dict], control_trials: list[dict]) -> dic
         ("holds", "tasks_holding"),
     ):
         summary[key] = sorted(t for t, entry in summary["per_task"].items() if entry["verdict"] == verdict)
+    for kind in ("oracle", "nop"):
+        summary[f"tasks_without_{kind}"] = [t for t, entry in summary["per_task"].items() if not entry[kind]]
     summary["tasks_without_control"] = sorted(
         t for t, entry in summary["per_task"].items() if not entry["oracle"] and not entry["nop"]
     )
@@ -667,13 +670,29 @@ def _env_differences(chosen: list[dict | None]) -> list[str]:
     return [name for name in names if len({str(value(choices, name)) for choices in chosen}) > 1]
 
 
+def under_min_tries(tasks: list[TaskRow], min_tries: int) -> list[str]:
+    """The tasks (in task order) with fewer finished trials than the config's minimum."""
+    return [row["task"] for row in tasks if row["trials"] < min_tries]
+
+
+def tries(tasks: list[TaskRow], min_tries: int) -> Tries:
+    """How many tries the tasks had, against the config's minimum, and what one task weighs."""
+    counts = [row["trials"] for row in tasks]
+    return Tries(
+        min_wanted=min_tries,
+        per_task={"min": min(counts), "median": pystats.median(counts), "max": max(counts)} if counts else None,
+        one_task_moves_points=100 / len(tasks) if tasks else None,
+        tasks_under_min_tries=under_min_tries(tasks, min_tries),
+    )
+
+
 def _warnings(
     tasks: list[TaskRow], counted: list[dict], controls, params: dict, mixed: list[dict], solve_threshold: float
 ) -> list[dict]:
     """What a reader must know before trusting the number, each as {kind, ...data}; the sentences
     are written by the presentation layer (sentences.warning)."""
     warnings = []
-    short = [row["task"] for row in tasks if row["trials"] < params["min_trials_per_task"]]
+    short = under_min_tries(tasks, params["min_trials_per_task"])
     if short:
         warnings.append(
             {"kind": "few tries", "tasks": short, "of": len(tasks), "minimum": params["min_trials_per_task"]}
@@ -728,6 +747,7 @@ def setting_stats(split: SettingTrials, all_trials: list[dict], params: dict, gr
     tasks = task_rows(counted, confidence, controls)
     left_out_tasks = task_rows([trial for trial in finished if trial["task"] in excluded_tasks], confidence, controls)
     mixed = mixed_settings(setting, all_trials)
+    sampling = sampling_seen(counted)
     return SettingNumbers(
         schema="benchreport.compute.stats/1",
         setting=setting,
@@ -745,7 +765,10 @@ def setting_stats(split: SettingTrials, all_trials: list[dict], params: dict, gr
         mean_reward=mean_reward(tasks, confidence),
         per_task=tasks,
         usage=usage(mine, counted, tasks, params),
-        sampling=sampling_seen(counted),
+        sampling=sampling,
+        tries=tries(tasks, params["min_trials_per_task"]),
+        effort_sent={name: values for name, values in sampling.items() if name in EFFORT_KEYS},
+        sampling_sent={name: values for name, values in sampling.items() if name in SAMPLING_PARAMETERS},
         trials_recording_requests=sum(trial["trajectory"] for trial in counted),
         # which rule numbered the tries (settings.number_tries): folder, seed or started_at
         try_numbering=dict(sorted(Counter(str(trial["try_rule"]) for trial in counted).items())),

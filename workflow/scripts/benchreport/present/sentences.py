@@ -8,9 +8,9 @@ they place the record's numbers in words, at the record's own confidence level.
 
 from __future__ import annotations
 
+from ..read.settings import MAX_TOKEN_KEYS
 from .present import count, interval_text, level, method, of_total, pass_rule, pct, seconds, usd
 
-EFFORT_KEYS = ("reasoning_effort", "thinking", "output_config")
 # What of an agent's env a job folder cannot show: BenchFlow leaves these out of config.json
 # (_utils/config_redaction.py), so two runs that differ only there read alike.
 ENV_DROPPED = (
@@ -18,6 +18,50 @@ ENV_DROPPED = (
     "(MAX_THINKING_TOKENS among them), which BenchFlow leaves out of config.json"
 )
 ENV_NOT_RECORDED = "the agent env (no config.json of these trials records one)"
+
+
+def not_recorded(settings: dict) -> list[str]:
+    """What a setting's conditions leave unrecorded, each as a phrase: `settings` is the record's
+    settings (the setting key with what was served and sent)."""
+    missing = [
+        phrase
+        for field, phrase in (
+            ("agent", "the agent (harness)"),
+            ("harness_version", "the harness version"),
+            ("benchflow_version", "the BenchFlow version"),
+        )
+        if not settings.get(field)
+    ]
+    missing.append(ENV_NOT_RECORDED if settings.get("agent_env") is None else ENV_DROPPED)
+    if not settings.get("sandbox"):
+        missing.append("the sandbox")
+    if not settings.get("control"):
+        missing += _model_not_recorded(settings)
+    return missing
+
+
+def _model_not_recorded(settings: dict) -> list[str]:
+    """What an agent setting leaves unrecorded of the model and how it was asked to sample."""
+    missing = []
+    if not settings.get("model"):
+        missing.append("the model requested")
+    if not settings["served_models"]:
+        missing.append("the model served (no provider call was captured)")
+    sent = settings["sampling_sent"]
+    absent = [name for name in ("temperature", "top_p") if name not in sent]
+    if not any(name in sent for name in MAX_TOKEN_KEYS):
+        absent.append("max_tokens")
+    if absent:
+        missing.append(
+            "sampling: " + ", ".join(absent) + " not recorded in any request (the provider's defaults applied)"
+        )
+    if not settings["effort_sent"]:
+        missing.append(
+            f"the effort sent (requested {settings['reasoning_effort']}; none seen in the recorded requests)"
+            if settings.get("reasoning_effort")
+            else "the effort (none requested, none seen in the recorded requests)"
+        )
+    return missing
 
 
 def tries_phrase(n: int) -> str:

@@ -162,6 +162,15 @@ class RateEstimates(TypedDict):
     methods: dict[str, dict]
 
 
+class Tries(TypedDict):
+    """How many tries a setting's tasks had, against the config's statistics.min_trials_per_task."""
+
+    min_wanted: int
+    per_task: dict[str, float] | None  # min, median and max over the tasks; None with no task
+    one_task_moves_points: float | None  # how far one task moves the pass rate, in points
+    tasks_under_min_tries: list[str]
+
+
 class Numbers(RateEstimates):
     """The numbers of a setting that its record copies from stats.json as they are."""
 
@@ -173,6 +182,7 @@ class Numbers(RateEstimates):
     per_task: list[TaskRow]
     usage: Usage
     sampling: dict[str, dict[str, int]]
+    tries: Tries
     trials_recording_requests: int
     try_numbering: dict[str, int]
     controls: dict | None
@@ -192,16 +202,28 @@ class SettingNumbers(Numbers):
     routes: list[str]
     served_models: dict[str, int]
     jobs: list[str]
+    effort_sent: dict[str, dict[str, int]]  # the part of `sampling` that carries the effort
+    sampling_sent: dict[str, dict[str, int]]  # the part of `sampling` that sets how the model samples
+
+
+class EnvironmentSummary(TypedDict):
+    """Whether the task images were inspected, and the tasks whose image that ran was not."""
+
+    inspected: bool  # any image row at all (inspection on, a task found)
+    not_inspected: list[str]  # a rebuilt image counts: it is not the one that ran
 
 
 class SettingResult(Numbers):
     """summary.json: every number a setting's outputs print."""
 
     schema: str
-    settings: dict[str, Any]  # the setting key, with what the run chose and what was served
+    # the setting key, with what the run chose, what was served and sent, what is not recorded
+    settings: dict[str, Any]
     unpriced_reasons: list[dict]
     environment: list[dict]
+    environment_summary: EnvironmentSummary
     environment_refresh: str
+    jobs: list[str]
     job_folders: list[JobFolder]
     left_out: list[LeftOutRow]
     benchmark: dict | None
@@ -221,6 +243,7 @@ class CardParts(TypedDict):
     left_out_accounting: dict
     tokens_and_cost: dict
     run_summary: dict
+    trials: list[dict]  # every trial with the grader's verdict (trial_rows.card_trials)
 
 
 class TrialRows(TypedDict):

@@ -21,9 +21,9 @@ from ..pipeline.outputs import dump_json
 from ..present import sentences, writeup
 from ..present.present import NOT_RECORDED, bar, cell, code, count, level, num, pct, reward, seconds, usd, wrap
 from ..read.classify import interrupted_row
-from ..read.environment import REFRESH, repo_digest_text
+from ..read.environment import REBUILT, REFRESH, repo_digest_text
 from . import completeness, runcard
-from .record import CardParts, JobFolder, LeftOutRow, SettingNumbers, SettingResult, TrialRows
+from .record import CardParts, EnvironmentSummary, JobFolder, LeftOutRow, SettingNumbers, SettingResult, TrialRows
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "present" / "templates"
 SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "setting-result.schema.json"
@@ -65,7 +65,20 @@ ENVIRONMENT_HINTS = {
     "config (environment.images), point environment.tasks_dirs at the task definitions, or set "
     "environment.build_missing",
     "daemon unavailable": "no Docker daemon answered",
+    "rebuilt": REBUILT,
 }
+
+
+def uninspected(environment: list[dict]) -> list[dict]:
+    """The image rows whose image that ran was not inspected: missing, unreachable, or rebuilt
+    now from the task definition (a rebuilt image is not the one that ran)."""
+    return [row for row in environment if row["status"] != "inspected"]
+
+
+def environment_summary(environment: list[dict]) -> EnvironmentSummary:
+    return EnvironmentSummary(
+        inspected=bool(environment), not_inspected=[row["task"] for row in uninspected(environment)]
+    )
 
 
 def left_out_rows(
@@ -86,20 +99,19 @@ def left_out_rows(
     for row in excluded_by_controls:
         effect = f"{count(row['trials'], 'trial')} ({row['passed']} passed) left out of the headline"
         rows.append(_left_out("task", "", "", f"task {row['task']}", row["reason"], effect, row["task"], row["trials"]))
-    for row in environment:
-        if row["status"] not in ("inspected", "rebuilt"):
-            hint = ENVIRONMENT_HINTS.get(row["status"], row.get("reason") or "see the environment table")
-            rows.append(
-                _left_out(
-                    "image",
-                    "",
-                    "",
-                    f"image of task {row['task']} ({row['reference']})",
-                    f"{row['status']}: {hint}",
-                    "environment as built not recorded for this task",
-                    row["task"],
-                )
+    for row in uninspected(environment):
+        hint = ENVIRONMENT_HINTS.get(row["status"], row.get("reason") or "see the environment table")
+        rows.append(
+            _left_out(
+                "image",
+                "",
+                "",
+                f"image of task {row['task']} ({row['reference']})",
+                f"{row['status']}: {hint}",
+                "environment as built not recorded for this task",
+                row["task"],
             )
+        )
     return rows
 
 
@@ -129,24 +141,24 @@ def trial_rows(trials: list[dict]) -> list[str]:
     return rows
 
 
-def build_record(
-    numbers: SettingNumbers, parts: CardParts, rows: TrialRows, environment: list[dict], card: dict
-) -> SettingResult:
+def build_record(numbers: SettingNumbers, parts: CardParts, rows: TrialRows, environment: list[dict]) -> SettingResult:
     """summary.json: the setting's result record, from its numbers, the card parts and trial
-    rows (trial_rows.setting_parts), its image rows and the run card built from them; every
-    field is copied, none computed."""
-    return SettingResult(
+    rows (trial_rows.setting_parts) and its image rows (environment_rows); what is computed here
+    is what needs the image rows, the sentences of what is not recorded, and the completeness
+    checklist and limits read off the card's parts."""
+    settings = numbers["key"] | {
+        "agent_env_chosen": numbers["agent_env_chosen"],
+        "agent_names_reported": numbers["agent_names"],
+        "served_models": numbers["served_models"],
+        "effort_sent": numbers["effort_sent"],
+        "routes": numbers["routes"],
+        "sampling_sent": numbers["sampling_sent"],
+    }
+    record = SettingResult(
         schema="benchreport.setting-result/1",
         setting=numbers["setting"],
         description=numbers["description"],
-        settings=numbers["key"]
-        | {
-            "agent_env_chosen": numbers["agent_env_chosen"],
-            "agent_names_reported": numbers["agent_names"],
-            "served_models": numbers["served_models"],
-            "effort_sent": {k: v for k, v in numbers["sampling"].items() if k in sentences.EFFORT_KEYS},
-            "routes": numbers["routes"],
-        },
+        settings=settings | {"not_recorded": sentences.not_recorded(settings)},
         counts=numbers["counts"],
         pass_rate=numbers["pass_rate"],
         pass_rate_over_trials=numbers["pass_rate_over_trials"],
@@ -157,6 +169,7 @@ def build_record(
         methods=numbers["methods"],
         solve_rates=numbers["solve_rates"],
         per_task=numbers["per_task"],
+        tries=numbers["tries"],
         usage=numbers["usage"],
         unpriced_reasons=parts["tokens_and_cost"]["unpriced_reasons"],
         sampling=numbers["sampling"],
@@ -164,35 +177,48 @@ def build_record(
         try_numbering=numbers["try_numbering"],
         controls=numbers["controls"],
         environment=environment,
+        environment_summary=environment_summary(environment),
         environment_refresh=REFRESH,
         warnings=numbers["warnings"],
         mixed_settings=numbers["mixed_settings"],
         seeds=numbers["seeds"],
+        jobs=numbers["jobs"],
         job_folders=[
             JobFolder(id=job["id"], try_index=job["try_index"], benchflow_summary=job["crosscheck"])
             for job in parts["job_folders"]
         ],
         left_out=left_out_rows(parts["ledger"], rows["interrupted"], numbers["excluded_by_controls"], environment),
         excluded_by_controls=numbers["excluded_by_controls"],
-        benchmark=card["benchmark"],
-        grader_kind=card["grader"]["kind"],
-        left_out_accounting=card["left_out"],
-        limits=card["limits"],
+        benchmark=parts["benchmark"],
+        grader_kind=parts["grader"]["kind"],
+        left_out_accounting=parts["left_out_accounting"]
+        | {
+            "images_not_inspected": [
+                {"task": row["task"], "status": row["status"], "reason": row.get("reason")}
+                for row in uninspected(environment)
+            ]
+        },
+        # read off the card's parts below, once the rest of the record is in place
+        limits={},
+        completeness=[],
         # the trial rows are in trials.json beside this file
-        completeness=card["completeness"],
     )
+    card = runcard.checkable_parts(record, parts)
+    record["limits"] = {"not_controlled": writeup.not_controlled(card), "task_count": writeup.task_count_limits(card)}
+    record["completeness"] = completeness.checklist(card)
+    return record
 
 
 def setting_record(
-    numbers: SettingNumbers, parts: CardParts, rows: TrialRows, environment: list[dict], *, min_tries: int
+    numbers: SettingNumbers, parts: CardParts, rows: TrialRows, environment: list[dict]
 ) -> tuple[SettingResult, dict]:
     """(summary.json, run-card.json) of a setting, each checked against its schema, from its
-    numbers, card parts and trial rows (trial_rows.setting_parts), its image rows
-    (environment_rows) and the config's statistics.min_trials_per_task."""
-    card = runcard.build_run_card({**numbers, **parts, **rows}, environment, min_tries=min_tries)
-    runcard.validate(card)
-    record = build_record(numbers, parts, rows, environment, card)
+    numbers, card parts and trial rows (trial_rows.setting_parts) and its image rows
+    (environment_rows)."""
+    record = build_record(numbers, parts, rows, environment)
     validate_record(record)
+    card = runcard.build_run_card(record, parts)
+    runcard.validate(card)
     return record, card
 
 

@@ -1,246 +1,138 @@
 """The run card of one setting (run-card.json), at the report stage.
 
-`build_run_card(stats, environment)` over a setting's numbers, card parts and trial rows merged
-(trial_rows.setting_parts): the ten parts of a checkable result plus the completeness checklist,
-validated against benchreport/schemas/run-card.schema.json. Pure functions: plain data in, plain
-data out.
+`build_run_card(record, parts)`: a view of the setting's result record (summary.json) and the
+card parts counted over its trial rows (trial_rows.card_parts): the ten parts of a checkable
+result plus the completeness checklist and the limits, validated against
+benchreport/schemas/run-card.schema.json. The view selects and renames fields and computes
+nothing: every value on the card is one the record or the card parts hold.
 """
 
 from __future__ import annotations
 
 import json
-import statistics as pystats
 from pathlib import Path
 
-from ..present import writeup
-from ..present.sentences import EFFORT_KEYS, ENV_DROPPED, ENV_NOT_RECORDED
-from . import completeness
+from .record import CardParts, SettingResult
 
 SCHEMA = "benchreport.run-card/1"
-# The sampling parameters the card lists as sent: the part of what ingest reads off a request
-# (ingest.SAMPLING_KEYS, effort and thinking included) that sets how the model samples.
-SAMPLING_PARAMETERS = ("temperature", "top_p", "max_tokens", "max_completion_tokens", "max_output_tokens")
-MAX_TOKEN_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
+HEADLINE_FIELDS = ("method", "low", "high", "level", "width", "covers", "reaches_target", "worst_coverage")
+INTERVAL_FIELDS = ("method", "low", "high", "over", "seed", "resamples", "label")
+TASK_FIELDS = ("task", "trials", "passed", "rate", "task_digests")
+IMAGE_FIELDS = ("task", "reference", "source", "status", "reason", "id", "repo_digest", "platform", "task_digests")
 
 
-def images_not_inspected(environment) -> list[dict]:
-    """Tasks whose image was not inspected as it ran (report.environment_rows rows)."""
-    return [
-        {"task": row["task"], "status": row["status"], "reason": row.get("reason")}
-        for row in sorted(environment or [], key=lambda row: row["task"])
-        if row.get("status") != "inspected"
-    ]
-
-
-# ------------------------------------------------------------------------------------------
-# the report stage: the card
-
-
-def _number(stats: dict) -> dict:
-    headline = stats.get("headline") or {}
-    intervals = stats.get("intervals") or {}
-    keep = ("method", "low", "high", "over", "seed", "resamples", "label")
+def _number(record: SettingResult) -> dict:
+    intervals = record["intervals"]
     return {
-        "pass_rate": stats["pass_rate"]["value"],
-        "rule": stats["pass_rate"]["rule"],
-        "confidence": stats["confidence"],
-        "headline": {
-            key: headline.get(key)
-            for key in ("method", "low", "high", "level", "width", "covers", "reaches_target", "worst_coverage")
-        },
-        "over_tasks": {key: value for key, value in (intervals.get("over_tasks") or {}).items() if key in keep},
-        "over_trials": {key: value for key, value in (intervals.get("over_trials") or {}).items() if key in keep},
-        "pass_rate_over_trials": stats.get("pass_rate_over_trials"),
-        "mean_reward": (stats.get("mean_reward") or {}).get("value"),
-        "scored_trials": stats.get("scored_trials"),
+        "pass_rate": record["pass_rate"]["value"],
+        "rule": record["pass_rate"]["rule"],
+        "confidence": record["confidence"],
+        "headline": {key: record["headline"].get(key) for key in HEADLINE_FIELDS},
+        "over_tasks": {key: value for key, value in intervals["over_tasks"].items() if key in INTERVAL_FIELDS},
+        "over_trials": {key: value for key, value in intervals["over_trials"].items() if key in INTERVAL_FIELDS},
+        "pass_rate_over_trials": record["pass_rate_over_trials"],
+        "mean_reward": record["mean_reward"]["value"],
+        "scored_trials": None,  # a field of the card's schema that no stage fills
     }
 
 
-def _tasks_and_tries(stats: dict, min_tries: int) -> dict:
-    rows = stats.get("per_task") or []
-    tries = [row["trials"] for row in rows]
+def _tasks_and_tries(record: SettingResult) -> dict:
+    tries = record["tries"]
     return {
-        "tasks": len(rows),
-        "trials": stats["counts"]["trials"],
-        "min_tries_wanted": min_tries,
-        "tries_per_task": {"min": min(tries), "median": pystats.median(tries), "max": max(tries)} if tries else None,
-        "one_task_moves_points": 100 / len(rows) if rows else None,
-        "tasks_under_min_tries": sorted(row["task"] for row in rows if row["trials"] < min_tries),
-        "per_task": [
-            {
-                "task": row["task"],
-                "trials": row["trials"],
-                "passed": row["passed"],
-                "rate": row["rate"],
-                "task_digests": row.get("task_digests", []),
-            }
-            for row in rows
-        ],
+        "tasks": record["counts"]["tasks"],
+        "trials": record["counts"]["trials"],
+        "min_tries_wanted": tries["min_wanted"],
+        "tries_per_task": tries["per_task"],
+        "one_task_moves_points": tries["one_task_moves_points"],
+        "tasks_under_min_tries": tries["tasks_under_min_tries"],
+        "per_task": [{key: row[key] for key in TASK_FIELDS} for row in record["per_task"]],  # type: ignore[literal-required]
     }
 
 
-def _environment(environment) -> dict:
-    rows = list(environment or [])
+def _environment(record: SettingResult) -> dict:
     return {
-        "inspected": bool(rows),
-        "tasks": [
-            {
-                key: row.get(key)
-                for key in (
-                    "task",
-                    "reference",
-                    "source",
-                    "status",
-                    "reason",
-                    "id",
-                    "repo_digest",
-                    "platform",
-                    "task_digests",
-                )
-            }
-            for row in sorted(rows, key=lambda row: row["task"])
-        ],
-        "not_inspected": sorted(row["task"] for row in rows if row.get("status") != "inspected"),
+        "inspected": record["environment_summary"]["inspected"],
+        "tasks": [{key: row.get(key) for key in IMAGE_FIELDS} for row in record["environment"]],
+        "not_inspected": record["environment_summary"]["not_inspected"],
     }
 
 
-def _settings(stats: dict) -> dict:
-    key, sampling = stats["key"], stats.get("sampling") or {}
-    served = stats.get("served_models") or {}
-    control = key.get("control")
-    effort_sent = {name: values for name, values in sampling.items() if name in EFFORT_KEYS}
-    sampling_sent = {name: values for name, values in sampling.items() if name in SAMPLING_PARAMETERS}
-    recording = stats.get("trials_recording_requests", 0)
-    missing = []
-    if not key.get("agent"):
-        missing.append("the agent (harness)")
-    if not key.get("harness_version"):
-        missing.append("the harness version")
-    if not key.get("benchflow_version"):
-        missing.append("the BenchFlow version")
-    missing.append(ENV_NOT_RECORDED if key.get("agent_env") is None else ENV_DROPPED)
-    if not key.get("sandbox"):
-        missing.append("the sandbox")
-    if not control:
-        if not key.get("model"):
-            missing.append("the model requested")
-        if not served:
-            missing.append("the model served (no provider call was captured)")
-        absent = [name for name in ("temperature", "top_p") if name not in sampling_sent]
-        if not any(name in sampling_sent for name in MAX_TOKEN_KEYS):
-            absent.append("max_tokens")
-        if absent:
-            missing.append(
-                "sampling: " + ", ".join(absent) + " not recorded in any request (the provider's defaults applied)"
-            )
-        if not effort_sent:
-            missing.append(
-                f"the effort sent (requested {key['reasoning_effort']}; none seen in the recorded requests)"
-                if key.get("reasoning_effort")
-                else "the effort (none requested, none seen in the recorded requests)"
-            )
+def _settings(record: SettingResult) -> dict:
+    settings = record["settings"]
     return {
-        "control": control,
-        "agent": key.get("agent"),
-        "agent_names_reported": stats.get("agent_names", []),
-        "harness_version": key.get("harness_version"),
-        "model_requested": key.get("model"),
-        "models_served": served,
-        "effort_requested": key.get("reasoning_effort"),
-        "effort_sent": effort_sent,
-        "sampling_sent": sampling_sent,
-        "trials_recording_requests": recording,
-        "benchflow_version": key.get("benchflow_version"),
-        "sandbox": key.get("sandbox"),
-        "agent_env": key.get("agent_env"),
-        "agent_env_chosen": stats["agent_env_chosen"],
-        "routes": stats.get("routes", []),
-        "dataset": key.get("dataset"),
-        "not_recorded": missing,
+        "control": settings["control"],
+        "agent": settings["agent"],
+        "agent_names_reported": settings["agent_names_reported"],
+        "harness_version": settings["harness_version"],
+        "model_requested": settings["model"],
+        "models_served": settings["served_models"],
+        "effort_requested": settings["reasoning_effort"],
+        "effort_sent": settings["effort_sent"],
+        "sampling_sent": settings["sampling_sent"],
+        "trials_recording_requests": record["trials_recording_requests"],
+        "benchflow_version": settings["benchflow_version"],
+        "sandbox": settings["sandbox"],
+        "agent_env": settings["agent_env"],
+        "agent_env_chosen": settings["agent_env_chosen"],
+        "routes": settings["routes"],
+        "dataset": settings["dataset"],
+        "not_recorded": settings["not_recorded"],
     }
 
 
-def _controls(stats: dict) -> dict:
-    controls = stats.get("controls")
+def _controls(record: SettingResult) -> dict:
+    controls = record["controls"]
     if not controls:
         return {"applicable": False, "note": "this setting is itself a control (oracle or nop)"}
-    per_task = controls.get("per_task", {})
     return {
         "applicable": True,
-        "policy": controls.get("policy"),
+        "policy": controls["policy"],
         "oracle": controls["oracle"],
         "nop": controls["nop"],
-        "tasks_without_oracle": sorted(task for task, entry in per_task.items() if not entry["oracle"]),
-        "tasks_without_nop": sorted(task for task, entry in per_task.items() if not entry["nop"]),
-        "tasks_without_control": controls.get("tasks_without_control", []),
-        "tasks_failing_controls": controls.get("tasks_failing_controls", []),
-        "tasks_unverified": controls.get("tasks_unverified", []),
-        "tasks_holding": controls.get("tasks_holding", []),
+        "tasks_without_oracle": controls["tasks_without_oracle"],
+        "tasks_without_nop": controls["tasks_without_nop"],
+        "tasks_without_control": controls["tasks_without_control"],
+        "tasks_failing_controls": controls["tasks_failing_controls"],
+        "tasks_unverified": controls["tasks_unverified"],
+        "tasks_holding": controls["tasks_holding"],
         "verdicts": {
-            task: {"verdict": entry["verdict"], "reasons": entry["reasons"]} for task, entry in sorted(per_task.items())
+            task: {"verdict": entry["verdict"], "reasons": entry["reasons"]}
+            for task, entry in controls["per_task"].items()
         },
-        "uncovered": controls.get("uncovered", []),
+        "uncovered": controls["uncovered"],
     }
 
 
-# What the card keeps of each trial: where it is, what it scored and who graded it. Every other
-# field of a trial is in the setting's trials.json, which the card names.
-TRIAL_FIELDS = ("task", "try", "job", "folder", "outcome", "reward", "attempts", "tokens", "cost_usd", "seconds")
-
-
-def _trials(stats: dict, grading: dict | None) -> list[dict]:
-    verdicts = {(row["job"], row["folder"]): row for row in (grading or {}).get("per_trial", [])}
-    rows = []
-    for trial in list(stats.get("trials") or []) + list(stats.get("interrupted") or []):
-        graded = verdicts.get((trial["job"], trial["folder"]))
-        rows.append(
-            {field: trial.get(field) for field in TRIAL_FIELDS}
-            | {
-                "left_out": trial.get("left_out") or ("interrupted" if trial["outcome"] == "interrupted" else None),
-                "graded_by": "model" if graded else "script",
-                "verifier_reward": graded["verifier_reward"] if graded else trial.get("reward"),
-                "model_verdict": graded["model_verdict"] if graded else None,
-            }
-        )
-    return sorted(rows, key=lambda row: (row["task"], row["try"] is None, row["try"] or 0, row["job"], row["folder"]))
-
-
-def build_run_card(stats: dict, environment=None, *, min_tries: int = 3) -> dict:
-    """run-card.json of one setting: its numbers with the card parts and trial rows merged in, plus
-    the task image rows of the report (report.environment_rows); `min_tries` is the config's
-    statistics.min_trials_per_task. Parts that these lack are null and marked missing."""
-    left = stats.get("left_out_accounting")
-    if left is not None:
-        left = left | {"images_not_inspected": images_not_inspected(environment)}
-    card = {
+def checkable_parts(record: SettingResult, parts: CardParts) -> dict:
+    """The ten parts of a checkable result, as the card shows them: what the completeness
+    checklist and the limits are read off (report.build_record)."""
+    return {
         "schema": SCHEMA,
-        "setting": stats["setting"],
-        "description": stats["description"],
-        "job_folders": sorted(job["id"] for job in stats.get("job_folders", [])) or stats.get("jobs", []),
-        "result": _number(stats),
-        "tasks_and_tries": _tasks_and_tries(stats, min_tries),
-        "benchmark": stats.get("benchmark"),
-        "environment": _environment(environment),
-        "settings": _settings(stats),
-        "controls": _controls(stats),
-        "grader": stats.get("grader"),
-        "left_out": left,
-        # the totals and cost measures (stats) with every trial that has no cost (card parts)
-        "tokens_and_cost": stats["usage"] | stats["tokens_and_cost"]
-        if stats.get("usage") and stats.get("tokens_and_cost")
-        else None,
-        "trials": _trials(stats, stats.get("grader")),
+        "setting": record["setting"],
+        "description": record["description"],
+        "job_folders": record["jobs"],
+        "result": _number(record),
+        "tasks_and_tries": _tasks_and_tries(record),
+        "benchmark": record["benchmark"],
+        "environment": _environment(record),
+        "settings": _settings(record),
+        "controls": _controls(record),
+        "grader": parts["grader"],
+        "left_out": record["left_out_accounting"],
+        # the totals and cost measures with every trial that has no cost (card parts)
+        "tokens_and_cost": record["usage"] | parts["tokens_and_cost"],
+        "trials": parts["trials"],
         "trials_in_full": "trials.json (every field of every trial)",
-        "run_summary": stats.get("run_summary"),
-        "seeds": stats.get("seeds"),
-        "warnings": stats.get("warnings", []),
+        "run_summary": parts["run_summary"],
+        "seeds": record["seeds"],
+        "warnings": record["warnings"],
     }
-    card["completeness"] = completeness.checklist(card)
-    card["limits"] = {
-        "not_controlled": writeup.not_controlled(card),
-        "task_count": writeup.task_count_limits(card),
-    }
-    return card
+
+
+def build_run_card(record: SettingResult, parts: CardParts) -> dict:
+    """run-card.json of one setting: a view of its record and the card parts counted over its
+    trial rows."""
+    return checkable_parts(record, parts) | {"completeness": record["completeness"], "limits": record["limits"]}
 
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"  # package data: found in an installed copy too

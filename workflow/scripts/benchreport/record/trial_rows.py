@@ -328,10 +328,34 @@ def _merged_budget(own: list[dict]):
 # the trial_rows stage: everything that needs the ingest rows
 
 
+# What the run card keeps of each trial: where it is, what it scored and who graded it. Every other
+# field of a trial is in the setting's trials.json, which the card names.
+CARD_TRIAL_FIELDS = ("task", "try", "job", "folder", "outcome", "reward", "attempts", "tokens", "cost_usd", "seconds")
+
+
+def card_trials(rows: TrialRows, grading: dict) -> list[dict]:
+    """The run card's trial rows: every trial, interrupted ones too, beside the grader's verdict."""
+    verdicts = {(row["job"], row["folder"]): row for row in grading["per_trial"]}
+    card = []
+    for trial in rows["trials"] + rows["interrupted"]:
+        graded = verdicts.get((trial["job"], trial["folder"]))
+        card.append(
+            {field: trial.get(field) for field in CARD_TRIAL_FIELDS}
+            | {
+                "left_out": trial.get("left_out") or ("interrupted" if trial["outcome"] == "interrupted" else None),
+                "graded_by": "model" if graded else "script",
+                "verifier_reward": graded["verifier_reward"] if graded else trial.get("reward"),
+                "model_verdict": graded["model_verdict"] if graded else None,
+            }
+        )
+    return sorted(card, key=lambda row: (row["task"], row["try"] is None, row["try"] or 0, row["job"], row["folder"]))
+
+
 def card_parts(
     setting: str,
     ingests: list[dict],
     excluded: set[str],
+    rows: TrialRows,
     *,
     benchmark_config: str | None = None,
     gate: dict | None = None,
@@ -339,7 +363,8 @@ def card_parts(
     """The parts of the run card computed from ingest rows: the job folders the
     setting draws on (with BenchFlow's crosscheck) and their ledger rows, the grader, the
     benchmark version, the left-out accounting, tokens and cost, the run summary. `excluded`: the
-    tasks the controls leave out of the setting's numbers (stats.SettingTrials.excluded_tasks).
+    tasks the controls leave out of the setting's numbers (stats.SettingTrials.excluded_tasks);
+    `rows`: its trials.json rows (setting_trial_rows), which the card lists with the grader's verdicts.
 
     Reads per trial: setting, task, job, folder, try_index, outcome, reward, attempts,
     attempt_outcomes, error_category, verifier_error_category, has_scoring, control, model, tokens,
@@ -351,16 +376,18 @@ def card_parts(
     finished = [trial for trial in mine if trial["outcome"] != "interrupted"]
     graded_or_finished = [trial for trial in mine if trial["outcome"] != "interrupted" or trial.get("grading")]
     job_dir = own[0]["job"]["id"] if len(own) == 1 else None
+    grading = grader.describe_grader(graded_or_finished, [ingest["job"].get("reviewer") for ingest in own])
     return CardParts(
         job_folders=[ingest["job"] | {"crosscheck": ingest["crosscheck"]} for ingest in own],
         ledger=[row for ingest in own for row in ingest["ledger"]],
-        grader=grader.describe_grader(graded_or_finished, [ingest["job"].get("reviewer") for ingest in own]),
+        grader=grading,
         benchmark=provenance.benchmark_version(
             mine, [ingest["job"].get("provenance") for ingest in own], benchmark_config
         ),
         left_out_accounting=_left_out(setting, mine, own, excluded),
         tokens_and_cost=unpriced_trials(mine),
         run_summary=run_summary(finished, job_dir=job_dir, job_name=setting, budget=_merged_budget(own), gate=gate),
+        trials=card_trials(rows, grading),
     )
 
 
@@ -428,5 +455,5 @@ def setting_parts(
     split = stats.setting_trials(setting, trials, params["controls"], params["solve_threshold"])
     numbers = stats.setting_stats(split, trials, params, grid_for)
     rows = setting_trial_rows(split)
-    parts = card_parts(setting, ingests, set(split.excluded_tasks), benchmark_config=benchmark_config, gate=gate)
+    parts = card_parts(setting, ingests, set(split.excluded_tasks), rows, benchmark_config=benchmark_config, gate=gate)
     return numbers, rows, parts
