@@ -567,12 +567,11 @@ def test_sparse_truncated_and_incomplete_archives_get_one_line(bundled, tmp_path
         assert "Traceback" not in done.stderr, (kind, done.stderr)
 
 
-def test_the_first_pass_in_forked_shares_finds_what_one_pass_finds(tmp_path):
-    """bundle.scan splits the files over forked processes: the values, files and names found, and
-    the redacted entries of the second pass, are those of one process, whatever the split; a value
-    one share finds (an agent_env secret in a late config.json) is redacted in another's file."""
+def test_a_value_the_first_pass_finds_anywhere_is_redacted_everywhere(tmp_path):
+    """bundle.scan finds every secret value in the files and the names: one found late (an
+    agent_env secret in the last config.json) is redacted in an earlier file and a file name, a
+    folder's name is scanned, and the trajectory extracts are read back each for its own file."""
     from benchreport.archive import bundle
-    from benchreport.pipeline import forked
 
     secret, key = "hunter2-hunter2-hunter2", "sk-ant-api03-PLANTEDplantedPLANTED0123456789abcdef"
     trajectory = tmp_path / "llm_trajectory.jsonl"
@@ -581,7 +580,7 @@ def test_the_first_pass_in_forked_shares_finds_what_one_pass_finds(tmp_path):
         + "\n",
         encoding="utf-8",
     )
-    other = tmp_path / "other.jsonl"  # another extract, so that one read from the wrong share's spool shows
+    other = tmp_path / "other.jsonl"  # another extract, so that one read back for the wrong file shows
     other.write_text(json.dumps({"request": {"body": {"top_p": 0.9}}}) + "\n", encoding="utf-8")
     plan = {
         "aa/t__1/result.json": ("bytes", json.dumps({"error": f"login failed for {secret}"}).encode()),
@@ -592,17 +591,18 @@ def test_the_first_pass_in_forked_shares_finds_what_one_pass_finds(tmp_path):
         "zz/t__2/trajectory/llm_trajectory.jsonl": ("trajectory", str(other), 20),
         "zz/t__9/config.json": ("bytes", json.dumps({"agent_env": {"MY_DB_PASSWORD": secret}}).encode()),
     }
-    assert forked.can_fork()
-
     token = "ghp_" + "Q7" * 18  # in the name of a folder that holds no file: found by the folder scan alone
 
-    def both_passes(processes):
-        found = bundle.scan(plan, {"aa", "bb", "zz", f"qq/{token}"}, tmp_path, processes=processes)
-        entries = list(bundle.redacted(plan, found))
-        found.raw.close()
-        return (found.values, found.dirty, found.renamed, found.name_hits, found.directories, entries)
-
-    one = both_passes(1)
+    found = bundle.scan(plan, {"aa", "bb", "zz", f"qq/{token}"}, tmp_path)
+    one = (
+        found.values,
+        found.dirty,
+        found.renamed,
+        found.name_hits,
+        found.directories,
+        list(bundle.redacted(plan, found)),
+    )
+    found.raw.close()
     assert one[0] == sorted([secret, key, token]) and one[1] == {
         "results/report.md",
         "zz/t__9/config.json",
@@ -612,16 +612,13 @@ def test_the_first_pass_in_forked_shares_finds_what_one_pass_finds(tmp_path):
     extracts = {name: data for name, data, _ in one[5] if name.endswith(".jsonl")}
     assert b"temperature" in extracts["aa/t__1/trajectory/llm_trajectory.jsonl"]
     assert b"top_p" in extracts["zz/t__2/trajectory/llm_trajectory.jsonl"]
-    for processes in (2, 3, 8):
-        assert both_passes(processes) == one, processes
 
 
-def test_the_job_folders_looked_through_in_forked_shares_plan_what_one_process_plans(tmp_path):
-    """bundle.collect splits the job folders over forked processes: the plan (in its order), the
-    folders and what was left out are those of one process, on BenchFlow's own job folders with a
-    link out of the root and a folder in a file's place added."""
+def test_the_job_folders_plan_reads_only_their_own_files(tmp_path):
+    """bundle.collect on BenchFlow's own job folders with a link out of the root and a file in a
+    folder's place added: every planned job-folder file is one of the root's, read where it lies,
+    the link is left out with a row saying why, and each file lies in a planned folder."""
     from benchreport.archive import bundle
-    from benchreport.pipeline import forked
     from benchreport.read.discover import find_job_folders, root_labels
 
     root = tmp_path / "jobs"
@@ -635,27 +632,26 @@ def test_the_job_folders_looked_through_in_forked_shares_plan_what_one_process_p
     jobs = find_job_folders([str(root)])
     labels = root_labels([str(root)])
     ingests = [{"job": {"id": job.name, "key": job.job_id, "label": job.label}} for job in jobs]
-    assert forked.can_fork() and len(ingests) >= 3
+    assert len(ingests) >= 3
 
-    def planned(processes):
-        return bundle.collect(
-            name="b",
-            results=[],
-            ingests=ingests,
-            roots={label: folder for folder, label in labels.items()},
-            config={},
-            workflow_dir=REPO / "workflow",
-            trajectories=False,
-            max_requests=20,
-            git={},
-            processes=processes,
-        )
-
-    plan, directories, extra = planned(1)
+    plan, directories, extra = bundle.collect(
+        name="b",
+        results=[],
+        ingests=ingests,
+        roots={label: folder for folder, label in labels.items()},
+        config={},
+        workflow_dir=REPO / "workflow",
+        trajectories=False,
+        max_requests=20,
+        git={},
+    )
     assert any(row["file"].endswith("/timing.json") for row in extra["info"]["not_bundled"])
-    for processes in (2, 3, len(ingests) + 1):
-        again = planned(processes)
-        assert list(again[0].items()) == list(plan.items()) and again[1:] == (directories, extra), processes
+    read = {name: bundle.source_file(source, name) for name, source in plan.items() if name.startswith("jobs/")}
+    assert read and all(os.path.realpath(path).startswith(str(root) + os.sep) for path in read.values())
+    assert all(os.path.isfile(path) for path in read.values())
+    assert not any(path.endswith(f"{attempts[0].name}/timing.json") for path in read.values())
+    assert not any(f"{attempts[-1].name}/verifier/" in path for path in read.values())
+    assert all(any(name.startswith(f"{folder}/") for folder in directories) for name in read)
 
 
 def test_a_job_folder_is_found_by_its_key_whatever_secret_its_path_holds(tmp_path):

@@ -212,16 +212,13 @@ def test_the_main_workflow_is_the_published_code_when_its_address_is_given(code_
     assert graph[WORKFLOW]["@type"] == "File" and MAIN_WORKFLOW in graph[WORKFLOW]["description"]
 
 
-@pytest.mark.parametrize("fork", [True, False])
-def test_the_crate_written_in_two_parts_is_json_dumps_of_itself(fork, monkeypatch):
-    """build writes the graph in two parts, the second in a forked process where it can: the text
-    is what json.dumps(indent=2) gives for the crate it holds, forked or not, with the actions'
-    inputs listed once however many outputs of a job share them (`sources_as`)."""
+def test_the_crate_written_piece_by_piece_is_json_dumps_of_itself():
+    """build writes the graph as its entities are made: the text is what json.dumps(indent=2)
+    gives for the crate it holds, with the actions' inputs listed once however many outputs of a
+    job share them (`sources_as`)."""
     from benchreport.archive import rocrate
-    from benchreport.pipeline import forked
 
-    monkeypatch.setattr(forked, "can_fork", lambda: fork)
-    # a lone surrogate stands for a file name's undecodable byte: written as it is, in either part
+    # a lone surrogate stands for a file name's undecodable byte: written as it is
     sources = [{"path": f"/data/jobs/j1/t__{i:08x}\udce9/result.json"} for i in range(30)]
     records = {
         "results/ingest/j1/trials.json": {
@@ -272,7 +269,7 @@ def test_the_crate_written_in_two_parts_is_json_dumps_of_itself(fork, monkeypatc
     ingest = next(entity for entity in graph.values() if entity.get("name") == "rule ingest (job=j1)")
     inputs = [part["@id"] for part in ingest["object"]]
     assert inputs == sorted(source_of(source["path"]) for source in sources)
-    assert len(graph) == len(crate["@graph"])  # each entity once: neither part written twice
+    assert len(graph) == len(crate["@graph"])  # each entity once
 
 
 AGENT = {

@@ -13,8 +13,7 @@ rule bundle:
     localrule: True
     conda:
         "../envs/benchreport.yaml"
-    # each pass runs in this many forked shares; Snakemake gives at most --cores
-    threads: 4
+    threads: 1
     resources:
         mem_mb=2000,
     params:

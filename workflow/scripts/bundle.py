@@ -45,22 +45,19 @@ plan, directories, extra = bundle.collect(
     trajectories=params.trajectories,
     max_requests=config["ingest"]["max_requests"],
     git=git_state(WORKFLOW_DIR),
-    processes=snakemake.threads,
 )
 del ingests
 progress(f"{len(plan):,} files to scan")
 target = Path(snakemake.output.bundle)
 target.parent.mkdir(parents=True, exist_ok=True)
-found = bundle.scan(plan, directories, target.parent, progress, processes=snakemake.threads)
+found = bundle.scan(plan, directories, target.parent, progress)
 progress(f"first pass done: {len(found.values)} secret values")
 # written under another name and moved into place when whole; refused (on_secret: fail), removed
 partial = target.with_name(target.name + ".partial")
 # kept to be read again: the lineage records (the RO-Crate's actions) and config.yaml (its agent)
 kept = lambda name: name.startswith("results/lineage/") or name == "config.yaml"  # noqa: E731
 archive = bundle.Archive(partial, params.name, target.parent, keep=kept)
-hits = bundle.sort_hits(
-    found.name_hits + bundle.write_members(archive, plan, found, processes=snakemake.threads, progress=progress)
-)
+hits = bundle.sort_hits(found.name_hits + bundle.write_members(archive, plan, found, progress))
 found.raw.close()
 progress("second pass done")
 del plan
@@ -93,7 +90,6 @@ with tempfile.TemporaryFile(dir=target.parent) as crate:
         date=committed.stdout.strip() or "1970-01-01",
         license_id=params.license,
         snakemake_version=software_versions()["snakemake"] or "unknown",
-        folder=target.parent,
     )
     text.flush()
     archive.add_file("ro-crate-metadata.json", crate)

@@ -15,24 +15,20 @@ results give the same archive bytes.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import importlib.metadata
-import itertools
 import json
 import os
 import platform
 import re
-import shutil
-import struct
 import tarfile
 import tempfile
-import zlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import yaml
 
-from ..pipeline.forked import even_shares, forked_map
 from ..pipeline.lineage import record_path
 from ..read import secrets
 from ..read.discover import (
@@ -129,20 +125,6 @@ def job_location(key: str, roots: dict[str, str]) -> tuple[str, str]:
     return root, "/".join(names) or "."
 
 
-def _job_files_share(jobs: list[tuple[dict, str]], options: dict) -> list[tuple]:
-    """job_files of each (job, root), each file's source given by its kind alone where it is read
-    where locate() first looks: what comes back from a forked share is then mostly names."""
-    found = []
-    for job, root in jobs:
-        files, folders, missed = job_files(job, root, **options)
-        job_dir = str(Path(root) / job["relpath"])
-        listed = [
-            (relpath, source[0] if source[1] == f"{job_dir}/{relpath}" else source) for relpath, source in files.items()
-        ]
-        found.append((listed, folders, missed))
-    return found
-
-
 def pinned_environment() -> str:
     """Every installed distribution, pip-freeze style (name==version, sorted by name)."""
     found: dict[str, str] = {}
@@ -221,38 +203,13 @@ def collect(
     trajectories: bool,
     max_requests: int,
     git: dict,
-    processes: int = 1,
 ) -> tuple[dict, set, dict]:
     """What goes in (arcname -> where its bytes come from; nothing is read yet), the folders, and
     a note of what was left out of the bundle and why, with each job folder's path -> its arcname
-    (`job_dirs`, for `source_of`). `roots` maps each root's label to its folder. The job folders
-    are looked through in `processes` shares side by side (forked_map: ~9 lstat an attempt, 4.3 s
-    at 100 job folders x 1,000 trials in one process); the plan is the same. Each job folder goes
-    in under the name ingest shows (its `id`, secrets redacted), read from where it is on disk."""
-    plan: dict[str, tuple] = {}
-    directories: set[str] = set()
-    skipped: list[dict] = []
-    job_dirs: dict[str, str] = {}
-    jobs = []
-    for ingest in ingests:
-        root, relpath = job_location(ingest["job"]["key"], roots)
-        jobs.append(({"id": ingest["job"]["id"], "relpath": relpath}, root))
-    options = {"trajectories": trajectories, "max_requests": max_requests}
-    shares = [(share, options) for share in even_shares(jobs, processes)]
-    found = itertools.chain.from_iterable(forked_map(_job_files_share, shares))
-    for (job, root), (files, folders, missed) in zip(jobs, found, strict=True):
-        skipped += missed
-        base = f"jobs/{job['id']}"
-        directories.add(base)
-        directories.update(f"{base}/{folder}" for folder in folders)
-        job_dir = str(Path(root) / job["relpath"])
-        job_dirs[(Path(root) / job["relpath"]).as_posix()] = base
-        # A file read where locate() first looks (no link on the way, the usual case) shares one
-        # source tuple per job folder, its path made from its name (`load`): at 700,000 files a
-        # tuple and a path string each were ~250 MB.
-        shared = {"file": ("job-file", base, job_dir), "trajectory": ("job-trajectory", base, job_dir, max_requests)}
-        for relpath, source in files:
-            plan[f"{base}/{relpath}"] = shared[source] if isinstance(source, str) else source
+    (`job_dirs`, for `source_of`). `roots` maps each root's label to its folder."""
+    plan, directories, skipped, job_dirs = job_folders_plan(
+        ingests, roots, trajectories=trajectories, max_requests=max_requests
+    )
     for path in results:
         plan[path] = ("file", path)
         if path.startswith("results/environment/images/"):
@@ -275,6 +232,35 @@ def collect(
     return plan, directories, {"info": info, "job_dirs": job_dirs}
 
 
+def job_folders_plan(
+    ingests: list[dict], roots: dict[str, str], *, trajectories: bool, max_requests: int
+) -> tuple[dict, set, list[dict], dict[str, str]]:
+    """The job folders' part of `collect`: their files' sources, their folders, what could not
+    be bundled, and each job folder's path -> its arcname. Each job folder goes in under the
+    name ingest shows (its `id`, secrets redacted), read from where it is on disk."""
+    plan: dict[str, tuple] = {}
+    directories: set[str] = set()
+    skipped: list[dict] = []
+    job_dirs: dict[str, str] = {}
+    for ingest in ingests:
+        root, relpath = job_location(ingest["job"]["key"], roots)
+        job = {"id": ingest["job"]["id"], "relpath": relpath}
+        files, folders, missed = job_files(job, root, trajectories=trajectories, max_requests=max_requests)
+        skipped += missed
+        base = f"jobs/{job['id']}"
+        directories.add(base)
+        directories.update(f"{base}/{folder}" for folder in folders)
+        job_dir = str(Path(root) / relpath)
+        job_dirs[Path(job_dir).as_posix()] = base
+        # A file read where locate() first looks (no link on the way, the usual case) shares one
+        # source tuple per job folder, its path made from its name (`load`): at 700,000 files a
+        # tuple and a path string each were ~250 MB.
+        shared = {"file": ("job-file", base, job_dir), "trajectory": ("job-trajectory", base, job_dir, max_requests)}
+        for name, source in files.items():
+            plan[f"{base}/{name}"] = shared[source[0]] if source[1] == f"{job_dir}/{name}" else source
+    return plan, directories, skipped, job_dirs
+
+
 class Spool:
     """Bytes of many entries in one temporary file: appended once, read back by name."""
 
@@ -291,40 +277,13 @@ class Spool:
     def __contains__(self, name: str) -> bool:
         return name in self.where
 
-    def took(self, where: dict[str, tuple[int, int]]) -> None:
-        """The index of what a forked process appended (its copy of `where`): read here from now."""
-        self.where, self.size = where, sum(length for _, length in where.values())
-
-    def flush(self) -> None:
-        self.handle.flush()
-
     def read(self, name: str) -> bytes:
         offset, length = self.where[name]
-        self.flush()
+        self.handle.flush()
         return os.pread(self.handle.fileno(), length, offset)
 
     def close(self) -> None:
         self.handle.close()
-
-
-class Spools:
-    """Spools read as one: each share of the first pass writes its own."""
-
-    def __init__(self, spools: list[Spool]):
-        self.spools = spools
-
-    def add(self, spool: Spool) -> None:
-        self.spools.append(spool)
-
-    def __contains__(self, name: str) -> bool:
-        return any(name in spool for spool in self.spools)
-
-    def read(self, name: str) -> bytes:
-        return next(spool for spool in self.spools if name in spool).read(name)
-
-    def close(self) -> None:
-        for spool in self.spools:
-            spool.close()
 
 
 # The kinds of planned source read from a file: whole, or a trajectory's extract (made once, in
@@ -348,7 +307,7 @@ def planned_path(source: tuple, name: str) -> str:
     return path
 
 
-def load(source: tuple, name: str = "", raw: Spool | Spools | None = None) -> bytes:
+def load(source: tuple, name: str = "", raw: Spool | None = None) -> bytes:
     """The bytes of the entry `name` planned from `source`: a file, a trajectory's extract (made
     once, in the first pass, and read back from `raw` in the second) or bytes made in memory."""
     kind = source[0]
@@ -372,12 +331,10 @@ def _agent_env_values(data: bytes) -> list[str]:
 class Scan:
     """What the first pass found: the secret values (sorted), the names it changes (planned name
     -> name in the bundle; every other name stays), the files with a hit of their own, the
-    folders as the bundle holds them, the trajectory extracts made (read back in pass 2) and the
-    sizes of the entries that are not job-folder files (`planned_sizes`)."""
+    folders as the bundle holds them and the trajectory extracts made (read back in pass 2)."""
 
-    def __init__(self, values, renamed: dict[str, str], dirty: set[str], directories: set, raw: Spools, sizes: dict):
+    def __init__(self, values, renamed: dict[str, str], dirty: set[str], directories: set, raw: Spool):
         self.values, self.renamed, self.dirty, self.directories, self.raw = values, renamed, dirty, directories, raw
-        self.sizes = sizes
         self.name_hits: list[dict] = []
 
     def name_of(self, path: str) -> str:
@@ -418,45 +375,22 @@ def redact_names(names, known: list[str], clean=frozenset()) -> tuple[dict[str, 
     return renamed, hits
 
 
-def scan(plan: dict[str, tuple], directories: set[str], folder: Path, progress=None, processes: int = 1) -> Scan:
+def scan(plan: dict[str, tuple], directories: set[str], folder: Path, progress=None) -> Scan:
     """The first pass, one file in memory at a time: every secret value in every file and name
-    (and secret agent_env values), and the names they change. The files are split in
-    `processes` contiguous shares, each scanned in a process forked from this one (forked_map; one
-    after the other where it cannot fork), with a share of the folder names: what each finds is
-    a set, so the union is the same whatever the split. The shares are balanced by cost
-    (SCAN_COST and the bytes)."""
-    names = sorted(plan)
-    sizes = planned_sizes(plan)
-    bounds = sorted(set(balanced_bounds([entry_cost(name, sizes, SCAN_COST) for name in names], processes)))
-    spools = [Spool(folder) for _ in bounds[1:]]
-    folders = even_shares(sorted(directories), len(spools))
-    shares = [
-        (plan, names[start:end], share, spool, progress)
-        for start, end, share, spool in zip(bounds, bounds[1:], folders, spools)
-    ]
-    known: set[str] = set()
-    dirty: set[str] = set()
-    dirty_names: set[str] = set()
-    for spool, (values, files, file_names, where) in zip(spools, forked_map(_scan_files, shares)):
-        known |= values
-        dirty |= files
-        dirty_names |= file_names
-        spool.took(where)
-    raw = Spools(spools)
-    if progress:
-        progress("first pass: the shares are done")
-    values = sorted(known)
+    (and secret agent_env values), and the names they change."""
+    raw = Spool(folder)
+    values, dirty, dirty_names = find_secrets(plan, sorted(directories), raw, progress)
+    values = sorted(values)
     everything = [*plan, *directories]
     renamed, hits = redact_names(everything, values, clean=set(everything) - dirty_names)
-    found = Scan(values, renamed, dirty, {renamed.get(d, d) for d in directories}, raw, sizes)
+    found = Scan(values, renamed, dirty, {renamed.get(d, d) for d in directories}, raw)
     found.name_hits = hits
     return found
 
 
-def _scan_files(plan: dict[str, tuple], names: list[str], folders: list[str], raw: Spool, progress=None) -> tuple:
-    """One share of the first pass: (the secret values found, the files with a hit, the names
-    with a hit, where each trajectory extract made is in `raw`, which it writes and flushes), over
-    the files `names` and the folder names `folders`."""
+def find_secrets(plan: dict[str, tuple], folders: list[str], raw: Spool, progress=None) -> tuple:
+    """(the secret values found, the files with a hit, the names with a hit) over the planned
+    files and the folder names `folders`; each trajectory extract made is added to `raw`."""
     known: set[str] = set()
     dirty: set[str] = set()
     dirty_names: set[str] = set()
@@ -467,6 +401,7 @@ def _scan_files(plan: dict[str, tuple], names: list[str], folders: list[str], ra
             dirty_names.add(name)
             known.update(name[start:end] for start, end, _ in in_name if secrets.propagates(name[start:end]))
 
+    names = sorted(plan)
     ahead = ReadAhead(source_file(plan[name], name) for name in names)
     for count, name in enumerate(names, 1):
         data = load(plan[name], name)
@@ -482,18 +417,16 @@ def _scan_files(plan: dict[str, tuple], names: list[str], folders: list[str], ra
         if name.endswith("/config.json"):
             known.update(value for value in _agent_env_values(data) if secrets.propagates(value))
         if progress and count % 50000 == 0:
-            progress(f"scanned {count:,} of {len(names):,} files of a share")
+            progress(f"scanned {count:,} of {len(names):,} files")
     for folder in folders:
         scan_name(folder)
-    raw.flush()  # the bytes reach the file this process shares with the one that forked it
-    return known, dirty, dirty_names, raw.where
+    return known, dirty, dirty_names
 
 
-def redacted(plan: dict[str, tuple], found: Scan, progress=None, order: list | None = None):
+def redacted(plan: dict[str, tuple], found: Scan, progress=None):
     """The second pass: (name in the bundle, bytes or None for a folder, hit rows) in archive
-    order (or of `order`, a part of it), each file redacted with every value the first pass
-    found."""
-    order = found.order(plan) if order is None else order
+    order, each file redacted with every value the first pass found."""
+    order = found.order(plan)
     # the trajectory extracts are read back from found.raw, not from their files
     to_read = (
         source_file(plan[planned], planned) if planned is not None and plan[planned][0] in WHOLE_FILES else None
@@ -511,7 +444,7 @@ def redacted(plan: dict[str, tuple], found: Scan, progress=None, order: list | N
         data, kinds = redact(data, found.values)
         yield name, data, [{"file": name, "kind": kind, "rule": rule} for kind, rule in kinds]
         if progress and count % 50000 == 0:
-            progress(f"redacted and hashed {count:,} of {len(order):,} entries of a share")
+            progress(f"redacted and hashed {count:,} of {len(order):,} entries")
 
 
 class Bundle(Mapping):
@@ -554,55 +487,6 @@ def scan_and_spool(
     return Bundle(spool, hashes, found), found.directories, sort_hits(hits)
 
 
-# What a member costs pass 2 beside its bytes, counted in bytes: opening it, its tar header and
-# its hash. Measured at 100 job folders x 1,000 trials: pass 2 takes ~45 us a
-# job-folder file and ~10 ns a byte of content, so a member is worth a few KiB. The shares of
-# both passes are balanced by cost, not by count: the outputs (~480 MB there, a few hundred
-# files) would otherwise all fall in the last share.
-MEMBER_COST = 4096
-# The same for pass 1, the secret scan: ~48 us a job-folder file of ~1 KB (read ahead of the
-# scan, files.ReadAhead) and ~15 ns a byte of content since the scan's literals are found by an
-# automaton (secrets.Literals; 74 us and 48 ns before, when 1536 was right, and with it the share
-# holding the outputs ended ~10 s before the other).
-SCAN_COST = 2200
-# The tar stream is compressed in blocks, each on its own (no history from the block before) and
-# ended by a sync flush: the blocks join into one deflate stream, so the archive's bytes are the
-# same whichever process compresses which block, and the second pass can be split over
-# processes (`write_members`). A block closes once its members cost this much (about 3,000
-# job-folder files, or one large output alone); the fresh start costs nothing measurable in size.
-BLOCK_COST = 16 << 20
-# gzip's header as gzip.GzipFile writes it with mtime=0 and no file name: deflate, no flags, mtime
-# 0, no extra flags, operating system unknown
-GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
-CRC32_POLYNOMIAL = 0xEDB88320  # reflected, as zlib uses it
-
-
-def _times_mod_crc(a: int, b: int) -> int:
-    """a(x) * b(x) modulo the CRC-32 polynomial, both bit-reflected (zlib's multmodp); a != 0."""
-    bit, product = 1 << 31, 0
-    while True:
-        if a & bit:
-            product ^= b
-            if a & (bit - 1) == 0:
-                return product
-        bit >>= 1
-        b = (b >> 1) ^ CRC32_POLYNOMIAL if b & 1 else b >> 1
-
-
-def crc32_combine(crc1: int, crc2: int, length2: int) -> int:
-    """The CRC-32 of A + B from A's, B's and B's length (zlib's crc32_combine, which Python's zlib
-    does not expose): A's CRC times x^(8 * length2), plus B's."""
-    power, square = 1 << 31, 1 << 30  # x^0 and x^1, bit-reflected
-    for _ in range(3):
-        square = _times_mod_crc(square, square)  # x^2, x^4, x^8: a shift by one byte
-    while length2:
-        if length2 & 1:
-            power = _times_mod_crc(square, power)
-        length2 >>= 1
-        square = _times_mod_crc(square, square)
-    return _times_mod_crc(power, crc1) ^ crc2
-
-
 def tar_info(name: str, size: int | None) -> tarfile.TarInfo:
     """A member's header fields: a file of `size` bytes (None: a folder), owner 0, mtime 0."""
     info = tarfile.TarInfo(name)
@@ -614,123 +498,43 @@ def tar_info(name: str, size: int | None) -> tarfile.TarInfo:
     return info
 
 
-def ustar_header(name: str, size: int | None) -> bytes:
-    """tar_info(name, size).tobuf(tarfile.USTAR_FORMAT, "utf-8", "surrogateescape"), made here
-    (~700,000 headers at 100 x 1,000, 15 us each through a TarInfo): the same bytes, and the
-    same ValueError where ustar cannot hold the name or the size (tests/test_bundle_stream.py
-    compares the two)."""
-    if size is None:
-        name, mode, size, kind = name if name.endswith("/") else name + "/", b"0000755\0", 0, b"5"
-    else:
-        mode, kind = b"0000644\0", b"0"
-    if size >= 8**11:
-        raise ValueError("overflow in number field")
-    encoded, prefix = name.encode("utf-8", "surrogateescape"), b""
-    if len(encoded) > tarfile.LENGTH_NAME:  # split at the first "/" that leaves both parts short enough
-        parts = encoded.split(b"/")
-        for cut in range(1, len(parts)):
-            prefix, encoded = b"/".join(parts[:cut]), b"/".join(parts[cut:])
-            if len(prefix) <= tarfile.LENGTH_PREFIX and len(encoded) <= tarfile.LENGTH_NAME:
-                break
-        else:
-            raise ValueError("name is too long")
-    zeros = b"0000000\0"  # uid, gid
-    header = b"".join(
-        (
-            encoded.ljust(100, b"\0"),
-            mode,
-            zeros,
-            zeros,
-            b"%011o\0" % size,
-            b"00000000000\0",  # mtime
-            b"        ",  # the checksum's place, counted as spaces
-            kind,
-            bytes(100),  # linkname
-            tarfile.POSIX_MAGIC,
-            bytes(32 + 32 + 8 + 8),  # uname, gname, devmajor, devminor
-            prefix.ljust(155, b"\0"),
-            bytes(12),
-        )
-    )
-    return header[:148] + b"%06o\0" % sum(header) + header[155:]
+class Archive:
+    """The .tar.gz being written member by member, whose bytes depend only on the names and
+    contents given (mtime 0, root owner, fixed modes, gzip without a name or time). It keeps each
+    file's size and sha256 (`files`, in the order written: for the manifest and the RO-Crate) and
+    a copy of the files `keep` names (read back with `read`).
 
+    The headers are tarfile's, written here rather than by tarfile.TarFile, which keeps a TarInfo
+    of every member it wrote (~300 MB at 700,000 members)."""
 
-class Members:
-    """A run of tar members written to `out` as raw deflate, in blocks the caller closes
-    (`end_block`; the run starts one), with the CRC-32 and length of the tar bytes: one share of
-    the archive, which Archive joins to the others. Each file's size and sha256 are kept (`files`, in
-    the order written), and a copy of the files `keep` names in `kept`.
-
-    The tar stream is written here rather than with tarfile.TarFile, which keeps a TarInfo of
-    every member it wrote (~300 MB at 700,000 members); each header is ustar_header's (tarfile's
-    bytes), or tarfile's own in GNU's format where ustar cannot hold it."""
-
-    # Small pieces (headers, small files, padding) are compressed WRITES_TOGETHER bytes at a time:
-    # deflate's output depends on the bytes and the flushes, not on how they are handed over, and
-    # three compress, crc32 and write calls a member cost ~2 s of pass 2 at 700,000 members.
-    WRITES_TOGETHER = 1 << 16
-
-    def __init__(self, prefix: str, out, keep=lambda name: False, kept: Spool | None = None, files=None):
-        self.prefix, self.out, self.keep, self.kept = prefix, out, keep, kept
-        self.files: dict[str, tuple[int, bytes]] = {} if files is None else files
-        self.crc = self.length = 0
-        self.compressor: zlib._Compress | None = None
-        self.pending: list[bytes] = []
-        self.pending_size = 0
+    def __init__(self, target: Path, prefix: str, folder: Path, keep=lambda name: False):
+        self.prefix, self.keep = prefix, keep
+        self.raw = open(target, "wb")
+        self.stream = gzip.GzipFile(filename="", mode="wb", fileobj=self.raw, compresslevel=6, mtime=0)
+        self.kept = Spool(folder)
+        self.files: dict[str, tuple[int, bytes]] = {}
+        self.length = 0  # of the tar stream, which close() pads to a whole record
 
     def _write(self, data: bytes) -> None:
-        """`data` next in the tar stream (`length` counts it at once; `crc` once it is compressed:
-        end_block and end_stream compress what is pending)."""
+        self.stream.write(data)
         self.length += len(data)
-        if self.pending_size + len(data) < self.WRITES_TOGETHER:
-            self.pending.append(data)
-            self.pending_size += len(data)
-            return
-        self._compress(b"".join(self.pending))
-        self._compress(data)
-
-    def _compress(self, data: bytes) -> None:
-        self.pending, self.pending_size = [], 0
-        if not data:
-            return
-        if self.compressor is None:
-            self.compressor = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
-        self.out.write(self.compressor.compress(data))
-        self.crc = zlib.crc32(data, self.crc)
 
     def _header(self, name: str, size: int | None) -> None:
-        # One 512-byte header where the name fits ustar's 155 + 100 split at a "/" (nearly every
-        # name): GNU's format adds a header and a block for each name over 100 characters, which
-        # doubled what verify parses. A name or size past ustar's fields keeps GNU's long forms.
+        # ustar's one 512-byte header where the name fits its 155 + 100 split at a "/" (nearly
+        # every name): GNU's format adds a header and a block for each name over 100 characters,
+        # which doubled what verify parses. A name or size past ustar's fields keeps GNU's forms.
+        info = tar_info(f"{self.prefix}/{name}", size)
         try:
-            header = ustar_header(f"{self.prefix}/{name}", size)
+            self._write(info.tobuf(tarfile.USTAR_FORMAT, "utf-8", "surrogateescape"))
         except ValueError:
-            header = tar_info(f"{self.prefix}/{name}", size).tobuf(tarfile.GNU_FORMAT, "utf-8", "surrogateescape")
-        self._write(header)
+            self._write(info.tobuf(tarfile.GNU_FORMAT, "utf-8", "surrogateescape"))
 
     def _end_member(self, size: int) -> None:
         if size % tarfile.BLOCKSIZE:
             self._write(tarfile.NUL * (tarfile.BLOCKSIZE - size % tarfile.BLOCKSIZE))
 
-    def end_block(self) -> None:
-        """Close the block being written (a sync flush: byte-aligned, not the stream's end)."""
-        self._compress(b"".join(self.pending))
-        if self.compressor is not None:
-            self.out.write(self.compressor.flush(zlib.Z_SYNC_FLUSH))
-            self.compressor = None
-
-    def end_stream(self, zeros: int) -> None:
-        """The archive's last bytes: `zeros` zero bytes (tar's end), then the deflate stream's
-        final block."""
-        self._write(tarfile.NUL * zeros)
-        self._compress(b"".join(self.pending))
-        assert self.compressor is not None  # made by the zeros just compressed
-        self.out.write(self.compressor.flush(zlib.Z_FINISH))
-        self.compressor = None
-
     def folder(self, name: str) -> None:
         self._header(name, None)
-        self._end_member(0)
 
     def add(self, name: str, data: bytes) -> None:
         self._header(name, len(data))
@@ -738,7 +542,6 @@ class Members:
         self._end_member(len(data))
         self.files[name] = (len(data), hashlib.sha256(data).digest())
         if self.keep(name):
-            assert self.kept is not None  # a keep rule comes with the spool it keeps to
             self.kept.add(name, data)
 
     def add_file(self, name: str, handle) -> None:
@@ -753,169 +556,29 @@ class Members:
         self._end_member(size)
         self.files[name] = (size, digest.digest())
 
-
-class Archive:
-    """The .tar.gz being written member by member, whose bytes depend only on the names and
-    contents given (mtime 0, root owner, fixed modes, gzip without a name or time): one gzip
-    member whose deflate stream is the Members runs joined in order (`join`, for runs written by
-    other processes) and those added here. It keeps each file's size and sha256 (`files`, in the
-    order written: for the manifest and the RO-Crate) and a copy of the files `keep` names (read
-    back with `read`)."""
-
-    def __init__(self, target: Path, prefix: str, folder: Path, keep=lambda name: False):
-        self.prefix, self.keep, self.spool_folder = prefix, keep, folder
-        self.raw = open(target, "wb")
-        self.raw.write(GZIP_HEADER)
-        self.kept = Spools([Spool(folder)])
-        self.files: dict[str, tuple[int, bytes]] = {}
-        self.crc = self.length = 0
-        self.members: Members | None = None
-
-    def _members(self) -> Members:
-        if self.members is None:
-            self.members = Members(self.prefix, self.raw, self.keep, self.kept.spools[0], self.files)
-        return self.members
-
-    def _fold(self, crc: int, length: int) -> None:
-        self.crc = crc32_combine(self.crc, crc, length)
-        self.length += length
-
-    def join(self, compressed, crc: int, length: int, files: dict, kept: Spool) -> None:
-        """A run of Members written by another process into the file `compressed` (from its
-        start, its last block closed), its CRC-32 and length, its files and its kept files."""
-        if self.members is not None:  # the run written here ends, so the joined one starts a block
-            self.members.end_block()
-            self._fold(self.members.crc, self.members.length)
-            self.members = None
-        compressed.flush()
-        compressed.seek(0)
-        shutil.copyfileobj(compressed, self.raw, 1 << 20)
-        self._fold(crc, length)
-        self.files.update(files)
-        self.kept.add(kept)
-
-    def folder(self, name: str) -> None:
-        self._members().folder(name)
-
-    def add(self, name: str, data: bytes) -> None:
-        self._members().add(name, data)
-
-    def add_file(self, name: str, handle) -> None:
-        self._members().add_file(name, handle)
-
     def read(self, name: str) -> bytes:
         return self.kept.read(name)
 
     def close(self) -> None:
         """The end of the archive as tarfile writes it (two zero blocks, then zeros to a whole
-        record of 20 blocks), the deflate stream's last block and gzip's CRC-32 and length."""
-        members = self._members()
+        record of 20 blocks), then gzip's."""
         end = 2 * tarfile.BLOCKSIZE
-        end += -(self.length + members.length + end) % tarfile.RECORDSIZE
-        members.end_stream(end)
-        self._fold(members.crc, members.length)
-        self.raw.write(struct.pack("<II", self.crc, self.length & 0xFFFFFFFF))
-        self.members = None
+        self._write(tarfile.NUL * (end + -(self.length + end) % tarfile.RECORDSIZE))
+        self.stream.close()
         self.raw.close()
         self.kept.close()
 
 
-def planned_sizes(plan: dict[str, tuple]) -> dict[str, int]:
-    """name -> size of each planned entry that is not a small job-folder file: the outputs, the
-    code, the bytes made here (a few thousand, some of hundreds of MB) and whole trajectories
-    (bundle.trajectories: true; often MBs each). The other job-folder files are small and counted
-    by number (MEMBER_COST, SCAN_COST), so the 600,000 of them need no stat."""
-    sizes = {}
-    for name, source in plan.items():
-        if source[0] == "file":
-            sizes[name] = os.stat(source[1]).st_size
-        elif source[0] == "bytes":
-            sizes[name] = len(source[1])
-        elif source[0] == "job-file" and name.endswith(TRAJECTORY):
-            sizes[name] = os.stat(planned_path(source, name)).st_size
-    return sizes
-
-
-def entry_cost(name: str | None, sizes: dict[str, int], per_member: int = MEMBER_COST) -> int:
-    """What writing a planned entry (None: a folder) costs, in bytes; or reading and scanning it,
-    with per_member=SCAN_COST."""
-    return per_member + (0 if name is None else sizes.get(name, 0))
-
-
-def balanced_bounds(costs: list[int], parts: int) -> list[int]:
-    """Cut points (0 first, len(costs) last) of `costs` into `parts` contiguous runs of about
-    equal sum: each cut before or after the cost its share of the total falls in, whichever is
-    nearer (so one large cost is not taken with everything before it)."""
-    total, running, bounds = sum(costs), 0, [0]
-    for position, cost in enumerate(costs):
-        while len(bounds) < parts and (running + cost) * parts >= total * len(bounds):
-            target = total * len(bounds) / parts
-            bounds.append(position if target - running < running + cost - target else position + 1)
-        running += cost
-    return bounds + [len(costs)] * (parts + 1 - len(bounds))
-
-
-def compression_blocks(order: list, sizes: dict[str, int]) -> tuple[list[int], list[int]]:
-    """Where each block of the archive order ends (an index past its last member), and its cost:
-    a block closes once its members cost BLOCK_COST, the last at the end. A function of the names
-    and sizes alone."""
-    ends, costs, cost = [], [], 0
-    for position, (_, planned) in enumerate(order, 1):
-        cost += entry_cost(planned, sizes)
-        if cost >= BLOCK_COST or position == len(order):
-            ends.append(position)
-            costs.append(cost)
-            cost = 0
-    return ends, costs
-
-
-def _write_share(plan: dict[str, tuple], found: Scan, order: list, ends: set, prefix: str, keep, out, kept, progress):
-    """One share of the second pass, a Members run into `out` whose blocks close after the
-    positions in `ends`: (its CRC-32, its length, each file's size and sha256 in the order of
-    `order`, where its kept files are in `kept`, its hit rows). The files' names stay behind: the
-    caller has them, and 700,000 names pickled back and rebuilt were each a second copy of a
-    name the caller holds."""
-    members, hits = Members(prefix, out, keep, kept), []
-    for position, (name, data, rows) in enumerate(redacted(plan, found, progress, order), 1):
-        if data is None:
-            members.folder(name)
-        else:
-            members.add(name, data)
-            hits += rows
-        if position in ends:
-            members.end_block()
-    out.flush()  # the bytes reach the files this process shares with the one that forked it
-    kept.flush()
-    return members.crc, members.length, list(members.files.values()), kept.where, hits
-
-
-def write_members(archive: Archive, plan: dict[str, tuple], found: Scan, processes: int = 1, progress=None) -> list:
-    """The second pass into `archive`: every planned file and folder, redacted, in archive order,
-    in `processes` contiguous shares of whole compression blocks of about equal cost
-    (`compression_blocks`), the first written by this process and each other by a forked one
-    (forked_map); the archive's bytes do not depend on the split. Returns the hit rows."""
-    order = found.order(plan)
-    ends, costs = compression_blocks(order, found.sizes)
-    bounds = sorted({0, len(order), *(ends[block - 1] for block in balanced_bounds(costs, processes) if block)})
-    parts = [order[start:end] for start, end in zip(bounds, bounds[1:])]
-    outs = [tempfile.TemporaryFile(dir=archive.spool_folder) for _ in parts]
-    kept = [Spool(archive.spool_folder) for _ in parts]
-    shares = []
-    for part, start, end, out, spool in zip(parts, bounds, bounds[1:], outs, kept):
-        block_ends = {position - start for position in ends if start < position <= end}
-        shares.append((plan, found, part, block_ends, archive.prefix, archive.keep, out, spool, progress))
-    del order
-    if progress:
-        progress(f"second pass: {len(ends):,} blocks in {len(shares)} shares")
+def write_members(archive: Archive, plan: dict[str, tuple], found: Scan, progress=None) -> list:
+    """The second pass into `archive`: every planned file and folder, redacted, in archive order.
+    Returns the hit rows."""
     hits = []
-    for part, out, spool, (crc, length, entries, where, rows) in zip(
-        parts, outs, kept, forked_map(_write_share, shares)
-    ):
-        spool.took(where)
-        names = (name for name, planned in part if planned is not None)
-        archive.join(out, crc, length, dict(zip(names, entries)), spool)
-        out.close()
-        hits += rows
+    for name, data, rows in redacted(plan, found, progress):
+        if data is None:
+            archive.folder(name)
+        else:
+            archive.add(name, data)
+            hits += rows
     return hits
 
 

@@ -23,17 +23,15 @@ from __future__ import annotations
 
 import itertools
 import json
-import shutil
-import tempfile
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from json.encoder import encode_basestring
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import TextIO
 
 import yaml
 
 from .. import __version__
-from ..pipeline.forked import forked_map
 
 RO_CRATE = "https://w3id.org/ro/crate/1.1"
 # RO-Crate 1.1's context has no term for a checksum; sha256 is defined as the RO-Crate 1.2 context
@@ -306,6 +304,73 @@ def readme_for(files: Mapping[str, tuple[int, bytes]], records: Mapping[str, dic
     return readme(name, len(rule_jobs(records)), len(records), sources)
 
 
+@dataclass
+class Crate:
+    """What the crate's entities are made from: the bundled files (arcname -> size, sha256
+    digest), the lineage records, each rule job's action (`actions`), and who ran the workflow."""
+
+    files: Mapping[str, tuple[int, bytes]]
+    records: Mapping[str, dict]
+    source_of: Callable[[str], str | None]
+    date: str
+    license_ref: dict
+    code_iri: str | None
+    person: dict | None
+    publisher: dict | None
+    names: list[str] = field(init=False)
+    rules: list[str] = field(init=False)
+    actions: list[JobAction] = field(init=False)
+
+    def __post_init__(self):
+        self.names = sorted(self.files)
+        self.actions = job_actions_of(self.records)
+        self.rules = sorted({action.rule for action in self.actions})
+
+    @property
+    def main_workflow(self) -> str:
+        """Where the workflow's code is published (a web-based data entity, which the crate also
+        carries as WORKFLOW), else the bundled file itself."""
+        return f"{self.code_iri.rstrip('/')}/{PurePosixPath(WORKFLOW).name}" if self.code_iri else WORKFLOW
+
+    @property
+    def ran_by(self) -> dict:
+        """Who ran each action, where it is recorded."""
+        runner = self.person or self.publisher
+        return {"agent": {"@id": runner["@id"]}} if runner else {}
+
+    def code_id(self, rule: str) -> str:
+        """A rule's code: under the configured web address of the workflow's published code, else
+        a local identifier (Process Run Crate 0.5 allows both; its absolute-URI recommendation
+        needs the first)."""
+        return f"{self.code_iri}#rule-{rule}" if self.code_iri else f"#rule-{rule}"
+
+    def bundled(self, path: str) -> str | None:
+        return path if path in self.files else self.source_of(path)
+
+
+@dataclass
+class JobAction:
+    """What a rule job's CreateAction needs but its inputs (listed when it is written)."""
+
+    index: int
+    rule: str
+    outputs: list[str]
+    name: str
+    end: str
+    started: list[str]
+
+
+def job_actions_of(records: Mapping[str, dict]) -> list[JobAction]:
+    actions = []
+    for index, (rule, wildcards, outputs) in enumerate(rule_jobs(records)):
+        ran = [records[output] for output in outputs]
+        label = ", ".join(f"{key}={value}" for key, value in sorted(wildcards.items()))
+        started = [record["started_at"] for record in ran if record.get("started_at")]
+        end = max(record["recorded_at"] for record in ran)
+        actions.append(JobAction(index, rule, outputs, f"rule {rule}" + (f" ({label})" if label else ""), end, started))
+    return actions
+
+
 def build(
     out: TextIO,
     files: Mapping[str, tuple[int, bytes]],
@@ -317,138 +382,56 @@ def build(
     date: str,
     license_id: str,
     snakemake_version: str,
-    folder: Path | None = None,
 ) -> None:
-    """Write ro-crate-metadata.json to `out`, with a temporary file in `folder` (the system's
-    when None). files: arcname -> (size, sha256 digest) of every file in the bundle but the
-    crate metadata and the manifest (the crate's README.md among them:
-    `readme_for`); records: output arcname -> its lineage record (read as often as needed, so a
-    Mapping may load them on demand); source_of: a job-folder path as recorded -> its arcname in
-    the bundle, or None. Who ran the workflow (the crate's author, the agent of every action, by
-    affiliation its publisher) comes from `config`, the bundle's own config.yaml (bundle.agent):
-    see runner_entities. Each rule's code is identified under bundle.code_iri when that is set,
-    else locally.
+    """Write ro-crate-metadata.json to `out`. files: arcname -> (size, sha256 digest) of every
+    file in the bundle but the crate metadata and the manifest (the crate's README.md among
+    them: `readme_for`); records: output arcname -> its lineage record (read as often as needed,
+    so a Mapping may load them on demand); source_of: a job-folder path as recorded -> its
+    arcname in the bundle, or None. Who ran the workflow (the crate's author, the agent of every
+    action, by affiliation its publisher) comes from `config`, the bundle's own config.yaml
+    (bundle.agent): see runner_entities. Each rule's code is identified under bundle.code_iri
+    when that is set, else locally.
 
     The lists of every file (the root's hasPart, one entity each, the run's object) are written
     as they are made, and one rule job's inputs at a time: memory holds the rule jobs, not the
     files."""
-
-    def bundled(path: str) -> str | None:
-        return path if path in files else source_of(path)
-
-    jobs = rule_jobs(records)
-    names = sorted(files)
-    sources = [arcname for arcname in names if arcname.startswith("jobs/")]
-    rules = sorted({rule for rule, _, _ in jobs})
-    license_ref = {"@id": f"https://spdx.org/licenses/{license_id}"}
     settings = yaml.safe_load(config).get("bundle", {})
-    agent = settings.get("agent") or {}
-    # each rule's code: under the configured web address of the workflow's published code, else a
-    # local identifier (Process Run Crate 0.5 allows both; its absolute-URI recommendation needs the first)
-    code_iri = settings.get("code_iri")
+    person, publisher = runner_entities(settings.get("agent") or {})
+    crate = Crate(
+        files,
+        records,
+        source_of,
+        date,
+        {"@id": f"https://spdx.org/licenses/{license_id}"},
+        settings.get("code_iri"),
+        person,
+        publisher,
+    )
+    graph = itertools.chain(
+        head_entities(crate, name, license_id, snakemake_version),
+        file_entities(crate),
+        rule_entities(crate),
+        run_actions(crate, name, snakemake_version),
+        job_actions(crate),
+        control_actions(crate),
+    )
+    out.write('{\n  "@context": ' + _text(CONTEXT, 1) + ',\n  "@graph": [')
+    write_items(out, graph, 2)
+    out.write("\n  ]\n}\n")
 
-    def code_id(rule: str) -> str:
-        return f"{code_iri}#rule-{rule}" if code_iri else f"#rule-{rule}"
 
-    # the main workflow: where its code is published (a web-based data entity, which the crate
-    # also carries as WORKFLOW), else the bundled file itself
-    main_workflow = f"{code_iri.rstrip('/')}/{PurePosixPath(WORKFLOW).name}" if code_iri else WORKFLOW
-    parts = names if main_workflow == WORKFLOW else [*names, main_workflow]
+def mentions(crate: Crate) -> list[str]:
+    """Every action, as the root mentions it."""
+    jobs = [f"#job-{action.index}" for action in crate.actions]
+    return ["#run", "#engine-run", *jobs, *(f"#control-{action.index}" for action in crate.actions)]
 
-    person, publisher = runner_entities(agent)
-    runner = person or publisher
-    # who ran each action, where it is recorded
-    ran_by = {"agent": {"@id": runner["@id"]}} if runner else {}
 
-    # what every action needs but its inputs (those are listed when the action is written)
-    meta = []
-    for index, (rule, wildcards, outputs) in enumerate(jobs):
-        ran = [records[output] for output in outputs]
-        label = ", ".join(f"{key}={value}" for key, value in sorted(wildcards.items()))
-        started = [record["started_at"] for record in ran if record.get("started_at")]
-        end = max(record["recorded_at"] for record in ran)
-        meta.append((index, rule, outputs, f"rule {rule}" + (f" ({label})" if label else ""), end, started))
-        del ran
-
-    def job_inputs(outputs: list[str]) -> list[str]:
-        inputs: dict[str, None] = {}  # a dict, not a list: an ingest job has thousands of sources
-        listed = set()  # the outputs whose sources are looked up: a job's outputs share one list
-        for output in outputs:
-            record = records[output]
-            entries = record.get("inputs", [])
-            owner = output if record.get("sources") else record.get("sources_as")
-            if owner is not None and owner in records and owner not in listed:
-                listed.add(owner)
-                entries = [*entries, *records[owner].get("sources", [])]
-            for entry in entries:
-                found = bundled(entry["path"])
-                if found:
-                    inputs[found] = None
-        return sorted(inputs)
-
-    def job_actions():
-        for index, rule, outputs, action_name, end, started in meta:
-            inputs = job_inputs(outputs)
-            action = {
-                "@id": f"#job-{index}",
-                "@type": "CreateAction",
-                "name": action_name,
-                "description": f"rule {rule} made {len(outputs)} file(s) from {len(inputs)} input(s)",
-                "instrument": {"@id": code_id(rule)},
-                **ran_by,
-                "actionStatus": COMPLETED,
-                "endTime": end,
-            }
-            if started:
-                action["startTime"] = min(started)
-            if inputs:
-                action["object"] = refs(inputs, len(inputs))
-            action["result"] = ref(outputs)
-            yield action
-
-    def control_actions():
-        for index, rule, _, action_name, _, _ in meta:
-            yield {
-                "@id": f"#control-{index}",
-                "@type": "ControlAction",
-                "name": f"run {action_name}",
-                "instrument": {"@id": f"#step-{rule}"},
-                "object": {"@id": f"#job-{index}"},
-                "actionStatus": COMPLETED,
-            }
-
-    times = {"endTime": max((end for _, _, _, _, end, _ in meta), default=date)}
-    starts = [min(started) for *_, started in meta if started]
-    if starts:
-        times = {"startTime": min(starts), **times}
-    run = {
-        "@id": "#run",
-        "@type": "CreateAction",
-        "name": f"benchreport run of {name}",
-        "description": "the workflow run: the job-folder files it read, the outputs it wrote",
-        "instrument": {"@id": main_workflow},
-        **ran_by,
-        "actionStatus": COMPLETED,
-        **times,
-        "object": refs(sources, len(sources)),
-        "result": ref(sorted(records)),
-    }
-    engine_run = {
-        "@id": "#engine-run",
-        "@type": "OrganizeAction",
-        "name": f"Snakemake {snakemake_version} ran benchreport",
-        "description": "the workflow engine's run, which started one rule job per step action",
-        "instrument": {"@id": ENGINE},
-        **ran_by,
-        "actionStatus": COMPLETED,
-        **times,
-        "object": ref(f"#control-{index}" for index, *_ in meta),
-        "result": {"@id": "#run"},
-    }
-    mentions = ["#run", "#engine-run", *(f"#job-{index}" for index, *_ in meta)]
-    mentions += [f"#control-{index}" for index, *_ in meta]
-
-    head = [
+def head_entities(crate: Crate, name: str, license_id: str, snakemake_version: str) -> list[dict]:
+    """The metadata descriptor, the root dataset, the profiles, the engine, the license and who
+    ran the workflow."""
+    runner = crate.person or crate.publisher
+    parts = crate.names if crate.main_workflow == WORKFLOW else [*crate.names, crate.main_workflow]
+    return [
         {
             "@id": "ro-crate-metadata.json",
             "@type": "CreativeWork",
@@ -461,14 +444,14 @@ def build(
             "name": name,
             "description": "benchreport results of BenchFlow agent-benchmark job folders, with the files they came from "
             "and the workflow that computed them" + ("" if runner else f"; {RUNNER_NOT_RECORDED}"),
-            "datePublished": date,
-            "license": license_ref,
+            "datePublished": crate.date,
+            "license": crate.license_ref,
             **({"author": {"@id": runner["@id"]}} if runner else {}),
-            **({"publisher": {"@id": publisher["@id"]}} if publisher else {}),
+            **({"publisher": {"@id": crate.publisher["@id"]}} if crate.publisher else {}),
             "conformsTo": [{"@id": PROFILES[kind]} for kind in ("process", "workflow", "provenance", "wroc")],
-            "mainEntity": {"@id": main_workflow},
+            "mainEntity": {"@id": crate.main_workflow},
             "hasPart": refs(parts, len(parts)),
-            "mentions": ref(mentions),
+            "mentions": ref(mentions(crate)),
         },
         {"@id": RO_CRATE, "@type": "CreativeWork", "name": "RO-Crate", "version": "1.1"},
         {"@id": PROFILES["wroc"], "@type": "CreativeWork", "name": "Workflow RO-Crate", "version": "1.0"},
@@ -491,90 +474,158 @@ def build(
             "url": ENGINE,
             "softwareVersion": snakemake_version,
         },
-        {"@id": license_ref["@id"], "@type": "CreativeWork", "name": license_id},
-        *(entity for entity in (person, publisher) if entity),
+        {"@id": crate.license_ref["@id"], "@type": "CreativeWork", "name": license_id},
+        *(entity for entity in (crate.person, crate.publisher) if entity),
     ]
 
-    def file_entities():
-        for arcname in names:
-            size, digest = files[arcname]
-            entity = file_entity(arcname, size, digest.hex())
-            if arcname == WORKFLOW and main_workflow != WORKFLOW:
-                yield {**entity, "description": f"the bundled copy of the main workflow, {main_workflow}"}
-                # as published: its bytes are the bundled copy's, fetched on the date of the bundle
-                entity = {**file_entity(main_workflow, size, digest.hex()), "sdDatePublished": date}
-            if arcname == WORKFLOW:
-                entity.update(
-                    {
-                        "@type": ["File", "SoftwareSourceCode", "ComputationalWorkflow", "HowTo"],
-                        "name": "benchreport",
-                        "conformsTo": {"@id": BIOSCHEMAS_WORKFLOW},
-                        "programmingLanguage": {"@id": "#snakemake"},
-                        "version": __version__,
-                        "license": license_ref,
-                        "dateCreated": date,
-                        "url": main_workflow,
-                        "hasPart": ref(code_id(rule) for rule in rules),
-                        "step": ref(f"#step-{rule}" for rule in rules),
-                    }
-                )
-            elif arcname == README:
-                entity["about"] = {"@id": "./"}
-            yield entity
 
-    def rule_entities():
-        for position, rule in enumerate(rules):
-            code = next(
-                records[output]["code"] for job_rule, _, outputs in jobs if job_rule == rule for output in outputs
+def file_entities(crate: Crate):
+    """A File entity for each bundled file; the main workflow's is also its code."""
+    main_workflow = crate.main_workflow
+    for arcname in crate.names:
+        size, digest = crate.files[arcname]
+        entity = file_entity(arcname, size, digest.hex())
+        if arcname == WORKFLOW and main_workflow != WORKFLOW:
+            yield {**entity, "description": f"the bundled copy of the main workflow, {main_workflow}"}
+            # as published: its bytes are the bundled copy's, fetched on the date of the bundle
+            entity = {**file_entity(main_workflow, size, digest.hex()), "sdDatePublished": crate.date}
+        if arcname == WORKFLOW:
+            entity.update(workflow_fields(crate))
+        elif arcname == README:
+            entity["about"] = {"@id": "./"}
+        yield entity
+
+
+def workflow_fields(crate: Crate) -> dict:
+    """What makes the main workflow's entity a computational workflow whose steps are the rules."""
+    return {
+        "@type": ["File", "SoftwareSourceCode", "ComputationalWorkflow", "HowTo"],
+        "name": "benchreport",
+        "conformsTo": {"@id": BIOSCHEMAS_WORKFLOW},
+        "programmingLanguage": {"@id": "#snakemake"},
+        "version": __version__,
+        "license": crate.license_ref,
+        "dateCreated": crate.date,
+        "url": crate.main_workflow,
+        "hasPart": ref(crate.code_id(rule) for rule in crate.rules),
+        "step": ref(f"#step-{rule}" for rule in crate.rules),
+    }
+
+
+def rule_entities(crate: Crate):
+    """Each rule's code (its script and the package modules it uses) and its workflow step."""
+    for position, rule in enumerate(crate.rules):
+        code = next(crate.records[action.outputs[0]]["code"] for action in crate.actions if action.rule == rule)
+        tool = {
+            "@id": crate.code_id(rule),
+            "@type": "SoftwareSourceCode",
+            "name": f"rule {rule}",
+            "version": code["sha256"][:12],
+            "description": f"the code of rule {rule}: its script and the package modules it uses "
+            "(version: the first 12 hex of their combined sha256)",
+        }
+        parts = [
+            f"workflow-code/{path}" for path in sorted(code.get("files", {})) if f"workflow-code/{path}" in crate.files
+        ]
+        if parts:
+            tool["hasPart"] = ref(parts)
+            # the rule's script: the one file of its code outside the package and the schemas
+            tool["url"] = next(
+                (part for part in parts if "/benchreport/" not in part and part.endswith(".py")), parts[0]
             )
-            tool = {
-                "@id": code_id(rule),
-                "@type": "SoftwareSourceCode",
-                "name": f"rule {rule}",
-                "version": code["sha256"][:12],
-                "description": f"the code of rule {rule}: its script and the package modules it uses "
-                "(version: the first 12 hex of their combined sha256)",
-            }
-            parts = [
-                f"workflow-code/{path}" for path in sorted(code.get("files", {})) if f"workflow-code/{path}" in files
-            ]
-            if parts:
-                tool["hasPart"] = ref(parts)
-                # the rule's script: the one file of its code outside the package and the schemas
-                tool["url"] = next(
-                    (part for part in parts if "/benchreport/" not in part and part.endswith(".py")), parts[0]
-                )
-            yield tool
-            yield {
-                "@id": f"#step-{rule}",
-                "@type": "HowToStep",
-                "position": str(position),
-                "workExample": {"@id": code_id(rule)},
-                "name": f"step {rule}",
-            }
-
-    # The graph in two parts made side by side (forked_map), the second into a temporary file
-    # copied after the first: the file entities, and the actions with their inputs, each took
-    # ~3 s at 100 job folders x 1,000 trials. The text is write_json's of the whole crate.
-    out.write('{\n  "@context": ' + _text(CONTEXT, 1) + ',\n  "@graph": [')
-    # `rest` takes any string `out` may take: surrogates pass through it as they are. `records`
-    # is read in the forked process: a Mapping whose reads write (a buffered spool) must have
-    # nothing left to write then.
-    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="surrogatepass", newline="", dir=folder) as rest:
-        forked_map(
-            _write_part,
-            [
-                (out, itertools.chain(head, file_entities()), True),
-                (rest, itertools.chain(rule_entities(), [run, engine_run], job_actions(), control_actions()), False),
-            ],
-        )
-        rest.seek(0)
-        shutil.copyfileobj(rest, out, 1 << 20)
-    out.write("\n  ]\n}\n")
+        yield tool
+        yield {
+            "@id": f"#step-{rule}",
+            "@type": "HowToStep",
+            "position": str(position),
+            "workExample": {"@id": crate.code_id(rule)},
+            "name": f"step {rule}",
+        }
 
 
-def _write_part(out, items, first: bool) -> None:
-    """A part of the crate's graph (write_items at its level), flushed: it may be written in a
-    forked process."""
-    write_items(out, items, 2, first)
-    out.flush()
+def run_actions(crate: Crate, name: str, snakemake_version: str) -> list[dict]:
+    """The whole run (the job-folder files in, every output out) and the engine's run over the
+    rule jobs' control actions."""
+    times = {"endTime": max((action.end for action in crate.actions), default=crate.date)}
+    starts = [min(action.started) for action in crate.actions if action.started]
+    if starts:
+        times = {"startTime": min(starts), **times}
+    sources = [arcname for arcname in crate.names if arcname.startswith("jobs/")]
+    run = {
+        "@id": "#run",
+        "@type": "CreateAction",
+        "name": f"benchreport run of {name}",
+        "description": "the workflow run: the job-folder files it read, the outputs it wrote",
+        "instrument": {"@id": crate.main_workflow},
+        **crate.ran_by,
+        "actionStatus": COMPLETED,
+        **times,
+        "object": refs(sources, len(sources)),
+        "result": ref(sorted(crate.records)),
+    }
+    engine_run = {
+        "@id": "#engine-run",
+        "@type": "OrganizeAction",
+        "name": f"Snakemake {snakemake_version} ran benchreport",
+        "description": "the workflow engine's run, which started one rule job per step action",
+        "instrument": {"@id": ENGINE},
+        **crate.ran_by,
+        "actionStatus": COMPLETED,
+        **times,
+        "object": ref(f"#control-{action.index}" for action in crate.actions),
+        "result": {"@id": "#run"},
+    }
+    return [run, engine_run]
+
+
+def job_inputs(crate: Crate, outputs: list[str]) -> list[str]:
+    """The bundled inputs of the rule job that wrote `outputs`, sorted."""
+    inputs: dict[str, None] = {}  # a dict, not a list: an ingest job has thousands of sources
+    listed = set()  # the outputs whose sources are looked up: a job's outputs share one list
+    for output in outputs:
+        record = crate.records[output]
+        entries = record.get("inputs", [])
+        owner = output if record.get("sources") else record.get("sources_as")
+        if owner is not None and owner in crate.records and owner not in listed:
+            listed.add(owner)
+            entries = [*entries, *crate.records[owner].get("sources", [])]
+        for entry in entries:
+            found = crate.bundled(entry["path"])
+            if found:
+                inputs[found] = None
+    return sorted(inputs)
+
+
+def job_actions(crate: Crate):
+    """One CreateAction per rule job: its inputs, its outputs, when it ran, who ran it."""
+    for action in crate.actions:
+        inputs = job_inputs(crate, action.outputs)
+        entity = {
+            "@id": f"#job-{action.index}",
+            "@type": "CreateAction",
+            "name": action.name,
+            "description": f"rule {action.rule} made {len(action.outputs)} file(s) from {len(inputs)} input(s)",
+            "instrument": {"@id": crate.code_id(action.rule)},
+            **crate.ran_by,
+            "actionStatus": COMPLETED,
+            "endTime": action.end,
+        }
+        if action.started:
+            entity["startTime"] = min(action.started)
+        if inputs:
+            entity["object"] = refs(inputs, len(inputs))
+        entity["result"] = ref(action.outputs)
+        yield entity
+
+
+def control_actions(crate: Crate):
+    """One ControlAction per rule job, linking its action to its workflow step."""
+    for action in crate.actions:
+        yield {
+            "@id": f"#control-{action.index}",
+            "@type": "ControlAction",
+            "name": f"run {action.name}",
+            "instrument": {"@id": f"#step-{action.rule}"},
+            "object": {"@id": f"#job-{action.index}"},
+            "actionStatus": COMPLETED,
+        }

@@ -36,13 +36,6 @@ def end_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def even_shares(items: list, parts: int) -> list[list]:
-    """`items` cut in `parts` contiguous runs (at least one) whose lengths differ by one at most,
-    in order: the shares of work whose items cost about the same."""
-    parts = max(1, parts)
-    return [items[len(items) * part // parts : len(items) * (part + 1) // parts] for part in range(parts)]
-
-
 def forked_map(function, shares: list[tuple]) -> list:
     """[function(*share) for share in shares], the results in the order of the shares: the first
     share in this process while each other runs in a process forked from it, where can_fork();
