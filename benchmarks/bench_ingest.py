@@ -17,7 +17,7 @@ apart. Prints ingest work / floor work per shape; nothing is asserted.
 
     python benchmarks/bench_ingest.py --shape 100x1000 --jobs 10   # 10 of the shape's folders
     python benchmarks/bench_ingest.py --shape 100x1000-trajectories --jobs 10
-    python benchmarks/bench_ingest.py --jobs 1 --trials 20000 --workers 1 2   # one large folder
+    python benchmarks/bench_ingest.py --jobs 1 --trials 20000   # one large folder
     python benchmarks/bench_ingest.py --shape 100x1000 --jobs 1 --profile      # cProfile, in process
 
 The folders are bench_scale.py's (resources/benchflow_synth scale), built under --tmp and
@@ -98,10 +98,10 @@ from benchreport.pipeline.outputs import dump_json, write_json, write_text
 from benchreport.read.ingest import ingest_job, job_ledger
 from benchreport.read.trial import as_columns
 assert benchreport.read.ingest.__file__.startswith(sys.argv[1]), benchreport.read.ingest.__file__
-root, relpath, out, MAX, workers = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6])
+root, relpath, out, MAX = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
 job = next(job for job in find_job_folders([root]) if job.relpath == relpath)
 start_cpu, wall = cpu(), time.perf_counter()
-result = ingest_job(job, MAX, ["nop-agent"], workers=workers, duplicates={})
+result = ingest_job(job, MAX, ["nop-agent"], duplicates={})
 # the four outputs as workflow/scripts/ingest.py writes them; the sources as its lineage record holds them
 write_json(f"{out}/trials.json", {k: as_columns(v) if k == "trials" else v for k, v in result.items() if k != "sources"})
 write_json(f"{out}/index.json", {k: result[k] for k in ("job", "settings")})
@@ -120,7 +120,7 @@ def run(code: str, *args) -> dict:
     return json.loads(process.stdout)
 
 
-def measure(jobs_root: Path, out: Path, max_requests: int, workers: int, codes: dict, repeats: int) -> dict:
+def measure(jobs_root: Path, out: Path, max_requests: int, codes: dict, repeats: int) -> dict:
     """Per job folder, `repeats` rounds of the floor and of each code's ingest, interleaved (the
     load moves); the least work of each is kept, and the start of that same run."""
     from benchreport.read.discover import find_job_folders
@@ -135,7 +135,7 @@ def measure(jobs_root: Path, out: Path, max_requests: int, workers: int, codes: 
             found = {"floor": run(FLOOR, job.path, max_requests)}
             for name, scripts in codes.items():
                 target = out / name / job.job_id
-                found[name] = run(INGEST, scripts, job.root, job.relpath, target, max_requests, workers)
+                found[name] = run(INGEST, scripts, job.root, job.relpath, target, max_requests)
             for name, one in found.items():
                 if name not in best or one["work"] < best[name]["work"]:
                     best[name] = one
@@ -173,7 +173,6 @@ def main(argv=None) -> int:
     parser.add_argument("--requests", type=int, default=1, help="request lines per trajectory")
     parser.add_argument("--request-kb", type=float, default=1, help="KiB per request line")
     parser.add_argument("--max-requests", type=int, default=bench_scale.MAX_REQUESTS)
-    parser.add_argument("--workers", type=int, nargs="+", default=[1], help="ingest_job's workers, each measured")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--settings", type=int, default=len(bench_scale.synth.SCALE_SETTINGS), help="as bench_scale.py's --settings"
@@ -192,11 +191,10 @@ def main(argv=None) -> int:
         for key, value in bench_scale.SHAPES[args.shape].items():
             setattr(args, key, value)
     args.jobs = jobs or args.jobs or 10
-    args.workers_generate = os.cpu_count() or 1
     name = bench_scale.data_name(args)
     data = args.tmp / f"data-{name}"
     data.mkdir(parents=True, exist_ok=True)
-    generate_args = argparse.Namespace(**{**vars(args), "workers": args.workers_generate})
+    generate_args = argparse.Namespace(**vars(args), workers=os.cpu_count() or 1)
     bench_scale.generate(data, generate_args)
     print(f"load average at start: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
     if args.profile:
@@ -205,25 +203,22 @@ def main(argv=None) -> int:
     codes = {"ingest": REPO / "workflow" / "scripts"}
     if args.before:
         codes["before"] = Path(args.before).resolve()
-    for workers in args.workers:
-        found = measure(
-            data / "jobs", args.tmp / f"out-{name}-w{workers}", args.max_requests, workers, codes, args.repeats
-        )
-        totals = found["totals"]
-        floor = totals["floor"]
+    found = measure(data / "jobs", args.tmp / f"out-{name}", args.max_requests, codes, args.repeats)
+    totals = found["totals"]
+    floor = totals["floor"]
+    print(
+        f"{name}: {found['jobs']} job folders, {found['attempts']:,} attempt folders, "
+        f"{found['files']:,} files read by the floor; least of {args.repeats} rounds per folder"
+    )
+    for code in codes:
+        ingest = totals[code]
         print(
-            f"{name}, workers {workers}: {found['jobs']} job folders, {found['attempts']:,} attempt folders, "
-            f"{found['files']:,} files read by the floor; least of {args.repeats} rounds per folder"
+            f"  {code}: CPU s (work) {ingest['work']:.2f} against the floor's {floor['work']:.2f}: "
+            f"{ingest['work'] / floor['work']:.2f}x; with each process's start "
+            f"{ingest['work'] + ingest['start']:.2f} against {floor['work'] + floor['start']:.2f}: "
+            f"{(ingest['work'] + ingest['start']) / (floor['work'] + floor['start']):.2f}x; "
+            f"wall (work) {ingest['wall']:.2f} s against {floor['wall']:.2f} s"
         )
-        for code in codes:
-            ingest = totals[code]
-            print(
-                f"  {code}: CPU s (work) {ingest['work']:.2f} against the floor's {floor['work']:.2f}: "
-                f"{ingest['work'] / floor['work']:.2f}x; with each process's start "
-                f"{ingest['work'] + ingest['start']:.2f} against {floor['work'] + floor['start']:.2f}: "
-                f"{(ingest['work'] + ingest['start']) / (floor['work'] + floor['start']):.2f}x; "
-                f"wall (work) {ingest['wall']:.2f} s against {floor['wall']:.2f} s"
-            )
     print(f"load average when done: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
     return 0
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import shutil
 import subprocess
@@ -91,24 +90,6 @@ def test_retries_collapse_scored_first_then_newest(tmp_path):
     assert trial["attempt_outcomes"] == ["passed", "errored"]
     # BenchFlow's summary would count the last attempt: the difference is recorded per trial
     assert trial["benchflow_bucket"] == "errored"
-
-
-@pytest.mark.parametrize("workers", [2, 3])
-def test_reading_in_forked_shares_gives_the_same_ingest(tmp_path, monkeypatch, workers):
-    """An edited trial's folder is read by two processes (ingest_threads in common.smk): every
-    row, ledger row and source comes out as one process reads them, bad files included."""
-    job = job_copy(tmp_path, "v0.7.12-real/oracle-run/2026-11-30__04-23-02")
-    (job.path / "spec-fail__67b8813a/result.json").unlink()  # interrupted
-    (job.path / "spec-pass__3d1c0484/timing.json").write_text("[1, 2]")  # a ledger row
-    alone = ingest.ingest_job(job, 20, workers=workers)  # below PARALLEL_MIN_ATTEMPTS: one process
-    monkeypatch.setattr(ingest, "PARALLEL_MIN_ATTEMPTS", 1)
-    pools = []
-    get_context = multiprocessing.get_context  # the module forked imports when it forks
-    monkeypatch.setattr(multiprocessing, "get_context", lambda kind: pools.append(kind) or get_context(kind))
-    shared = ingest.ingest_job(job, 20, workers=workers)
-    assert pools == ["fork"]  # read in forked processes
-    assert shared == alone and alone["ledger"] and alone["sources"]
-    assert any(t["outcome"] == "interrupted" for t in shared["trials"])
 
 
 def test_interrupted_attempt_and_bad_files(tmp_path):

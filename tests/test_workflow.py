@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from benchreport.pipeline import lineage, stamps
-from benchreport.read import ingest
 from conftest import PAPER_FILES, REAL_JOB_ROOTS, REPO, copy_workflow, real_workflow
 
 SCRIPTS = REPO / "workflow" / "scripts"
@@ -227,35 +226,20 @@ def test_two_runs_give_identical_bytes(real_run, tmp_path):
     assert [path for path in first if first[path] != second[path]] == []
 
 
-def test_a_lone_design_and_a_lone_re_ingest_take_both_cores(tmp_path):
-    """Rules coverage_design and ingest give their threads to their scripts' own workers: the
-    cold run's one coverage design has both cores, and the edited run's ingest of a folder of over
-    PARALLEL_MIN_ATTEMPTS attempt folders (a batch of its own), re-ingested alone, two threads."""
+def test_a_lone_design_takes_both_cores(tmp_path):
+    """Rule coverage_design gives its threads to its script's own workers: the cold run's one
+    coverage design has both cores."""
     sys.path.insert(0, str(REPO / "resources"))
     import benchflow_synth
 
     workflow = copy_workflow(tmp_path / "wf")
-    # two folders too large to share a batch, each of over PARALLEL_MIN_ATTEMPTS
-    attempts = max(ingest.PARALLEL_MIN_ATTEMPTS, stamps.BATCH_ATTEMPTS // 2) + 20
+    # two folders too large to share a batch
+    attempts = stamps.BATCH_ATTEMPTS // 2 + 20
     benchflow_synth.build_scale(workflow.path / "jobs", jobs=2, trials=attempts, seed=5, request_kb=0, requests=1)
     (workflow.path / "fast.yaml").write_text("environment:\n  inspect: false\n")
-    config = ["--configfile", "fast.yaml"]
-
-    workflow.run(*config, roots=["jobs"])
+    workflow.run("--configfile", "fast.yaml", roots=["jobs"])
     (design_log,) = (workflow.path / "logs" / "coverage_design").glob("*.log")
     assert "2 threads" in design_log.read_text()
-
-    result = next(
-        path
-        for path in sorted((workflow.path / "jobs").rglob("result.json"))
-        if "rewards" in json.loads(path.read_text())
-    )
-    data = json.loads(result.read_text())
-    data["rewards"] = {"reward": 1.0 - float(data["rewards"]["reward"])}
-    result.write_text(json.dumps(data, indent=2))
-    workflow.run(*config, roots=["jobs"])
-    ingest_log = workflow.path / "logs" / "ingest" / f"{result.parents[1].relative_to(workflow.path)}.log"
-    assert "(2 threads)" in ingest_log.read_text()
 
 
 def test_the_coverage_design_is_the_same_on_one_core_and_on_two(tmp_path):

@@ -27,8 +27,8 @@ os.environ.update(
 )
 
 from benchreport.pipeline import configcheck, lineage, outputs, planning, stamps
-from benchreport.read import controls, discover, duplicates, environment, ingest
-from benchreport.present import sentences
+from benchreport.read import controls, discover, duplicates, environment
+from benchreport.present.present import sentences
 from benchreport.compute import shapes
 from benchreport.pipeline.lineage import ingest_file, lineage_of  # noqa: E402
 from benchreport.pipeline.stamps import INGESTED_RECORD, ingest_output  # noqa: E402
@@ -65,7 +65,6 @@ JOBS = find_jobs()
 STATES, BATCHES, BATCH_OF, CONTROL_BATCHES = {}, {}, {}, {}
 # every job folder of the run, those the control runs wrote too, once all_jobs found them
 CONTROL_JOBS = {}
-DUE = {}
 
 
 def refresh(jobs):
@@ -97,15 +96,6 @@ def plan_ingests():
             {job_id: batch for batch, members in batches.items() for job_id in members}
         )
     return BATCHES
-
-
-def ingests_due():
-    """stamps.ingests_due, once per state of STATES (a control run's folders join it)."""
-    plan_ingests()
-    if len(STATES) not in DUE:
-        DUE.clear()
-        DUE[len(STATES)] = stamps.ingests_due(batches(), STATES)
-    return DUE[len(STATES)]
 
 
 def batches():
@@ -197,21 +187,6 @@ def ingest_inputs(wildcards):
     if wildcards.batch in BATCHES:
         return inputs
     return inputs | {"control_runs": control_runs()}
-
-
-def ingest_threads(wildcards):
-    """stamps.ingest_threads for the batch of the wildcard."""
-    try:
-        cores = workflow.cores
-    except WorkflowError:  # no --cores (a dry run, some executors): keep to one
-        cores = 1
-    return stamps.ingest_threads(
-        wildcards.batch,
-        batch_members(wildcards.batch),
-        ingests_due(),
-        cores,
-        ingest.PARALLEL_MIN_ATTEMPTS,
-    )
 
 
 def batch_params(wildcards):

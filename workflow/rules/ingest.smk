@@ -14,7 +14,7 @@ rule ingest:
         "logs/ingest/{batch}.log",
     conda:
         "../envs/benchreport.yaml"
-    threads: ingest_threads
+    threads: 1
     resources:
         mem_mb=1000,
     params:
@@ -25,8 +25,7 @@ rule ingest:
         code=CODE["ingest"],
     message:
         "Ingesting the BenchFlow job folders of batch {wildcards.batch}"
-    # one job per batch of job folders (stamps.ingest_batches); its threads are its own workers
-    # (a large folder read in forked processes)
+    # one job per batch of job folders (stamps.ingest_batches)
     script:
         "../scripts/ingest.py"
 

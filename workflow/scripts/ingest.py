@@ -24,12 +24,11 @@ for params, state, duplicates in zip(
         job,
         snakemake.params.max_requests,
         snakemake.params.nop_agents,
-        workers=snakemake.threads,
         duplicates=json.loads(Path(duplicates).read_text(encoding="utf-8")),
     )
     print(
         f"ingest {job.job_id}: {result['attempt_folders_found']} attempt folders, "
-        f"{len(result['trials'])} trials, {len(result['ledger'])} ledger rows ({snakemake.threads} threads)",
+        f"{len(result['trials'])} trials, {len(result['ledger'])} ledger rows",
         file=sys.stderr,
     )
 

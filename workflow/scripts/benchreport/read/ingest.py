@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from ..compute import shapes
-from ..pipeline.forked import forked_map
 from . import classify, grader, provenance, settings
 from .classify import LEFT_OUT, REVIEWER_RUN, interrupted_row
 from .discover import (
@@ -362,6 +361,39 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
     """One attempt row, or None after a ledger row when the attempt cannot be used; `cleaning`
     says what clean_attempts needs to know of it, `agent_env` what collapse makes part of the
     setting."""
+    records = _attempt_records(reader, folder)
+    if records is None:
+        return None
+    config, result, solver = records
+    # While a rubric review is pending, the solver's result stands in solver.json
+    record = result or solver or {}
+    record_file = f"{folder}/" + (
+        "result.json" if result is not None else "solver.json" if solver is not None else "config.json"
+    )
+    if record.get("purpose") == "reviewer":
+        return {"reviewer": True, "folder": folder}
+    _note_wrong_types(reader, folder, record_file, record, TEXT_FIELDS, OBJECT_FIELDS)
+    if config:
+        _note_wrong_types(reader, folder, f"{folder}/config.json", config, CONFIG_TEXT_FIELDS, ("agent_env",))
+    row = _described_attempt(reader, folder, record_file, record, config, result, solver)
+    verdict = (
+        _unfinished(reader, folder, record_file, solver)
+        if result is None
+        else _verdict(reader, folder, record_file, record)
+    )
+    if verdict is None:
+        return None
+    row.update(verdict)
+    row.update(**_usage(reader, folder, record_file, record), **read_requests(reader, folder, max_requests))
+    row["cleaning"] = [record_file, secret_env_values(config.get("agent_env"))]  # for clean_attempts
+    row["control"] = classify.control_kind(row["agent"], row["task"], row["task_variant"], nop_agents)
+    row["agent_env"] = _agent_env(config)
+    return row
+
+
+def _attempt_records(reader: JobReader, folder: str) -> tuple[dict, dict | None, dict | None] | None:
+    """The attempt's config.json ({} when absent or unusable), result.json and solver.json (None
+    when absent or unusable); None after a ledger row when there is nothing to report."""
     try:
         config = reader.json(f"{folder}/config.json", required=False) or {}
     except BadFile as exc:
@@ -382,16 +414,23 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
             folder, f"{folder}/result.json", "no result.json and no usable config.json: nothing to report", LEFT_OUT
         )
         return None
-    # While a rubric review is pending, the solver's result stands in solver.json
-    record = result or solver or {}
-    record_file = f"{folder}/" + (
-        "result.json" if result is not None else "solver.json" if solver is not None else "config.json"
-    )
-    if record.get("purpose") == "reviewer":
-        return {"reviewer": True, "folder": folder}
-    _note_wrong_types(reader, folder, record_file, record, TEXT_FIELDS, OBJECT_FIELDS)
-    if config:
-        _note_wrong_types(reader, folder, f"{folder}/config.json", config, CONFIG_TEXT_FIELDS, ("agent_env",))
+    return config, result, solver
+
+
+def _recorded_seed(reader: JobReader, folder: str, record_file: str, record: dict, config: dict):
+    """The attempt's seed, a number or a name; None, after a ledger row, when it is neither."""
+    seed = record.get("seed", config.get("seed"))
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
+        reader.note(
+            folder, record_file, f"seed is {json_type_name(seed)}, not a number or a name: not recorded", VALUE_IGNORED
+        )
+        return None
+    return seed
+
+
+def _described_attempt(reader: JobReader, folder, record_file, record, config, result, solver) -> dict[str, Any]:
+    """What the attempt was (its task, agent, model, setting fields, times, grading and
+    provenance), before its verdict."""
     task = recorded_task(record, config, folder)
     named = folder_task(folder)
     if named is not None and task != named:
@@ -402,34 +441,24 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
             "counted as the recorded task, as BenchFlow counts it",
             TASK_KEPT,
         )
-    agent = recorded_text(record.get("agent")) or recorded_text(config.get("agent"))
     model = record.get("model", config.get("model")) if result is not None else config.get("model")
-    seed = record.get("seed", config.get("seed"))
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
-        reader.note(
-            folder, record_file, f"seed is {json_type_name(seed)}, not a number or a name: not recorded", VALUE_IGNORED
-        )
-        seed = None
-    row: dict[str, Any] = {
+    usage = record.get("usage_tracking")
+    return {
         "folder": folder,
         "rollout_name": recorded_rollout(record) or folder,
         "task": task,
-        "agent": agent,
+        "agent": recorded_text(record.get("agent")) or recorded_text(config.get("agent")),
         "agent_name": recorded_text(record.get("agent_name")),
         "model": model if isinstance(model, str) else None,
         "reasoning_effort": recorded_text(config.get("reasoning_effort")),
         "sandbox": recorded_text(config.get("environment"))
-        or recorded_text(
-            (record.get("usage_tracking") or {}).get("environment")
-            if isinstance(record.get("usage_tracking"), dict)
-            else None
-        ),
+        or recorded_text(usage.get("environment") if isinstance(usage, dict) else None),
         "route": _route(config, record),
         "dataset": _dataset(config, record),
         "task_digest": recorded_text(record.get("task_digest")) or recorded_text(config.get("task_digest")),
         "task_path": recorded_text(config.get("task_path")),
         "task_variant": recorded_text(record.get("task_variant")) or recorded_text(config.get("task_variant")),
-        "seed": seed,
+        "seed": _recorded_seed(reader, folder, record_file, record, config),
         "harness_version": None,  # BenchFlow <= 0.7.12 records no harness version
         "benchflow_version": None,  # nor its own version
         "started_at": _time(reader, folder, record_file, record, "started_at")
@@ -440,55 +469,54 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
         "grading": grader.trial_grading(result, config, solver, reader.review_listing(folder)),
         "provenance": provenance.trial_provenance(result if result is not None else solver, config),
     }
-    if result is None:
-        # unfinished, or its rubric review pending (the solver's record, in solver.json, gives its
-        # timing and usage): no verdict yet, left out of the pass rate, each with its own reason
-        row.update(
-            reward=None,
-            gate=None,
-            outcome="interrupted",
-            audit=None,
-            error=None,
-            error_category=None,
-            verifier_error=None,
-            verifier_error_category=None,
-            timed_out=False,
-            timing=_timing(reader, folder, solver, record_file) if solver is not None else {},
-            has_scoring=False,
-            **_usage(reader, folder, record_file, solver or {}),
-            **read_requests(reader, folder, max_requests),
-        )
-    else:
-        has_scoring = isinstance(record.get("scoring"), dict)
-        try:
-            reward, gate = classify.extract_reward(record)
-        except classify.BadReward as exc:
-            reader.note(folder, record_file, str(exc), LEFT_OUT)
-            return None
-        problem = classify.gate_problem(record)
-        if problem:
-            reader.note(folder, record_file, problem, VALUE_IGNORED)
-        error, verifier_error = recorded_text(record.get("error")), recorded_text(record.get("verifier_error"))
-        error_category = recorded_text(record.get("error_category"))
-        row.update(
-            reward=reward,
-            gate=gate,
-            outcome=classify.score_outcome(reward, gate, error, verifier_error, has_scoring),
-            audit=classify.audit_outcome(reward, gate, error, verifier_error, has_scoring),
-            error=error,
-            error_category=error_category,
-            verifier_error=verifier_error,
-            verifier_error_category=recorded_text(record.get("verifier_error_category")),
-            timed_out=classify.timed_out(error_category),
-            timing=_timing(reader, folder, record, record_file),
-            has_scoring=has_scoring,
-            **_usage(reader, folder, record_file, record),
-            **read_requests(reader, folder, max_requests),
-        )
-    row["cleaning"] = [record_file, secret_env_values(config.get("agent_env"))]  # for clean_attempts
-    row["control"] = classify.control_kind(row["agent"], row["task"], row["task_variant"], nop_agents)
-    row["agent_env"] = _agent_env(config)
-    return row
+
+
+def _unfinished(reader: JobReader, folder: str, record_file: str, solver: dict | None) -> dict:
+    """The verdict fields of an attempt with no result.json: unfinished, or its rubric review
+    pending (the solver's record, in solver.json, gives its timing and usage): no verdict yet,
+    left out of the pass rate, each with its own reason."""
+    return {
+        "reward": None,
+        "gate": None,
+        "outcome": "interrupted",
+        "audit": None,
+        "error": None,
+        "error_category": None,
+        "verifier_error": None,
+        "verifier_error_category": None,
+        "timed_out": False,
+        "timing": _timing(reader, folder, solver, record_file) if solver is not None else {},
+        "has_scoring": False,
+    }
+
+
+def _verdict(reader: JobReader, folder: str, record_file: str, record: dict) -> dict | None:
+    """The verdict fields of a finished attempt; None, after a ledger row, when its reward
+    cannot be read."""
+    has_scoring = isinstance(record.get("scoring"), dict)
+    try:
+        reward, gate = classify.extract_reward(record)
+    except classify.BadReward as exc:
+        reader.note(folder, record_file, str(exc), LEFT_OUT)
+        return None
+    problem = classify.gate_problem(record)
+    if problem:
+        reader.note(folder, record_file, problem, VALUE_IGNORED)
+    error, verifier_error = recorded_text(record.get("error")), recorded_text(record.get("verifier_error"))
+    error_category = recorded_text(record.get("error_category"))
+    return {
+        "reward": reward,
+        "gate": gate,
+        "outcome": classify.score_outcome(reward, gate, error, verifier_error, has_scoring),
+        "audit": classify.audit_outcome(reward, gate, error, verifier_error, has_scoring),
+        "error": error,
+        "error_category": error_category,
+        "verifier_error": verifier_error,
+        "verifier_error_category": recorded_text(record.get("verifier_error_category")),
+        "timed_out": classify.timed_out(error_category),
+        "timing": _timing(reader, folder, record, record_file),
+        "has_scoring": has_scoring,
+    }
 
 
 def _time(reader: JobReader, folder: str, relpath: str, record: dict, field: str) -> str | None:
@@ -747,11 +775,6 @@ def crosscheck(summary, attempts: list[dict]) -> dict:
     return {"benchflow": reported, "recount_last_attempts": recount_dict, "matches": matches}
 
 
-# From this many attempt folders up, a job folder is worth reading in two processes (a pool
-# costs ~30 ms; an attempt folder ~1 ms at 20 requests of 5 KB).
-PARALLEL_MIN_ATTEMPTS = 200
-
-
 # The paths of an attempt folder asked for ahead of read_attempt: its trial files and trajectory.
 ATTEMPT_PATHS = len(TRIAL_FILES) + 1
 
@@ -766,7 +789,7 @@ def _attempt_files(reader: JobReader, folders: list[str]):
         yield None if os.path.islink(os.path.dirname(trajectory)) else trajectory
 
 
-def _read_in_turn(reader: JobReader, folders: list[str], max_requests: int, nop_agents) -> list:
+def read_attempts(reader: JobReader, folders: list[str], max_requests: int, nop_agents) -> list:
     """read_attempt of each folder in turn, the files of the next ones asked for from the disk
     once it is seen reading from it (files.ReadAhead)."""
     ahead = ReadAhead(_attempt_files(reader, folders))
@@ -774,35 +797,6 @@ def _read_in_turn(reader: JobReader, folders: list[str], max_requests: int, nop_
     for folder in folders:
         rows.append(read_attempt(reader, folder, max_requests, nop_agents))
         ahead.advance(ATTEMPT_PATHS)
-    return rows
-
-
-def _read_share(job: JobFolder, folders: list[str], max_requests: int, nop_agents) -> tuple:
-    """read_attempt over some attempt folders with a reader of their own: (rows, ledger, sources)."""
-    reader = JobReader(job)
-    rows = _read_in_turn(reader, folders, max_requests, nop_agents)
-    return rows, reader.ledger, reader.sources
-
-
-def read_attempts(reader: JobReader, folders: list[str], max_requests: int, nop_agents, workers: int = 1) -> list:
-    """read_attempt of each folder, in order; their ledger rows and sources go to `reader`.
-
-    With workers > 1 (the cores the rule was given) and PARALLEL_MIN_ATTEMPTS folders or more,
-    contiguous shares of the folders are read in as many forked processes (forked_map). The
-    rows, ledger rows and sources are the same either way (ingest_job sorts the last two).
-    """
-    if workers < 2 or len(folders) < PARALLEL_MIN_ATTEMPTS:
-        return _read_in_turn(reader, folders, max_requests, nop_agents)
-    size = -(-len(folders) // workers)
-    shares = [
-        (reader.job, folders[start : start + size], max_requests, nop_agents) for start in range(0, len(folders), size)
-    ]
-    done = forked_map(_read_share, shares)
-    rows = []
-    for share_rows, ledger, sources in done:
-        rows.extend(share_rows)
-        reader.ledger.extend(ledger)
-        reader.sources.extend(sources)
     return rows
 
 
@@ -855,34 +849,18 @@ def shown_names(names) -> dict[str, str]:
     }
 
 
-def ingest_job(
-    job: JobFolder, max_requests: int = 20, nop_agents=(), workers: int = 1, duplicates: dict | None = None
-) -> dict:
+def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=(), duplicates: dict | None = None) -> dict:
     """Every row of one job folder. `duplicates` (duplicates.find) names the attempt folders
     counted in another job folder ("" for all of them): each gets a ledger row and is not read."""
     reader = JobReader(job)
     duplicates = duplicates or {}
-    summary_status = "absent"
-    summary = None
     unlisted = _unlisted(job)
     if unlisted:
         reader.note("", ".", unlisted, FOLDER_NOT_READ)
-    elif "" not in duplicates:
-        try:
-            summary = reader.json("summary.json", required=False)
-            summary_status = "absent" if summary is None else "read"
-        except BadFile as exc:
-            reader.note("", exc.path, exc.reason, SUMMARY_IGNORED)
-            summary_status = "unusable"
+    summary, summary_status = (None, "absent") if unlisted or "" in duplicates else _read_summary(reader)
     folders = [] if unlisted else attempt_folders(job.path)
-    for name in [] if unlisted else STRAY_RECORDS:
-        if os.path.isfile(job.path / name) and not os.path.islink(job.path / name):
-            reader.note(
-                "", name, "a trial record in the job folder itself, outside any <task>__<8 hex>/ folder", NOT_A_TRIAL
-            )
-    for entry in [] if unlisted else listing(job.path):
-        if entry.is_symlink() and (TRIAL_NAME.match(entry.name) or entry.is_dir()):
-            reader.note(entry.name, entry.name, _linked_attempt(job, entry.path), FOLDER_NOT_READ)
+    if not unlisted:
+        _note_folder_contents(reader, job)
     for part in [job.label, *([] if job.relpath == "." else job.relpath.split("/"))]:
         for kind in sorted(set(safe_part(part)[2])):
             reader.note("", ".", f"a secret ({kind}) in the folder's name was redacted", REDACTED)
@@ -891,74 +869,121 @@ def ingest_job(
         if reason:
             reader.note(folder, f"{folder}/result.json", reason, LEFT_OUT)
     readable = [folder for folder in folders if not elsewhere[folder]]
-    attempts, reviewers = [], 0
-    for folder, row in zip(readable, read_attempts(reader, readable, max_requests, nop_agents, workers)):
-        if row is None:
-            continue
-        if row.get("reviewer"):
-            reviewers += 1
-            reader.note(folder, f"{folder}/result.json", REVIEWER_RUN, LEFT_OUT)
-            continue
-        attempts.append(row)
+    attempts = _usable_attempts(reader, readable, read_attempts(reader, readable, max_requests, nop_agents))
     clean_attempts(reader, attempts)
     trials = collapse(attempts, job)
     check = crosscheck(summary, attempts)
     check["summary_status"] = summary_status
-    by_folder = {attempt["folder"]: attempt for attempt in attempts}
-    for trial in trials:
-        finished = [by_folder[folder] for folder in trial["attempt_folders"] if by_folder[folder]["complete"]]
-        last = max(finished, key=lambda a: (a.get("started_at") or "", a["folder"]), default=None)
-        trial["benchflow_bucket"] = last["audit"] if last else None
-    tasks: dict[str, dict[str, set[str]]] = {}
-    for trial in trials:
-        seen = tasks.setdefault(trial["task"], {"paths": set(), "digests": set()})
-        seen["paths"].update([trial["task_path"]] if trial["task_path"] else [])
-        seen["digests"].update([trial["task_digest"]] if trial["task_digest"] else [])
-    budget = summary.get("budget") if isinstance(summary, dict) and isinstance(summary.get("budget"), dict) else None
-    described = _clean_job_part(
-        reader,
-        {
-            "id": job.name or job.job_id,
-            "key": job.job_id,
-            "label": safe_part(job.label)[1] if job.label else job.job_id.split("/")[0],
-            "relpath": redact_text(job.relpath)[0],  # the real path (the bundle reads it), a secret aside
-            "try_index": job.try_index,
-            "alias": job.alias,
-            "reviewer": grader.reviewer_config(summary),
-            "provenance": provenance.job_provenance(summary),
-            "budget": budget,
-        },
-        "summary.json",
-        "the job's summary.json",
-    )
+    _set_benchflow_buckets(trials, attempts)
+    # cleaned before the ledger is shown: cleaning adds ledger rows
+    described = _clean_job_part(reader, _job_description(job, summary), "summary.json", "the job's summary.json")
     crosscheck_part = _clean_job_part(reader, check, "summary.json", "the job's summary.json")
-    sorted_tasks = {task: {k: sorted(v) for k, v in sorted(seen.items())} for task, seen in sorted(tasks.items())}
-    ledger = [
-        {key: redact_text(printable(value))[0] if isinstance(value, str) else value for key, value in row.items()}
-        for row in reader.ledger
-    ]
-    # every source path is the job folder's path and a relpath under it: the first is shown once
-    relpaths = [source["path"][len(reader.source_prefix) + 1 :].split("/") for source in reader.sources]
-    shown = shown_names({name for names in relpaths for name in names} | set(reader.source_prefix.split("/")))
-    shown_prefix = "/".join(shown[name] for name in reader.source_prefix.split("/")) + "/"
     check_rows(trials)
     return {
         "job": described,
         "attempt_folders_found": len(folders),
         "attempts": len(attempts),
         "trials": trials,
-        "ledger": sorted(ledger, key=lambda row: (row["folder"], row["file"], row["reason"])),
+        "ledger": sorted(_shown_ledger(reader), key=lambda row: (row["folder"], row["file"], row["reason"])),
         "crosscheck": crosscheck_part,
         "settings": settings_index(trials),
-        "tasks": sorted_tasks,
-        "sources": sorted(
-            (
-                {**source, "path": shown_prefix + "/".join(shown[name] for name in names)}
-                for source, names in zip(reader.sources, relpaths)
-            ),
-            key=lambda source: source["path"],
-        ),
+        "tasks": _task_index(trials),
+        "sources": _shown_sources(reader),
     }
+
+
+def _read_summary(reader: JobReader) -> tuple[dict | None, str]:
+    """The job's summary.json and whether it was absent, read or unusable (a ledger row)."""
+    try:
+        summary = reader.json("summary.json", required=False)
+    except BadFile as exc:
+        reader.note("", exc.path, exc.reason, SUMMARY_IGNORED)
+        return None, "unusable"
+    return summary, "absent" if summary is None else "read"
+
+
+def _note_folder_contents(reader: JobReader, job: JobFolder) -> None:
+    """A ledger row for each trial record in the job folder itself and each linked attempt folder."""
+    for name in STRAY_RECORDS:
+        if os.path.isfile(job.path / name) and not os.path.islink(job.path / name):
+            reader.note(
+                "", name, "a trial record in the job folder itself, outside any <task>__<8 hex>/ folder", NOT_A_TRIAL
+            )
+    for entry in listing(job.path):
+        if entry.is_symlink() and (TRIAL_NAME.match(entry.name) or entry.is_dir()):
+            reader.note(entry.name, entry.name, _linked_attempt(job, entry.path), FOLDER_NOT_READ)
+
+
+def _usable_attempts(reader: JobReader, folders: list[str], rows: list) -> list[dict]:
+    """The attempt rows read from `folders`, without those that cannot be used and the reviewer
+    runs (each a ledger row)."""
+    attempts = []
+    for folder, row in zip(folders, rows):
+        if row is None:
+            continue
+        if row.get("reviewer"):
+            reader.note(folder, f"{folder}/result.json", REVIEWER_RUN, LEFT_OUT)
+            continue
+        attempts.append(row)
+    return attempts
+
+
+def _set_benchflow_buckets(trials: list[dict], attempts: list[dict]) -> None:
+    """Each trial's BenchFlow audit bucket: its last finished attempt's, or None."""
+    by_folder = {attempt["folder"]: attempt for attempt in attempts}
+    for trial in trials:
+        finished = [by_folder[folder] for folder in trial["attempt_folders"] if by_folder[folder]["complete"]]
+        last = max(finished, key=lambda a: (a.get("started_at") or "", a["folder"]), default=None)
+        trial["benchflow_bucket"] = last["audit"] if last else None
+
+
+def _task_index(trials: list[dict]) -> dict[str, dict[str, list[str]]]:
+    """task -> the task paths and digests its trials name, sorted."""
+    tasks: dict[str, dict[str, set[str]]] = {}
+    for trial in trials:
+        seen = tasks.setdefault(trial["task"], {"paths": set(), "digests": set()})
+        seen["paths"].update([trial["task_path"]] if trial["task_path"] else [])
+        seen["digests"].update([trial["task_digest"]] if trial["task_digest"] else [])
+    return {task: {k: sorted(v) for k, v in sorted(seen.items())} for task, seen in sorted(tasks.items())}
+
+
+def _job_description(job: JobFolder, summary) -> dict:
+    """The job folder as the outputs name it, with what its summary.json says of the run."""
+    budget = summary.get("budget") if isinstance(summary, dict) and isinstance(summary.get("budget"), dict) else None
+    return {
+        "id": job.name or job.job_id,
+        "key": job.job_id,
+        "label": safe_part(job.label)[1] if job.label else job.job_id.split("/")[0],
+        "relpath": redact_text(job.relpath)[0],  # the real path (the bundle reads it), a secret aside
+        "try_index": job.try_index,
+        "alias": job.alias,
+        "reviewer": grader.reviewer_config(summary),
+        "provenance": provenance.job_provenance(summary),
+        "budget": budget,
+    }
+
+
+def _shown_ledger(reader: JobReader) -> list[dict]:
+    """The ledger rows with each text printable and any secret in it redacted."""
+    return [
+        {key: redact_text(printable(value))[0] if isinstance(value, str) else value for key, value in row.items()}
+        for row in reader.ledger
+    ]
+
+
+def _shown_sources(reader: JobReader) -> list[dict]:
+    """The files read, sorted by path, each path's names as the outputs show them."""
+    # every source path is the job folder's path and a relpath under it: the first is shown once
+    relpaths = [source["path"][len(reader.source_prefix) + 1 :].split("/") for source in reader.sources]
+    shown = shown_names({name for names in relpaths for name in names} | set(reader.source_prefix.split("/")))
+    shown_prefix = "/".join(shown[name] for name in reader.source_prefix.split("/")) + "/"
+    return sorted(
+        (
+            {**source, "path": shown_prefix + "/".join(shown[name] for name in names)}
+            for source, names in zip(reader.sources, relpaths)
+        ),
+        key=lambda source: source["path"],
+    )
 
 
 def job_ledger(ingest: dict) -> dict:
