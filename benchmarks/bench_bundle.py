@@ -13,6 +13,12 @@ target shape's (one request line of 1 KiB a trial), as bench_scale.py builds the
 
     python benchmarks/bench_bundle.py --jobs 10 --trials 1000
     python benchmarks/bench_bundle.py --shape 100x1000
+
+With --against DIR... (other checkouts of the repository, e.g. `git worktree add` of another
+commit) it runs no verify: rule bundle alone is run --rounds times in each copy's workflow, swapped
+into the one workdir (whose other outputs the cold run made), the copies' order alternating by
+round, and prints each copy's median seconds of the whole call and of the bundle's phases as its
+log gives them.
 """
 
 from __future__ import annotations
@@ -20,8 +26,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -69,6 +77,50 @@ def line(label: str, run: dict, cold: dict | None = None) -> str:
     )
 
 
+# The bundle log's steps that end each phase (workflow/scripts/bundle.py's progress lines).
+PHASE_ENDS = {
+    "collect": "files to scan",
+    "scan": "first pass done",
+    "write": "second pass done",
+    "crate": "files, ",
+}
+
+
+def phases(log: str) -> dict[str, float]:
+    """Seconds of each phase of the bundle job, from the seconds its log gives each step."""
+    ends: dict[str, float] = {}
+    for said in log.splitlines():
+        found = re.match(r"\s*([\d.]+) s  (.*)", said)
+        for phase, words in PHASE_ENDS.items():
+            if found and words in found.group(2) and phase not in ends:
+                ends[phase] = float(found.group(1))
+    starts = [0.0, *list(ends.values())[:-1]]
+    return {phase: end - start for (phase, end), start in zip(ends.items(), starts)} | {"job": ends["crate"]}
+
+
+def against(copies: list[Path], rounds: int, workdir: Path, jobs_root: Path, env: dict) -> None:
+    """Rule bundle in each copy's workflow, alternating, `rounds` times; the medians."""
+    runs: dict[Path, list[dict]] = {copy: [] for copy in copies}
+    for number in range(rounds):
+        for copy in copies if number % 2 == 0 else copies[::-1]:
+            shutil.rmtree(workdir / "results" / "bundle", ignore_errors=True)
+            shutil.rmtree(workdir / "workflow")
+            shutil.copytree(copy / "workflow", workdir / "workflow", ignore=shutil.ignore_patterns("__pycache__"))
+            command = scale.snakemake_command(jobs_root)
+            command.insert(command.index("snakemake") + 1, "bundle")
+            run = timed(command, workdir, workdir / "bench-bundle.log", env)
+            run |= phases((workdir / "logs" / "bundle" / "bundle.log").read_text())
+            runs[copy].append(run)
+            print(f"round {number} {copy}: " + ", ".join(f"{key} {run[key]:.1f} s" for key in ("wall", *PHASE_ENDS)))
+    for copy, done in runs.items():
+        medians = {key: statistics.median(run[key] for run in done) for key in ("wall", "cpu", "job", *PHASE_ENDS)}
+        print(
+            f"{copy}: medians of {len(done)}: "
+            + ", ".join(f"{key} {value:.2f} s" for key, value in medians.items())
+            + f"; peak tree RSS {scale.fmt_bytes(max(run['tree_rss'] for run in done))}"
+        )
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shape", choices=sorted(scale.SHAPES), help="one of bench_scale.py's target shapes")
@@ -90,6 +142,8 @@ def main(argv=None) -> int:
         "code is copied again, so only rule bundle re-runs, with this code",
     )
     parser.add_argument("--json", type=Path, help="also write the three runs' figures to this file")
+    parser.add_argument("--against", type=Path, nargs="+", help="other checkouts: rule bundle alone, A/B")
+    parser.add_argument("--rounds", type=int, default=4, help="with --against: runs of each copy")
     args = parser.parse_args(argv)
     if args.shape:
         for key, value in scale.SHAPES[args.shape].items():
@@ -117,6 +171,9 @@ def main(argv=None) -> int:
         cold = timed(scale.snakemake_command(jobs_root), workdir, workdir / "bench-cold.log", env)
         saved.write_text(json.dumps(cold))
     print(line("(a) cold run", cold))
+    if args.against:
+        against([scale.REPO, *(copy.resolve() for copy in args.against)], args.rounds, workdir, jobs_root, env)
+        return 0
     command = scale.snakemake_command(jobs_root)
     command.insert(command.index("snakemake") + 1, "bundle")  # after --configfile/--config it would be read as one
     packed = timed(command, workdir, workdir / "bench-bundle.log", env)

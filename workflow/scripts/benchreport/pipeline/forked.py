@@ -1,5 +1,5 @@
-"""One function over shares of work, each share in a process forked from this one: a rule's
-threads given to its own workers."""
+"""One function over shares of work, each share in a process forked from this one: the parse's
+stat pass over many job folders (stamps.refresh_folders)."""
 
 from __future__ import annotations
 
