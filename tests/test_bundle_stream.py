@@ -359,3 +359,24 @@ def test_a_files_name_and_media_type_are_pathlibs(parts):
         special = {"Snakefile": "text/x-snakemake", "Dockerfile": "text/x-dockerfile"}
         expected = special.get(path.name) or rocrate.MEDIA_TYPES.get(path.suffix.lower())
         assert rocrate.base_name(name) == path.name and rocrate.media_type(name) == expected
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.lists(
+        st.text(alphabet=st.sampled_from("ab/.\u00e9\u2713\udcff"), min_size=1, max_size=40), min_size=1, max_size=8
+    ),
+    st.one_of(st.none(), st.integers(0, 8**11 + 1)),
+)
+def test_the_archives_headers_are_tarfiles(parts, size):
+    """bundle.ustar_header gives the bytes TarInfo.tobuf(USTAR_FORMAT) gives, or the same
+    ValueError: names short and past 100 and 255 bytes, with slashes where a split may fall,
+    non-ASCII and undecodable characters, folders, sizes up to and past ustar's largest."""
+    name = "benchreport/" + "/".join(parts)
+    try:
+        expected = bundle.tar_info(name, size).tobuf(tarfile.USTAR_FORMAT, "utf-8", "surrogateescape")
+    except ValueError as error:
+        with pytest.raises(ValueError, match=str(error)):
+            bundle.ustar_header(name, size)
+    else:
+        assert bundle.ustar_header(name, size) == expected
