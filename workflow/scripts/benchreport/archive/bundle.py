@@ -552,10 +552,10 @@ class Archive:
     def __init__(self, target: Path, prefix: str, folder: Path, keep=lambda name: False):
         self.prefix, self.keep = prefix, keep
         self.raw = open(target, "wb")
-        self.gzip = gzip.GzipFile(filename="", mode="wb", fileobj=self.raw, compresslevel=6, mtime=0)
+        compressed = gzip.GzipFile(filename="", mode="wb", fileobj=self.raw, compresslevel=6, mtime=0)
         # headers, small files and padding reach deflate 64 KiB at a time: a compress call each
         # took longer than the compression
-        self.stream = io.BufferedWriter(self.gzip, 1 << 16)
+        self.stream = io.BufferedWriter(compressed, 1 << 16)
         self.kept = Spool(folder)
         self.files: dict[str, tuple[int, bytes]] = {}
         self.length = 0  # of the tar stream, which close() pads to a whole record
