@@ -28,7 +28,7 @@ os.environ.update(
 
 from benchreport.pipeline import configcheck, lineage, outputs, planning, stamps
 from benchreport.read import controls, discover, duplicates, environment
-from benchreport.present.present import sentences
+from benchreport.present import sentences
 from benchreport.compute import shapes
 from benchreport.pipeline.lineage import ingest_file, lineage_of  # noqa: E402
 from benchreport.pipeline.stamps import INGESTED_RECORD, ingest_output  # noqa: E402
