@@ -18,6 +18,7 @@ import site
 import subprocess
 import sys
 import venv
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -288,3 +289,41 @@ def agent_run(real_run, tmp_path_factory) -> Workflow:
     agent_on(AGENT_TRIES, workflow.path / "jobs" / "agent", real_digests(workflow.path / "jobs" / REAL_ROOTS[0]))
     workflow.run(roots=AGENT_JOB_ROOTS)
     return workflow
+
+
+class Bundle(Mapping):
+    """The redacted entries of a bundle's two passes, arcname -> bytes, read back from a spool:
+    what a test compares by name rather than in an archive (`scan_and_spool`)."""
+
+    def __init__(self, spool, hashes: dict[str, str], found):
+        self.spool, self.hashes, self.found = spool, hashes, found
+
+    def name_of(self, path: str) -> str:
+        return self.found.name_of(path)
+
+    def __getitem__(self, name: str) -> bytes:
+        return self.spool.read(name)
+
+    def __iter__(self):
+        return iter(sorted(self.spool.where))
+
+    def __len__(self) -> int:
+        return len(self.spool.where)
+
+
+def scan_and_spool(plan: dict[str, tuple], directories: set[str], folder: Path):
+    """The bundle's two passes (bundle.scan, bundle.redacted) into a spool: the redacted entries by
+    name (with their sha256), the folder names (redacted) and one row per hit."""
+    import hashlib
+
+    from benchreport.archive import bundle
+
+    found = bundle.scan(plan, directories, folder)
+    spool, hashes, hits = bundle.Spool(folder), {}, list(found.name_hits)
+    for name, data, rows in bundle.redacted(plan, found):
+        if data is not None:
+            spool.add(name, data)
+            hashes[name] = hashlib.sha256(data).hexdigest()
+            hits += rows
+    found.raw.close()
+    return Bundle(spool, hashes, found), found.directories, bundle.sort_hits(hits)

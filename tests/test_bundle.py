@@ -19,7 +19,7 @@ import pytest
 import yaml
 from benchflow_synth import write_matrix
 from benchreport.pipeline.lineage import ingest_file, ingested_batches
-from conftest import REPO, copy_workflow
+from conftest import REPO, copy_workflow, scan_and_spool
 
 KEY = "sk-ant-api03-PLANTEDplantedPLANTED0123456789abcdef"
 SETTING = {
@@ -320,7 +320,7 @@ def test_whole_trajectories_are_redacted(bundled, tmp_path):
         )[0]
         plan.update({f"jobs/{job.job_id}/{relpath}": source for relpath, source in files.items()})
     assert {source[0] for name, source in plan.items() if name.endswith("llm_trajectory.jsonl")} == {"file"}
-    entries, _, hits = bundle.scan_and_spool(plan, set(), tmp_path)
+    entries, _, hits = scan_and_spool(plan, set(), tmp_path)
     assert not [name for name in entries if KEY.encode() in entries[name]]
     assert any(h["file"].endswith("llm_trajectory.jsonl") and h["kind"] == "anthropic api key" for h in hits)
 

@@ -174,32 +174,3 @@ def test_batches_join_small_folders_of_one_matrix_cell_up_to_the_bound():
     assert stamps.ingest_batches(cell, counts) == {first: [first], second: [second], third: [third]}
     counts = {first: 0, second: 0, third: bound}
     assert stamps.ingest_batches(cell, counts) == {first: [first, second], third: [third]}
-
-
-def test_an_ingest_is_due_until_its_output_is_newer_than_every_members_stamp(here):
-    jobs = discover.find_jobs(["jobs"])
-    found, records = stamps.refresh_states(list(jobs.values()), 8)
-    [(job_id, stamp)] = found.items()
-    batches = {"jobs/batch": [job_id]}
-    assert set(records) == {job_id} and os.path.isfile(stamp)
-    assert stamps.ingests_due(batches, found) == {"jobs/batch"}  # no output yet
-    output = here / stamps.ingest_output("jobs/batch")
-    output.parent.mkdir(parents=True)
-    output.write_text("{}")
-    os.utime(output, ns=(os.stat(stamp).st_mtime_ns + 10**9,) * 2)
-    assert stamps.ingests_due(batches, found) == set()
-    os.utime(stamp, ns=(os.stat(output).st_mtime_ns + 10**9,) * 2)
-    assert stamps.ingests_due(batches, found) == {"jobs/batch"}
-
-
-def test_two_cores_only_for_a_large_folder_due_alone_in_its_batch(here):
-    [job] = discover.find_jobs(["jobs"]).values()
-    entries = len(os.listdir(job.path))
-    batch = job.job_id
-    assert stamps.ingest_threads(batch, [job], {batch}, cores=4, parallel_min_attempts=entries) == 2
-    assert stamps.ingest_threads(batch, [job], {batch}, cores=4, parallel_min_attempts=entries + 1) == 1
-    assert stamps.ingest_threads(batch, [job], set(), cores=4, parallel_min_attempts=entries) == 1  # not due
-    assert stamps.ingest_threads(batch, [job], {batch, "a", "b"}, cores=4, parallel_min_attempts=entries) == 1
-    assert stamps.ingest_threads(batch, [job, job], {batch}, cores=4, parallel_min_attempts=entries) == 1
-    gone = discover.JobFolder(job_id="gone", root="jobs", relpath="gone", try_index=None, alias=None)
-    assert stamps.ingest_threads("gone", [gone], {"gone"}, cores=4, parallel_min_attempts=1) == 1

@@ -11,7 +11,7 @@ import sys
 import pytest
 from benchreport.pipeline import planning, stamps
 from benchreport.read import classify, discover, duplicates, ingest
-from conftest import EXAMPLE, REPO
+from conftest import EXAMPLE, REPO, scan_and_spool
 
 REAL = [str(EXAMPLE / "benchflow-real-jobs"), str(EXAMPLE / "benchflow-samples")]
 
@@ -144,7 +144,7 @@ def test_an_attempt_reached_in_several_places_is_counted_once(tmp_path):
     roots = [str(jobs), str(jobs / "A"), str(tmp_path / "jobs-link")]
     found = discover.find_job_folders(roots)
     assert len(found) == 5
-    states = stamps.refresh_folders(found, 20, tmp_path / "state", lambda job: {}, processes=1)
+    states = stamps.refresh_folders(found, 20, tmp_path / "state", lambda job: {})
     found_twice = duplicates.find(found, roots, {job_id: records for job_id, (_, records) in states.items()})
     by_id = {job.job_id: job for job in found}
     kept = by_id["jobs/A/2026-11-30__04-23-02"]
@@ -174,7 +174,7 @@ def test_an_attempt_reached_in_several_places_is_counted_once(tmp_path):
     # edited, the copy is an attempt of its own again
     result_json = jobs / "A (copy)/2026-11-30__04-23-02/spec-pass__3d1c0484/result.json"
     result_json.write_text(result_json.read_text().replace("04:23:02", "05:23:02"))
-    states = stamps.refresh_folders(found, 20, tmp_path / "state", lambda job: {}, processes=1)
+    states = stamps.refresh_folders(found, 20, tmp_path / "state", lambda job: {})
     again = duplicates.find(found, roots, {job_id: records for job_id, (_, records) in states.items()})
     assert "spec-pass__3d1c0484" not in again["jobs/A (copy)/2026-11-30__04-23-02"]
 
@@ -324,7 +324,7 @@ def test_ingest_of_redacted_files_equals_the_redacted_ingest(tmp_path):
             {"relpath": job.relpath, "id": job.job_id}, job.root, trajectories=False, max_requests=20
         )[0]
         plan.update({f"{job.relpath}/{relpath}": source for relpath, source in files.items()})
-    entries = bundle.scan_and_spool(plan, set(), tmp_path)[0]
+    entries = scan_and_spool(plan, set(), tmp_path)[0]
     for name in entries:
         (tmp_path / "redacted" / "jobs" / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "redacted" / "jobs" / name).write_bytes(entries[name])

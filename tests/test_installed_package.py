@@ -126,7 +126,9 @@ def test_an_editable_install_runs_the_checkout_it_sits_in(tmp_path):
     python = layered_venv(tmp_path / "venv")
     done = pip_install(python, "-e", str(source))
     assert done.returncode == 0, done.stderr
-    found = run(python, "-c", "from benchreport.archive import verify; print(verify.installed_workflow())", cwd=tmp_path)
+    found = run(
+        python, "-c", "from benchreport.archive import verify; print(verify.installed_workflow())", cwd=tmp_path
+    )
     assert found.stdout.strip() == str(source), found.stdout + found.stderr
     package = run(python, "-c", WHERE, cwd=tmp_path).stdout.strip()
     assert package == str(source / "workflow" / "scripts" / "benchreport")

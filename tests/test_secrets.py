@@ -8,9 +8,8 @@ import contextlib
 import json
 
 import pytest
-from benchreport.archive import bundle
 from benchreport.read import secrets
-from conftest import EXAMPLE, REPO
+from conftest import EXAMPLE, REPO, scan_and_spool
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -235,7 +234,7 @@ def test_a_secret_seen_once_is_redacted_everywhere_in_the_bundle_with_one_label(
         "results/index.md": b"nothing secret at all",
     }
     plan = {name: ("bytes", data) for name, data in sources.items()}
-    entries, directories, hits = bundle.scan_and_spool(plan, {"jobs/a", f"jobs/a/{ANTHROPIC}__0123abcd"}, tmp_path)
+    entries, directories, hits = scan_and_spool(plan, {"jobs/a", f"jobs/a/{ANTHROPIC}__0123abcd"}, tmp_path)
     names = set(entries)
     assert "jobs/a/t__1/agent/[REDACTED:secret].log" in names
     assert "jobs/a/[REDACTED:anthropic api key]__0123abcd/result.json" in names

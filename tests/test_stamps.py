@@ -165,29 +165,6 @@ def test_stats_from_the_future_are_trusted_until_the_clock_reaches_them(job, tmp
     assert "config.json" in "".join(hashed)
 
 
-def test_forked_processes_write_the_same_stamps_as_one(tmp_path):
-    root = tmp_path / "jobs"
-    for number in range(5):
-        shutil.copytree(EXAMPLE / JOB, root / f"oracle-{number}")
-    jobs = discover.find_job_folders([str(root)])
-    alone, forked = tmp_path / "alone", tmp_path / "forked"
-    one = stamps.refresh_folders(jobs, 20, alone, lambda job: {}, processes=1)
-    two = stamps.refresh_folders(jobs, 20, forked, lambda job: {}, processes=2)
-    assert list(one) == list(two) == [job.job_id for job in jobs]
-    assert [records for _, records in one.values()] == [records for _, records in two.values()]
-    assert all(list(records.values())[0][0].endswith("/result.json") for _, records in one.values())
-    one, two = ({job_id: stamp for job_id, (stamp, _) in found.items()} for found in (one, two))
-    for job_id in one:
-        assert os.path.dirname(one[job_id]) == str(alone) and os.path.dirname(two[job_id]) == str(forked)
-        assert os.path.basename(one[job_id]) == os.path.basename(two[job_id])
-        assert open(one[job_id]).read() == open(two[job_id]).read()
-    assert sorted(os.listdir(alone)) == sorted(os.listdir(forked))
-    # unchanged: a second forked pass leaves every stamp as it was
-    before = {job_id: os.stat(path).st_mtime_ns for job_id, path in two.items()}
-    stamps.refresh_folders(jobs, 20, forked, lambda job: {}, processes=2)
-    assert {job_id: os.stat(path).st_mtime_ns for job_id, path in two.items()} == before
-
-
 def settle(root):
     """Every time under `root` a day back: stats the cache keeps as signs of "unchanged", so the
     parse writes a signature (discover.SIGNED)."""

@@ -448,44 +448,8 @@ def redacted(plan: dict[str, tuple], found: Scan, progress=None):
             progress(f"redacted and hashed {count:,} of {len(order):,} entries")
 
 
-class Bundle(Mapping):
-    """The redacted entries, arcname -> bytes, read back from a spool (for a caller that wants
-    them by name rather than in an archive: `scan_and_spool`)."""
-
-    def __init__(self, spool: Spool, hashes: dict[str, str], found: Scan):
-        self.spool, self.hashes, self.found = spool, hashes, found
-
-    def name_of(self, path: str) -> str:
-        return self.found.name_of(path)
-
-    def __getitem__(self, name: str) -> bytes:
-        return self.spool.read(name)
-
-    def __iter__(self):
-        return iter(sorted(self.spool.where))
-
-    def __len__(self) -> int:
-        return len(self.spool.where)
-
-
 def sort_hits(hits: list[dict]) -> list[dict]:
     return sorted(hits, key=lambda hit: (hit["file"], hit["kind"], hit["rule"], hit.get("where", "")))
-
-
-def scan_and_spool(
-    plan: dict[str, tuple], directories: set[str], folder: Path, progress=None
-) -> tuple[Bundle, set, list[dict]]:
-    """Both passes, into a spool: the redacted entries by name (with their sha256), the folder
-    names (redacted) and one row per hit (file, label and rule, never the value)."""
-    found = scan(plan, directories, folder, progress)
-    spool, hashes, hits = Spool(folder), {}, list(found.name_hits)
-    for name, data, rows in redacted(plan, found, progress):
-        if data is not None:
-            spool.add(name, data)
-            hashes[name] = hashlib.sha256(data).hexdigest()
-            hits += rows
-    found.raw.close()
-    return Bundle(spool, hashes, found), found.directories, sort_hits(hits)
 
 
 def tar_info(name: str, size: int | None) -> tarfile.TarInfo:

@@ -1,4 +1,3 @@
 """How the workflow runs its stages: which job folders changed, what it plans from the ingests, the
-lineage record of every output, the config check, the outputs' one serialisation, and work over
-forked shares.
+lineage record of every output, the config check and the outputs' one serialisation.
 """

@@ -38,7 +38,6 @@ from ..read.discover import (
 )
 from ..read.duplicates import attempt_records
 from ..read.files import BadFile, locate, sha256_file
-from .forked import can_fork, forked_map
 from .lineage import ingest_file, lineage_of
 from .outputs import write_whole
 
@@ -50,10 +49,9 @@ BATCHES = "batches.json"  # under STATE_DIR: job id -> the batch the last parse 
 
 # A job of rule ingest reads one batch of job folders: the tries of one --matrix cell together up
 # to this many attempt folders; a folder of this many or more, or one outside a matrix, alone.
-# Each job costs ~0.15 s of CPU besides its work (Snakemake's records of its outputs, a shell,
-# the fork server's client and copy) against ~0.5 ms an attempt folder: at 200 folders of 50
-# trials, a job each spent 29 of the run's 41 s of CPU on 200 ingests. An edited trial re-reads
-# its batch (about a second at most).
+# A job's start (a Python, Snakemake's records of its outputs) costs as much as reading hundreds
+# of attempt folders, so small folders share a job; an edited trial re-reads its batch (about a
+# second at most).
 BATCH_ATTEMPTS = 1000
 
 
@@ -187,39 +185,6 @@ def plan_batches(
         state_dir.mkdir(parents=True, exist_ok=True)
         write_whole(state_dir / BATCHES, json.dumps(saved | planned, sort_keys=True))
     return batches
-
-
-def stamp_is_newer(batch: str, stamp: str | Path) -> bool:
-    """Whether Snakemake's mtime check will re-run the batch's ingest for a member's stamp (no
-    output yet counts)."""
-    try:
-        return os.stat(stamp).st_mtime_ns > os.stat(ingest_output(batch)).st_mtime_ns
-    except FileNotFoundError:
-        return True
-
-
-def ingests_due(batches: dict[str, list[str]], stamps: dict[str, str | Path]) -> set[str]:
-    """The batches whose ingest the stamps of their job folders alone make this run redo. A
-    changed ingest code hash, a batch's new members or --forcerun re-run others too; they are
-    not counted."""
-    return {batch for batch, members in batches.items() if any(stamp_is_newer(batch, stamps[job]) for job in members)}
-
-
-def ingest_threads(
-    batch: str, members: list[discover.JobFolder], due: set[str], cores: int, parallel_min_attempts: int
-) -> int:
-    """Two cores for a batch of one large job folder due by its stamp when the stamps make this
-    run ingest so few batches that cores would idle (an edited trial or a new folder: every
-    later stage waits for it), else one, so that a cold run ingests as many batches at once as
-    it has cores."""
-    if batch not in due or 2 * len(due) > cores or len(members) > 1:
-        return 1
-    (job,) = members
-    try:
-        entries = len(os.listdir(job.path))
-    except OSError:
-        return 1  # a folder that cannot be listed: its ingest says so, in one process
-    return 2 if entries >= parallel_min_attempts else 1
 
 
 def _prefix_or_file_sha256(path: str, relpath: str, max_requests: int) -> str:
@@ -514,45 +479,17 @@ def _write_if_changed(path: Path, text: str, write: bool = True) -> bool:
     return True
 
 
-# Below this many job folders the stat pass runs in the parsing process; from it up, in forked
-# processes (a pool costs ~20 ms; each lstat ~3 µs here, half a million of them at 100 x 1,000).
-PARALLEL_MIN_JOBS = 8
-
-
 def _refresh(job: JobFolder, max_requests: int, state_dir: Path, recorded_sources, write: bool) -> tuple[str, dict]:
     stamp, records = refresh_state(job, max_requests, state_dir, lambda: recorded_sources(job), write)
     return stamp.as_posix(), records
 
 
-def _refresh_share(jobs: list[JobFolder], *arguments) -> list[tuple[str, dict]]:
-    return [_refresh(job, *arguments) for job in jobs]
-
-
 def refresh_folders(
-    jobs: list[JobFolder],
-    max_requests: int,
-    state_dir: Path,
-    recorded_sources,
-    processes: int | None = None,
-    write: bool = True,
+    jobs: list[JobFolder], max_requests: int, state_dir: Path, recorded_sources, write: bool = True
 ) -> dict[str, tuple[str, dict]]:
     """job id -> (its stamp file (see refresh_state), its attempt_records); `recorded_sources(job)`
-    gives relpath -> sha256 of what the job's last ingest read ({} when it never ran).
-
-    The folders are split over `processes` forked from this one (the work shares no state but
-    the files it writes); by default the usable cores, at most 4, from PARALLEL_MIN_JOBS folders
-    up where forked.can_fork(). The stamps are the same either way. Without `write`, see
-    refresh_state.
-    """
+    gives relpath -> sha256 of what the job's last ingest read ({} when it never ran). Without
+    `write`, see refresh_state."""
     if write:
         state_dir.mkdir(parents=True, exist_ok=True)
-    arguments = (max_requests, state_dir, recorded_sources, write)
-    if processes is None:
-        forkable = can_fork() and len(jobs) >= PARALLEL_MIN_JOBS
-        processes = min(4, len(os.sched_getaffinity(0))) if forkable else 1
-    if processes < 2:
-        return {job.job_id: _refresh(job, *arguments) for job in jobs}
-    chunks = [jobs[start::processes] for start in range(processes)]
-    stamps = forked_map(_refresh_share, [(chunk, *arguments) for chunk in chunks])
-    found = {job.job_id: stamp for chunk, done in zip(chunks, stamps) for job, stamp in zip(chunk, done)}
-    return {job.job_id: found[job.job_id] for job in jobs}
+    return {job.job_id: _refresh(job, max_requests, state_dir, recorded_sources, write) for job in jobs}

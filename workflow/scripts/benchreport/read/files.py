@@ -27,9 +27,6 @@ class BadFile(Exception):
         self.path = path
         self.reason = reason
 
-    def __reduce__(self):  # rebuilt from both arguments when it crosses a process (forked_map)
-        return BadFile, (self.path, self.reason)
-
 
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
