@@ -141,12 +141,9 @@ def trial_rows(trials: list[dict]) -> list[str]:
     return rows
 
 
-def build_record(numbers: SettingNumbers, parts: CardParts, rows: TrialRows, environment: list[dict]) -> SettingResult:
-    """summary.json: the setting's result record, from its numbers, the card parts and trial
-    rows (trial_rows.setting_parts) and its image rows (environment_rows); what is computed here
-    is what needs the image rows, the sentences of what is not recorded, and the completeness
-    checklist and limits read off the card's parts."""
-    settings = numbers["key"] | {
+def _settings(numbers: SettingNumbers) -> dict:
+    """The record's settings: the setting's key and what its trials sent and reported."""
+    return numbers["key"] | {
         "agent_env_chosen": numbers["agent_env_chosen"],
         "agent_names_reported": numbers["agent_names"],
         "served_models": numbers["served_models"],
@@ -154,6 +151,14 @@ def build_record(numbers: SettingNumbers, parts: CardParts, rows: TrialRows, env
         "routes": numbers["routes"],
         "sampling_sent": numbers["sampling_sent"],
     }
+
+
+def build_record(numbers: SettingNumbers, parts: CardParts, rows: TrialRows, environment: list[dict]) -> SettingResult:
+    """summary.json: the setting's result record, from its numbers, the card parts and trial
+    rows (trial_rows.setting_parts) and its image rows (environment_rows); what is computed here
+    is what needs the image rows, the sentences of what is not recorded, and the completeness
+    checklist and limits read off the card's parts."""
+    settings = _settings(numbers)
     record = SettingResult(
         schema="benchreport.setting-result/1",
         setting=numbers["setting"],
