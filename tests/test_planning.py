@@ -59,14 +59,12 @@ def test_only_failed_records_are_asked_about_again(ingests):
     assert planning.failed_references(images, records.get) == [f"bf__{first}"]
 
 
-def test_controls_are_never_compared_and_rule_all_asks_for_the_control_runs():
+def test_controls_are_never_compared():
     settings = {"b-agent": {"control": False}, "a-agent": {"control": False}, "oracle": {"control": True}}
     assert planning.compared_settings(settings) == [
         "results/settings/a-agent/stats.json",
         "results/settings/b-agent/stats.json",
     ]
-    assert planning.run_outputs() == list(planning.RUN_OUTPUTS)
-    assert planning.run_outputs(("oracle",))[-1] == "results/controls/run-oracle.json"
 
 
 def test_the_job_params_name_the_folder_but_not_where_it_is():

@@ -323,6 +323,18 @@ def tree_bytes(*roots) -> int:
     return sum(-(-path.stat().st_size // 4096) * 4096 for root in roots for path in root.rglob("*") if path.is_file())
 
 
+def test_a_failed_rerun_on_a_nearly_full_disk_is_said_to_be_full(tmp_path, small_disk):
+    """A job that meets a full disk as its interpreter closes its log says nothing (it exits 120):
+    a failed re-run whose disk is nearly full is said to have met a full disk, one with room not."""
+    from benchreport.archive import verify as verifier
+
+    disk = small_disk(verifier.FULL_BELOW * 2)
+    assert verifier.disk_left_full(disk) is None
+    (disk / "filler").write_bytes(b"x" * (verifier.FULL_BELOW + (verifier.FULL_BELOW >> 1)))
+    assert "No space left on device" in verifier.disk_left_full(disk)
+    assert verifier.disk_left_full(tmp_path) is None
+
+
 def test_a_full_disk_is_one_line_naming_where(archive, tmp_path, small_disk):
     """On a real small disk: while unpacking, and once the inputs and the workflow are in place,
     while the re-run writes its outputs."""

@@ -783,6 +783,22 @@ def _read_bundle(path: Path, work: Path, run_bundled_code: bool, limits, progres
     return problems, listed, files, config, refused
 
 
+# Below this many free bytes a failed re-run's folder counts as full: a job that meets a full disk
+# while its interpreter closes its log has no room left to say so (it exits 120, silently), and
+# Snakemake then removes that job's outputs, so the disk is no longer quite full.
+FULL_BELOW = 1 << 20
+
+
+def disk_left_full(work: Path) -> str | None:
+    """What to say of a failed re-run's disk when its output named no full disk but the disk is
+    nearly full now; None when it has room."""
+    try:
+        free = shutil.disk_usage(work).free
+    except OSError:
+        return None
+    return f"No space left on device (after the failed job, {free:,} bytes free)" if free < FULL_BELOW else None
+
+
 def _rerun_and_compare(work: Path, cores: int, out, progress, run_bundled_code: bool, config, listed, files: int):
     """The re-run in `work` with `config`, its outputs compared with the bundle's (`listed`, the
     manifest's lines of results/): (exit status, verdict)."""
@@ -793,6 +809,8 @@ def _rerun_and_compare(work: Path, cores: int, out, progress, run_bundled_code: 
     # the archive's own code (--run-bundled-code) may read the job folders later: not removed early
     code, tail, full = run_snakemake(work, cores, progress, remove_inputs=not run_bundled_code)
     progress(f"verify: re-ran the workflow in {time.monotonic() - started:.0f} s")
+    if code != 0 and not full:
+        full = disk_left_full(work)
     if code != 0 and full:
         return 1, f"verify FAILED: the re-run's disk is full (its folder {work}): {shown(full)}"
     if code != 0:
