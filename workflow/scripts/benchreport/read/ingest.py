@@ -339,22 +339,15 @@ OBJECT_FIELDS = ("agent_result", "timing", "scoring", "usage_tracking")
 
 
 def _note_wrong_types(reader: JobReader, folder: str, relpath: str, record: dict, text_fields, object_fields=()):
-    for field in text_fields:
-        if record.get(field) is not None and not isinstance(record[field], str):
-            reader.note(
-                folder,
-                relpath,
-                f"{field} is {json_type_name(record[field])}, not a string: not recorded",
-                VALUE_IGNORED,
-            )
-    for field in object_fields:
-        if record.get(field) is not None and not isinstance(record[field], dict):
-            reader.note(
-                folder,
-                relpath,
-                f"{field} is {json_type_name(record[field])}, not an object: not recorded",
-                VALUE_IGNORED,
-            )
+    for fields, kind, named in ((text_fields, str, "a string"), (object_fields, dict, "an object")):
+        for field in fields:
+            if record.get(field) is not None and not isinstance(record[field], kind):
+                reader.note(
+                    folder,
+                    relpath,
+                    f"{field} is {json_type_name(record[field])}, not {named}: not recorded",
+                    VALUE_IGNORED,
+                )
 
 
 def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) -> dict | None:
