@@ -257,6 +257,15 @@ def test_comparisons_adjust_across_pairs_and_print_the_configured_level():
     assert compare.render_markdown(compare.comparisons({"a": stats["a"]}, "all", params, 0.8)).count("No pair") == 1
 
 
+def test_controls_are_never_compared():
+    from benchreport.compute import comparisons as compare
+
+    numbers = [
+        {"setting": name, "key": {"control": kind}} for name, kind in (("b", None), ("oracle", "oracle"), ("a", None))
+    ]
+    assert list(compare.agent_settings(numbers)) == ["b", "a"]
+
+
 # --- pass@k and pass^k ---
 
 

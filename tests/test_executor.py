@@ -245,12 +245,9 @@ def test_cluster_generic_run_matches_local_run(workflow, real_jobs, tmp_path):
         "ingest": 4,
         "coverage_design": 2,
         "report": 4,
-        "comparisons": 1,
-        "overview": 1,
-        "paper": 1,
+        "tables": 1,
         "figures": 1,
         "html_report": 1,
-        "trials_table": 1,
     }
     assert not MUST_STAY_LOCAL & set(ran_remote)
     # ... and the local rules ran in snakemake's own process: printed as local, never submitted

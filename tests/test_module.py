@@ -73,8 +73,8 @@ def test_the_module_and_the_repository_give_the_same_results_from_the_smallest_c
     shipped = yaml.safe_load((repository.path / "config" / "config.yaml").read_text())
     smallest = {"job_roots": roots, "controls": {"nop_agents": shipped["controls"]["nop_agents"]}}
     deployment = deploy(tmp_path / "analysis", repository, smallest)
-    repository.run("overview", roots=roots)
-    done = snakemake(deployment, "overview")
+    repository.run("tables", roots=roots)
+    done = snakemake(deployment, "tables")
     assert done.returncode == 0, done.stdout + done.stderr
     settings = {
         folder: sorted(p.name for p in (folder / "results" / "settings").iterdir())

@@ -59,14 +59,6 @@ def test_only_failed_records_are_asked_about_again(ingests):
     assert planning.failed_references(images, records.get) == [f"bf__{first}"]
 
 
-def test_controls_are_never_compared():
-    settings = {"b-agent": {"control": False}, "a-agent": {"control": False}, "oracle": {"control": True}}
-    assert planning.compared_settings(settings) == [
-        "results/settings/a-agent/stats.json",
-        "results/settings/b-agent/stats.json",
-    ]
-
-
 def test_the_job_params_name_the_folder_but_not_where_it_is():
     [job, *_] = discover.find_job_folders([str(ROOT)])
     params = planning.job_params(job)

@@ -15,7 +15,7 @@ from benchreport.pipeline import lineage
 from benchreport.pipeline.lineage import ingested_batches
 from conftest import REAL_ROOTS, REPO, layered_venv
 
-SUMMARIES_READERS = {"overview": 1, "paper": 1, "html_report": 1, "all": 1}
+RUN_LEVEL = {"tables": 1, "figures": 1, "html_report": 1, "all": 1}
 
 
 @pytest.fixture(scope="module")
@@ -67,20 +67,19 @@ def settings(workflow) -> int:
 
 
 CASES = {
-    # the run card: every setting's job, and what reads its files (its numbers and rows are
-    # written again, the same bytes: the figures and the trials table read them); no comparison
-    "benchreport/record/runcard.py": lambda n: {"report": n, "figures": 1, "trials_table": 1, **SUMMARIES_READERS},
+    # the run card: every setting's job, and every run-level job, which reads its files
+    "benchreport/record/runcard.py": lambda n: {"report": n, **RUN_LEVEL},
     # the rows of the tables over settings: the paper tables, the figures' data, the page
-    "benchreport/present/tables.py": lambda n: {"paper": 1, "figures": 1, "html_report": 1, "all": 1},
+    "benchreport/present/tables.py": lambda n: RUN_LEVEL,
     # the drawing of the figures: the figures and the page that embeds them
     "benchreport/present/figures.py": lambda n: {"figures": 1, "html_report": 1, "all": 1},
     # the page's own renderer and template
     "benchreport/present/html_report.py": lambda n: {"html_report": 1, "all": 1},
     "benchreport/present/templates/report.html.j2": lambda n: {"html_report": 1, "all": 1},
-    # the index and the exclusions: those, and the page that lists the ledger
-    "benchreport/present/overview.py": lambda n: {"overview": 1, "html_report": 1, "all": 1},
-    # the paired comparisons: their files, the paper table of them, the page
-    "benchreport/compute/comparisons.py": lambda n: {"comparisons": 1, "paper": 1, "html_report": 1, "all": 1},
+    # the index and the exclusions: the tables, and the page that lists the ledger
+    "benchreport/present/overview.py": lambda n: {"tables": 1, "html_report": 1, "all": 1},
+    # the paired comparisons: the tables, and the page that shows them
+    "benchreport/compute/comparisons.py": lambda n: {"tables": 1, "html_report": 1, "all": 1},
 }
 
 
@@ -135,7 +134,7 @@ def test_every_stage_hashes_its_script_and_each_module_it_imports():
     # the renderers do not reach one another: the page needs neither the paper tables nor the report
     assert "benchreport/present/paper.py" not in lineage.STAGE_CODE["html_report"]
     assert "benchreport/record/report.py" not in lineage.STAGE_CODE["html_report"]
-    assert "benchreport/record/runcard.py" not in lineage.STAGE_CODE["figures"] + lineage.STAGE_CODE["comparisons"]
+    assert "benchreport/record/runcard.py" not in lineage.STAGE_CODE["figures"]
 
 
 def test_each_stage_has_one_name_across_rule_rule_file_script_and_code_hash():

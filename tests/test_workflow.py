@@ -309,7 +309,7 @@ def test_lineage_command_checks_every_hash(real_run_copy):
     for name in ("index.json", "tasks.json", "ledger.json"):
         record = json.loads((workflow.results / "lineage" / run / f"{name}.json").read_text())
         assert record["sources"] == [] and record["sources_as"] == f"results/{run}/trials.json", name
-    ledger_command = command[:-1] + ["results/exclusions.tsv"]  # overview reads ledger.json, not trials.json
+    ledger_command = command[:-1] + ["results/exclusions.tsv"]  # through ledger.json, whose record points
     ledger_ok = subprocess.run(ledger_command, cwd=workflow.path, capture_output=True, text=True, env=env)
     assert ledger_ok.returncode == 0 and "spec-pass__3d1c0484/config.json" in ledger_ok.stdout
     # a changed job-folder file is caught, through either record

@@ -2,11 +2,9 @@ rule bundle:
     input:
         get_final_outputs,
     output:
-        bundle=f"results/bundle/{config['bundle']['name']}.tar.gz",
-        redactions=f"results/bundle/{config['bundle']['name']}.redactions.json",
-        lineage_bundle=lineage_of(f"results/bundle/{config['bundle']['name']}.tar.gz"),
-        lineage_redactions=lineage_of(
-            f"results/bundle/{config['bundle']['name']}.redactions.json"
+        **with_lineage(
+            bundle=f"results/bundle/{config['bundle']['name']}.tar.gz",
+            redactions=f"results/bundle/{config['bundle']['name']}.redactions.json",
         ),
     log:
         "logs/bundle/bundle.log",

@@ -33,6 +33,14 @@ from benchreport.compute import shapes
 from benchreport.pipeline.lineage import ingest_file, lineage_of  # noqa: E402
 from benchreport.pipeline.stamps import INGESTED_RECORD, ingest_output  # noqa: E402
 
+
+def with_lineage(**outputs):
+    """A rule's outputs and, named lineage_<name>, the lineage record of each."""
+    return outputs | {
+        f"lineage_{name}": lineage_of(path) for name, path in outputs.items()
+    }
+
+
 # The key, what is wrong and what is allowed, rather than Snakemake's message, which quotes the
 # whole schema; then Snakemake's validate, which fills in the defaults.
 CONFIG_SCHEMA = Path(SCRIPTS_DIR, "..", "..", "config", "schema.yaml")
@@ -434,8 +442,7 @@ def setting_outputs(wildcards):
 def get_final_outputs(wildcards):
     """The default target's outputs (checkpoint ingested's, each run-level stage's and
     each setting report's) and the control runs' manifests."""
-    stages = (rules.ingested, rules.overview, rules.comparisons, rules.paper)
-    stages += (rules.html_report, rules.trials_table)
+    stages = (rules.ingested, rules.tables, rules.figures, rules.html_report)
     return (
         [path for stage in stages for path in stage.output]
         + control_runs()
@@ -489,29 +496,29 @@ def planned_files():
     return {path.removeprefix("results/") for path in designs | images}
 
 
-def comparison_inputs(wildcards):
-    """The stats of every agent setting (controls are never compared)."""
-    return {"stats": planning.compared_settings(settings_map())}
-
-
-def per_setting(pattern):
-    """An input function: `pattern` (with {setting}) for every setting, in name order."""
+def per_setting(output):
+    """An input function: rule report's output `output`, for every setting in name order."""
     return lambda wildcards: [
-        pattern.format(setting=setting) for setting in sorted(settings_map())
+        rules.report.output[output].format(setting=setting)
+        for setting in sorted(settings_map())
     ]
 
 
-# what the run-level stages read of a setting; page.json: the trials report.html lists of it;
-# stats.json: what the figures are drawn from (so that they start beside the reports)
-setting_summaries = per_setting("results/reports/{setting}/summary.json")
-setting_numbers = per_setting("results/settings/{setting}/stats.json")
-setting_pages = per_setting("results/settings/{setting}/page.json")
+# what the run-level stages read of a setting: its record, its numbers (which the figures and
+# the comparisons are computed from), its trial rows, and the trials report.html lists of it
+setting_summaries = per_setting("summary")
+setting_numbers = per_setting("stats")
+setting_trials = per_setting("trials")
+setting_pages = per_setting("page")
 
 
-def overview_inputs(wildcards):
+def table_inputs(wildcards):
+    """What rule tables reads of every setting, and every job folder's ledger."""
     return {
-        "ledgers": [ingest_file(batch, "ledger") for batch in all_batches()],
+        "numbers": setting_numbers(wildcards),
         "summaries": setting_summaries(wildcards),
+        "trials": setting_trials(wildcards),
+        "ledgers": [ingest_file(batch, "ledger") for batch in all_batches()],
     }
 
 

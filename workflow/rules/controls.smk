@@ -2,8 +2,9 @@ checkpoint controls:
     input:
         unpack(user_job_indexes),
     output:
-        manifest="results/controls/run-{kind}.json",
-        lineage=lineage_of("results/controls/run-{kind}.json"),
+        **with_lineage(
+            manifest="results/controls/run-{kind}.json",
+        ),
     log:
         "logs/controls/run-{kind}.log",
     localrule: True

@@ -1,7 +1,8 @@
 rule coverage_design:
     output:
-        grid="results/coverage/{shape}.json",
-        lineage=lineage_of("results/coverage/{shape}.json"),
+        **with_lineage(
+            grid="results/coverage/{shape}.json",
+        ),
     log:
         "logs/coverage_design/{shape}.log",
     wildcard_constraints:

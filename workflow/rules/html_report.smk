@@ -2,21 +2,22 @@ rule html_report:
     input:
         summaries=setting_summaries,
         pages=setting_pages,
-        comparisons="results/comparisons/comparisons.json",
-        exclusions="results/exclusions.tsv",
-        figures="results/paper/figures.json",
-        forest_svg="results/paper/forest.svg",
-        heatmap_svg="results/paper/heatmap.svg",
-        cost_svg="results/paper/cost.svg",
+        comparisons=rules.tables.output.comparisons_json,
+        exclusions=rules.tables.output.exclusions,
+        figures=rules.figures.output.figures,
+        forest_svg=rules.figures.output.forest_svg,
+        heatmap_svg=rules.figures.output.heatmap_svg,
+        cost_svg=rules.figures.output.cost_svg,
     output:
-        html=report(
-            "results/report.html",
-            caption="../report/report_html.rst",
-            category="Paper",
-            subcategory="Page",
-            labels={"name": "all settings, one page", "format": "HTML"},
+        **with_lineage(
+            html=report(
+                "results/report.html",
+                caption="../report/report_html.rst",
+                category="Paper",
+                subcategory="Page",
+                labels={"name": "all settings, one page", "format": "HTML"},
+            ),
         ),
-        lineage_html=lineage_of("results/report.html"),
     log:
         "logs/html_report/all.log",
     conda:

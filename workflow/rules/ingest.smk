@@ -2,14 +2,12 @@ rule ingest:
     input:
         unpack(ingest_inputs),
     output:
-        trials=ingest_file("{batch}", "trials"),
-        index=ingest_file("{batch}", "index"),
-        tasks=ingest_file("{batch}", "tasks"),
-        ledger=ingest_file("{batch}", "ledger"),
-        lineage_trials=lineage_of(ingest_file("{batch}", "trials")),
-        lineage_index=lineage_of(ingest_file("{batch}", "index")),
-        lineage_tasks=lineage_of(ingest_file("{batch}", "tasks")),
-        lineage_ledger=lineage_of(ingest_file("{batch}", "ledger")),
+        **with_lineage(
+            trials=ingest_file("{batch}", "trials"),
+            index=ingest_file("{batch}", "index"),
+            tasks=ingest_file("{batch}", "tasks"),
+            ledger=ingest_file("{batch}", "ledger"),
+        ),
     log:
         "logs/ingest/{batch}.log",
     conda:

@@ -5,8 +5,9 @@ checkpoint ingested:
     input:
         indexes=ingested_inputs,
     output:
-        record=INGESTED_RECORD,
-        lineage=lineage_of(INGESTED_RECORD),
+        **with_lineage(
+            record=INGESTED_RECORD,
+        ),
     log:
         "logs/ingested.log",
     localrule: True

@@ -1,7 +1,8 @@
 rule inspect_image:
     output:
-        record="results/environment/images/{image}.json",
-        lineage=lineage_of("results/environment/images/{image}.json"),
+        **with_lineage(
+            record="results/environment/images/{image}.json",
+        ),
     log:
         "logs/environment/{image}.log",
     localrule: True

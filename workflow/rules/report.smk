@@ -1,27 +1,21 @@
 # One job per setting: its numbers, trial rows and everything rendered from them. priority: the
-# figures and the comparisons read its stats.json (see rule figures, figures.smk).
+# figures and the tables read its stats.json (see rule figures, figures.smk).
 rule report:
     input:
         unpack(report_inputs),
     output:
-        # the numbers, which the run-level stages read
-        stats="results/settings/{setting}/stats.json",
-        trials="results/reports/{setting}/trials.json",
-        report="results/reports/{setting}/report.md",
-        summary="results/reports/{setting}/summary.json",
-        writeup="results/reports/{setting}/writeup.md",
-        run_card="results/reports/{setting}/run-card.json",
-        run_summary="results/reports/{setting}/run-summary.json",
-        # what report.html lists of the setting's trials (html_report reads no trial file)
-        page="results/settings/{setting}/page.json",
-        lineage_stats=lineage_of("results/settings/{setting}/stats.json"),
-        lineage_trials=lineage_of("results/reports/{setting}/trials.json"),
-        lineage_report=lineage_of("results/reports/{setting}/report.md"),
-        lineage_summary=lineage_of("results/reports/{setting}/summary.json"),
-        lineage_writeup=lineage_of("results/reports/{setting}/writeup.md"),
-        lineage_run_card=lineage_of("results/reports/{setting}/run-card.json"),
-        lineage_run_summary=lineage_of("results/reports/{setting}/run-summary.json"),
-        lineage_page=lineage_of("results/settings/{setting}/page.json"),
+        **with_lineage(
+            # the numbers, which the run-level stages read
+            stats="results/settings/{setting}/stats.json",
+            trials="results/reports/{setting}/trials.json",
+            report="results/reports/{setting}/report.md",
+            summary="results/reports/{setting}/summary.json",
+            writeup="results/reports/{setting}/writeup.md",
+            run_card="results/reports/{setting}/run-card.json",
+            run_summary="results/reports/{setting}/run-summary.json",
+            # what report.html lists of the setting's trials (html_report reads no trial file)
+            page="results/settings/{setting}/page.json",
+        ),
     log:
         "logs/report/{setting}.log",
     priority: 3

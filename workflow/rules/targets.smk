@@ -1,6 +1,6 @@
 # Named targets for the common partial runs (`snakemake --cores 4 <target>`); a rule's own name is
-# a target too: `figures`, `paper` (the tables), `comparisons`, `overview`, `html_report`,
-# `trials_table`, `bundle`. The ingests go first as plain inputs, as in rule all.
+# a target too: `tables` (comparisons, paper tables, index, exclusions, trials.csv), `figures`,
+# `html_report`, `bundle`. The ingests go first as plain inputs, as in rule all.
 
 
 # every setting's report files (results/reports/<setting>/, results/settings/<setting>/),
@@ -13,7 +13,7 @@ rule reports:
 
 
 # every setting's numbers (results/settings/<setting>/stats.json), what the figures and the
-# comparisons read
+# comparisons are computed from
 rule numbers:
     input:
         user_ingests,

@@ -18,6 +18,11 @@ def task_counts(stats: dict) -> dict[str, tuple[int, int]]:
     return {row["task"]: (row["passed"], row["trials"]) for row in stats["per_task"]}
 
 
+def agent_settings(numbers: list[dict]) -> dict[str, dict]:
+    """setting -> its stats, for every agent setting among `numbers`: controls are never compared."""
+    return {data["setting"]: data for data in numbers if not data["key"]["control"]}
+
+
 def requested_pairs(settings: list[str], pairs) -> list[tuple[str, str]]:
     """Every pair of agent settings (sorted), or the pairs the config names that exist."""
     if pairs == "all":

@@ -44,15 +44,12 @@ STAGES = (
     "ingested",
     "coverage_design",
     "report",
-    "overview",
     "inspect_image",
     "controls",
-    "paper",
+    "tables",
     "figures",
     "html_report",
     "bundle",
-    "comparisons",
-    "trials_table",
 )
 STAGE_DATA = {
     "report": [

@@ -86,13 +86,6 @@ def report_environment(images: dict[str, dict], tasks: set[str], digests: dict[s
     ]
 
 
-def compared_settings(settings: dict[str, dict]) -> list[str]:
-    """The stats of every agent setting, what rule comparisons reads (controls are never compared)."""
-    return [
-        f"results/settings/{setting}/stats.json" for setting in sorted(settings) if not settings[setting]["control"]
-    ]
-
-
 INGEST_FILES = ("trials.json", "index.json", "tasks.json", "ledger.json")
 
 
