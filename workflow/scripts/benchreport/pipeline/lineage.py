@@ -210,8 +210,8 @@ def stage_code(stage: str) -> dict:
 
 
 # The environment variable in which the Snakemake process hands every job of its run the code
-# and software facts lineage records (run_facts), found once rather than by each job, whose two
-# git commands and importlib.metadata scan cost a cold run 11-12 % more CPU (benchmarks/RESULTS.md).
+# and software facts lineage records (run_facts), found once rather than by each job, for speed
+# alone (two git commands and a scan of the installed distributions; benchmarks/RESULTS.md).
 RUN_FACTS = "BENCHREPORT_RUN_FACTS"
 
 
@@ -260,7 +260,7 @@ def software_versions() -> dict:
 
 
 def _find_software_versions() -> dict:
-    import importlib.metadata  # here: a job handed the versions saves its import (~30 ms)
+    import importlib.metadata  # here: a job handed the versions needs no import of it
 
     versions: dict[str, str | None] = {"python": platform.python_version()}
     for name in SOFTWARE:
@@ -275,8 +275,8 @@ def _find_software_versions() -> dict:
 STARTED_AT: str | None = None
 
 
-# The collector off (start_job) and no teardown (finish_job) make an edited run 7-10 % faster
-# at 1,000 and 10,000 trials (benchmarks/RESULTS.md).
+# The collector off (start_job) and no teardown (finish_job) are for speed alone: an edited run's
+# jobs hold many rows (benchmarks/RESULTS.md).
 def start_job(smk):
     """What a rule script does first: note when its job began, send the job's messages to its
     rule's log (returned, open), and turn the cyclic garbage collector off, since a job's rows

@@ -40,9 +40,8 @@ REVIEW_ENTRIES = frozenset((*REVIEW_DIRS, *(f"{name}/" for name in REVIEW_DIRS))
 # the folders they run each try into (`try-2`, `run_3`, `seed-1`, ...), at any depth under a root.
 TRY_FOLDER = re.compile(r"^(?:trial|try|run|seed|repeat|sample)[-_]?(\d+)$")
 MAX_REQUEST_LINE = 4 << 20
-# request_prefix reads through a 64 KiB buffer, not the default 8 KiB: request lines run to
-# kilobytes each, and readline over the small buffer cost 2.5x the reading (0.07 against 0.025 CPU
-# s for 500 prefixes of 20 lines of 5 KiB, hashing apart; benchmarks/RESULTS.md).
+# request_prefix reads through a 64 KiB buffer, not the default 8 KiB, since request lines run to
+# kilobytes each (benchmarks/RESULTS.md).
 REQUEST_BUFFER = 1 << 16
 # A folder name used as it is in a job id (a Snakemake wildcard and a path under results/):
 # no braces, newlines, slashes or other characters a wildcard or a file name cannot carry.
