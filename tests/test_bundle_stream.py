@@ -62,7 +62,7 @@ def test_the_crate_writer_gives_json_dumps_bytes(count):
 
 def test_refs_is_ref_of_the_same_ids():
     for ids in ([], ["a"], ["a", "b", "c"]):
-        assert as_lists(rocrate.refs(iter(ids), len(ids))) == rocrate.ref(ids)
+        assert as_lists(rocrate.refs(ids)) == rocrate.ref(ids)
 
 
 def members(path):

@@ -146,35 +146,28 @@ def _check_usage_text(check: Checker, text: str, where: str, setting: str, recor
 
 
 def _check_cards(check: Checker, setting: str, record: dict) -> None:
+    def expect(condition: bool, what: str) -> None:
+        check.expect(condition, "run-card.json", setting, what)
+
     card = json.loads(check.read(f"reports/{setting}/run-card.json") or "null")
     if card is None:
-        check.expect(False, "run-card.json", setting, "missing")
+        expect(False, "missing")
         return
     headline, result = record["headline"], card["result"]
     for key in ("low", "high", "method", "level"):
-        check.expect(result["headline"].get(key) == headline.get(key), "run-card.json", setting, f"headline {key}")
-    check.expect(result["pass_rate"] == record["pass_rate"]["value"], "run-card.json", setting, "pass rate")
-    check.expect(card["tasks_and_tries"]["trials"] == record["counts"]["trials"], "run-card.json", setting, "trials")
+        expect(result["headline"].get(key) == headline.get(key), f"headline {key}")
+    expect(result["pass_rate"] == record["pass_rate"]["value"], "pass rate")
+    expect(card["tasks_and_tries"]["trials"] == record["counts"]["trials"], "trials")
     usage = card.get("tokens_and_cost") or {}
     for key in ("tokens_all_attempts", "tokens_counted"):
-        check.expect(usage.get(key) == record["usage"][key], "run-card.json", setting, key.replace("_", " "))
+        expect(usage.get(key) == record["usage"][key], key.replace("_", " "))
     measures = usage.get("cost_measures", {})
     for key, measure in record["usage"]["cost_measures"].items():
-        check.expect(
-            measures.get(key, {}).get("value_usd") == measure["value_usd"],
-            "run-card.json",
-            setting,
-            f"cost measure {key}",
-        )
+        expect(measures.get(key, {}).get("value_usd") == measure["value_usd"], f"cost measure {key}")
     if record.get("controls"):
         verdicts = card["controls"]["verdicts"]
         for task, entry in record["controls"]["per_task"].items():
-            check.expect(
-                verdicts.get(task, {}).get("verdict") == entry["verdict"],
-                "run-card.json",
-                setting,
-                f"controls verdict of {task}",
-            )
+            expect(verdicts.get(task, {}).get("verdict") == entry["verdict"], f"controls verdict of {task}")
     summary = json.loads(check.read(f"reports/{setting}/run-summary.json") or "null")
     if summary is not None:
         # BenchFlow's own rule: every finished trial, the tasks the controls left out included
@@ -210,13 +203,8 @@ def _check_tables(check: Checker, records: dict[str, dict]) -> None:
             "pass rate and headline",
         )
         settings_row = next((line for line in settings_lines if line.startswith(f"| {record['description']} |")), "")
-        check.contains(
-            settings_row,
-            f"| {tables.tokens_text(tables.setting_row(record))} |",
-            "paper/settings.md",
-            setting,
-            "tokens",
-        )
+        tokens = f"| {tables.tokens_text(tables.setting_row(record))} |"
+        check.contains(settings_row, tokens, "paper/settings.md", setting, "tokens")
         check.contains(settings_tex, interval.replace("%", r"\%"), "paper/settings.tex", setting, "headline interval")
         point = forest.get(setting)
         check.expect(
@@ -236,13 +224,8 @@ def _check_index_row(check: Checker, index: str, setting: str, record: dict) -> 
     line = next((line for line in index.splitlines() if f"(reports/{setting}/report.md)" in line), "")
     line = _markdown_text(line)
     check.contains(line, f"| {rate} | {interval} ({method_name}) |", "index.md", setting, "pass rate and headline")
-    check.contains(
-        line,
-        f"| {record['counts']['trials']} | {record['counts']['passed']} |",
-        "index.md",
-        setting,
-        "trials and passed",
-    )
+    counts = f"| {record['counts']['trials']} | {record['counts']['passed']} |"
+    check.contains(line, counts, "index.md", setting, "trials and passed")
 
 
 def _check_csv_row(check: Checker, row: dict, setting: str, record: dict) -> None:
@@ -301,12 +284,8 @@ def _check_comparisons(check: Checker, records: dict[str, dict]) -> None:
                 continue
             rates = {row["task"]: row["rate"] for row in record["per_task"]}
             for row in pair.get("per_task", []):
-                check.expect(
-                    rates.get(row["task"]) == row[f"rate_{side}"],
-                    "comparisons.json",
-                    pair[side],
-                    f"rate of {row['task']}",
-                )
+                matches = rates.get(row["task"]) == row[f"rate_{side}"]
+                check.expect(matches, "comparisons.json", pair[side], f"rate of {row['task']}")
     markdown = check.read("comparisons/comparisons.md")
     if markdown is not None and records:
         _check_one_level(check, markdown, "comparisons.md", records)

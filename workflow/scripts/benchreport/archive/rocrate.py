@@ -113,11 +113,9 @@ class Refs(Lazy):
     trials: ~1 s each list as dicts)."""
 
 
-def refs(ids, count: int):
-    """`ref` of `count` ids given as an iterable, written as they come when there are several."""
-    if count == 1:
-        return {"@id": next(iter(ids))}
-    return Refs(ids)
+def refs(ids: list):
+    """`ref` of these ids, written as they come when there are several."""
+    return {"@id": ids[0]} if len(ids) == 1 else Refs(ids)
 
 
 # Scalars through the C encoder (no indent: json's pure-Python encoder, which json.dumps uses
@@ -271,17 +269,19 @@ def runner_entities(agent: dict) -> tuple[dict | None, dict | None]:
     return person, organization
 
 
-def readme(name: str, jobs: int, outputs: int, sources: int) -> bytes:
-    """The crate's README.md: what the archive is and how to check it."""
+def readme_for(files: Mapping[str, tuple[int, bytes]], records: Mapping[str, dict], name: str) -> bytes:
+    """The crate's README.md, from the files bundled before it and the records: what the archive
+    is and how to check it."""
+    sources = sum(1 for arcname in files if arcname.startswith("jobs/"))
     return (
         f"# {name}\n\n"
         "benchreport results of BenchFlow agent-benchmark job folders, with the job-folder files they came\n"
         "from and the workflow code that computed them.\n\n"
-        f"- `results/`: {outputs} outputs, each with its lineage record under `results/lineage/`\n"
+        f"- `results/`: {len(records)} outputs, each with its lineage record under `results/lineage/`\n"
         f"- `jobs/`: the {sources} job-folder files the run read\n"
         "- `workflow-code/`: the workflow that ran; `config.yaml`: its configuration for a re-run\n"
         "- `environment/requirements.lock`: the Python packages it ran with\n"
-        f"- `ro-crate-metadata.json`: the same as a Provenance Run Crate ({jobs} rule jobs)\n"
+        f"- `ro-crate-metadata.json`: the same as a Provenance Run Crate ({len(rule_jobs(records))} rule jobs)\n"
         "- `MANIFEST.sha256`: the sha256 of every file\n\n"
         "Check it (the manifest, then a re-run of the workflow code on the bundled files, compared byte\n"
         "for byte): `benchreport verify <this archive>`.\n"
@@ -296,12 +296,6 @@ def rule_jobs(records: Mapping[str, dict]) -> list[tuple[str, dict, list[str]]]:
         record = records[output]
         jobs.setdefault((record["rule"], json.dumps(record.get("wildcards", {}), sort_keys=True)), []).append(output)
     return [(rule, json.loads(wildcards), outputs) for (rule, wildcards), outputs in sorted(jobs.items())]
-
-
-def readme_for(files: Mapping[str, tuple[int, bytes]], records: Mapping[str, dict], name: str) -> bytes:
-    """The crate's README.md, from the files bundled before it and the records."""
-    sources = sum(1 for arcname in files if arcname.startswith("jobs/"))
-    return readme(name, len(rule_jobs(records)), len(records), sources)
 
 
 @dataclass
@@ -384,17 +378,10 @@ def build(
     snakemake_version: str,
 ) -> None:
     """Write ro-crate-metadata.json to `out`. files: arcname -> (size, sha256 digest) of every
-    file in the bundle but the crate metadata and the manifest (the crate's README.md among
-    them: `readme_for`); records: output arcname -> its lineage record (read as often as needed,
-    so a Mapping may load them on demand); source_of: a job-folder path as recorded -> its
-    arcname in the bundle, or None. Who ran the workflow (the crate's author, the agent of every
-    action, by affiliation its publisher) comes from `config`, the bundle's own config.yaml
-    (bundle.agent): see runner_entities. Each rule's code is identified under bundle.code_iri
-    when that is set, else locally.
-
-    The lists of every file (the root's hasPart, one entity each, the run's object) are written
-    as they are made, and one rule job's inputs at a time: memory holds the rule jobs, not the
-    files."""
+    bundled file but the crate metadata and the manifest; records: output arcname -> its lineage
+    record (a Mapping may load them on demand); source_of: a job-folder path as recorded -> its
+    arcname, or None; `config`: the bundle's config.yaml (bundle.agent, bundle.code_iri). The
+    lists of every file are written as they are made: memory holds the rule jobs, not the files."""
     settings = yaml.safe_load(config).get("bundle", {})
     person, publisher = runner_entities(settings.get("agent") or {})
     crate = Crate(
@@ -450,7 +437,7 @@ def head_entities(crate: Crate, name: str, license_id: str, snakemake_version: s
             **({"publisher": {"@id": crate.publisher["@id"]}} if crate.publisher else {}),
             "conformsTo": [{"@id": PROFILES[kind]} for kind in ("process", "workflow", "provenance", "wroc")],
             "mainEntity": {"@id": crate.main_workflow},
-            "hasPart": refs(parts, len(parts)),
+            "hasPart": refs(parts),
             "mentions": ref(mentions(crate)),
         },
         {"@id": RO_CRATE, "@type": "CreativeWork", "name": "RO-Crate", "version": "1.1"},
@@ -560,7 +547,7 @@ def run_actions(crate: Crate, name: str, snakemake_version: str) -> list[dict]:
         **crate.ran_by,
         "actionStatus": COMPLETED,
         **times,
-        "object": refs(sources, len(sources)),
+        "object": refs(sources),
         "result": ref(sorted(crate.records)),
     }
     engine_run = {
@@ -613,7 +600,7 @@ def job_actions(crate: Crate):
         if action.started:
             entity["startTime"] = min(action.started)
         if inputs:
-            entity["object"] = refs(inputs, len(inputs))
+            entity["object"] = refs(inputs)
         entity["result"] = ref(action.outputs)
         yield entity
 

@@ -244,11 +244,7 @@ def read_archive(bundle: Path, target: Path, *, keep_code: bool, limits: Limits,
     """One pass over the archive: (top folder, member name -> sha256 digest, small files by
     name). Writes the re-run's inputs (and workflow-code/ with keep_code) under target; every
     other member is only hashed."""
-    return _read_members(bundle, target, keep_code, limits, progress, FileMaker())
-
-
-def _read_members(bundle: Path, target: Path, keep_code: bool, limits: Limits, progress, maker: FileMaker) -> tuple:
-    top, hashes, small = None, {}, {}
+    top, hashes, small, maker = None, {}, {}, FileMaker()
     started = last = time.monotonic()
     # a buffered inflater under a plain tar stream: tarfile's own "r|gz" decompresses in 10 KiB
     # steps and copies its buffer at each read (13.5 s of CPU against 8.7 s for 70,000 members)
@@ -350,19 +346,6 @@ def check_listing(lines, hashes: dict[str, bytes | None], wanted) -> tuple[list[
             kept[name] = digest
     unlisted = sorted(name for name, digest in hashes.items() if digest is not None and name != "MANIFEST.sha256")
     return [f"not in the manifest: {name}" for name in unlisted] + [line for _, line in sorted(problems)], kept, count
-
-
-def read_and_check(path: Path, work: Path, keep_code: bool, limits: Limits, progress) -> tuple:
-    """read_archive, then the manifest checked against the members' digests: (the problems, the
-    outputs' and the code's manifest lines, how many lines, the small files but the manifest)."""
-    _, hashes, small = read_archive(path, work, keep_code=keep_code, limits=limits, progress=progress)
-    if "MANIFEST.sha256" not in small:
-        raise Refused("no MANIFEST.sha256 in the archive: not a benchreport bundle, or an incomplete one")
-    # checked as it is read; only the outputs' and the code's lines are kept
-    problems, listed, files = check_listing(
-        manifest_lines(small.pop("MANIFEST.sha256")), hashes, lambda name: name.startswith(("results/", CODE))
-    )
-    return problems, listed, files, small
 
 
 def within_nodes(value, limit: int) -> bool:
@@ -666,13 +649,15 @@ def verify(
 
 
 def in_temporary_folder(bundle: Path, cores: int, out, progress, *limits) -> tuple[int, str]:
-    """check, in a temporary folder removed afterwards whatever the outcome."""
+    """verify's work (read_then_rerun), in a temporary folder removed afterwards whatever the outcome."""
     try:
         temporary = Path(tempfile.mkdtemp(prefix="benchreport-verify-"))
     except OSError as exc:
         return 1, f"verify FAILED: no temporary folder can be made: {shown(str(exc))}"
     try:
-        return check(bundle, temporary / "rerun", cores, out, progress, *limits)
+        return read_then_rerun(bundle, temporary / "rerun", cores, out, progress, *limits)
+    except Unwritable as exc:
+        return 1, f"verify FAILED: the re-run's files cannot be written: {shown(str(exc))}"
     finally:
         progress("removing the temporary folder")
         removing = time.monotonic()
@@ -707,15 +692,6 @@ def remove_tree(root: Path, workers: int = 8, enough: int = 64) -> None:
         with ThreadPoolExecutor(workers) as pool:
             list(pool.map(shutil.rmtree, level))
     shutil.rmtree(root)
-
-
-def check(path: Path, work: Path, cores: int, out, progress, *limits) -> tuple[int, str]:
-    """verify's work in the folder `work` (made here; its parent is removed by the caller): (the
-    exit code, the verdict line)."""
-    try:
-        return read_then_rerun(path, work, cores, out, progress, *limits)
-    except Unwritable as exc:
-        return 1, f"verify FAILED: the re-run's files cannot be written: {shown(str(exc))}"
 
 
 def read_then_rerun(
@@ -772,8 +748,14 @@ def _read_bundle(path: Path, work: Path, run_bundled_code: bool, limits, progres
     max_bytes, max_ratio, max_draws = limits
     size = path.stat().st_size
     progress(f"reading {path} ({size:,} bytes)")
-    problems, listed, files, small = read_and_check(
-        path, work, run_bundled_code, Limits(size, max_bytes, max_ratio), progress
+    _, hashes, small = read_archive(
+        path, work, keep_code=run_bundled_code, limits=Limits(size, max_bytes, max_ratio), progress=progress
+    )
+    if "MANIFEST.sha256" not in small:
+        raise Refused("no MANIFEST.sha256 in the archive: not a benchreport bundle, or an incomplete one")
+    # checked as it is read; only the outputs' and the code's lines are kept
+    problems, listed, files = check_listing(
+        manifest_lines(small.pop("MANIFEST.sha256")), hashes, lambda name: name.startswith(("results/", CODE))
     )
     if "config.yaml" not in small:
         raise Refused("no config.yaml in the archive")

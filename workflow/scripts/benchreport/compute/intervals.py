@@ -506,23 +506,14 @@ def _wilson_over_trials(trials, passes, *, seed, resamples, confidence):
     return wilson(int(passes.sum()), int(trials.sum()), confidence) | {"estimate": estimate}
 
 
-def _t_over_task_means(trials, passes, *, seed, resamples, confidence):
-    trials, passes = task_counts(trials, passes)
-    return t_task_means(passes / trials, confidence)
+def _over_task_means(interval):
+    """A METHODS entry from an interval(task means, confidence)."""
 
+    def method(trials, passes, *, seed, resamples, confidence):
+        trials, passes = task_counts(trials, passes)
+        return interval(passes / trials, confidence)
 
-def _wilson_over_task_means(trials, passes, *, seed, resamples, confidence):
-    trials, passes = task_counts(trials, passes)
-    return wilson_task_means(passes / trials, confidence)
-
-
-def _clopper_pearson_over_task_means(trials, passes, *, seed, resamples, confidence):
-    trials, passes = task_counts(trials, passes)
-    return clopper_pearson_task_means(passes / trials, confidence)
-
-
-def _wilson_clustered(trials, passes, *, seed, resamples, confidence):
-    return wilson_clustered(trials, passes, confidence)
+    return method
 
 
 def _bootstrap_percentile(trials, passes, *, seed, resamples, confidence):
@@ -538,11 +529,7 @@ def _bootstrap_bca(trials, passes, *, seed, resamples, confidence):
 
 
 def _composite(level: float, margin: float):
-    def method(trials, passes, *, seed, resamples, confidence):
-        trials, passes = task_counts(trials, passes)
-        return t_or_clopper_pearson(passes / trials, level, margin, confidence)
-
-    return method
+    return _over_task_means(lambda rates, confidence: t_or_clopper_pearson(rates, level, margin, confidence))
 
 
 # The composite procedures the coverage design weighs: (level of the t part, margin in tasks).
@@ -551,11 +538,13 @@ COMPOSITES = ((0.97, 20), (0.98, 10))
 # name -> callable(trials_per_task, passes_per_task, *, seed, resamples, confidence) -> interval dict
 METHODS = {
     "wilson over trials": _wilson_over_trials,
-    "t over task means": _t_over_task_means,
+    "t over task means": _over_task_means(t_task_means),
     "bootstrap-percentile over tasks": _bootstrap_percentile,
     "bootstrap-BCa over tasks": _bootstrap_bca,
-    "wilson over task means": _wilson_over_task_means,
-    "wilson-clustered": _wilson_clustered,
-    "clopper-pearson over task means": _clopper_pearson_over_task_means,
+    "wilson over task means": _over_task_means(wilson_task_means),
+    "wilson-clustered": lambda trials, passes, *, seed, resamples, confidence: wilson_clustered(
+        trials, passes, confidence
+    ),
+    "clopper-pearson over task means": _over_task_means(clopper_pearson_task_means),
     **{composite_name(level, margin): _composite(level, margin) for level, margin in COMPOSITES},
 }

@@ -468,11 +468,6 @@ def interval_methods(tasks: list[TaskRow], params: dict) -> dict:
     )
 
 
-def coverage_shape(tasks: list[TaskRow]) -> tuple[tuple[int, int], ...]:
-    """The tries profile ((tries, tasks), …) at which the headline's coverage is measured."""
-    return shapes.tries_profile(row["trials"] for row in tasks)
-
-
 def check_grid(grid: dict, shape, params: dict) -> dict:
     """The coverage design, once it is known to be the one this setting's headline needs: the
     workflow planned its shape from the ingests' counts (`shapes.planned_profile`), by the rules
@@ -511,7 +506,7 @@ def headline_interval(tasks: list[TaskRow], methods: dict, params: dict, grid_fo
     """
     if not tasks:
         return {"method": None, "low": None, "high": None, "text": "no task was scored", "coverage": None}
-    shape = coverage_shape(tasks)
+    shape = shapes.tries_profile(row["trials"] for row in tasks)
     if grid_for is None:
         grid = coverage_design.coverage_design(
             shape, seed=params["seed"], simulations=params["coverage_simulations"], confidence=params["confidence"]

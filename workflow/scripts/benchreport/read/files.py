@@ -50,16 +50,11 @@ def read_whole(path: str | os.PathLike) -> bytes:
 def sha256_file(path: str | os.PathLike, limit: int | None = None) -> str:
     """Hash a whole file, or only its first `limit` bytes (what a prefix reader consumed)."""
     digest = hashlib.sha256()
-    remaining = limit
+    remaining = math.inf if limit is None else limit
     with open(path, "rb") as handle:
-        while remaining is None or remaining > 0:
-            size = 1 << 20 if remaining is None else min(1 << 20, remaining)
-            chunk = handle.read(size)
-            if not chunk:
-                break
+        while remaining > 0 and (chunk := handle.read(int(min(1 << 20, remaining)))):
             digest.update(chunk)
-            if remaining is not None:
-                remaining -= len(chunk)
+            remaining -= len(chunk)
     return digest.hexdigest()
 
 
@@ -232,12 +227,9 @@ class ReadAhead:
     `storage_reads` is asked, and the first time it grew it starts from where the pass is. With
     every file cached, asking costs system calls and gains nothing, so it stops again once AHEAD
     paths go by with nothing read from the disk (the bundle's second pass reads what its first
-    has just read: asking for each of 700,000 cached files cost it ~2 s). Measured at 100 job folders x
-    1,000 trials: an ingest job of 1,000 attempts took 0.8 s with its folder out of the cache and
-    0.5-0.7 s with this (0.5 s cached); the bundle rule 170 s with the job folders out of the cache
-    and 112 s with this (110 s cached). (A thread asking ahead of the pass, tried first, took
-    ingest_job from 0.205 to 0.27 s with every file cached: its system calls and the pass
-    contended for the GIL.)
+    has just read: asking for each of 700,000 cached files cost it ~2 s). At 100 job folders x
+    1,000 trials the bundle rule takes 112 s with this, 170 s without, with the job folders out of
+    the cache. It asks in the pass's own thread: a thread of its own contends with the pass for the GIL.
 
     Nothing is read: a path that cannot be opened is left to the pass, which meets it and says
     so, and only a regular file that is not a link is opened (a FIFO would wait for a writer, a

@@ -610,13 +610,18 @@ def _clean_row(reader: JobReader, row: dict, known_values: tuple) -> None:
             and reader.source_path(f"{folder}/timing.json") in {source["path"] for source in reader.sources}
         ):
             relpath = f"{folder}/timing.json"  # the phases came from timing.json, not the record
-        for what in sorted(set(found)):
-            reader.note(
-                folder,
-                relpath,
-                f"{what} in {field} was {'redacted' if 'secret' in what else 'dropped'}",
-                REDACTED if "secret" in what else VALUE_IGNORED,
-            )
+        _note_cleaned(reader, folder, relpath, field, found)
+
+
+def _note_cleaned(reader: JobReader, folder: str, relpath: str, where: str, found: list[str]) -> None:
+    """One ledger row per kind of change _cleaned made in `where`, never the value."""
+    for what in sorted(set(found)):
+        reader.note(
+            folder,
+            relpath,
+            f"{what} in {where} was {'redacted' if 'secret' in what else 'dropped'}",
+            REDACTED if "secret" in what else VALUE_IGNORED,
+        )
 
 
 def _holding_secrets(texts: list[str], known: tuple) -> set[str]:
@@ -817,13 +822,7 @@ def _clean_job_part(reader: JobReader, value, relpath: str, where: str):
     """A job-level part of the ingest (from summary.json) cleaned as _clean_row cleans a row."""
     found: list[str] = []
     value = _cleaned(value, (), found)
-    for what in sorted(set(found)):
-        reader.note(
-            "",
-            relpath,
-            f"{what} in {where} was {'redacted' if 'secret' in what else 'dropped'}",
-            REDACTED if "secret" in what else VALUE_IGNORED,
-        )
+    _note_cleaned(reader, "", relpath, where, found)
     return value
 
 

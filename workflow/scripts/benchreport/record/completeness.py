@@ -101,18 +101,11 @@ def check_environment(card: dict) -> dict:
         return _item("missing", ["an inspection of the task images (environment inspection is off or found no task)"])
     rows = environment["tasks"]
     bad = [row for row in rows if row["status"] != "inspected"]
+    named = "; ".join(f"{row['task']} ({row['status']})" for row in bad[:8])
     if len(bad) == len(rows):
-        return _item(
-            "missing",
-            ["the image any task ran in: " + "; ".join(f"{row['task']} ({row['status']})" for row in bad[:8])],
-        )
+        return _item("missing", [f"the image any task ran in: {named}"])
     return _partial_or_present(
-        [
-            f"the image of {len(bad)} of {count(len(rows), 'task')}: "
-            + "; ".join(f"{row['task']} ({row['status']})" for row in bad[:8])
-        ]
-        if bad
-        else [],
+        [f"the image of {len(bad)} of {count(len(rows), 'task')}: {named}"] if bad else [],
         f"{len(rows) - len(bad)} of {count(len(rows), 'task image')} inspected",
     )
 

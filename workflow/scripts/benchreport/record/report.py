@@ -260,18 +260,7 @@ def _jinja() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(
-        pct=pct,
-        num=num,
-        usd=usd,
-        reward=reward,
-        cell=cell,
-        code=code,
-        bar=bar,
-        count=count,
-        seconds=seconds,
-        level=level,
-    )
+    env.filters.update({f.__name__: f for f in (pct, num, usd, reward, cell, code, bar, count, seconds, level)})
     env.globals.update(NOT_RECORDED=NOT_RECORDED, sentences=sentences)
     return env
 

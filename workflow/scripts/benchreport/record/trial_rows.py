@@ -178,17 +178,16 @@ CATEGORIES = {
 
 
 def _categories(counts: dict[str, Counter[str]]) -> list[dict]:
-    return [_category(key, label, effect, counts[key]) for key, (label, effect) in CATEGORIES.items()]
-
-
-def _category(key: str, label: str, effect: str, counts: Counter) -> dict:
-    return {
-        "key": key,
-        "label": label,
-        "effect": effect,
-        "folders": sum(counts.values()),
-        "by": dict(sorted(counts.items())),
-    }
+    return [
+        {
+            "key": key,
+            "label": label,
+            "effect": effect,
+            "folders": sum(counts[key].values()),
+            "by": dict(sorted(counts[key].items())),
+        }
+        for key, (label, effect) in CATEGORIES.items()
+    ]
 
 
 # ------------------------------------------------------------------------------------------
@@ -365,12 +364,6 @@ def card_parts(
     benchmark version, the left-out accounting, tokens and cost, the run summary. `excluded`: the
     tasks the controls leave out of the setting's numbers (stats.SettingTrials.excluded_tasks);
     `rows`: its trials.json rows (setting_trial_rows), which the card lists with the grader's verdicts.
-
-    Reads per trial: setting, task, job, folder, try_index, outcome, reward, attempts,
-    attempt_outcomes, error_category, verifier_error_category, has_scoring, control, model, tokens,
-    tokens_all_attempts, cost_usd, cost_usd_all_attempts, usage_source, price_source,
-    task_digest, dataset, and (once ingest provides them) `grading` and `provenance`; per job:
-    id, attempt_folders_found, ledger, and (once provided) job.reviewer, job.provenance, job.budget.
     """
     mine, own = _own(setting, ingests)
     finished = [trial for trial in mine if trial["outcome"] != "interrupted"]
