@@ -448,7 +448,10 @@ def test_without_a_dataset_the_tasks_git_commit_is_the_version(generated):
 
 
 def test_version_fallbacks_and_flaws():
-    rows = [{"task": "a", "task_digest": "sha256:1"}, {"task": "b", "task_digest": None}]
+    rows = [
+        {"task": "a", "provenance": provenance.trial_provenance({"task_digest": "sha256:1"})},
+        {"task": "b", "provenance": provenance.trial_provenance({})},
+    ]
     assert provenance.benchmark_version(rows, config_value=" tiny@2 ")["text"] == "tiny@2"
     assert provenance.benchmark_version(rows)["text"] == "not recorded"
     assert provenance.benchmark_version(rows)["trials_without_digest"] == 1
@@ -475,8 +478,6 @@ def test_version_fallbacks_and_flaws():
         {"repo": "org/ds", "repo_type": "dataset", "requested_revision": "main", "resolved_revision": "abc"}
     )
     assert (hf["kind"], hf["commit"], hf["requested_ref"]) == ("huggingface", "abc", "main")
-    # today's ingest rows (no `provenance`) still give their dataset string
-    assert provenance.benchmark_version([{"task": "a", "dataset": "sb@1.1", "task_digest": "x"}])["text"] == "sb@1.1"
 
 
 # ------------------------------------------------------------------------------------------

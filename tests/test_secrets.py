@@ -129,8 +129,8 @@ def test_each_planted_secret_is_found_and_labelled_by_its_value(text, secret, ki
     clean, kinds = secrets.redact_text(text)
     assert secret not in clean and f"[REDACTED:{kind}]" in clean, clean
     assert kinds == [kind]
-    data, byte_kinds = secrets.redact(text.encode())
-    assert data == clean.encode() and byte_kinds == kinds
+    data, hits = secrets.redact_hits(text.encode())
+    assert data == clean.encode() and [kind for kind, _ in hits] == kinds
     # the signature ingest uses: spans in order, never overlapping
     spans = secrets.find(text)
     assert [text[start:end] for start, end, _ in spans] == [secret]

@@ -164,15 +164,15 @@ def write_json(out, value, level: int = 0) -> None:
 CHARACTERS_A_WRITE = 1 << 16
 
 
-def write_items(out, items, level: int, first: bool = True, made=None) -> None:
+def write_items(out, items, level: int, made=None) -> None:
     """The items of a list at `level` as write_json writes them, each after a new line and its
-    indent, and a comma but before the first item of the list (`first`: these start it). Items
+    indent, and a comma but before the first. Items
     that hold no Lazy are made as strings (by `made`, _text unless a Refs' ids are given) and
     written some together."""
     made = made or _text
     inner = "\n" + "  " * level
     texts: list[str] = []
-    size = 0
+    size, first = 0, True
     for item in items:
         separator = inner if first else "," + inner
         first = False

@@ -48,17 +48,9 @@ def _output(record_id, result: dict) -> dict:
     interval = result["intervals"][result["preferred"]]
     return line | {
         "tasks": result["shared"],
-        "mean_difference": result["mean_difference"],
-        "difference": result["difference"],
-        "p_value": result["p_value"],
-        "low": interval["low"],
-        "high": interval["high"],
-        "log_odds_low": interval["log_odds_low"],
-        "log_odds_high": interval["log_odds_high"],
         "level": result["confidence"],
-        "method": interval["method"],
-        "test": result["test"],
-        "smallest_p_value": result["smallest_p_value"],
+        **{key: result[key] for key in ("mean_difference", "difference", "p_value", "test", "smallest_p_value")},
+        **{key: interval[key] for key in ("low", "high", "log_odds_low", "log_odds_high", "method")},
         **({"note": result["note"]} if "note" in result else {}),
     }
 

@@ -155,26 +155,10 @@ def render_csv(data: dict) -> str:
     rows = [CSV_FIELDS]
     for c in data["pairs"]:
         perm, boot, t = (c["intervals"][name] for name in ("permutation", "bootstrap", "t"))
-        values = [
-            c["a"],
-            c["b"],
-            c["shared"],
-            c["only_in_a"],
-            c["only_in_b"],
-            c["mean_difference"],
-            perm["low"],
-            perm["high"],
-            boot["low"],
-            boot["high"],
-            t["low"],
-            t["high"],
-            c["p_value"],
-            c["p_value_holm"],
-            c["smallest_p_value"],
-            c["minimum_detectable_difference"]["value"],
-            c["confidence"],
-            c["test"] or "",
-        ]
+        values = [c[key] for key in ("a", "b", "shared", "only_in_a", "only_in_b", "mean_difference")]
+        values += [interval[side] for interval in (perm, boot, t) for side in ("low", "high")]
+        values += [c["p_value"], c["p_value_holm"], c["smallest_p_value"], c["minimum_detectable_difference"]["value"]]
+        values += [c["confidence"], c["test"] or ""]
         rows.append(
             ",".join("" if v is None else f'"{v}"' if isinstance(v, str) and "," in v else str(v) for v in values)
         )

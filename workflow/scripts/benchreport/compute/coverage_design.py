@@ -939,9 +939,7 @@ def _score_bounds(covered, runs, z):
     return intervals.wilson_bounds(covered, runs, intervals.STANDARD_NORMAL.cdf(z) * 2 - 1)
 
 
-def _simulated(
-    profile, families, means, methods, target, *, seed, simulations, confidence, bootstrap, workers=1, exact=()
-) -> dict:
+def _simulated(profile, families, means, methods, target, *, exact=(), **settings) -> dict:
     """name -> per-cell (covered, runs, summed width) by sequential Monte Carlo.
 
     The analytic methods go first, visiting cells hardest first (means nearest 0 or 1, then in
@@ -968,30 +966,14 @@ def _simulated(
     cells.sort(key=lambda cell: (-abs(float(_logit(means[cell[1]]))), cell[0], cell[1]))
     found: dict[str, dict] = {name: {} for name in methods}
     cheap = [name for name in methods if name not in BOOTSTRAP_METHODS]
-
-    def sequential(names):  # the same design for both groups of methods
-        _sequential(
-            cells,
-            names,
-            found,
-            tries,
-            families,
-            means,
-            target,
-            seed=seed,
-            simulations=simulations,
-            confidence=confidence,
-            bootstrap=bootstrap,
-            workers=workers,
-        )
-
-    sequential(cheap)
+    _sequential(cells, cheap, found, tries, families, means, target, **settings)
     lowest = {
         cell: min((tally[cell][0] / tally[cell][1] for tally in found.values() if cell in tally), default=1.0)
         for cell in cells
     }
     cells.sort(key=lambda cell: lowest[cell])  # stable: hardest first among equals
-    sequential([name for name in methods if name in BOOTSTRAP_METHODS])
+    bootstraps = [name for name in methods if name in BOOTSTRAP_METHODS]
+    _sequential(cells, bootstraps, found, tries, families, means, target, **settings)
     return found
 
 
@@ -1098,13 +1080,7 @@ def coverage_design(
     _check_design_arguments(profile, simulations)
     intervals.check_confidence(confidence)
     target = confidence if target is None else target
-    settings = {
-        "seed": seed,
-        "simulations": simulations,
-        "confidence": confidence,
-        "bootstrap": bootstrap,
-        "workers": workers,
-    }
+    settings = dict(seed=seed, simulations=simulations, confidence=confidence, bootstrap=bootstrap, workers=workers)
     means = design_means(MEANS)
     determined = _deterministic(profile, means, confidence, bootstrap, workers)
     if _multisets(profile) <= ENUMERATION_MAX:
@@ -1416,22 +1392,8 @@ def headline_fields(design: dict, target: float) -> tuple[str, dict]:
     choice = choose_headline(design, target)
     name = choice["method"] or choice["best"]
     row = design["methods"][name]
-    summary = {
-        key: design[key]
-        for key in (
-            "n_tasks",
-            "tries_per_task",
-            "tries_profile",
-            "design_version",
-            "simulations",
-            "seed",
-            "model",
-            "design",
-            "bootstrap",
-            "correlations",
-            "families",
-        )
-    }
+    shape = ("n_tasks", "tries_per_task", "tries_profile", "design_version", "simulations", "seed")
+    summary = {key: design[key] for key in (*shape, "model", "design", "bootstrap", "correlations", "families")}
     summary |= {
         "pass_rates": design["simulated_pass_rates"],
         "all_pass_rates": design["pass_rates"],

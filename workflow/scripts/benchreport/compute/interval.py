@@ -109,11 +109,8 @@ def _output(record_id, counted, shape, tries, methods, name, fields, confidence)
         "low": chosen["low"],
         "high": chosen["high"],
         "level": confidence,
-        "reaches_target": fields["reaches_target"],
         "coverage": fields["worst_coverage"],
-        "coverage_standard_error": fields["coverage_standard_error"],
-        "coverage_lower_bound": fields["coverage_lower_bound"],
-        "text": fields["text"],
+        **{key: fields[key] for key in ("reaches_target", "coverage_standard_error", "coverage_lower_bound", "text")},
         "methods": {
             method: {"low": entry["low"], "high": entry["high"], "worst_coverage": rows[method]["worst_coverage"]}
             for method, entry in methods.items()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 
-from .verdicts import SCORED, version_verdict
+from .verdicts import POLICY, SCORED, version_verdict, worst
 
 # A run with more distinct numbers of tries than this is measured at a coarser profile: its tasks
 # in order of tries, cut into this many groups of (nearly) equal size, each at its median.
@@ -117,16 +117,10 @@ def _control_cell(counts, task: str, digest: str) -> dict | None:
 
 
 def task_verdict(task: str, digests, controls) -> str:
-    """The worst verdict of the controls over the versions of a task the agent ran on (fails,
-    then not verified, then holds), as `stats.control_summary` gives it."""
-    verdicts = {
-        version_verdict(
-            _control_cell(controls.get("oracle", {}), task, digest),
-            _control_cell(controls.get("nop", {}), task, digest),
-        )[0]
-        for digest in digests
-    }
-    return next(verdict for verdict in ("fails", "not verified", "holds") if verdict in verdicts)
+    """The worst verdict of the controls over the versions of a task the agent ran on, as
+    `stats.control_summary` gives it."""
+    oracle, nop = controls.get("oracle", {}), controls.get("nop", {})
+    return worst({version_verdict(_control_cell(oracle, task, d), _control_cell(nop, task, d))[0] for d in digests})
 
 
 def planned_profile(setting: str, indexes: list[dict], policy: dict) -> tuple[tuple[int, int], ...] | None:
@@ -135,11 +129,7 @@ def planned_profile(setting: str, indexes: list[dict], policy: dict) -> tuple[tu
     leave out under `policy` (config controls.on_failure / on_unverified: "exclude" leaves a task
     whose controls fail / are not verified out), each with its number of finished trials."""
     kind, mine, controls = _merged(setting, indexes)
-    excluded = {
-        verdict
-        for verdict, key in (("fails", "on_failure"), ("not verified", "on_unverified"))
-        if policy[key] == "exclude"
-    }
+    excluded = {verdict for verdict, key in POLICY.items() if policy[key] == "exclude"}
     tries = []
     for task, versions in mine.items():
         finished = sum(cell[0] for cell in versions.values())

@@ -27,7 +27,7 @@ from ..record.record import (
     Usage,
 )
 from . import coverage_design, intervals, passk, shapes
-from .verdicts import SCORED, version_verdict
+from .verdicts import POLICY, SCORED, version_verdict, worst
 
 # BenchFlow's own rule when no threshold is given: a trial passes at a reward of exactly 1.0
 # (rewards lie in [0, 1], so reward ≥ 1.0 is the same rule); config/schema.yaml's default.
@@ -425,7 +425,7 @@ def _task_controls(task: str, agents: list[dict], controls: dict) -> tuple[dict,
                     "trial_ids": [trial_id(t) for t in on_version],
                 }
             )
-    verdict = next(v for v in ("fails", "not verified", "holds") if any(p["verdict"] == v for p in per_version))
+    verdict = worst({p["verdict"] for p in per_version})
     # a version no control ran on is said once, not as "no oracle ran; no nop ran" beside the
     # counts of the controls that ran on the task's other versions
     task_reasons = {
@@ -604,7 +604,7 @@ def setting_trials(
     if not mine[0]["setting_key"]["control"]:
         controls = control_summary(finished, [trial for trial in all_trials if trial["control"]])
         controls["policy"] = {"on_failure": policy["on_failure"], "on_unverified": policy["on_unverified"]}
-        for verdict, key in (("fails", "on_failure"), ("not verified", "on_unverified")):
+        for verdict, key in POLICY.items():
             if policy[key] == "exclude":
                 said = "controls fail" if verdict == "fails" else "controls not verified"
                 excluded_tasks |= {
@@ -707,7 +707,7 @@ def _warnings(
         uncovered = controls["uncovered"]
         if uncovered:
             warnings.append({"kind": "version without control", "versions": uncovered})
-        for verdict, key in (("fails", "on_failure"), ("not verified", "on_unverified")):
+        for verdict, key in POLICY.items():
             tasks_hit = [t for t, e in controls["per_task"].items() if e["verdict"] == verdict]
             if tasks_hit and controls["policy"][key] == "keep":
                 warnings.append(

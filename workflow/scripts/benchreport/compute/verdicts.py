@@ -9,6 +9,13 @@ from __future__ import annotations
 
 # The outcomes that reached a score (the others: errored, verifier errored, unscored).
 SCORED = ("passed", "failed")
+# The config key (controls.<key>) that says whether a task with this verdict is kept or excluded.
+POLICY = {"fails": "on_failure", "not verified": "on_unverified"}
+
+
+def worst(verdicts) -> str:
+    """The worst of some verdicts (fails, then not verified, then holds): a task's, over its versions."""
+    return next(verdict for verdict in ("fails", "not verified", "holds") if verdict in verdicts)
 
 
 def version_verdict(oracle: dict | None, nop: dict | None) -> tuple[str, list[str]]:

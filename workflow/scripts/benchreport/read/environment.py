@@ -176,7 +176,7 @@ def redacted_record(record: dict) -> dict:
     Docker's words repeat what it was given (an image name made from a task's name, a
     registry's credentials), and an output rendered from the record must show what the re-run
     of a bundle, rendering the bundle's redacted copy, shows."""
-    return json.loads(secrets.redact(dump_json(record).encode())[0])
+    return json.loads(secrets.redact_text(dump_json(record))[0])
 
 
 def repo_digest_text(record: dict) -> str:

@@ -26,7 +26,7 @@ from pathlib import PurePosixPath
 from .files import finite_number
 from .provenance import as_dict as _dict
 from .provenance import text_or_none as _text
-from .secrets import redact
+from .secrets import redact_text
 
 NOT_RECORDED = "not recorded"
 RUBRIC_PATH_KEYS = ("rubric_path", "rubric_file", "rubric")
@@ -42,7 +42,7 @@ def _short_error(value) -> str | None:
     text = _text(value)
     if not text:
         return None
-    text = redact(text.encode())[0].decode()
+    text = redact_text(text)[0]
     return text if len(text) <= 200 else text[:197] + "..."
 
 

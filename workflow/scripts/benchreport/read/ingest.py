@@ -104,20 +104,21 @@ class JobReader:
         """The path a lineage record names (relpath is always a clean relative path)."""
         return f"{self.source_prefix}/{relpath}"
 
-    def locate(self, relpath: str, required: bool) -> str | None:
-        """The readable path of a file (None when it is absent and not required)."""
+    def locate(self, relpath: str) -> str | None:
+        """The readable path of a file, None when it is absent."""
         try:
             return locate(self.dir_str, relpath, self.root_real)[0]
         except BadFile as exc:
-            if not required and exc.reason == MISSING:
+            if exc.reason == MISSING:
                 return None
             raise
 
-    def json(self, relpath: str, expect=dict, required=True):
-        path = self.locate(relpath, required)
+    def json(self, relpath: str):
+        """A file's JSON object, None when the file is absent."""
+        path = self.locate(relpath)
         if path is None:
             return None
-        value, sha = read_json_file(path, relpath, expect)
+        value, sha = read_json_file(path, relpath)
         self.sources.append({"path": self.source_path(relpath), "sha256": sha})
         return value
 
@@ -229,7 +230,7 @@ def read_requests(reader: JobReader, folder: str, max_requests: int) -> dict:
     relpath = f"{folder}/{TRAJECTORY}"
     empty = {"requests_read": 0, "served_models": [], "sampling": {}, "trajectory": False}
     try:
-        path = reader.locate(relpath, required=False)
+        path = reader.locate(relpath)
         if path is None:
             return empty
         lines, consumed, sha = request_prefix(path, max_requests)
@@ -293,7 +294,7 @@ def _recorded_sum(attempts: list[dict], field: str) -> int | None:
 
 def _timing(reader: JobReader, folder: str, result: dict, relpath: str) -> dict:
     try:
-        timing = reader.json(f"{folder}/timing.json", required=False)
+        timing = reader.json(f"{folder}/timing.json")
         relpath = f"{folder}/timing.json" if timing is not None else relpath
     except BadFile as exc:
         reader.note(folder, exc.path, exc.reason, FILE_IGNORED + " (its timing comes from result.json)")
@@ -388,17 +389,17 @@ def _attempt_records(reader: JobReader, folder: str) -> tuple[dict, dict | None,
     """The attempt's config.json ({} when absent or unusable), result.json and solver.json (None
     when absent or unusable); None after a ledger row when there is nothing to report."""
     try:
-        config = reader.json(f"{folder}/config.json", required=False) or {}
+        config = reader.json(f"{folder}/config.json") or {}
     except BadFile as exc:
         reader.note(folder, exc.path, exc.reason, FILE_IGNORED + " (settings come from result.json)")
         config = {}
     try:
-        result = reader.json(f"{folder}/result.json", required=False)
+        result = reader.json(f"{folder}/result.json")
     except BadFile as exc:
         reader.note(folder, exc.path, exc.reason, LEFT_OUT)
         return None
     try:
-        solver = reader.json(f"{folder}/solver.json", required=False)
+        solver = reader.json(f"{folder}/solver.json")
     except BadFile as exc:
         reader.note(folder, exc.path, exc.reason, FILE_IGNORED)
         solver = None
@@ -887,7 +888,7 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=(), duplicates
 def _read_summary(reader: JobReader) -> tuple[dict | None, str]:
     """The job's summary.json and whether it was absent, read or unusable (a ledger row)."""
     try:
-        summary = reader.json("summary.json", required=False)
+        summary = reader.json("summary.json")
     except BadFile as exc:
         reader.note("", exc.path, exc.reason, SUMMARY_IGNORED)
         return None, "unusable"

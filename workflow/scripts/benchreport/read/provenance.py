@@ -95,30 +95,13 @@ def _short(commit_value: str) -> str:
     return f"{repo}@{commit[:12]}"
 
 
-def _trial_record(trial: dict) -> dict:
-    """A trial row's provenance; a row from today's ingest (no `provenance`) gives its dataset
-    string ('name@version') and task_digest."""
-    record = trial.get("provenance")
-    if isinstance(record, dict):
-        return record
-    dataset = trial.get("dataset")
-    name, _, version = dataset.partition("@") if isinstance(dataset, str) else (None, "", None)
-    return {
-        "dataset_name": name,
-        "dataset_version": version or None,
-        "source": None,
-        "task_digest": trial.get("task_digest"),
-    }
-
-
 def benchmark_version(trials: list[dict], jobs=(), config_value: str | None = None) -> dict:
     """The benchmark version of a setting, how it was found, and its distinct task digests.
 
-    `trials`: the setting's trial rows (task, task_digest, and `provenance` from
-    `trial_provenance`). `jobs`: `job_provenance` of its job folders. `config_value`: what the
+    `trials`: the setting's trial rows (task, and `provenance` from `trial_provenance`). `jobs`: `job_provenance` of its job folders. `config_value`: what the
     workflow's config says the benchmark is, used only when the job folders record nothing.
     """
-    records = [(trial["task"], _trial_record(trial)) for trial in trials]
+    records = [(trial["task"], trial["provenance"]) for trial in trials]
     jobs = [job for job in jobs if job]
     datasets = Counter(_dataset_of(record) for _, record in records)
     commits = Counter(_commit_of(record.get("source")) for _, record in records)

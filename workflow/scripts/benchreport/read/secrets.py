@@ -700,13 +700,12 @@ CLASS_OF = str.maketrans(
 )
 
 
-def _runs(text: str, marks_table: bytes = KEY_RUN_MARKS, floor: bytes = KEY_RUN_FLOOR) -> list[tuple[int, int]]:
-    """(start, end) of each run of at least len(floor) characters that marks_table marks, leftmost
+def _runs(text: str, floor: bytes = KEY_RUN_FLOOR) -> list[tuple[int, int]]:
+    """(start, end) of each run of at least len(floor) key characters (KEY_RUN_MARKS), leftmost
     first, each found by bytes.find in the text's translation to the marks (~1 ns a character,
     where a pattern tries a start at each character of every shorter word). The text is encoded
-    with each other character as one "?", which is marked by neither table, so that the offsets
-    are the text's."""
-    marks = text.encode("ascii", "replace").translate(marks_table)
+    with each other character as one "?", which is not marked, so that the offsets are the text's."""
+    marks = text.encode("ascii", "replace").translate(KEY_RUN_MARKS)
     runs, start = [], marks.find(floor)
     while start >= 0:
         end = marks.find(b"\0", start + len(floor))
@@ -1142,11 +1141,6 @@ def propagates(value: str) -> bool:
     return len(value) >= PROPAGATE_MIN and (len(value) >= HEX_PROPAGATE_MIN or not HEX.fullmatch(value.lower()))
 
 
-def values(text: str, known_values=()) -> set[str]:
-    """The secret values in text to redact wherever they appear (see `propagates`)."""
-    return {text[start:end] for start, end, _ in find(text, known_values) if propagates(text[start:end])}
-
-
 def replace_spans(text: str, spans) -> str:
     """The text with each span (find's or find_rules') replaced by its label."""
     pieces, last = [], 0
@@ -1166,18 +1160,16 @@ def redact_text(text: str, known_values=()) -> tuple[str, list[str]]:
 def redact_hits(data: bytes, known_values=()) -> tuple[bytes, list[tuple[str, str]]]:
     """The bytes with every secret replaced, and (label, rule) of each hit."""
     text = data.decode("utf-8", errors="surrogateescape")
-    spans = find_rules(text, known_values)
+    return _replaced(data, text, find_rules(text, known_values))
+
+
+def _replaced(data: bytes, text: str, spans: list) -> tuple[bytes, list[tuple[str, str]]]:
+    """`data` (decoded as `text`) with find_rules' spans replaced, and (label, rule) of each."""
     if not spans:
         return data, []
     return replace_spans(text, spans).encode("utf-8", errors="surrogateescape"), [
         (kind, rule) for _, _, kind, rule in spans
     ]
-
-
-def redact(data: bytes, known_values=()) -> tuple[bytes, list[str]]:
-    """The bytes with every secret replaced, and the labels of the hits (one per hit)."""
-    clean, hits = redact_hits(data, known_values)
-    return clean, [kind for kind, _ in hits]
 
 
 def redact_known_hits(data: bytes, known_values) -> tuple[bytes, list[tuple[str, str]]]:
@@ -1192,11 +1184,7 @@ def redact_known_hits(data: bytes, known_values) -> tuple[bytes, list[tuple[str,
         (normal.raw_start(m.start()), normal.raw_end(m.end()), label(canonical[m.group().lower()]), RULE_KNOWN)
         for m in pattern.finditer(normal.text)
     ]
-    if not spans:
-        return data, []
-    return replace_spans(text, spans).encode("utf-8", errors="surrogateescape"), [
-        (kind, rule) for _, _, kind, rule in spans
-    ]
+    return _replaced(data, text, spans)
 
 
 def review_findings(text: str) -> list[tuple[int, int, str]]:

@@ -73,18 +73,9 @@ def cost_points(summaries: list[dict]) -> dict:
 
 def forest_points(summaries: list[dict]) -> list[dict]:
     """The forest plot's points: the comparison-table rows, under the figure's names."""
-    names = {
-        "setting": "setting",
-        "description": "description",
-        "control": "control",
-        "rate": "pass_rate",
-        "low": "interval_low",
-        "high": "interval_high",
-        "method": "interval_method",
-        "tasks": "tasks",
-        "trials": "trials",
-    }
-    return [{name: row[field] for name, field in names.items()} for row in setting_rows(summaries)]
+    renamed = {"rate": "pass_rate", "low": "interval_low", "high": "interval_high", "method": "interval_method"}
+    names = ("setting", "description", "control", "rate", "low", "high", "method", "tasks", "trials")
+    return [{name: row[renamed.get(name, name)] for name in names} for row in setting_rows(summaries)]
 
 
 def heatmap_cells(summaries: list[dict]) -> dict:
