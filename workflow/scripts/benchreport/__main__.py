@@ -21,8 +21,7 @@ from .pipeline.lineage import check_number, check_tree
 
 
 def main(argv=None) -> int:
-    parser = command_parser()
-    args = parser.parse_args(argv)
+    args = command_parser().parse_args(argv)
     usage: argparse.ArgumentParser = args.usage
     try:
         return args.run(args)
@@ -266,11 +265,7 @@ def print_headlines(args) -> int:
     """`interval`: 0 when every line was a run, 1 when some were not (each gets an "error" line)."""
     from .compute.interval import DEFAULTS, headlines
 
-    params = {
-        "confidence": DEFAULTS["confidence"] if args.confidence is None else args.confidence,
-        "seed": DEFAULTS["seed"] if args.seed is None else args.seed,
-        "coverage_simulations": DEFAULTS["coverage_simulations"] if args.simulations is None else args.simulations,
-    }
+    params = given_over(DEFAULTS, confidence=args.confidence, seed=args.seed, coverage_simulations=args.simulations)
     return write_json_lines(headlines(read_lines(args.file), params))
 
 
@@ -278,8 +273,7 @@ def print_comparisons(args) -> int:
     """`compare`: 0 when every line was a comparison, 1 when some were not (each gets an "error" line)."""
     from .compute.compare import DEFAULTS, comparisons
 
-    chosen = {"confidence": args.confidence, "seed": args.seed, "permutations": args.permutations}
-    params = DEFAULTS | {key: value for key, value in chosen.items() if value is not None}
+    params = given_over(DEFAULTS, confidence=args.confidence, seed=args.seed, permutations=args.permutations)
     return write_json_lines(comparisons(read_lines(args.file), params))
 
 
@@ -289,16 +283,15 @@ def print_plans(args) -> int:
 
     if args.half_width is None and args.difference is None:
         args.usage.error("give --half-width, --difference or both")
-    chosen = {
-        "confidence": args.confidence,
-        "seed": args.seed,
-        "power": args.power,
-        "assurance": args.assurance,
-        "simulations": args.simulations,
-    }
-    params = DEFAULTS | {key: value for key, value in chosen.items() if value is not None}
+    chosen = {"power": args.power, "assurance": args.assurance, "simulations": args.simulations}
+    params = given_over(DEFAULTS, confidence=args.confidence, seed=args.seed, **chosen)
     lines = None if args.results else read_lines(args.file)
     return write_json_lines(pilots(args.results, lines, params, args.half_width, args.difference))
+
+
+def given_over(defaults: dict, **given) -> dict:
+    """The workflow's defaults, each option given on the command line in its place."""
+    return defaults | {key: value for key, value in given.items() if value is not None}
 
 
 def read_lines(file: str) -> list[str]:

@@ -97,31 +97,24 @@ def _check_setting_texts(check: Checker, setting: str, record: dict, page: str |
         _check_usage_text(check, text, where, setting, record)
         per_solved = record["usage"]["cost_measures"]["per_solved_task"]
         if per_solved["value_usd"] is not None:
-            check.contains(
-                text,
-                f"cost per solved task {'at least ' if not record['usage']['cost_complete'] else ''}"
-                f"{usd(per_solved['value_usd'])}",
-                where,
-                setting,
-                "cost per solved task",
-            )
+            at_least = "" if record["usage"]["cost_complete"] else "at least "
+            expected = f"cost per solved task {at_least}{usd(per_solved['value_usd'])}"
+            check.contains(text, expected, where, setting, "cost per solved task")
         stray = set(re.findall(r"\b(\d{1,2}(?:\.\d+)?)% interval", text)) - {level(record["confidence"])[:-1]}
         check.expect(not stray, where, setting, f"an interval at another level: {sorted(stray)}")
     if report is not None:
         text = _words(_markdown_text(report))
         check.contains(text, first, "report.md", setting, "first line")
-        check.contains(
-            text, f"{c['trials']:,} trials" if c["trials"] != 1 else "1 trial", "report.md", setting, "trials"
-        )
+        trials = f"{c['trials']:,} trials" if c["trials"] != 1 else "1 trial"
+        check.contains(text, trials, "report.md", setting, "trials")
         _check_task_controls(check, text, "report.md", setting, record)
     if writeup is not None:
         text = _words(_markdown_text(writeup))
         check.contains(text, passes(c), "writeup.md", setting, "passed of trials")
     if page is not None:
         check.contains(page, first, "report.html", setting, "first line")
-        check.contains(
-            page, sentences.token_total(record["usage"]["tokens_all_attempts"]), "report.html", setting, "tokens"
-        )
+        tokens = sentences.token_total(record["usage"]["tokens_all_attempts"])
+        check.contains(page, tokens, "report.html", setting, "tokens")
         _check_task_controls(check, page, "report.html", setting, record)
 
 
@@ -195,26 +188,16 @@ def _check_tables(check: Checker, records: dict[str, dict]) -> None:
         check.expect(row is not None, "paper/settings.csv", setting, "row missing")
         if row is not None:
             _check_csv_row(check, row, setting, record)
-        check.contains(
-            settings_md,
-            f"| {rate} | {interval} | {method_name} |",
-            "paper/settings.md",
-            setting,
-            "pass rate and headline",
-        )
+        headline = f"| {rate} | {interval} | {method_name} |"
+        check.contains(settings_md, headline, "paper/settings.md", setting, "pass rate and headline")
         settings_row = next((line for line in settings_lines if line.startswith(f"| {record['description']} |")), "")
         tokens = f"| {tables.tokens_text(tables.setting_row(record))} |"
         check.contains(settings_row, tokens, "paper/settings.md", setting, "tokens")
         check.contains(settings_tex, interval.replace("%", r"\%"), "paper/settings.tex", setting, "headline interval")
         point = forest.get(setting)
-        check.expect(
-            point is not None
-            and (point["rate"], point["low"], point["high"])
-            == (record["pass_rate"]["value"], record["headline"].get("low"), record["headline"].get("high")),
-            "paper/figures.json",
-            setting,
-            "forest point",
-        )
+        found = None if point is None else (point["rate"], point["low"], point["high"])
+        expected = (record["pass_rate"]["value"], record["headline"].get("low"), record["headline"].get("high"))
+        check.expect(found == expected, "paper/figures.json", setting, "forest point")
     if index is not None:
         _check_one_level(check, index, "index.md", records)
 

@@ -396,11 +396,11 @@ def find_secrets(plan: dict[str, tuple], folders: list[str], raw: Spool, progres
     dirty: set[str] = set()
     dirty_names: set[str] = set()
 
-    def scan_name(name: str) -> None:
-        in_name = secrets.find(name)
-        if in_name:
-            dirty_names.add(name)
-            known.update(name[start:end] for start, end, _ in in_name if secrets.propagates(name[start:end]))
+    def search(text: str, key: str, hits: set[str]) -> None:  # `key`: the file or the name searched
+        spans = secrets.find(text)
+        if spans:
+            hits.add(key)
+            known.update(text[start:end] for start, end, _ in spans if secrets.propagates(text[start:end]))
 
     names = sorted(plan)
     ahead = ReadAhead(source_file(plan[name], name) for name in names)
@@ -409,18 +409,14 @@ def find_secrets(plan: dict[str, tuple], folders: list[str], raw: Spool, progres
         ahead.advance()
         if plan[name][0] in TRAJECTORIES:
             raw.add(name, data)
-        text = data.decode("utf-8", errors="surrogateescape")
-        spans = secrets.find(text)
-        if spans:
-            dirty.add(name)
-            known.update(text[start:end] for start, end, _ in spans if secrets.propagates(text[start:end]))
-        scan_name(name)
+        search(data.decode("utf-8", errors="surrogateescape"), name, dirty)
+        search(name, name, dirty_names)
         if name.endswith("/config.json"):
             known.update(value for value in _agent_env_values(data) if secrets.propagates(value))
         if progress and count % 50000 == 0:
             progress(f"scanned {count:,} of {len(names):,} files")
     for folder in folders:
-        scan_name(folder)
+        search(folder, folder, dirty_names)
     return known, dirty, dirty_names
 
 

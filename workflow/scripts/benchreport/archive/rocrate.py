@@ -166,9 +166,8 @@ CHARACTERS_A_WRITE = 1 << 16
 
 def write_items(out, items, level: int, made=None) -> None:
     """The items of a list at `level` as write_json writes them, each after a new line and its
-    indent, and a comma but before the first. Items
-    that hold no Lazy are made as strings (by `made`, _text unless a Refs' ids are given) and
-    written some together."""
+    indent, and a comma but before the first. Items that hold no Lazy are made as strings (by
+    `made`, _text unless a Refs' ids are given) and written some together."""
     made = made or _text
     inner = "\n" + "  " * level
     texts: list[str] = []

@@ -289,13 +289,12 @@ def minimum_detectable_difference(
     alpha = 1 - confidence
     tries_a, tries_b = np.asarray(tries_a), np.asarray(tries_b)
     size = len(tries_a)
-    simulated = simulates(tries_a, tries_b)
     result = {
         "power": power,
         "method": MDD_METHOD,
         "value": None,
         "reason": None,
-        "simulations": POWER_SIMULATIONS if simulated else None,
+        "simulations": POWER_SIMULATIONS if simulates(tries_a, tries_b) else None,
     }
     if smallest_p > alpha:
         return result | {
@@ -309,9 +308,7 @@ def minimum_detectable_difference(
 
     def power_at(theta):
         rate_a, rate_b = rates(theta)
-        if simulated:
-            return _simulated_power(rate_a, tries_a, rate_b, tries_b, alpha, seed)
-        return _normal_power(rate_a, tries_a, rate_b, tries_b, alpha)
+        return power_at_shape(rate_a, tries_a, rate_b, tries_b, alpha, seed)
 
     low, high = 0.0, LARGEST_LOGIT_SHIFT
     if power_at(high) < power:

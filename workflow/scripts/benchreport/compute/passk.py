@@ -14,9 +14,6 @@ import math
 
 from .intervals import task_counts
 
-# The outcomes that carry a reward: the trials BenchFlow counts in n.
-SCORED = ("passed", "failed")
-
 
 def _check(n: int, c: int, k: int) -> None:
     if k < 1:

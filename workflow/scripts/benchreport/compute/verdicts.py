@@ -7,7 +7,8 @@ coverage shape a setting needs (`shapes.planned_profile`).
 
 from __future__ import annotations
 
-# The outcomes that reached a score (the others: errored, verifier errored, unscored).
+# The outcomes that reached a score, the trials BenchFlow counts in pass@k's n (the others:
+# errored, verifier errored, unscored).
 SCORED = ("passed", "failed")
 # The config key (controls.<key>) that says whether a task with this verdict is kept or excluded.
 POLICY = {"fails": "on_failure", "not verified": "on_unverified"}

@@ -24,11 +24,11 @@ from collections import Counter
 from pathlib import PurePosixPath
 
 from .files import finite_number
+from .provenance import NOT_RECORDED
 from .provenance import as_dict as _dict
 from .provenance import text_or_none as _text
 from .secrets import redact_text
 
-NOT_RECORDED = "not recorded"
 RUBRIC_PATH_KEYS = ("rubric_path", "rubric_file", "rubric")
 RUBRIC_DIGEST_KEYS = ("rubric_sha256", "rubric_digest")
 POLICY_RULE = {

@@ -51,26 +51,10 @@ from .files import (
 )
 from .identity import TRIAL_NAME, folder_task, recorded_rollout, recorded_task, recorded_text
 from .secrets import find, secret_env_values
-from .trial import check_rows
+from .trial import TOKEN_FIELDS, check_rows
 
-SAMPLING_KEYS = (
-    "max_tokens",
-    "max_completion_tokens",
-    "max_output_tokens",
-    "temperature",
-    "top_p",
-    "reasoning_effort",
-    "thinking",
-    "output_config",
-)
+SAMPLING_KEYS = (*settings.MAX_TOKEN_KEYS, "temperature", "top_p", *settings.EFFORT_KEYS)
 SAMPLING_SET = frozenset(SAMPLING_KEYS)
-TOKEN_FIELDS = (
-    "n_input_tokens",
-    "n_output_tokens",
-    "n_cache_read_tokens",
-    "n_cache_creation_tokens",
-    "total_tokens",
-)
 FILE_IGNORED = "file ignored; the attempt still counts"
 SUMMARY_IGNORED = "summary.json ignored; the cross-check is skipped"
 VALUE_IGNORED = "value not recorded; the attempt still counts"
@@ -211,17 +195,13 @@ def _canonical(value) -> str:
         return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-def _part(value: dict, key: str) -> dict:
-    found = value.get(key)
-    return found if isinstance(found, dict) else {}
-
-
 def exchange_parts(exchange: dict) -> tuple[dict, dict, dict]:
     """(request body, response body, metadata) of one llm_trajectory line, {} where absent."""
+    part = provenance.as_dict
     return (
-        _part(_part(exchange, "request"), "body"),
-        _part(_part(exchange, "response"), "body"),
-        _part(exchange, "metadata"),
+        part(part(exchange.get("request")).get("body")),
+        part(part(exchange.get("response")).get("body")),
+        part(exchange.get("metadata")),
     )
 
 
@@ -710,8 +690,7 @@ def collapse(attempts: list[dict], job: JobFolder) -> list[dict]:
     trials, ids = [], {}  # a job folder's trials share a few settings: each id is hashed once
     layout = try_folders(job.relpath)
     for _, group in sorted(groups.items()):
-        ordered = sorted(group, key=_rank)
-        best = ordered[-1]
+        best = max(group, key=_rank)
         trial = {field: value for field, value in best.items() if field != "agent_env"}  # in the key
         trial["job"] = job.name or job.job_id
         trial["try_index"] = job.try_index

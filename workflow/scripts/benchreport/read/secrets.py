@@ -483,20 +483,23 @@ def _assigned(text: str, at: int, found: list, one_word: bool = False) -> bool:
     match = ASSIGNED.match(text, at)
     if match:
         group = next(g for g in (2, 3, 4) if match.group(g) is not None)
-        if one_word and any(char.isspace() for char in match.group(group)):
-            return True
-        if not NOT_A_SECRET.match(match.group(group)):
-            found.append((match.start(group), match.end(group), "secret", RULE_KEYWORD))
+        if not (one_word and any(char.isspace() for char in match.group(group))):
+            _add_value(match, (group,), RULE_KEYWORD, found)
         return True
     return False
+
+
+def _add_value(match: re.Match, groups, rule: str, found: list) -> None:
+    """Adds the first of `groups` that matched to `found`, unless it is a placeholder (NOT_A_SECRET)."""
+    group = next(g for g in groups if match.group(g) is not None)
+    if not NOT_A_SECRET.match(match.group(group)):
+        found.append((match.start(group), match.end(group), "secret", rule))
 
 
 def _flag_value(text: str, at: int, found: list) -> None:
     match = FLAG_VALUE.match(text, at)
     if match:
-        group = next(g for g in (1, 2, 3) if match.group(g) is not None)
-        if not NOT_A_SECRET.match(match.group(group)):
-            found.append((match.start(group), match.end(group), "secret", RULE_FLAG))
+        _add_value(match, (1, 2, 3), RULE_FLAG, found)
 
 
 # found in the lower-cased text: the secret-named keys, the schemes, then the words other rules
@@ -553,8 +556,8 @@ def _contexts(text: str) -> list[tuple[int, int, str, str]]:
             match = AUTHORIZATION.match(text, after)
             # a scheme word alone (what follows it is short, or a mark) is no credential
             scheme_alone = match and match.group(1) is None and SCHEME_THEN.match(text, match.end(2))
-            if match and not scheme_alone and not NOT_A_SECRET.match(match.group(2)):
-                found.append((match.start(2), match.end(2), "secret", RULE_AUTH_HEADER))
+            if match and not scheme_alone:
+                _add_value(match, (2,), RULE_AUTH_HEADER, found)
             continue
         if _assigned(text, after, found, one_word=after > start + len(literal)):
             continue
@@ -592,8 +595,8 @@ def _env_and_url(text: str, found: list) -> None:
                 _assigned(text, start + len(ENV_SUFFIXES[index]), found)
             continue
         match = URL_CREDENTIALS.match(text, start + 3)
-        if match and not NOT_A_SECRET.match(match.group(1)):
-            found.append((match.start(1), match.end(1), "secret", RULE_URL))
+        if match:
+            _add_value(match, (1,), RULE_URL, found)
 
 
 def _from_context_word(text: str, lower: str, word: str, start: int, found: list) -> None:
@@ -606,9 +609,7 @@ def _from_context_word(text: str, lower: str, word: str, start: int, found: list
     elif word in ("machine", "default"):
         match = NETRC.match(text, start)
         if match:
-            group = 1 if match.group(1) is not None else 2
-            if not NOT_A_SECRET.match(match.group(group)):
-                found.append((match.start(group), match.end(group), "secret", RULE_NETRC))
+            _add_value(match, (1, 2), RULE_NETRC, found)
     elif word == "aws":
         match = AWS_SECRET.match(text, start)
         if match:
@@ -616,9 +617,7 @@ def _from_context_word(text: str, lower: str, word: str, start: int, found: list
     else:
         match = PASSWORD_FLAGS.match(text, start)
         if match:
-            group = next(g for g in (1, 2, 3) if match.group(g) is not None)
-            if not NOT_A_SECRET.match(match.group(group)):
-                found.append((match.start(group), match.end(group), "secret", RULE_FLAG))
+            _add_value(match, (1, 2, 3), RULE_FLAG, found)
 
 
 def _cookie_values(text: str, at: int, found: list) -> None:
@@ -641,8 +640,7 @@ def _netrc(text: str, start: int, found: list) -> None:
     for match in NETRC.finditer(text, window, start + NETRC_REACH):
         group = 1 if match.group(1) is not None else 2
         if match.start(group) > start and match.start(group) - start <= len("password") + 8:
-            if not NOT_A_SECRET.match(match.group(group)):
-                found.append((match.start(group), match.end(group), "secret", RULE_NETRC))
+            _add_value(match, (group,), RULE_NETRC, found)
             return
 
 
@@ -655,8 +653,8 @@ def _pgpass(text: str, found: list) -> None:
         if host_start == port.start() or not PGPASS_HOST.match(text, host_start, port.start()):
             continue
         rest = PGPASS_REST.match(text, port.end())
-        if rest and not NOT_A_SECRET.match(rest.group(3)):
-            found.append((rest.start(3), rest.end(3), "secret", RULE_PGPASS))
+        if rest:
+            _add_value(rest, (3,), RULE_PGPASS, found)
 
 
 def _basic_auth(value: str) -> bool:

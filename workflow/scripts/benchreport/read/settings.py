@@ -25,13 +25,12 @@ KEY_FIELDS = (
     "sandbox",
     "agent_env",
 )
-NOT_RECORDED = "not recorded"
 # The request fields that carry the effort a trial ran at (what the key's reasoning_effort asked).
 EFFORT_KEYS = ("reasoning_effort", "thinking", "output_config")
+MAX_TOKEN_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
 # The sampling parameters a setting lists as sent: the part of what ingest reads off a request
 # (ingest.SAMPLING_KEYS, effort and thinking included) that sets how the model samples.
-SAMPLING_PARAMETERS = ("temperature", "top_p", "max_tokens", "max_completion_tokens", "max_output_tokens")
-MAX_TOKEN_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
+SAMPLING_PARAMETERS = ("temperature", "top_p", *MAX_TOKEN_KEYS)
 # What BenchFlow 0.7.12 puts in every agent's env itself (config.json agent_env of real oracle,
 # nop and agent runs given no --agent-env), and the variable it sets to the requested model for
 # every agent but the oracle.

@@ -76,6 +76,8 @@ class Trial(TypedDict):
 
 
 FIELDS = typing.get_type_hints(Trial)
+# The token counts of an attempt's agent_result, the keys of a trial's `tokens`.
+TOKEN_FIELDS = ("n_input_tokens", "n_output_tokens", "n_cache_read_tokens", "n_cache_creation_tokens", "total_tokens")
 
 # The usage sources under which BenchFlow took no usage: it then writes a 0 for every token count
 # (an oracle or nop, an agent whose calls went around its gateway), or no count at all.

@@ -179,5 +179,4 @@ def validate(card: dict) -> None:
     ):
         if document is None:
             continue
-        schema = json.loads((SCHEMAS / name).read_text(encoding="utf-8"))
-        jsonschema.Draft202012Validator(schema).validate(document)
+        jsonschema.Draft202012Validator(json.loads((SCHEMAS / name).read_text(encoding="utf-8"))).validate(document)

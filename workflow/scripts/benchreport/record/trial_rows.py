@@ -42,8 +42,7 @@ TRIAL_PARTS = stats.TRIAL_PARTS  # of the timing, the total seconds (a trials ta
 def _own(setting: str, ingests: list[dict]) -> tuple[list[dict], list[dict]]:
     """(the setting's trial rows, the ingests of the job folders it draws on)."""
     own = [ingest for ingest in ingests if any(trial["setting"] == setting for trial in ingest["trials"])]
-    mine = [trial for ingest in own for trial in ingest["trials"] if trial["setting"] == setting]
-    return mine, own
+    return [trial for ingest in own for trial in ingest["trials"] if trial["setting"] == setting], own
 
 
 # ------------------------------------------------------------------------------------------
