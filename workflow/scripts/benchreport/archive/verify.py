@@ -695,22 +695,13 @@ def remove_tree(root: Path, workers: int = 8, enough: int = 64) -> None:
 
 
 def read_then_rerun(
-    path: Path,
-    work: Path,
-    cores: int,
-    out,
-    progress,
-    run_bundled_code: bool,
-    max_bytes: int,
-    max_ratio: float,
-    max_draws: dict[str, int],
+    path: Path, work: Path, cores: int, out, progress, run_bundled_code: bool, *limits
 ) -> tuple[int, str]:
+    """verify's work in `work`: (exit code, verdict). `limits`: (max_bytes, max_ratio, max_draws)."""
     started = time.monotonic()
     try:
         workflow = None if run_bundled_code else installed_workflow()
-        problems, listed, files, config, refused = _read_bundle(
-            path, work, run_bundled_code, (max_bytes, max_ratio, max_draws), progress
-        )
+        problems, listed, files, config, refused = _read_bundle(path, work, run_bundled_code, limits, progress)
     except Refused as exc:
         return 2, f"REFUSED: {shown(str(exc))}"
     except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:

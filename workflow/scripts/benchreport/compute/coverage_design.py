@@ -108,13 +108,7 @@ PRECISION = 0.004
 # Clopper-Pearson bound over task means instead.
 GUARDED = ("t over task means", "bootstrap-percentile over tasks", "bootstrap-BCa over tasks")
 # The row of a method that is not evaluated.
-UNEVALUATED = {
-    "worst_coverage": None,
-    "worst_cell": None,
-    "mean_width": None,
-    "standard_error": None,
-    "lower_bound": None,
-}
+UNEVALUATED = dict.fromkeys(("worst_coverage", "worst_cell", "mean_width", "standard_error", "lower_bound"))
 # Methods that read only the sum of task means (coverage exact from its distribution), each with
 # its bounds at given sums.
 SUM_METHODS = {

@@ -132,19 +132,14 @@ def task_rows(trials: list[dict], confidence: float, controls: dict | None) -> l
 
 def observed(trials: list[dict], field: str) -> dict:
     """How many trials recorded each value of an observed field (served model, sampling...)."""
-    counts: Counter[str] = Counter()
-    for trial in trials:
-        for value in trial.get(field) or []:
-            counts[value] += 1
-    return dict(sorted(counts.items()))
+    return dict(sorted(Counter(value for trial in trials for value in trial.get(field) or []).items()))
 
 
 def sampling_seen(trials: list[dict]) -> dict:
     seen: defaultdict[str, Counter[str]] = defaultdict(Counter)
     for trial in trials:
         for key, values in trial["sampling"].items():
-            for value in values:
-                seen[key][value] += 1
+            seen[key].update(values)
     return {key: dict(sorted(counts.items())) for key, counts in sorted(seen.items())}
 
 
@@ -708,12 +703,9 @@ def _warnings(
                     }
                 )
     partial = [
-        {
-            "task": row["task"],
-            "rewards": sorted({r for r in row["rewards"] if r is not None and 0 < r < solve_threshold}),
-        }
+        {"task": row["task"], "rewards": rewards}
         for row in tasks
-        if any(r is not None and 0 < r < solve_threshold for r in row["rewards"])
+        if (rewards := sorted({r for r in row["rewards"] if r is not None and 0 < r < solve_threshold}))
     ]
     if partial:
         warnings.append({"kind": "partial rewards failed", "tasks": partial, "solve_threshold": solve_threshold})

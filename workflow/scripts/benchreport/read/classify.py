@@ -13,11 +13,6 @@ LEFT_OUT = "attempt left out"
 REVIEWER_RUN = "a reviewer run (purpose: reviewer), not a trial"
 
 
-def interrupted_reason(trial: dict) -> str:
-    """Why a trial with no verdict is left out of the pass rate."""
-    return PENDING_REASON if trial.get("review_pending") else INTERRUPTED_REASON
-
-
 def interrupted_row(trial: dict, folder: str) -> dict:
     """The ledger row of a trial with no verdict, for one of its attempt folders (a job folder's
     ledger lists each attempt folder; a setting's report and summary, the trial's own folder)."""
@@ -25,7 +20,7 @@ def interrupted_row(trial: dict, folder: str) -> dict:
         "job": trial["job"],
         "folder": folder,
         "file": f"{folder}/result.json",
-        "reason": interrupted_reason(trial),
+        "reason": PENDING_REASON if trial.get("review_pending") else INTERRUPTED_REASON,
         "effect": "trial left out of the pass rate",
     }
 

@@ -49,14 +49,11 @@ def recorded_rollout(record: dict) -> str | None:
     return recorded_text(record.get("rollout_name")) or recorded_text(record.get("trial_name"))
 
 
-def recorded_start(record: dict, config: dict) -> str | None:
-    return recorded_text(record.get("started_at")) or recorded_text(config.get("started_at"))
-
-
 def attempt_identity(record: dict, config: dict, folder: str) -> list | None:
     """[rollout name, task, started_at] of an attempt, None when it records neither a rollout name
     nor a start (then only the same bytes show one attempt twice)."""
-    rollout, started = recorded_rollout(record), recorded_start(record, config)
+    rollout = recorded_rollout(record)
+    started = recorded_text(record.get("started_at")) or recorded_text(config.get("started_at"))
     if rollout is None and started is None:
         return None
     return [rollout, recorded_task(record, config, folder), started]

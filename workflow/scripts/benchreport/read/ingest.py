@@ -624,11 +624,9 @@ def _holding_secrets(texts: list[str], known: tuple) -> set[str]:
 def clean_attempts(reader: JobReader, attempts: list[dict]) -> None:
     """_clean_row every attempt row that needs it (in place), before any of it becomes a setting id
     or a file name: a key pasted as the model name, a token inside a sampling value or quoted in
-    an error, a lone surrogate, a 1e309.
-
-    Which rows need it is decided by one secrets.find over the strings of all rows not seen clean
-    before, joined: a row whose strings are all clean is left as it is. Most of a row repeats from
-    attempt to attempt, and a search costs little more per string than per text."""
+    an error, a lone surrogate, a 1e309. A row is left as it is when its numbers are finite and no
+    string of it is flagged: unprintable, redacted before, or marked by _holding_secrets (one
+    search over the strings of all rows not seen clean before)."""
     # a secret agent_env value of one attempt is redacted in every attempt of the job folder, as
     # the bundle redacts it in every file
     known = tuple(sorted({value for attempt in attempts for value in attempt["cleaning"][1]}))

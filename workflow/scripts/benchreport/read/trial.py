@@ -201,15 +201,13 @@ def as_columns(rows: list[dict]) -> dict:
 
 def load_ingests(paths, fields=FIELDS, parts=None, jobs=None) -> list[dict]:
     """The ingests of the job folders `jobs` (a list, in whose order they come; None: every one,
-    in the files' order) in the batches' trials.json files `paths`, for a stage that holds a
-    whole setting's rows at once (stats, trial_rows), each folder's columns (`as_columns`) made
-    rows again: each row keeps only
-    `fields` (the stage's TRIAL_FIELDS, what its code reads; any other field of the file is
-    dropped), in the record's order, of a dict field named in `parts` only the keys listed (its
-    TRIAL_PARTS), and each repeated value is one object across them, not one per row. At 100,000
-    trials of one setting the rows take 7.5 KB each in memory as json.load gives them, 4.5 KB
-    shared, 4.2 KB with the fields rule report loads (trial_rows.TRIAL_FIELDS). Sharing is
-    safe because the stages set a row's fields but never change a value inside one."""
+    in the files' order) in the batches' trials.json files `paths`, each folder's columns
+    (`as_columns`) made rows again, for a stage that holds a whole setting's rows at once (stats,
+    trial_rows). A row keeps only `fields` (the stage's TRIAL_FIELDS, what its code reads), in the
+    record's order, and of a dict field named in `parts` only the keys listed (its TRIAL_PARTS);
+    each repeated value is one object across the rows (at 100,000 trials 4.2 KB a row in memory,
+    against 7.5 KB as json.load gives them): safe, since the stages set a row's fields but never
+    change a value inside one."""
     keep = tuple(name for name in FIELDS if name in fields)  # the record's order, whatever the list's
     parts = {name: wanted for name, wanted in (parts or {}).items() if name in keep}
     shared: dict[str, dict] = {name: {} for name in (*SHARED, *parts) if name in keep}
