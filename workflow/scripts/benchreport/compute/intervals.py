@@ -354,6 +354,11 @@ def mean_and_sd(values):
     return values.mean(axis=-1), values.std(axis=-1, ddof=1)
 
 
+def _task_means_fields(method: str, rates: np.ndarray) -> dict:
+    """The fields an interval over these task means starts from: its method and the mean over tasks."""
+    return {"method": method, "over": "tasks", "estimate": float(rates.mean()) if rates.size else None}
+
+
 def t_task_means(task_rates, confidence: float = 0.95) -> dict:
     """Student t interval over task means, mean ± t_{n-1}·sd/√n (Miller 2024), clipped to [0, 1].
 
@@ -362,7 +367,7 @@ def t_task_means(task_rates, confidence: float = 0.95) -> dict:
     """
     check_confidence(confidence)
     rates = _rates(task_rates)
-    result = {"method": "t over task means", "over": "tasks", "estimate": float(rates.mean()) if rates.size else None}
+    result = _task_means_fields("t over task means", rates)
     if rates.size < 2:
         return result | {"low": None, "high": None, "note": "the t interval needs at least 2 tasks"}
     _, low, high = t_bounds(rates, confidence)
@@ -377,12 +382,7 @@ def wilson_task_means(task_rates, confidence: float = 0.95) -> dict:
     coverage design measures by how much at each shape).
     """
     rates = _rates(task_rates)
-    interval = wilson(float(rates.sum()), rates.size, confidence)
-    return interval | {
-        "method": "wilson over task means",
-        "over": "tasks",
-        "estimate": float(rates.mean()) if rates.size else None,
-    }
+    return wilson(float(rates.sum()), rates.size, confidence) | _task_means_fields("wilson over task means", rates)
 
 
 def clopper_pearson_task_means(task_rates, confidence: float = 0.95) -> dict:
@@ -390,11 +390,7 @@ def clopper_pearson_task_means(task_rates, confidence: float = 0.95) -> dict:
     then binomial), and in the coverage design it holds at every shape and family simulated,
     since a task mean in [0, 1] varies at most as much as a 0/1 outcome with the same mean."""
     rates = _rates(task_rates)
-    result = {
-        "method": "clopper-pearson over task means",
-        "over": "tasks",
-        "estimate": float(rates.mean()) if rates.size else None,
-    }
+    result = _task_means_fields("clopper-pearson over task means", rates)
     if rates.size == 0:
         return result | {"low": None, "high": None}
     low, high = clopper_pearson_bounds(float(rates.sum()), rates.size, confidence)
