@@ -15,14 +15,10 @@ LISTED_ROWS = 200
 
 
 def trial_row(trial: dict) -> dict:
-    if trial.get("reward") is not None:
-        verifier = trial.get("verifier") or "ok"
-    else:
-        verifier = trial.get("verifier") or "—"
     return {
         "try": trial.get("try") or "—",
         "agent_execution": trial.get("agent_execution") or "—",
-        "verifier": verifier,
+        "verifier": trial.get("verifier") or ("ok" if trial.get("reward") is not None else "—"),
         "reward": reward(trial.get("reward")),
         "outcome": trial.get("outcome") or "—",
         "attempts": trial.get("attempts", 1),
