@@ -21,9 +21,8 @@ from statistics import NormalDist
 import numpy as np
 
 # The normal CDF and quantile and the Student t quantile are computed here, not taken from
-# scipy.special: importing it costs 0.26 s in every process that does (scipy 1.17, this machine),
-# twice on the path of an edited trial (stats, comparisons). tests/test_intervals.py holds them
-# to scipy's ndtr, ndtri and stdtrit.
+# scipy.special, for speed alone: rule report, once a setting, then imports no scipy
+# (benchmarks/RESULTS.md). tests/test_intervals.py holds them to scipy's ndtr, ndtri and stdtrit.
 
 STANDARD_NORMAL = NormalDist()
 # Bootstrap means closer than this to the estimate count as equal to it: task means are

@@ -43,7 +43,7 @@ def read_whole(path: str | os.PathLike) -> bytes:
             chunks.append(os.read(handle, 1 << 16))
     finally:
         os.close(handle)
-    # the bytes of one read as they are: joining copies them (12 ms for 7 MB here, in page faults)
+    # the bytes of one read as they are, since joining copies them
     return chunks[0] if len(chunks) <= 2 else b"".join(chunks)
 
 
