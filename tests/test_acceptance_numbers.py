@@ -47,7 +47,8 @@ def reports(tmp_path_factory) -> dict[str, object]:
         seed=2,
         start="2026-11-30 10:00:00",
     )
-    workflow.run(roots=["jobs"])
+    # the numbers checked are each setting's report's (target reports): nothing run-level
+    workflow.run("reports", roots=["jobs"])
     found = {}
     for folder in (workflow.results / "reports").iterdir():
         found[json.loads((folder / "summary.json").read_text())["settings"]["model"]] = folder

@@ -118,7 +118,8 @@ def test_failed_controls_leave_the_task_out_or_warn(workflow):
         workflow.path / "jobs" / "agent",
         real_digests(workflow.path / "jobs" / "samples"),
     )
-    workflow.run(roots=["jobs"])
+    # what the controls decide is in each setting's report: nothing run-level is needed
+    workflow.run("reports", roots=["jobs"])
     summary = summary_of(workflow, "claude-agent-acp")
     assert summary["counts"]["tasks"] == 1 and summary["counts"]["left_out_by_controls"] == 3
     report = workflow.read(f"reports/{summary['setting']}/report.md").replace("\\", "")
@@ -129,7 +130,7 @@ def test_failed_controls_leave_the_task_out_or_warn(workflow):
 
     keep = workflow.path / "keep.yaml"
     keep.write_text(json.dumps({"controls": {"on_failure": "keep"}}))
-    workflow.run("--configfile", str(keep), roots=["jobs"])
+    workflow.run("reports", "--configfile", str(keep), roots=["jobs"])
     summary = summary_of(workflow, "claude-agent-acp")
     assert summary["counts"]["tasks"] == 2
     [kept] = [w for w in summary["warnings"] if w["kind"] == "controls fails, kept"]

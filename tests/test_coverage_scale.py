@@ -290,7 +290,8 @@ def test_one_grid_per_shape_which_an_edited_reward_does_not_recompute(workflow):
     for name in ("benchflow-real-jobs", "benchflow-samples", "generated"):
         shutil.copytree(EXAMPLE / name, workflow.path / "jobs" / name)
         roots.append(f"jobs/{name}")
-    workflow.run(roots=roots)
+    # every setting's stats.json and the designs they read; nothing run-level reads a design
+    workflow.run("numbers", roots=roots)
     stats = {
         path.parent.name: json.loads(path.read_text()) for path in (workflow.results / "settings").glob("*/stats.json")
     }
@@ -310,7 +311,7 @@ def test_one_grid_per_shape_which_an_edited_reward_does_not_recompute(workflow):
     data = json.loads(result.read_text())
     data["rewards"] = {"reward": 0.0 if (data.get("rewards") or {}).get("reward") == 1.0 else 1.0}
     result.write_text(json.dumps(data, indent=2))
-    run = workflow.run(roots=roots)
+    run = workflow.run("numbers", roots=roots)
     assert "coverage_design:" not in run.stdout + run.stderr
     assert {path.name: path.stat().st_mtime_ns for path in (workflow.results / "coverage").glob("*.json")} == grids
     edited = json.loads((workflow.results / "settings" / codex / "stats.json").read_text())

@@ -51,7 +51,8 @@ def test_a_cold_dry_run_and_lint_write_nothing(workflow, real_jobs):
     assert tree(workflow.path) == before
     assert not (workflow.path / ".snakemake" / "benchreport-state").exists()
 
-    done = workflow.run(roots=real_jobs)
+    # the ingests the dry run planned, up to the checkpoint after them (what follows is planned then)
+    done = workflow.run("ingested", roots=real_jobs)
     assert done.stderr.count("Ingesting the BenchFlow job folders of batch") == batches
     assert "due_stamp" not in done.stderr
 
@@ -71,6 +72,7 @@ def test_a_dry_run_after_an_edit_lists_that_ingest_and_writes_nothing(real_run_c
     workflow.run("--lint", roots=REAL_JOB_ROOTS, check=False)
     assert tree(workflow.path) == before
 
-    done = workflow.run(roots=REAL_JOB_ROOTS)
+    # the ingest the dry runs planned, up to the checkpoint after it; then none is due
+    done = workflow.run("ingested", roots=REAL_JOB_ROOTS)
     assert done.stderr.count("Ingesting the BenchFlow job folders of batch") == 1
-    assert "Nothing to be done" in workflow.run("-n", roots=REAL_JOB_ROOTS).stdout
+    assert "Nothing to be done" in workflow.run("-n", "ingested", roots=REAL_JOB_ROOTS).stdout

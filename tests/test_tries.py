@@ -140,8 +140,9 @@ def test_one_matrix_run_and_per_try_jobs_give_the_same_report(tmp_path):
     shutil.copytree(NOP, per_try.path / "jobs" / "nop")
     settings = tmp_path / "settings.yaml"
     settings.write_text(json.dumps({"environment": {"inspect": False}}))
-    matrix.run("--configfile", str(settings), roots=["jobs/study"])
-    per_try.run("--configfile", str(settings), roots=["jobs/study", "jobs/nop"])
+    # the outputs compared are the setting's own (target reports): nothing run-level
+    matrix.run("reports", "--configfile", str(settings), roots=["jobs/study"])
+    per_try.run("reports", "--configfile", str(settings), roots=["jobs/study", "jobs/nop"])
     names = {
         f"study/run-{n}/{ALIAS}/trial-01/{job.name}": f"study/{ALIAS}/trial-{n:02d}/{job.name}"
         for n, job in enumerate(matrix_jobs(), start=1)
@@ -155,7 +156,7 @@ def test_one_matrix_run_and_per_try_jobs_give_the_same_report(tmp_path):
 
     nop_settings = {p.name for p in (per_try.results / "reports").iterdir()} - {setting}
     assert nop_settings
-    per_try.run("--configfile", str(settings), roots=["jobs/study"])
+    per_try.run("reports", "--configfile", str(settings), roots=["jobs/study"])
     for stage in ("reports", "settings", "lineage/reports", "lineage/settings"):
         assert not nop_settings & {p.name for p in (per_try.results / stage).iterdir()}, stage
     assert not (per_try.results / "ingest" / "nop").exists()

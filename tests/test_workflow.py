@@ -64,7 +64,8 @@ def test_run_summary_gate_comes_from_config(real_run_copy):
     assert {s["exit_code"] for s in run_summaries(workflow).values()} == {0}  # no gate by default
     gate = workflow.path / "gate.yaml"
     gate.write_text("run_summary_gate:\n  fail_under: 0.5\n  fail_on: [errored]\n")
-    workflow.run("--configfile", str(gate), roots=real_jobs)
+    # run-summary.json is each setting's (target reports): nothing run-level
+    workflow.run("reports", "--configfile", str(gate), roots=real_jobs)
     found = run_summaries(workflow)
     for name, summary in found.items():
         failing = summary["pass_rate"] < 0.5 or summary["errored"] > 0
@@ -74,7 +75,7 @@ def test_run_summary_gate_comes_from_config(real_run_copy):
     assert {s["exit_code"] for s in found.values()} == {0, 1}  # the real folders pass and fail it
     bad = workflow.path / "bad-gate.yaml"
     bad.write_text("run_summary_gate:\n  fail_on: [crashed]\n")
-    refused = workflow.run("--configfile", str(bad), roots=real_jobs, check=False)
+    refused = workflow.run("reports", "--configfile", str(bad), roots=real_jobs, check=False)
     assert refused.returncode != 0 and "crashed" in refused.stdout + refused.stderr
 
 
