@@ -118,7 +118,8 @@ def test_workflow_reports_the_environment_as_built(real_run_copy, image, busybox
     settings.write_text(
         json.dumps({"environment": {"tasks_dirs": [str(tasks)], "build_missing": True, "docker_host": ""}})
     )
-    extra = ("--configfile", str(settings))
+    # what the test reads is each setting's (target reports): nothing run-level
+    extra = ("reports", "--configfile", str(settings))
     workflow.run(*extra, roots=real_jobs)
     summaries = {
         json.loads(p.read_text())["settings"]["agent"]: json.loads(p.read_text())
@@ -166,7 +167,7 @@ def records(workflow) -> dict[str, dict]:
     }
 
 
-@pytest.mark.slow  # two whole workflow runs against the daemon
+@pytest.mark.slow  # a whole workflow run and two refreshes against the daemon
 @needs_docker
 def test_failed_records_are_kept_until_the_command_that_names_them(workflow, real_jobs, busybox, tmp_path):
     """What a missing daemon or image left is kept, like any record, until the command the run's
@@ -186,6 +187,8 @@ def test_failed_records_are_kept_until_the_command_that_names_them(workflow, rea
     settings = tmp_path / "environment.yaml"
     settings.write_text(json.dumps({"environment": {"images": images}}))
     extra = ("--configfile", str(settings))
+    # the refreshes are read in each setting's records and reports (target reports)
+    refresh = ("--forcerun", "inspect_image", "reports", *extra)
     away = dict(os.environ, DOCKER_HOST=f"unix://{tmp_path}/no-daemon.sock")
     here = dict(os.environ)
     try:
@@ -208,10 +211,10 @@ def test_failed_records_are_kept_until_the_command_that_names_them(workflow, rea
         assert "--forcerun inspect_image" in done.stderr
         # the daemon answers: a plain run plans nothing; the command takes every record again
         assert "Nothing to be done" in workflow.run("-n", *extra, roots=real_jobs, env=here).stdout
-        workflow.run("--forcerun", "inspect_image", *extra, roots=real_jobs, env=here)
+        workflow.run(*refresh, roots=real_jobs, env=here)
         assert {r["status"] for r in records(workflow).values()} == {"image missing"}
         subprocess.run(["docker", "build", "-q", "-t", tag, str(context)], check=True, capture_output=True)
-        workflow.run("--forcerun", "inspect_image", *extra, roots=real_jobs, env=here)
+        workflow.run(*refresh, roots=real_jobs, env=here)
         inspected = [r for r in records(workflow).values() if r["status"] == "inspected"]
         assert [r["image"]["Id"] for r in inspected] == [docker_id(tag)]
     finally:
