@@ -291,6 +291,21 @@ def agent_run(real_run, tmp_path_factory) -> Workflow:
     return workflow
 
 
+EXAMPLE_ROOTS = ("benchflow-real-jobs", "benchflow-samples", "generated")
+EXAMPLE_JOB_ROOTS = [f"jobs/{name}" for name in EXAMPLE_ROOTS]
+
+
+@pytest.fixture(scope="session")
+def example_run(real_run, tmp_path_factory) -> Workflow:
+    """The whole embedded example at the default settings (roots EXAMPLE_JOB_ROOTS): `real_run`
+    with the generated folders added, so only their jobs and the stages over every setting run.
+    Read it, never change it."""
+    workflow = real_run.copy(tmp_path_factory.mktemp("example-run") / "wf")
+    shutil.copytree(EXAMPLE / "generated", workflow.path / "jobs" / "generated")
+    workflow.run(roots=EXAMPLE_JOB_ROOTS)
+    return workflow
+
+
 class Bundle(Mapping):
     """The redacted entries of a bundle's two passes, arcname -> bytes, read back from a spool:
     what a test compares by name rather than in an archive (`scan_and_spool`)."""

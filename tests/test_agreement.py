@@ -12,9 +12,8 @@ import sys
 
 import pytest
 from benchreport.archive import agreement
-from conftest import EXAMPLE, REAL_JOB_ROOTS, REPO
+from conftest import EXAMPLE, REPO
 
-ROOTS = ["benchflow-real-jobs", "benchflow-samples", "generated"]
 # At 0.9, fewer folders: two agent settings on the same tasks and their controls, which is every
 # kind of file the check reads (the comparison included) in a third of the jobs.
 AT_90 = ["generated/claude-sonnet-low-x3", "generated/codex-gpt-5.1-x3", "generated/oracle-x3", "generated/nop-x3"]
@@ -29,15 +28,10 @@ def run_example(workflow, folders: list[str], confidence: float):
     return workflow.results
 
 
-@pytest.fixture(scope="module")
-def results_95(real_run, tmp_path_factory):
-    """The whole embedded example at the default level: the shared real run (the real folders,
-    its Docker socket one that is never there) with the generated folders added, so only their
-    jobs and the stages over every setting run."""
-    workflow = real_run.copy(tmp_path_factory.mktemp("agree95") / "wf")
-    shutil.copytree(EXAMPLE / "generated", workflow.path / "jobs" / "generated")
-    workflow.run(roots=sorted({*REAL_JOB_ROOTS, *(f"jobs/{name}" for name in ROOTS)}))
-    return workflow.results
+@pytest.fixture
+def results_95(example_run):
+    """The whole embedded example at the default level (conftest.example_run): read it only."""
+    return example_run.results
 
 
 @pytest.fixture(scope="module")

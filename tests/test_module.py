@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import yaml
-from conftest import EXAMPLE, Workflow, copy_workflow
+from conftest import EXAMPLE, EXAMPLE_JOB_ROOTS, EXAMPLE_ROOTS, NO_DAEMON, Workflow, copy_workflow
 
 DEPLOYED = """\
 configfile: "config/config.yaml"
@@ -61,19 +61,22 @@ def test_deployed_as_a_module_in_another_folder_dry_runs(tmp_path):
     assert not (deployment / "results").exists()
 
 
-def test_the_module_and_the_repository_give_the_same_results_from_the_smallest_config(tmp_path):
+def test_the_module_and_the_repository_give_the_same_results_from_the_smallest_config(
+    example_run, tmp_path, monkeypatch
+):
     """The example's folders, the repository's Snakefile run with config/config.yaml and the
-    job roots on the command line (as the README says), against the module given only the two
-    keys that describe job folders (config/README.md): the same settings, index and ledger."""
-    repository = copy_workflow(tmp_path / "benchreport")
-    roots = []
-    for name in ("benchflow-real-jobs", "benchflow-samples", "generated"):
-        shutil.copytree(EXAMPLE / name, tmp_path / "jobs" / name)
-        roots.append(str(tmp_path / "jobs" / name))
-    shipped = yaml.safe_load((repository.path / "config" / "config.yaml").read_text())
-    smallest = {"job_roots": roots, "controls": {"nop_agents": shipped["controls"]["nop_agents"]}}
-    deployment = deploy(tmp_path / "analysis", repository, smallest)
-    repository.run("tables", roots=roots)
+    job roots on the command line, as the README says (the shared example run), against the
+    module given only the two keys that describe job folders (config/README.md): the same
+    settings, index and ledger. Both ask the Docker daemon the shared run names, which is never
+    there: its config names it, the module's DOCKER_HOST does."""
+    repository = example_run
+    module = copy_workflow(tmp_path / "benchreport")
+    for name in EXAMPLE_ROOTS:
+        shutil.copytree(EXAMPLE / name, tmp_path / "analysis" / "jobs" / name)
+    shipped = yaml.safe_load((module.path / "config" / "config.yaml").read_text())
+    smallest = {"job_roots": EXAMPLE_JOB_ROOTS, "controls": {"nop_agents": shipped["controls"]["nop_agents"]}}
+    deployment = deploy(tmp_path / "analysis", module, smallest)
+    monkeypatch.setenv("DOCKER_HOST", NO_DAEMON)
     done = snakemake(deployment, "tables")
     assert done.returncode == 0, done.stdout + done.stderr
     settings = {
