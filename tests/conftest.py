@@ -64,6 +64,24 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.slow)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def bytecode_outside_the_copies(tmp_path_factory):
+    """Every Python the tests start (snakemake, its rule scripts, `python -m benchreport`) imports
+    the package from a fresh copy of the workflow, and where bytecode is not written
+    (PYTHONDONTWRITEBYTECODE) each of them compiles it again. Written under pytest's
+    temporary folder instead, never beside the sources (a test compares a copy's files), each
+    copy's package is compiled once."""
+    saved = {name: os.environ.get(name) for name in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = str(tmp_path_factory.mktemp("bytecode"))
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 def require(missing: str | None) -> None:
     """For a test that needs a part a machine may lack (a Docker daemon, busybox-static, Chromium,
     BenchFlow): `missing` is None, or one line saying what is missing and how to install it. The
