@@ -319,8 +319,14 @@ def small_disk(tmp_path):
 
 
 def tree_bytes(*roots) -> int:
-    """What the files under `roots` take on a tmpfs: each rounded up to whole pages."""
-    return sum(-(-path.stat().st_size // 4096) * 4096 for root in roots for path in root.rglob("*") if path.is_file())
+    """What the files under `roots` take on a tmpfs, each rounded up to whole pages: the sources,
+    not the bytecode an import may have left beside them."""
+    return sum(
+        -(-path.stat().st_size // 4096) * 4096
+        for root in roots
+        for path in root.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    )
 
 
 def test_a_failed_rerun_on_a_nearly_full_disk_is_said_to_be_full(tmp_path, small_disk):

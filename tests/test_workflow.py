@@ -87,6 +87,9 @@ def test_nop_errored_trials_count_as_not_passed(real_run):
     assert nop["counts"]["errored"] == 4
 
 
+COMPARISONS = [f"comparisons/comparisons.{kind}" for kind in ("json", "md", "csv")]
+
+
 def test_reruns_only_what_changed(real_run_copy):
     # the shared run's config points at no Docker daemon, ever: a daemon that came or went
     # mid-test would rightly re-inspect the images
@@ -140,9 +143,12 @@ def test_reruns_only_what_changed(real_run_copy):
         "trials.csv",
         *PAPER_FILES,
         "report.html",
+        # rule tables writes them with the rest: the same bytes, since a control is never compared
+        *COMPARISONS,
     }
     assert summaries(workflow)[nop_tc]["counts"]["passed"] == 1
-    assert second["ingested.json"][1] == first["ingested.json"][1]
+    for same in ("ingested.json", *COMPARISONS):
+        assert second[same][1] == first[same][1], same
 
     # adding a job folder ingests only its batch, which it joins
     source = workflow.path / "jobs" / "benchflow-real-jobs/script-run/oracle-x3/oracle/trial-03"

@@ -36,5 +36,13 @@ settings = [
     (data["setting"], data["key"], load_json(path)) for data, path in zip(numbers, snakemake.input.trials, strict=True)
 ]
 write_text(out.trials, trials_table.render_csv(settings))
-write_for_rule(snakemake)
+# what each output is made from, for its lineage record
+MADE_FROM = {
+    ("numbers",): ("comparisons_json", "comparisons_md", "comparisons_csv", "paper_comparisons_md")
+    + ("paper_comparisons_csv", "paper_comparisons_tex"),
+    ("summaries", "ledgers"): ("index", "exclusions"),
+    ("summaries",): ("settings_md", "settings_csv", "settings_tex"),
+    ("numbers", "trials"): ("trials",),
+}
+write_for_rule(snakemake, made_from={output: inputs for inputs, outputs in MADE_FROM.items() for output in outputs})
 finish_job()

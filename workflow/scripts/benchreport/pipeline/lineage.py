@@ -358,25 +358,32 @@ def build_record(
     return record
 
 
-def write_for_rule(smk, sources: list[dict] | None = None, extra: dict | None = None) -> None:
+def write_for_rule(
+    smk, sources: list[dict] | None = None, extra: dict | None = None, made_from: dict | None = None
+) -> None:
     """Write the record of every non-lineage output of a Snakemake job (called from rule scripts).
     The rule's name is its stage's (one name per stage), so its code is the stage's.
 
-    `extra` holds facts about this run that must not enter the outputs (a time of inspection)."""
+    `extra` holds facts about this run that must not enter the outputs (a time of inspection).
+    `made_from` (output name -> input names) names what each output of a job whose outputs are
+    made from different inputs is made from; an output it does not name lists every input."""
     code = stage_code(smk.rule)
     params = dict(smk.params.items())
     input_hashes: dict[str, str] = {}  # path -> sha256, each input hashed once
     first = None  # the output whose record lists the sources; the others point to it
+    # stamp files under .snakemake/ only tell Snakemake when to re-run; they are not data
+    every = [path for path in smk.input if not Path(path).as_posix().startswith(".snakemake/")]
+    name_of = {path: name for name, path in smk.output.items()}
     for output in smk.output:
         if Path(output).as_posix().startswith("results/lineage/") or "/results/lineage/" in output:
             continue
+        names = (made_from or {}).get(name_of.get(output))
         record = build_record(
             output,
             rule=smk.rule,
             wildcards=dict(smk.wildcards.items()),
             params=params,
-            # stamp files under .snakemake/ only tell Snakemake when to re-run; they are not data
-            inputs=[path for path in smk.input if not Path(path).as_posix().startswith(".snakemake/")],
+            inputs=every if names is None else [path for name in names for path in smk.input[name]],
             sources=(sources or []) if first is None else [],
             code=code,
             workflow_dir=WORKFLOW_DIR,
