@@ -52,21 +52,17 @@ if CONFIG_PROBLEMS:
 validate(config, schema="../../config/schema.yaml")
 
 
-def find_jobs():
-    """The job folders under job_roots, found as the workflow is parsed (so a bad root is said
-    at once); only listed, nothing read or written."""
-    try:
-        return discover.find_jobs(config["job_roots"])
-    except ValueError as error:
-        raise WorkflowError(str(error)) from None
-
-
 # Whether the jobs run in a conda env's Python (--sdm conda), not in the one running Snakemake
 IN_CONDA_ENVS = DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
 # the facts every lineage record carries, found once for the run's jobs (lineage.RUN_FACTS)
 os.environ[lineage.RUN_FACTS] = lineage.run_facts(software=not IN_CONDA_ENVS)
 
-JOBS = find_jobs()
+# The job folders under job_roots, found as the workflow is parsed (so a bad root is said at
+# once); only listed, nothing read or written.
+try:
+    JOBS = discover.find_jobs(config["job_roots"])
+except ValueError as error:
+    raise WorkflowError(str(error)) from None
 # job id -> its stamp (stamps.refresh_state); batch id -> its job folder ids, and back; the
 # batches of the folders the control runs wrote, once all_jobs found them. Filled by
 # plan_ingests when the DAG first asks.
@@ -93,24 +89,20 @@ def refresh(jobs):
     return states, batches
 
 
+def remember(states, batches, into):
+    STATES.update(states)
+    into.update(batches)
+    BATCH_OF.update(
+        {job_id: batch for batch, members in batches.items() for job_id in members}
+    )
+
+
 def plan_ingests():
     """The stamps and batches of the job folders under job_roots, refreshed once, when the DAG
     first asks for them: --lint and the other commands that build no DAG never do."""
     if not STATES and JOBS:
-        states, batches = refresh(JOBS)
-        STATES.update(states)
-        BATCHES.update(batches)
-        BATCH_OF.update(
-            {job_id: batch for batch, members in batches.items() for job_id in members}
-        )
+        remember(*refresh(JOBS), into=BATCHES)
     return BATCHES
-
-
-def batches():
-    """batch id -> its job folder ids: those under job_roots, and those of the folders the
-    control runs wrote, batched as a run that finds them under job_roots would (the bundle's
-    re-run does)."""
-    return plan_ingests() | CONTROL_BATCHES
 
 
 def batch_of(job_id):
@@ -120,9 +112,11 @@ def batch_of(job_id):
 
 
 def all_batches():
-    """batches(), once the control runs' folders are known (all_jobs)."""
+    """batch id -> its job folder ids: those under job_roots, and, once all_jobs found them,
+    those of the folders the control runs wrote, batched as a run that finds them under
+    job_roots would (the bundle's re-run does)."""
     all_jobs()
-    return batches()
+    return plan_ingests() | CONTROL_BATCHES
 
 
 CODE = {stage: lineage.stage_code(stage)["sha256"] for stage in lineage.STAGE_CODE}
@@ -160,16 +154,7 @@ def all_jobs():
     # a folder also under job_roots has its stamp and batch from plan_ingests
     plan_ingests()
     written = {job.job_id: job for job in found if job.job_id not in JOBS}
-    found_stamps, found_batches = refresh(written)
-    STATES.update(found_stamps)
-    CONTROL_BATCHES.update(found_batches)
-    BATCH_OF.update(
-        {
-            job_id: batch
-            for batch, members in CONTROL_BATCHES.items()
-            for job_id in members
-        }
-    )
+    remember(*refresh(written), into=CONTROL_BATCHES)
     CONTROL_JOBS.update(JOBS | {job.job_id: job for job in found})
     return CONTROL_JOBS
 
@@ -209,14 +194,6 @@ INGESTED = []  # [True] once checkpoint ingested has answered
 def ingested_inputs(wildcards):
     """The index of every batch of the run (control runs' folders too)."""
     return [ingest_file(batch, "index") for batch in all_batches()]
-
-
-def ingested_job_folders(wildcards):
-    return sorted(all_jobs())
-
-
-def ingested_batches(wildcards):
-    return all_batches()
 
 
 def ingested(job_id, name):
@@ -308,21 +285,6 @@ def stats_jobs(setting):
     return sorted(jobs)
 
 
-def setting_ingests(wildcards):
-    """The ingested trials of stats_jobs (their batches': the stage keeps only those of the job
-    folders of setting_jobs): what the setting's numbers and trial rows are made of."""
-    return list(
-        dict.fromkeys(
-            ingest_output(batch_of(job_id)) for job_id in setting_jobs(wildcards)
-        )
-    )
-
-
-def setting_jobs(wildcards):
-    """stats_jobs of the wildcard's setting."""
-    return stats_jobs(wildcards.setting)
-
-
 def setting_profiles():
     """setting id -> its shape (tasks x tries, planned from the folders' index.json by
     benchreport.compute.shapes; None when no task was scored), once per state of the index files: the
@@ -351,9 +313,8 @@ def coverage_threads(wildcards):
         cores = 1
     try:
         planned = set(setting_profiles().values()) - {None}
-    except (
-        IncompleteCheckpointException
-    ):  # a design asked for by name before any ingest
+    # a design asked for by name before any ingest
+    except IncompleteCheckpointException:
         return cores
     return max(1, cores // max(1, len(planned)))
 
@@ -394,10 +355,12 @@ def kept_record(path):
 
 
 def report_inputs(wildcards):
-    """setting_ingests, the coverage design at the setting's shape, and the inspection records
-    of its tasks' images."""
+    """The ingested trials of stats_jobs (their batches': the stage keeps only those of the job
+    folders of stats_jobs), the coverage design at the setting's shape, and the inspection
+    records of its tasks' images."""
     profile = setting_profiles()[wildcards.setting]
-    inputs = {"trials": setting_ingests(wildcards)}
+    batches = (batch_of(job_id) for job_id in stats_jobs(wildcards.setting))
+    inputs = {"trials": list(dict.fromkeys(map(ingest_output, batches)))}
     if profile is not None:
         inputs["coverage"] = shapes.coverage_file(profile)
     if config["environment"]["inspect"]:
@@ -537,12 +500,13 @@ def say_where_results_are(outputs):
     ):
         not_inspected = planning.failed_references(images_by_slug(), kept_record)
     if written:
-        atexit.register(print_where_results_are, written, len(not_inspected))
-
-
-def print_where_results_are(paths, not_inspected):
-    relative = [os.path.relpath(path) for path in paths]
-    print(
-        sentences.results_are_in(relative, not_inspected, environment.REFRESH),
-        file=sys.stderr,
-    )
+        atexit.register(
+            lambda: print(
+                sentences.results_are_in(
+                    [os.path.relpath(path) for path in written],
+                    len(not_inspected),
+                    environment.REFRESH,
+                ),
+                file=sys.stderr,
+            )
+        )

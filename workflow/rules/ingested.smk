@@ -17,8 +17,8 @@ checkpoint ingested:
     resources:
         mem_mb=500,
     params:
-        job_folders=ingested_job_folders,
-        batches=ingested_batches,
+        job_folders=lambda wildcards: sorted(all_jobs()),
+        batches=lambda wildcards: all_batches(),
         code=CODE["ingested"],
     script:
         "../scripts/ingested.py"

@@ -25,7 +25,7 @@ rule report:
     resources:
         mem_mb=1500,
     params:
-        jobs=setting_jobs,
+        jobs=lambda wildcards: stats_jobs(wildcards.setting),
         statistics=config["statistics"],
         controls=controls_policy(),
         benchmark_version=config["benchmark_version"],

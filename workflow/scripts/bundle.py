@@ -44,7 +44,7 @@ plan, directories, extra = bundle.collect(
     workflow_dir=WORKFLOW_DIR,
     trajectories=params.trajectories,
     max_requests=config["ingest"]["max_requests"],
-    git=git_state(WORKFLOW_DIR),
+    git=git_state(),
 )
 del ingests
 progress(f"{len(plan):,} files to scan")

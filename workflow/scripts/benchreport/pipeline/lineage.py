@@ -219,7 +219,7 @@ def run_facts(software: bool) -> str:
     """The git state of the workflow and, where the jobs run in this Python (`software`: no
     conda env), the software versions, found now (never those handed to this process): what
     common.smk puts in RUN_FACTS."""
-    facts = {"git": _find_git_state(WORKFLOW_DIR)}
+    facts = {"git": _find_git_state()}
     if software:
         facts["software"] = _find_software_versions()
     return json.dumps(facts, sort_keys=True)
@@ -234,16 +234,17 @@ def _handed(name: str):
 
 
 @functools.cache
-def git_state(directory: Path) -> dict:
-    if directory == WORKFLOW_DIR and (handed := _handed("git")) is not None:
+def git_state() -> dict:
+    """The workflow's git commit and whether its tree is dirty."""
+    if (handed := _handed("git")) is not None:
         return handed
-    return _find_git_state(directory)
+    return _find_git_state()
 
 
-def _find_git_state(directory: Path) -> dict:
+def _find_git_state() -> dict:
     def git(*args):
         return subprocess.run(
-            ["git", "-C", str(directory), *args], capture_output=True, text=True, timeout=30, check=True
+            ["git", "-C", str(WORKFLOW_DIR), *args], capture_output=True, text=True, timeout=30, check=True
         ).stdout.strip()
 
     try:
@@ -325,39 +326,6 @@ def without_secrets(value):
     return value
 
 
-def build_record(
-    output: str,
-    *,
-    rule: str,
-    wildcards: dict,
-    params: dict,
-    inputs: list[str],
-    sources: list[dict],
-    code: dict,
-    workflow_dir: Path,
-    input_hashes: dict,
-    sources_as: str | None = None,
-) -> dict:
-    """sources_as: another output of the same job whose record lists the job-folder files this
-    one came from (a job folder's ~4,000 sources are recorded once, not once per output)."""
-    record = {
-        "output": Path(output).as_posix(),
-        "sha256": sha256_file(output),
-        "rule": rule,
-        "wildcards": wildcards,
-        "params": without_secrets(params),
-        "code": {**git_state(workflow_dir), **code},
-        "software": software_versions(),
-        "inputs": [input_entry(path, input_hashes) for path in inputs],
-        "sources": sources,
-        "started_at": STARTED_AT,
-        "recorded_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-    }
-    if sources_as:
-        record["sources_as"] = Path(sources_as).as_posix()
-    return record
-
-
 def write_for_rule(
     smk, sources: list[dict] | None = None, extra: dict | None = None, made_from: dict | None = None
 ) -> None:
@@ -367,29 +335,37 @@ def write_for_rule(
     `extra` holds facts about this run that must not enter the outputs (a time of inspection).
     `made_from` (output name -> input names) names what each output of a job whose outputs are
     made from different inputs is made from; an output it does not name lists every input."""
-    code = stage_code(smk.rule)
-    params = dict(smk.params.items())
-    input_hashes: dict[str, str] = {}  # path -> sha256, each input hashed once
-    first = None  # the output whose record lists the sources; the others point to it
+    code = {**git_state(), **stage_code(smk.rule)}
+    params = without_secrets(dict(smk.params.items()))
     # stamp files under .snakemake/ only tell Snakemake when to re-run; they are not data
-    every = [path for path in smk.input if not Path(path).as_posix().startswith(".snakemake/")]
+    inputs = [path for path in smk.input if not Path(path).as_posix().startswith(".snakemake/")]
+    input_hashes: dict[str, str] = {}  # path -> sha256, each input hashed once
     name_of = {path: name for name, path in smk.output.items()}
+    # The output whose record lists the job-folder files, which the others point to (sources_as):
+    # a job folder's thousands of sources are recorded once, not once per output.
+    first = None
     for output in smk.output:
         if Path(output).as_posix().startswith("results/lineage/") or "/results/lineage/" in output:
             continue
         names = (made_from or {}).get(name_of.get(output))
-        record = build_record(
-            output,
-            rule=smk.rule,
-            wildcards=dict(smk.wildcards.items()),
-            params=params,
-            inputs=every if names is None else [path for name in names for path in smk.input[name]],
-            sources=(sources or []) if first is None else [],
-            code=code,
-            workflow_dir=WORKFLOW_DIR,
-            input_hashes=input_hashes,
-            sources_as=first if sources else None,
-        )
+        record = {
+            "output": Path(output).as_posix(),
+            "sha256": sha256_file(output),
+            "rule": smk.rule,
+            "wildcards": dict(smk.wildcards.items()),
+            "params": params,
+            "code": code,
+            "software": software_versions(),
+            "inputs": [
+                input_entry(path, input_hashes)
+                for path in (inputs if names is None else [path for name in names for path in smk.input[name]])
+            ],
+            "sources": (sources or []) if first is None else [],
+            "started_at": STARTED_AT,
+            "recorded_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        }
+        if sources and first:
+            record["sources_as"] = Path(first).as_posix()
         first = first or output
         record.update(extra or {})
         target = record_path(output)
@@ -426,33 +402,34 @@ def check_tree(
         return ok, lines
     seen.add(location)
     for entry in record["inputs"]:
-        path = base / entry["path"]
         if "lineage" in entry:
-            child_ok, _ = check_tree(entry["path"], base, depth + 1, lines, seen)
-            same = path.exists() and sha256_file(path) == entry["sha256"]
-            if not same:
-                lines.append(f"{indent}  CHANGED since use: {entry['path']}")
-            ok = ok and child_ok and same
-        else:
-            same = path.exists() and sha256_file(path) == entry["sha256"]
+            ok = check_tree(entry["path"], base, depth + 1, lines, seen)[0] and ok
+        same = _unchanged(base, entry)
+        if "lineage" not in entry:
             lines.append(f"{indent}  {'ok     ' if same else 'CHANGED'} {entry['path']}")
-            ok = ok and same
+        elif not same:
+            lines.append(f"{indent}  CHANGED since use: {entry['path']}")
+        ok = ok and bool(same)
     if record.get("sources_as"):
         lines.append(f"{indent}  job-folder files: those recorded for {record['sources_as']}")
         shared_ok, _ = check_tree(record["sources_as"], base, depth + 1, lines, seen)
         ok = ok and shared_ok
     for source in record.get("sources", []):
-        path = Path(source["path"])
-        path = path if path.is_absolute() else base / path
-        if not path.exists():
-            status = "MISSING"
-        else:
-            same = sha256_file(path, limit=source.get("bytes")) == source["sha256"]
-            status = "ok     " if same else "CHANGED"
+        same = _unchanged(base, source)
+        status = "MISSING" if same is None else "ok     " if same else "CHANGED"
         extra = f" (first {source['bytes']} bytes)" if "bytes" in source else ""
         lines.append(f"{indent}  {status} {source['path']}{extra}")
-        ok = ok and status.strip() == "ok"
+        ok = ok and bool(same)
     return ok, lines
+
+
+def _unchanged(base: Path, entry: dict) -> bool | None:
+    """Whether a recorded file (path under `base` or absolute, sha256 of its first `bytes`, if
+    given) still hashes the same; None when it is gone."""
+    path = base / entry["path"]  # an absolute path stays itself
+    if not path.exists():
+        return None
+    return sha256_file(path, limit=entry.get("bytes")) == entry["sha256"]
 
 
 def closure(outputs: list[str]) -> list[str]:
@@ -592,9 +569,7 @@ def check_number(output: str | Path, number: str) -> tuple[bool, list[str]]:
         if not sources:
             lines.append("    NO JOB-FOLDER FILES RECORDED")
         for source in sources:
-            path = Path(source["path"])
-            path = path if path.is_absolute() else base / path
-            same = path.exists() and sha256_file(path, limit=source.get("bytes")) == source["sha256"]
+            same = bool(_unchanged(base, source))
             lines.append(f"    {'ok     ' if same else 'CHANGED'} {source['path']}")
             ok = ok and same
     return ok, lines

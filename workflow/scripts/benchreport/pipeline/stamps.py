@@ -365,9 +365,7 @@ def _trusted(cache: dict) -> tuple[dict, dict, dict]:
     """(files, hashes, folders) of a saved cache, less the stats from the future that the clock
     has reached since it was saved: a write since then may have given one of them its mtime."""
     files, hashes, folders = cache["files"], cache["hashes"], cache["folders"]
-    saved, now = cache.get("saved_ns"), time.time_ns()
-    if saved is None:  # saved before stats from the future were kept: it holds none
-        return files, hashes, folders
+    saved, now = cache["saved_ns"], time.time_ns()
     reached = {relpath for relpath, entry in files.items() if len(entry) == 2 and _racy(entry[1], saved, now)}
     files = {relpath: [entry[0], -1] if relpath in reached else entry for relpath, entry in files.items()}
     hashes = {relpath: sha for relpath, sha in hashes.items() if relpath not in reached}
@@ -479,11 +477,6 @@ def _write_if_changed(path: Path, text: str, write: bool = True) -> bool:
     return True
 
 
-def _refresh(job: JobFolder, max_requests: int, state_dir: Path, recorded_sources, write: bool) -> tuple[str, dict]:
-    stamp, records = refresh_state(job, max_requests, state_dir, lambda: recorded_sources(job), write)
-    return stamp.as_posix(), records
-
-
 def refresh_folders(
     jobs: list[JobFolder], max_requests: int, state_dir: Path, recorded_sources, write: bool = True
 ) -> dict[str, tuple[str, dict]]:
@@ -492,4 +485,8 @@ def refresh_folders(
     `write`, see refresh_state."""
     if write:
         state_dir.mkdir(parents=True, exist_ok=True)
-    return {job.job_id: _refresh(job, max_requests, state_dir, recorded_sources, write) for job in jobs}
+    found = {}
+    for job in jobs:
+        stamp, records = refresh_state(job, max_requests, state_dir, functools.partial(recorded_sources, job), write)
+        found[job.job_id] = stamp.as_posix(), records
+    return found
