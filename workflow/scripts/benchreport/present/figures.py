@@ -38,8 +38,8 @@ RC = {
     "figure.dpi": 100,
     "savefig.dpi": 150,
 }
-SVG_METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
-PNG_METADATA = {"Software": None}
+# per format: the metadata left out (a date or version would change the bytes from run to run)
+METADATA = {"svg": {"Date": None, "Creator": None, "Format": None, "Type": None}, "png": {"Software": None}}
 AGENT_COLOURS = [
     "#0072B2",
     "#D55E00",
@@ -53,7 +53,6 @@ AGENT_COLOURS = [
     "#882255",
 ]
 CONTROL_COLOUR = "#6E6E6E"
-FORMATS = ("svg", "png")
 
 
 @contextlib.contextmanager
@@ -65,21 +64,16 @@ def style():
         yield
 
 
-def save(figure: Figure, fmt: str) -> bytes:
-    buffer = io.BytesIO()
-    if fmt == "svg":
-        figure.savefig(buffer, format="svg", metadata=SVG_METADATA, bbox_inches="tight", pad_inches=0.1)
-    elif fmt == "png":
-        figure.savefig(buffer, format="png", metadata=PNG_METADATA, bbox_inches="tight", pad_inches=0.1)
-    else:
-        raise ValueError(f"unknown figure format {fmt}")
-    return buffer.getvalue()
-
-
 def _render(draw, data) -> dict[str, bytes]:
+    """The figure `draw` makes of `data`, as the bytes of each format."""
+    found = {}
     with style():
         figure = draw(data)
-        return {fmt: save(figure, fmt) for fmt in FORMATS}
+        for fmt, metadata in METADATA.items():
+            buffer = io.BytesIO()
+            figure.savefig(buffer, format=fmt, metadata=metadata, bbox_inches="tight", pad_inches=0.1)
+            found[fmt] = buffer.getvalue()
+    return found
 
 
 # A label drawn at most this many lines long, a task's name on the heatmap at most this many

@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import csv
 import io
+from collections import Counter
 from pathlib import Path
 
 import jinja2
@@ -96,10 +97,7 @@ def controls_overview(summaries: list[dict]) -> list[dict]:
         if len(per_task) > LISTED_ROWS:
             per_task.sort(key=lambda item: VERDICT_ORDER[item[1]["verdict"]])  # stable: by name within
         shown, _ = listed(per_task)
-        hidden: dict[str, int] = {}
-        for _task, entry in per_task[len(shown) :]:
-            verdict = entry.get("verdict") or "none"
-            hidden[verdict] = hidden.get(verdict, 0) + 1
+        hidden = Counter(entry.get("verdict") or "none" for _task, entry in per_task[len(shown) :])
         rows.append(
             {
                 "description": summary["description"],
@@ -179,37 +177,33 @@ def heatmap_table(figures_data: dict) -> dict | None:
         return None
     rows = []
     for row in heat["rows"]:
-        cells: list[dict | None] = []
-        for task, entry in zip(heat["tasks"], row["cells"]):
-            if entry is None:
-                cells.append(None)
-            else:
-                cells.append(
-                    {
-                        "text": f"{entry['passed']}/{entry['trials']}",
-                        "left_out": entry["left_out"],
-                        "link": task_anchor(row["setting"], task),
-                    }
-                )
+        cells = [
+            None
+            if entry is None
+            else {
+                "text": f"{entry['passed']}/{entry['trials']}",
+                "left_out": entry["left_out"],
+                "link": task_anchor(row["setting"], task),
+            }
+            for task, entry in zip(heat["tasks"], row["cells"])
+        ]
         rows.append({"description": row["description"], "anchor": setting_anchor(row["setting"]), "cells": cells})
     return {"tasks": heat["tasks"], "rows": rows}
 
 
 def cost_table(figures_data: dict) -> list[dict]:
-    rows = []
-    for point in figures_data["cost"]["points"]:
-        rows.append(
-            {
-                "description": point["description"],
-                "anchor": trials_anchor(point["setting"]),
-                "cost": usd(point["cost"]),
-                "interval": interval_text(point["cost_low"], point["cost_high"], usd),
-                "tasks": f"{point['tasks_priced']} of {point['tasks_priced'] + len(point['tasks_unpriced'])}",
-                "rate": pct(point["rate"]),
-                "pareto": "yes" if point["pareto"] else "no",
-            }
-        )
-    return rows
+    return [
+        {
+            "description": point["description"],
+            "anchor": trials_anchor(point["setting"]),
+            "cost": usd(point["cost"]),
+            "interval": interval_text(point["cost_low"], point["cost_high"], usd),
+            "tasks": f"{point['tasks_priced']} of {point['tasks_priced'] + len(point['tasks_unpriced'])}",
+            "rate": pct(point["rate"]),
+            "pareto": "yes" if point["pareto"] else "no",
+        }
+        for point in figures_data["cost"]["points"]
+    ]
 
 
 def figure_captions(figures_data: dict) -> dict[str, str]:

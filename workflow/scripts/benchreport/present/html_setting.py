@@ -164,23 +164,22 @@ def trials_sentence(summary: dict, page: dict, tasks: int) -> str:
 def setting_section(summary: dict, page: dict) -> dict:
     setting = summary["setting"]
     confidence = summary["confidence"]
-    per_task = []
-    for row in summary["per_task"]:
-        per_task.append(
-            {
-                "task": row["task"],
-                "anchor": task_anchor(setting, row["task"]),
-                "trials": row["trials"],
-                "passed": row["passed"],
-                "rate": pct(row["rate"]),
-                "rate_value": row["rate"],
-                "interval": interval_text(row["interval"]["low"], row["interval"]["high"]),
-                "rewards": " ".join(reward(value) for value in row.get("rewards", [])),
-                "timed_out": row["timed_out"],
-                "controls": sentences.task_controls(row.get("controls") if summary.get("controls") else None),
-                "trial_rows": page["listed"].get(row["task"]),
-            }
-        )
+    per_task = [
+        {
+            "task": row["task"],
+            "anchor": task_anchor(setting, row["task"]),
+            "trials": row["trials"],
+            "passed": row["passed"],
+            "rate": pct(row["rate"]),
+            "rate_value": row["rate"],
+            "interval": interval_text(row["interval"]["low"], row["interval"]["high"]),
+            "rewards": " ".join(reward(value) for value in row.get("rewards", [])),
+            "timed_out": row["timed_out"],
+            "controls": sentences.task_controls(row.get("controls") if summary.get("controls") else None),
+            "trial_rows": page["listed"].get(row["task"]),
+        }
+        for row in summary["per_task"]
+    ]
     excluded = excluded_by_controls(summary, page)
     left_out, left_out_hidden = listed(summary.get("left_out") or [])
     # completeness_html escapes every value; Markup keeps its table as HTML

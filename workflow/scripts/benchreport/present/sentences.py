@@ -8,6 +8,8 @@ they place the record's numbers in words, at the record's own confidence level.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from ..read.settings import MAX_TOKEN_KEYS
 from .present import count, interval_text, level, method, of_total, pass_rule, pct, seconds, usd
 
@@ -197,18 +199,11 @@ def warning(item: dict) -> str:
             f"{row['task']} ({'; '.join(row['reasons'])})" for row in item["tasks"]
         )
     if kind == "partial rewards failed":
-        return f"{partial_rewards(item)}: " + "; ".join(
-            f"{row['task']} ({', '.join(f'{r:g}' for r in row['rewards'])})" for row in item["tasks"]
-        )
+        return (
+            f"partial rewards count as not passed ({pass_rule(item['solve_threshold'])}; "
+            "statistics.solve_threshold sets it, and the mean reward counts them): "
+        ) + "; ".join(f"{row['task']} ({', '.join(f'{r:g}' for r in row['rewards'])})" for row in item["tasks"])
     raise ValueError(f"no sentence for warning kind {kind!r}")
-
-
-def partial_rewards(item: dict) -> str:
-    """What a 'partial rewards failed' warning says before naming the tasks."""
-    return (
-        f"partial rewards count as not passed ({pass_rule(item['solve_threshold'])}; "
-        "statistics.solve_threshold sets it, and the mean reward counts them)"
-    )
 
 
 def _key_field(name: str, env_names: list[str]) -> str:
@@ -271,7 +266,8 @@ def controls_lines(record: dict) -> list[str]:
         ]
     lines = [
         f"Controls on the same tasks (matched by task digest): oracle {oracle['passed']}/{oracle['trials']}, "
-        f"nop {nop['passed']}/{nop['trials']}; {verdict_counts(controls)}."
+        f"nop {nop['passed']}/{nop['trials']}; controls hold on {count(len(controls['tasks_holding']), 'task')}, "
+        f"fail on {len(controls['tasks_failing_controls'])}, not verified on {len(controls['tasks_unverified'])}."
     ]
     policy = controls["policy"]
     for verdict, key, said, meaning in (
@@ -299,14 +295,6 @@ def controls_lines(record: dict) -> list[str]:
             "that version of the task."
         )
     return lines
-
-
-def verdict_counts(controls: dict) -> str:
-    """'8 tasks hold, 2 fail, 0 not verified'."""
-    return (
-        f"controls hold on {count(len(controls['tasks_holding']), 'task')}, fail on "
-        f"{len(controls['tasks_failing_controls'])}, not verified on {len(controls['tasks_unverified'])}"
-    )
 
 
 TRY_RULES = {
@@ -546,6 +534,11 @@ def accounting(found: int, in_reports: int, interrupted: int, unusable: int, dup
 
 
 CROSSCHECK_COUNTS = ("total", "passed", "failed", "errored", "verifier_errored")
+# A job folder's summary.json by its summary_status, where there are no counts of it to compare.
+SUMMARY_MISSING: dict[str | None, str] = {
+    "absent": "no summary.json (the job did not finish)",
+    "unusable": "summary.json unusable (see what was left out)",
+}
 
 
 def crosscheck_counts(check: dict) -> tuple[str, str]:
@@ -554,12 +547,8 @@ def crosscheck_counts(check: dict) -> tuple[str, str]:
     theirs, recount = check.get("benchflow"), check.get("recount_last_attempts") or {}
     if theirs:
         bf = " / ".join(str(theirs.get(key)) for key in CROSSCHECK_COUNTS)
-    elif check.get("summary_status") == "absent":
-        bf = "no summary.json (the job did not finish)"
-    elif check.get("summary_status") == "unusable":
-        bf = "summary.json unusable (see what was left out)"
     else:
-        bf = "summary.json records no counts"
+        bf = SUMMARY_MISSING.get(check.get("summary_status"), "summary.json records no counts")
     ours = " / ".join(str(recount.get(key)) for key in CROSSCHECK_COUNTS)
     if recount.get("unscored"):
         ours += f" (+{recount['unscored']} unscored)"
@@ -572,11 +561,7 @@ def crosscheck_agrees(check: dict) -> str:
         return "yes"
     if check.get("benchflow"):
         return "NO: summary.json disagrees with the trial folders"
-    if check.get("summary_status") == "absent":
-        return "n/a: no summary.json (the job did not finish)"
-    if check.get("summary_status") == "unusable":
-        return "n/a: summary.json unusable (see what was left out)"
-    return "n/a: summary.json records no counts to compare"
+    return "n/a: " + SUMMARY_MISSING.get(check.get("summary_status"), "summary.json records no counts to compare")
 
 
 def bucket_difference(trial: dict) -> str | None:
@@ -624,9 +609,7 @@ def ledger_tally(rows: list[dict]) -> str:
     """'3 attempts, 2 tasks, 12 images left out or not recorded' over exclusion-ledger rows."""
     if not rows:
         return "Nothing: every attempt folder was read and counted, every task kept, every image inspected."
-    kinds: dict[str, int] = {}
-    for row in rows:
-        kinds[row["kind"]] = kinds.get(row["kind"], 0) + 1
+    kinds = Counter(row["kind"] for row in rows)
     return (
         "Left out or not recorded (every row is in exclusions.tsv): "
         + ", ".join(count(n, kind) for kind, n in sorted(kinds.items()))
