@@ -1,3 +1,14 @@
+def paper_figure(name, fmt, label):
+    """A figure of results/paper/ as Snakemake's --report shows it, with its caption."""
+    return report(
+        f"results/paper/{name}.{fmt}",
+        caption=f"../report/{name}.rst",
+        category="Paper",
+        subcategory="Figures",
+        labels={"name": label, "format": fmt.upper()},
+    )
+
+
 # The figures are drawn from the settings' stats.json (rule report) and need no table.
 # report.html waits for the figures and the tables; on two cores it is ready soonest when every
 # setting's report goes first (the figures and the tables wait for all of them), then the figures
@@ -9,48 +20,12 @@ rule figures:
     output:
         **with_lineage(
             figures="results/paper/figures.json",
-            forest_svg=report(
-                "results/paper/forest.svg",
-                caption="../report/forest.rst",
-                category="Paper",
-                subcategory="Figures",
-                labels={"name": "pass rate per setting", "format": "SVG"},
-            ),
-            forest_png=report(
-                "results/paper/forest.png",
-                caption="../report/forest.rst",
-                category="Paper",
-                subcategory="Figures",
-                labels={"name": "pass rate per setting", "format": "PNG"},
-            ),
-            heatmap_svg=report(
-                "results/paper/heatmap.svg",
-                caption="../report/heatmap.rst",
-                category="Paper",
-                subcategory="Figures",
-                labels={"name": "per-task pass fraction", "format": "SVG"},
-            ),
-            heatmap_png=report(
-                "results/paper/heatmap.png",
-                caption="../report/heatmap.rst",
-                category="Paper",
-                subcategory="Figures",
-                labels={"name": "per-task pass fraction", "format": "PNG"},
-            ),
-            cost_svg=report(
-                "results/paper/cost.svg",
-                caption="../report/cost.rst",
-                category="Paper",
-                subcategory="Figures",
-                labels={"name": "cost against pass rate", "format": "SVG"},
-            ),
-            cost_png=report(
-                "results/paper/cost.png",
-                caption="../report/cost.rst",
-                category="Paper",
-                subcategory="Figures",
-                labels={"name": "cost against pass rate", "format": "PNG"},
-            ),
+            forest_svg=paper_figure("forest", "svg", "pass rate per setting"),
+            forest_png=paper_figure("forest", "png", "pass rate per setting"),
+            heatmap_svg=paper_figure("heatmap", "svg", "per-task pass fraction"),
+            heatmap_png=paper_figure("heatmap", "png", "per-task pass fraction"),
+            cost_svg=paper_figure("cost", "svg", "cost against pass rate"),
+            cost_png=paper_figure("cost", "png", "cost against pass rate"),
         ),
     log:
         "logs/figures/all.log",

@@ -1,5 +1,7 @@
 """Rule figures: forest, heatmap and cost figures (SVG and PNG) and the numbers behind them."""
 
+from pathlib import Path
+
 from benchreport.pipeline.lineage import start_job, write_for_rule
 from benchreport.pipeline.outputs import load_json, write_json
 from benchreport.present import figures
@@ -13,6 +15,5 @@ data = figure_data.figures_data(numbers)
 write_json(snakemake.output.figures, data)
 for name, formats in figures.render_all(data).items():
     for fmt, content in formats.items():
-        with open(snakemake.output[f"{name}_{fmt}"], "wb") as handle:
-            handle.write(content)
+        Path(snakemake.output[f"{name}_{fmt}"]).write_bytes(content)
 write_for_rule(snakemake)

@@ -123,8 +123,8 @@ def dump_json(value) -> str:
 
     Objects are indented; a list of records (trials, ledger rows) is written one record per line
     and a list of scalars on one line, by the C encoder: a trial per line reads and diffs well,
-    and it is 5-10x faster than indenting every field (seconds per file at 25,000 trials). A lone
-    surrogate (a file name's undecodable byte) is written escaped, as ensure_ascii would."""
+    and is far cheaper than indenting every field (benchmarks/RESULTS.md). A lone surrogate (a
+    file name's undecodable byte) is written escaped, as ensure_ascii would."""
     text = "".join(_pieces(value, "")) + "\n"
     return text if _plain(text) else printable(text)  # a lone surrogate written as JSON's \\uXXXX escape
 
@@ -156,7 +156,7 @@ def _joined(pieces: Iterable[str], size: int = 1 << 16) -> Iterable[str]:
 
 def _plain(text: str) -> bool:
     """Whether text that _pieces made is printable as it is, so that printable's pattern search
-    can be skipped (0.25 s over trials.json's 69 MB at 100,000 trials): the encoder escapes every
+    can be skipped over the largest files: the encoder escapes every
     C0 control, and each other character printable rewrites is DEL or not ASCII (isascii reads
     a flag of the string)."""
     return text.isascii() and "\x7f" not in text
@@ -200,8 +200,8 @@ def _long_integer(data: bytes) -> bool:
 def loads_written(data: bytes):
     """The value of JSON the workflow wrote, as json.loads gives it from the UTF-8 text.
 
-    orjson decodes it in under half of json's time, and rule report decodes every ingest of a
-    setting. Where the two could differ, json decodes: text that may hold an integer
+    orjson decodes it faster than json (benchmarks/RESULTS.md), and rule report decodes every
+    ingest of a setting. Where the two could differ, json decodes: text that may hold an integer
     of 19 digits or more (orjson makes one beyond 64 bits a float, where json keeps it exact; one
     of 18 digits or fewer fits either way), and whatever orjson refuses (NaN, Infinity and
     numbers beyond a double, a lone surrogate's escape, nesting past 1,024 levels), which json

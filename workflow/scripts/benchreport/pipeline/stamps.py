@@ -50,8 +50,7 @@ BATCHES = "batches.json"  # under STATE_DIR: job id -> the batch the last parse 
 # A job of rule ingest reads one batch of job folders: the tries of one --matrix cell together up
 # to this many attempt folders; a folder of this many or more, or one outside a matrix, alone.
 # A job's start (a Python, Snakemake's records of its outputs) costs as much as reading hundreds
-# of attempt folders, so small folders share a job; an edited trial re-reads its batch (about a
-# second at most).
+# of attempt folders, so small folders share a job; an edited trial re-reads its batch.
 BATCH_ATTEMPTS = 1000
 
 
@@ -338,51 +337,44 @@ def _racy(mtime_ns: int, since_ns: int, now_ns: int) -> bool:
 RECORDS_FORMAT = 2
 
 
-def _settled(files: dict, hashes: dict, folders: dict, records: dict, since_ns: int) -> dict:
-    """The cache to keep: racy file stats made unmatchable (-1 for the mtime, no sha256) and racy
-    folder listings made unusable (None for the mtime), racy from `since_ns`, when the stats
-    began to be taken, to now; that time as the time it was saved. The attempts' records
-    (attempt_records) are kept as they are: one read from a file whose stat is unmatchable is
-    read again."""
+def _unracy(files: dict, hashes: dict, folders: dict, since_ns: int) -> tuple[dict, dict, dict]:
+    """(files, hashes, folders) with the stats racy from `since_ns` to now made unmatchable: a
+    file's mtime -1 and its sha256 dropped, a folder listing's mtime None. On saving, since the
+    stats began to be taken; on reading a saved cache, since it was saved (a stat from the future
+    that the clock has reached since then may have been given its mtime by a write)."""
     now = time.time_ns()
     files = {
         relpath: [entry[0], -1] if len(entry) == 2 and _racy(entry[1], since_ns, now) else entry
         for relpath, entry in files.items()
     }
-    return {
-        "saved_ns": since_ns,
-        "files": files,
-        "hashes": {relpath: sha for relpath, sha in hashes.items() if files[relpath][-1] != -1},
-        "folders": {
-            name: [None, entry[1]] if _racy(entry[0], since_ns, now) else entry for name, entry in folders.items()
-        },
-        "records": records,
-        "records_format": RECORDS_FORMAT,
-    }
-
-
-def _trusted(cache: dict) -> tuple[dict, dict, dict]:
-    """(files, hashes, folders) of a saved cache, less the stats from the future that the clock
-    has reached since it was saved: a write since then may have given one of them its mtime."""
-    files, hashes, folders = cache["files"], cache["hashes"], cache["folders"]
-    saved, now = cache["saved_ns"], time.time_ns()
-    reached = {relpath for relpath, entry in files.items() if len(entry) == 2 and _racy(entry[1], saved, now)}
-    files = {relpath: [entry[0], -1] if relpath in reached else entry for relpath, entry in files.items()}
-    hashes = {relpath: sha for relpath, sha in hashes.items() if relpath not in reached}
+    hashes = {relpath: sha for relpath, sha in hashes.items() if files[relpath][-1] != -1}
     folders = {
-        name: [None, entry[1]] if entry[0] is not None and _racy(entry[0], saved, now) else entry
+        name: [None, entry[1]] if entry[0] is not None and _racy(entry[0], since_ns, now) else entry
         for name, entry in folders.items()
     }
     return files, hashes, folders
+
+
+def _settled(files: dict, hashes: dict, folders: dict, records: dict, since_ns: int) -> dict:
+    """The cache to keep, racy stats unmatchable (_unracy), with the time the stats began to be
+    taken as the time it was saved. The attempts' records (attempt_records) are kept as they
+    are: one read from a file whose stat is unmatchable is read again."""
+    files, hashes, folders = _unracy(files, hashes, folders, since_ns)
+    return {
+        "saved_ns": since_ns,
+        "files": files,
+        "hashes": hashes,
+        "folders": folders,
+        "records": records,
+        "records_format": RECORDS_FORMAT,
+    }
 
 
 def refresh_state(
     job: JobFolder, max_requests: int, state_dir: Path, recorded, write: bool = True
 ) -> tuple[Path, dict]:
     """The job folder's stamp file: rewritten (so newer than the ingest outputs) exactly when what
-    ingest reads changed since the last parse, or when there is none yet. The ingest rule takes
-    it as input, so Snakemake's mtime trigger re-runs the ingest of the folder's batch and
-    nothing else.
+    ingest reads changed since the last parse, or when there is none yet (see the module).
 
     A stat state with the sha256 of files touched since is kept next to it, and each attempt's
     record (attempt_records): a first run reads each attempt's record file (result.json) and no
@@ -398,7 +390,9 @@ def refresh_state(
     records_before: dict | None
     try:
         cache = json.loads(cache_file.read_bytes())
-        files_before, hashes_before, folders_before = _trusted(cache)
+        files_before, hashes_before, folders_before = _unracy(
+            cache["files"], cache["hashes"], cache["folders"], cache["saved_ns"]
+        )
         records_before = cache.get("records") if cache.get("records_format") == RECORDS_FORMAT else None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         files_before, hashes_before, folders_before, records_before = None, {}, None, None

@@ -55,17 +55,15 @@ def render_ledger_tsv(rows: list[dict]) -> str:
 def render_index(summaries: list[dict], job_ledgers: list[dict], ledger: list[dict]) -> str:
     """index.md; `ledger` is combined_ledger(...), which exclusions.tsv lists too."""
     counts = [job["counts"] for job in job_ledgers]
-    found = sum(row["found"] for row in counts)
-    in_reports = sum(row["in_reports"] for row in counts)
-    interrupted = sum(row["interrupted"] for row in counts)
-    unusable = sum(row["left_out"] for row in counts)
-    duplicates = sum(row["duplicates"] for row in counts)
+    # found, in reports, interrupted, unusable, duplicates: summed over the job folders
+    totals = [
+        sum(row[key] for row in counts) for key in ("found", "in_reports", "interrupted", "left_out", "duplicates")
+    ]
     shown = level(summaries[0]["confidence"]) if summaries else "n/a"
     lines = [
         "# benchreport: all settings",
         "",
-        f"{len(job_ledgers)} job folders, "
-        + sentences.accounting(found, in_reports, interrupted, unusable, duplicates),
+        f"{len(job_ledgers)} job folders, " + sentences.accounting(*totals),
         "",
         f"| Setting | Tasks | Trials | Passed | Pass rate | {shown} interval (headline method) | Controls | Completeness | Report |",
         "| --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- |",
@@ -78,10 +76,7 @@ def render_index(summaries: list[dict], job_ledgers: list[dict], ledger: list[di
             f"{cell(sentences.controls_summary(summary))} | {tally(summary['completeness'])} | "
             f"[report](reports/{summary['setting']}/report.md) |"
         )
-    mixed = {}
-    for summary in summaries:
-        for job in summary["mixed_settings"]:
-            mixed[job["job"]] = job
+    mixed = {job["job"]: job for summary in summaries for job in summary["mixed_settings"]}
     if mixed:
         lines += ["", "## Mixed settings", ""]
         lines += [
@@ -95,11 +90,11 @@ def render_index(summaries: list[dict], job_ledgers: list[dict], ledger: list[di
         "| Job folder | Attempt folders | In reports | Interrupted | Unusable | Adds up |",
         "| --- | ---: | ---: | ---: | ---: | --- |",
     ]
-    for row in counts:
-        lines.append(
-            f"| {cell(row['job'])} | {row['found']} | {row['in_reports']} | {row['interrupted']} | {row['left_out']} | "
-            f"{'yes' if row['adds_up'] else 'NO'} |"
-        )
+    lines += [
+        f"| {cell(row['job'])} | {row['found']} | {row['in_reports']} | {row['interrupted']} | {row['left_out']} | "
+        f"{'yes' if row['adds_up'] else 'NO'} |"
+        for row in counts
+    ]
     lines += ["", "## What was left out", "", sentences.ledger_tally(ledger), ""]
     if ledger:
         lines += ["| Kind | Setting | Job folder | File | Reason | Effect |", "| --- | --- | --- | --- | --- | --- |"]

@@ -38,9 +38,8 @@ def columns(settings: list[tuple[str, dict, dict]]) -> dict[str, list]:
     (flat), else the setting's, else None. What defines a setting is its key: stats.json's `key`,
     which summary.json's `settings` holds as it is.
 
-    Made a setting's field at a time, its values' types asked once (set(map(type, ...))): at
-    100,000 trials the table is 2.8 million cells, remade whenever a trial changes, and rows of
-    dicts with two calls per cell cost a quarter more."""
+    Made a setting's field at a time, its values' types asked once (set(map(type, ...))): the
+    table holds a cell per trial and field, remade whenever a trial changes."""
     ordered = sorted(settings, key=lambda item: item[0])
     shapes = [dict.fromkeys(map(tuple, trials["trials"])) for _, _, trials in ordered]  # the fields of each trial
     table: dict[str, list] = {

@@ -72,14 +72,11 @@ def uncontrolled(card: dict) -> dict[str, str]:
     return parts
 
 
-def _not_controlled_sentence(parts) -> str | None:
-    parts = list(parts)
+def not_controlled(card: dict, said: tuple[str, ...] = ()) -> str | None:
+    """What the run did not control or record, but what is `said` elsewhere, as one sentence (None
+    when nothing)."""
+    parts = [phrase for key, phrase in uncontrolled(card).items() if key not in said]
     return ("Not controlled or not recorded: " + "; ".join(parts) + ".") if parts else None
-
-
-def not_controlled(card: dict) -> str | None:
-    """What the run did not control or record, as one sentence (None when nothing)."""
-    return _not_controlled_sentence(uncontrolled(card).values())
 
 
 def _sentence_start(text: str) -> str:
@@ -251,10 +248,6 @@ def per_task_line(record: dict) -> str | None:
     return f"Per task: {said} (each task is listed in {REPORT})."
 
 
-def _verdict_tasks(controls: dict, verdict: str) -> list[tuple[str, dict]]:
-    return [(task, entry) for task, entry in controls["per_task"].items() if entry["verdict"] == verdict]
-
-
 ELSEWHERE = "on a version no oracle or nop ran on"
 
 
@@ -274,7 +267,7 @@ def _verdict_clause(record: dict, verdict: str, said: str, policy_key: str) -> s
     TASKS_NAMED tasks, the reasons they all share, the trials on versions no control ran on, and
     where each is listed."""
     controls = record["controls"]
-    tasks = _verdict_tasks(controls, verdict)
+    tasks = [(task, entry) for task, entry in controls["per_task"].items() if entry["verdict"] == verdict]
     if not tasks:
         return None
     elsewhere: Counter[str] = Counter()
@@ -409,7 +402,6 @@ def writeup(record: dict, card: dict) -> list[str]:
     """writeup.md, paragraph by paragraph ("" between them; each wrapped when rendered), in the
     shape BenchFlow's 'Report a result' page gives: what ran, then the number and its
     uncertainty and what bears on it, each fact once."""
-    unsaid = [phrase for key, phrase in uncontrolled(card).items() if key not in SAID_IN_CONDITIONS]
     lines = [
         conditions(record, card),
         "",
@@ -420,7 +412,7 @@ def writeup(record: dict, card: dict) -> list[str]:
         left_out_line(record),
         *warning_lines(record),
         usage_line(record),
-        _not_controlled_sentence(unsaid),
+        not_controlled(card, said=SAID_IN_CONDITIONS),
         card["limits"]["task_count"],
     ]
     return [line for line in lines if line is not None]
