@@ -34,15 +34,14 @@ def describe(error: jsonschema.ValidationError) -> list[str]:
             lines.append(f"config: unknown key {'.'.join(filter(None, [where, key]))!r}{hint}")
         return [*lines, f"  keys allowed {'under ' + where if where else 'at the top'}: {', '.join(allowed)}"]
     if error.validator == "enum":
-        head = f"config: {where}: {short(error.instance)} is not allowed"
-        tail = f"  allowed values: {', '.join(short(value) for value in error.validator_value)}"
+        lines = [
+            f"config: {where}: {short(error.instance)} is not allowed",
+            f"  allowed values: {', '.join(short(value) for value in error.validator_value)}",
+        ]
     elif error.validator == "type":
-        head = f"config: {where}: {short(error.instance)} is not of type {error.validator_value}"
-        tail = None
+        lines = [f"config: {where}: {short(error.instance)} is not of type {error.validator_value}"]
     else:
-        head = f"config: {where or '(top level)'}: {clip(error.message)}"
-        tail = None
-    lines = [head] + ([tail] if tail else [])
+        lines = [f"config: {where or '(top level)'}: {clip(error.message)}"]
     if "description" in schema:
         lines.append(f"  ({where}: {' '.join(schema['description'].split())})")
     return lines

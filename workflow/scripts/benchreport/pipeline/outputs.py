@@ -59,28 +59,24 @@ def _one_line(value) -> bool:
     return True
 
 
-def _pieces(value, indent: str):
-    """The text of a value, in pieces: a list of records one record a piece, so that a file of
-    100,000 trials is written without its whole text in memory (write_json)."""
+def _pieces(value, indent: str, head: str = ""):
+    """`head` and the text of a value, in pieces: a list of records one record a piece, so that a
+    file of 100,000 trials is written without its whole text in memory (write_json). A value
+    written on one line is one piece with its head; one that is not is asked _one_line once."""
     if _one_line(value):
-        yield _encode(value)
+        yield head + _encode(value)
     else:
+        yield head
         yield from _lines(value, indent)
 
 
 def _lines(value, indent: str):
-    """_pieces of a value it does not write on one line. A member or an item that is written on
-    one line is one piece with what goes before it; one that is not is asked _one_line once."""
+    """_pieces of a value it does not write on one line."""
     inner = indent + "  "
     if isinstance(value, dict):
         yield "{\n"
         for number, (key, item) in enumerate(value.items()):
-            head = f",\n{inner}{_key(key)}: " if number else f"{inner}{_key(key)}: "
-            if _one_line(item):
-                yield head + _encode(item)
-            else:
-                yield head
-                yield from _lines(item, inner)
+            yield from _pieces(item, inner, f",\n{inner}{_key(key)}: " if number else f"{inner}{_key(key)}: ")
         yield "\n" + indent + "}"
     else:
         # one record per line, in pieces of RECORDS_A_PIECE records, not a write per record
@@ -94,12 +90,7 @@ def _lines(value, indent: str):
                 yield between + piece
         else:
             for number, item in enumerate(value):
-                head = between if number else ""
-                if _one_line(item):
-                    yield head + _encode(item)
-                else:
-                    yield head
-                    yield from _lines(item, inner)
+                yield from _pieces(item, inner, between if number else "")
         yield "\n" + indent + "]"
 
 

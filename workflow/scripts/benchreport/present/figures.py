@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import textwrap
 
 import matplotlib
@@ -90,14 +91,8 @@ def wrap(text: str, width: int = 42) -> str:
 
 def colours(points: list[dict]) -> dict[str, str]:
     """A colour per setting: agents in the Okabe-Ito order, controls grey."""
-    found, index = {}, 0
-    for point in points:
-        if point.get("control"):
-            found[point["setting"]] = CONTROL_COLOUR
-        else:
-            found[point["setting"]] = AGENT_COLOURS[index % len(AGENT_COLOURS)]
-            index += 1
-    return found
+    agents = itertools.cycle(AGENT_COLOURS)
+    return {point["setting"]: CONTROL_COLOUR if point.get("control") else next(agents) for point in points}
 
 
 def _note(figure: Figure, text: str) -> None:

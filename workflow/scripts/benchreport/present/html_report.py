@@ -1,10 +1,7 @@
 """results/report.html: one self-contained page over every setting (pure: data in, text out).
 
-The page holds the headline table, the figures (SVG inlined as data: URIs), a section per setting
-saying what its report.md says (rendered from summary.json and the trials page_trials chose), the environment, the controls, the
-exclusion ledger and the paired comparisons. Every number links to the trials it came from: a
-headline number to its setting's section, whose per-task rows open onto their trials. Each trial
-is listed once, under its task.
+Every number links to the trials it came from: a headline number to its setting's section (what
+its report.md says), whose per-task rows open onto their trials; each trial is listed once.
 
 The page stays a few megabytes however many tries there are: a setting lists the trials of its
 first tasks, whole and in table order, up to PAGE_TRIALS trials (the rest are in its trials.json
@@ -90,7 +87,7 @@ def controls_overview(summaries: list[dict]) -> list[dict]:
     (the per-task tables carry every task's verdict in their Controls column)."""
     rows = []
     for summary in tables.ordered(summaries):
-        if tables.is_control(summary):
+        if tables.control_kind(summary):
             continue
         controls = summary.get("controls") or {}
         per_task = sorted((controls.get("per_task") or {}).items())
@@ -256,7 +253,7 @@ def page_context(
 ) -> dict:
     """pages: setting -> its page_trials."""
     ordered = tables.ordered(summaries)
-    confidence = tables.first_confidence(ordered)
+    confidence = ordered[0]["confidence"] if ordered else None  # one config, so one level
     headline = _headline_rows(ordered)
     header, ledger = read_ledger(ledger_tsv)
     ledger, ledger_hidden = listed(ledger, LEDGER_ROWS)

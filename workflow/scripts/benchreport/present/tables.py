@@ -24,10 +24,6 @@ def control_kind(summary: dict) -> str | None:
     return (summary["settings"] if "settings" in summary else summary["key"]).get("control")
 
 
-def is_control(summary: dict) -> bool:
-    return bool(control_kind(summary))
-
-
 def ordered(summaries: list[dict]) -> list[dict]:
     """Agent settings first (by setting id), then controls (oracle, nop, others; then by id)."""
 
@@ -223,8 +219,3 @@ def comparisons_cells(row: dict) -> list[str]:
         points(row["minimum_detectable_difference"]),
         row["test"] + (f" ({row['note']})" if row["note"] else ""),
     ]
-
-
-def first_confidence(summaries: list[dict]) -> float | None:
-    """The confidence level of the records (one config, so one level), None without a record."""
-    return summaries[0]["confidence"] if summaries else None
