@@ -2,6 +2,7 @@ import atexit
 import os
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import yaml
 from snakemake.exceptions import IncompleteCheckpointException, WorkflowError
@@ -131,12 +132,6 @@ wildcard_constraints:
 RUN_CONTROLS = config["controls"]["run"]
 
 
-def user_job_indexes(wildcards):
-    """The index of every job folder found under job_roots (what the control runs are planned
-    from, in the job: they run before checkpoint ingested)."""
-    return {"indexes": [ingest_file(batch, "index") for batch in plan_ingests()]}
-
-
 def all_jobs():
     """The job folders under job_roots, and those the control runs wrote (found once they ran)."""
     if not RUN_CONTROLS["enabled"]:
@@ -189,11 +184,6 @@ def batch_params(wildcards):
 JSON_CACHE = {}
 DERIVED_CACHE = {}
 INGESTED = []  # [True] once checkpoint ingested has answered
-
-
-def ingested_inputs(wildcards):
-    """The index of every batch of the run (control runs' folders too)."""
-    return [ingest_file(batch, "index") for batch in all_batches()]
 
 
 def ingested(job_id, name):
@@ -444,19 +434,15 @@ def remove_stale_outputs():
 
 
 def planned_files():
-    """The files of planning.PLANNED_FILE_FOLDERS this run's settings read, under results/:
-    the coverage design at each setting's tries profile, the inspection record of each image
-    its tasks ran in."""
-    designs = {
-        shapes.coverage_file(profile)
-        for profile in setting_profiles().values()
-        if profile is not None
+    """The files of planning.PLANNED_FILE_FOLDERS this run's settings read (report_inputs),
+    under results/: a coverage design, an inspection record of an image."""
+    read = [report_inputs(SimpleNamespace(setting=name)) for name in settings_map()]
+    return {
+        path.removeprefix("results/")
+        for inputs in read
+        for path in [inputs.get("coverage"), *inputs.get("images", [])]
+        if path
     }
-    images = set()
-    if config["environment"]["inspect"]:
-        for setting in settings_map().values():
-            images.update(planning.report_images(task_images(), setting["tasks"]))
-    return {path.removeprefix("results/") for path in designs | images}
 
 
 def per_setting(output):

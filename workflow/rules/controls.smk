@@ -1,6 +1,8 @@
+# planned, in the job, from the index of every job folder found under job_roots: the control
+# runs go before checkpoint ingested
 checkpoint controls:
     input:
-        unpack(user_job_indexes),
+        indexes=lambda wildcards: [ingest_file(b, "index") for b in plan_ingests()],
     output:
         **with_lineage(
             manifest="results/controls/run-{kind}.json",

@@ -3,7 +3,8 @@
 # DAG once, after every ingest of the run, rather than once after each one.
 checkpoint ingested:
     input:
-        indexes=ingested_inputs,
+        # every batch of the run, those of the control runs' folders too
+        indexes=lambda wildcards: [ingest_file(b, "index") for b in all_batches()],
     output:
         **with_lineage(
             record=INGESTED_RECORD,

@@ -209,16 +209,6 @@ def _watched_entries(attempt_dir: str) -> list[str]:
         )
 
 
-def _located_stat(job_dir: str, relpath: str, root_real: str) -> list:
-    """[size, mtime_ns] of a file of the job folder, links resolved inside the root, or [the
-    reason it cannot be read]."""
-    try:
-        _, info = locate(job_dir, relpath, root_real)
-    except BadFile as exc:
-        return [exc.reason]
-    return [info.st_size, info.st_mtime_ns]
-
-
 def stat_state(job: JobFolder, folders_before: dict | None = None) -> tuple[dict[str, list], dict[str, list]]:
     """(relpath -> [size, mtime_ns] of each file ingest reads, or [reason] when it cannot be read;
     attempt folder -> [its mtime_ns, its WATCHED entries]). No file is read.
@@ -234,8 +224,12 @@ def stat_state(job: JobFolder, folders_before: dict | None = None) -> tuple[dict
     state: dict[str, list] = {}
     folders: dict[str, list] = {}
 
-    def checked(relpath):  # any path: links resolved inside the root, or the reason
-        state[relpath] = _located_stat(job_dir, relpath, root_real)
+    def checked(relpath):  # any path: links resolved inside the root, or [the reason]
+        try:
+            info = locate(job_dir, relpath, root_real)[1]
+            state[relpath] = [info.st_size, info.st_mtime_ns]
+        except BadFile as exc:
+            state[relpath] = [exc.reason]
 
     if linked_away(job):
         return state, folders

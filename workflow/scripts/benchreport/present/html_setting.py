@@ -115,26 +115,22 @@ def interval_methods(summary: dict) -> list[dict]:
     methods = summary.get("methods") or {}
     headline = summary.get("headline") or {}
     coverage = ((headline.get("coverage") or {}).get("methods")) or {}
-    rows = []
-    for name, found in methods.items():
-        cov = coverage.get(name) or {}
-        if found.get("low") is None:
-            interval = "undefined" + (f": {found['note']}" if found.get("note") else "")
-        else:
-            interval = interval_text(found.get("low"), found.get("high"))
-        rows.append(
-            {
-                "name": name,
-                "headline": name == headline.get("method"),
-                "interval": interval,
-                "covers": "tasks and the tries within them"
-                if found.get("over") == "tasks"
-                else "trials, as if independent",
-                "worst": pct(cov["worst_coverage"], 1) if cov.get("worst_coverage") is not None else "n/a",
-                "width": pct(cov["mean_width"]) if cov.get("mean_width") is not None else "n/a",
-            }
-        )
-    return rows
+    return [
+        {
+            "name": name,
+            "headline": name == headline.get("method"),
+            "interval": "undefined" + (f": {found['note']}" if found.get("note") else "")
+            if found.get("low") is None
+            else interval_text(found.get("low"), found.get("high")),
+            "covers": "tasks and the tries within them"
+            if found.get("over") == "tasks"
+            else "trials, as if independent",
+            "worst": pct(cov["worst_coverage"], 1) if cov.get("worst_coverage") is not None else "n/a",
+            "width": pct(cov["mean_width"]) if cov.get("mean_width") is not None else "n/a",
+        }
+        for name, found in methods.items()
+        for cov in [coverage.get(name) or {}]
+    ]
 
 
 def trials_sentence(summary: dict, page: dict, tasks: int) -> str:

@@ -421,10 +421,6 @@ def sampling(record: dict) -> str:
     """What set how the model sampled: the sampling parameters the requests carried, then the
     agent env the run gave the agent (MAX_THINKING_TOKENS, DISABLE_PROMPT_CACHING and the like)
     and what BenchFlow does not record (env_line)."""
-    return f"{_requests_sampling(record)} {env_line(record['settings'])}"
-
-
-def _requests_sampling(record: dict) -> str:
     values = record.get("sampling") or {}
     if values:
         parts = [
@@ -432,17 +428,19 @@ def _requests_sampling(record: dict) -> str:
             for key, seen in values.items()
         ]
         missing = [key for key in ("max_tokens", "temperature", "top_p") if key not in values]
-        return (
+        said = (
             "Sampling the model requests carried (the first requests of each trial, with how many trials sent "
             f"each value): {'; '.join(parts)}. Not recorded: {', '.join(missing) or 'nothing'}."
         )
-    if record.get("trials_recording_requests"):
-        return (
+    elif record.get("trials_recording_requests"):
+        said = (
             f"Sampling the model requests carried: none recorded in the first requests of "
             f"{count(record['trials_recording_requests'], 'trial')} (BenchFlow 0.7.12 keeps no max_tokens, "
             "temperature or top_p)."
         )
-    return "Sampling the model requests carried: none recorded (no trial has a trajectory/llm_trajectory.jsonl)."
+    else:
+        said = "Sampling the model requests carried: none recorded (no trial has a trajectory/llm_trajectory.jsonl)."
+    return f"{said} {env_line(record['settings'])}"
 
 
 def seeds(record: dict) -> str:
