@@ -144,8 +144,8 @@ def test_an_attempt_reached_in_several_places_is_counted_once(tmp_path):
     roots = [str(jobs), str(jobs / "A"), str(tmp_path / "jobs-link")]
     found = discover.find_job_folders(roots)
     assert len(found) == 5
-    states = stamps.refresh_folders(found, 20, tmp_path / "state", lambda job: {})
-    found_twice = duplicates.find(found, roots, {job_id: records for job_id, (_, records) in states.items()})
+    _, records = stamps.refresh_folders(found, 20, tmp_path / "state", lambda job: {})
+    found_twice = duplicates.find(found, roots, records)
     by_id = {job.job_id: job for job in found}
     kept = by_id["jobs/A/2026-11-30__04-23-02"]
     assert kept.job_id not in found_twice
@@ -174,8 +174,8 @@ def test_an_attempt_reached_in_several_places_is_counted_once(tmp_path):
     # edited, the copy is an attempt of its own again
     result_json = jobs / "A (copy)/2026-11-30__04-23-02/spec-pass__3d1c0484/result.json"
     result_json.write_text(result_json.read_text().replace("04:23:02", "05:23:02"))
-    states = stamps.refresh_folders(found, 20, tmp_path / "state", lambda job: {})
-    again = duplicates.find(found, roots, {job_id: records for job_id, (_, records) in states.items()})
+    _, records = stamps.refresh_folders(found, 20, tmp_path / "state", lambda job: {})
+    again = duplicates.find(found, roots, records)
     assert "spec-pass__3d1c0484" not in again["jobs/A (copy)/2026-11-30__04-23-02"]
 
 

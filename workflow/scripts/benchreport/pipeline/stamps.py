@@ -119,16 +119,13 @@ def refresh_states(jobs: list[discover.JobFolder], max_requests: int, state_dir:
     planned = _planned_batches(state_dir)
     # a batch's record is read once, not once per folder of it whose files were touched
     sources_of = functools.cache(batch_sources)
-    found = refresh_folders(
+    return refresh_folders(
         jobs,
         max_requests,
         state_dir,
         lambda job: recorded_sources(job, planned.get(job.job_id, job.job_id), sources_of),
         write=write,
     )
-    stamps = {job_id: stamp for job_id, (stamp, _) in found.items()}
-    records = {job_id: records for job_id, (_, records) in found.items()}
-    return stamps, records
 
 
 def stamp_file(job: JobFolder, max_requests: int, state_dir: Path = STATE_DIR) -> Path:
@@ -467,14 +464,16 @@ def _write_if_changed(path: Path, text: str, write: bool = True) -> bool:
 
 def refresh_folders(
     jobs: list[JobFolder], max_requests: int, state_dir: Path, recorded_sources, write: bool = True
-) -> dict[str, tuple[str, dict]]:
-    """job id -> (its stamp file (see refresh_state), its attempt_records); `recorded_sources(job)`
-    gives relpath -> sha256 of what the job's last ingest read ({} when it never ran). Without
-    `write`, see refresh_state."""
+) -> tuple[dict[str, str], dict[str, dict]]:
+    """(job id -> its stamp file (see refresh_state), job id -> its attempt_records);
+    `recorded_sources(job)` gives relpath -> sha256 of what the job's last ingest read ({} when it
+    never ran). Without `write`, see refresh_state."""
     if write:
         state_dir.mkdir(parents=True, exist_ok=True)
-    found = {}
+    stamps, records = {}, {}
     for job in jobs:
-        stamp, records = refresh_state(job, max_requests, state_dir, functools.partial(recorded_sources, job), write)
-        found[job.job_id] = stamp.as_posix(), records
-    return found
+        stamp, records[job.job_id] = refresh_state(
+            job, max_requests, state_dir, functools.partial(recorded_sources, job), write
+        )
+        stamps[job.job_id] = stamp.as_posix()
+    return stamps, records

@@ -261,7 +261,6 @@ def page_context(
         {"cells": [(field, row.get(field) or "—") for field in header], "settings": settings}
         for row, settings in zip(ledger, ledger_settings(ordered, ledger))
     ]
-    figures = _figures(figures_svg, figures_data)
     return {
         "csp": CSP,
         "page_trials": f"{PAGE_TRIALS:,}",
@@ -270,7 +269,7 @@ def page_context(
         "headers": tables.settings_headers(confidence),
         "headline": headline,
         "n_agents": sum(1 for row in headline if not row["control"]),
-        "figures": figures,
+        "figures": _figures(figures_svg, figures_data),
         "heatmap": heatmap_table(figures_data),
         "heatmap_tasks": len(figures_data["heatmap"]["tasks"]),
         "cost_rows": cost_table(figures_data),
