@@ -42,6 +42,17 @@ def with_lineage(**outputs):
     }
 
 
+def in_report(path, caption, subcategory, name):
+    """An output as Snakemake's --report lists it, under Paper, with its caption."""
+    return report(
+        path,
+        caption=f"../report/{caption}.rst",
+        category="Paper",
+        subcategory=subcategory,
+        labels={"name": name, "format": path.rsplit(".", 1)[1].upper()},
+    )
+
+
 # The key, what is wrong and what is allowed, rather than Snakemake's message, which quotes the
 # whole schema; then Snakemake's validate, which fills in the defaults.
 CONFIG_SCHEMA = Path(SCRIPTS_DIR, "..", "..", "config", "schema.yaml")

@@ -1,12 +1,5 @@
 def paper_figure(name, fmt, label):
-    """A figure of results/paper/ as Snakemake's --report shows it, with its caption."""
-    return report(
-        f"results/paper/{name}.{fmt}",
-        caption=f"../report/{name}.rst",
-        category="Paper",
-        subcategory="Figures",
-        labels={"name": label, "format": fmt.upper()},
-    )
+    return in_report(f"results/paper/{name}.{fmt}", name, "Figures", label)
 
 
 # The figures are drawn from the settings' stats.json (rule report) and need no table.

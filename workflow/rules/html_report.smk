@@ -10,12 +10,8 @@ rule html_report:
         cost_svg=rules.figures.output.cost_svg,
     output:
         **with_lineage(
-            html=report(
-                "results/report.html",
-                caption="../report/report_html.rst",
-                category="Paper",
-                subcategory="Page",
-                labels={"name": "all settings, one page", "format": "HTML"},
+            html=in_report(
+                "results/report.html", "report_html", "Page", "all settings, one page"
             ),
         ),
     log:
