@@ -243,7 +243,10 @@ def test_tokens_recorded_by_some_trials_say_how_many_and_none_is_not_zero():
     rows = {row["setting"]: row for row in tables.setting_rows([partial, unrecorded])}
     assert tables.settings_cells(rows["part-agent"])[6] == "400 (3 of 4 trials)"
     assert tables.settings_cells(rows["blind-agent"])[6] == "not recorded"
-    parsed = {row["setting"]: row for row in csv.DictReader(io.StringIO(paper.settings_csv(list(rows.values()))))}
+    parsed = {
+        row["setting"]: row
+        for row in csv.DictReader(io.StringIO(paper.to_csv(paper.SETTINGS_CSV_FIELDS, list(rows.values()))))
+    }
     assert (parsed["part-agent"]["total_tokens"], parsed["part-agent"]["trials_with_tokens"]) == ("400", "3")
     assert parsed["part-agent"]["trials_in_all"] == "4"
     assert (parsed["blind-agent"]["total_tokens"], parsed["blind-agent"]["trials_with_tokens"]) == ("", "0")

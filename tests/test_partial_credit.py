@@ -122,7 +122,7 @@ def test_every_output_states_the_rule(made, rule, request):
     rows = tables.setting_rows([record])
     assert rule in paper.settings_markdown(rows, 0.95)
     assert rule in " ".join(paper.settings_latex(rows, 0.95).split())
-    csv = paper.settings_csv(rows).splitlines()
+    csv = paper.to_csv(paper.SETTINGS_CSV_FIELDS, rows).splitlines()
     assert csv[1].split(",")[csv[0].split(",").index("solve_threshold")] == str(record["pass_rate"]["solve_threshold"])
 
 

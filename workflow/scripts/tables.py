@@ -25,11 +25,11 @@ write_text(out.exclusions, render_ledger_tsv(ledger))
 
 rows = tables.setting_rows(summaries)
 write_text(out.settings_md, paper.settings_markdown(rows, params.confidence))
-write_text(out.settings_csv, paper.settings_csv(rows))
+write_text(out.settings_csv, paper.to_csv(paper.SETTINGS_CSV_FIELDS, rows))
 write_text(out.settings_tex, paper.settings_latex(rows, params.confidence))
 pairs = tables.comparison_rows(compared)
 write_text(out.paper_comparisons_md, paper.comparisons_markdown(pairs, params.confidence))
-write_text(out.paper_comparisons_csv, paper.comparisons_csv(pairs))
+write_text(out.paper_comparisons_csv, paper.to_csv(paper.COMPARISONS_CSV_FIELDS, pairs))
 write_text(out.paper_comparisons_tex, paper.comparisons_latex(pairs, params.confidence))
 
 settings = [

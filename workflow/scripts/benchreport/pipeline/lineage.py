@@ -225,20 +225,19 @@ def run_facts(software: bool) -> str:
     return json.dumps(facts, sort_keys=True)
 
 
-def _handed(name: str):
-    """The fact `name` the Snakemake process handed this job (run_facts), or None."""
+def _handed(name: str, find):
+    """The fact `name` the Snakemake process handed this job (run_facts), else find()."""
     try:
-        return json.loads(os.environ[RUN_FACTS]).get(name)
+        handed = json.loads(os.environ[RUN_FACTS]).get(name)
     except (KeyError, ValueError, AttributeError):
-        return None
+        handed = None
+    return find() if handed is None else handed
 
 
 @functools.cache
 def git_state() -> dict:
     """The workflow's git commit and whether its tree is dirty."""
-    if (handed := _handed("git")) is not None:
-        return handed
-    return _find_git_state()
+    return _handed("git", _find_git_state)
 
 
 def _find_git_state() -> dict:
@@ -255,9 +254,7 @@ def _find_git_state() -> dict:
 
 @functools.cache
 def software_versions() -> dict:
-    if (handed := _handed("software")) is not None:
-        return handed
-    return _find_software_versions()
+    return _handed("software", _find_software_versions)
 
 
 def _find_software_versions() -> dict:

@@ -1,16 +1,12 @@
 """Whether a job folder changed, in one mechanism: stat -> hash on change -> stamp.
 
-Each job folder's watched files are stat'ed (`stat_state`); only those whose stat moved since the
-last parse are hashed, and compared with what the folder's last ingest read (its lineage record);
-the folder's stamp file is rewritten exactly when those bytes changed (`refresh_state`). Rule
-ingest takes the stamp as input, so Snakemake's own mtime trigger re-runs the ingest of that
-folder's batch and nothing else: touching a file changes nothing, editing one trial re-reads its
-batch. The batches themselves (`ingest_batches`) are planned here too, since a folder that moves
-to another batch has its stamp touched.
-
-Pure of Snakemake, so that tests can drive it on real folders; workflow/rules/common.smk calls it
-when the DAG first asks (--lint never does), with `write=False` in a dry run, which then gives a
-change as a due stamp (`due_file`) and writes nothing.
+Only the watched files whose stat moved since the last parse (`stat_state`) are hashed and
+compared with what the folder's last ingest read (its lineage record); the folder's stamp is
+rewritten exactly when those bytes changed (`refresh_state`). Rule ingest takes the stamp as
+input, so Snakemake's mtime trigger re-runs the ingest of that folder's batch and nothing else.
+The batches (`ingest_batches`) are planned here too: a folder that moves batch has its stamp
+touched. Pure of Snakemake, so that tests can drive it on real folders; a dry run (`write=False`)
+gives a change as a due stamp (`due_file`) and writes nothing.
 """
 
 from __future__ import annotations

@@ -51,13 +51,6 @@ def svg_data_uri(data: bytes) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(data).decode("ascii")
 
 
-def read_ledger(text: str) -> tuple[list[str], list[dict]]:
-    """The exclusion ledger TSV: its header and rows (as the overview stage wrote it)."""
-    reader = csv.DictReader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
-    rows = [dict(row) for row in reader]
-    return list(reader.fieldnames or []), rows
-
-
 # ---------------------------------------------------------------------------------------------
 # the page
 
@@ -255,8 +248,10 @@ def page_context(
     ordered = tables.ordered(summaries)
     confidence = ordered[0]["confidence"] if ordered else None  # one config, so one level
     headline = _headline_rows(ordered)
-    header, ledger = read_ledger(ledger_tsv)
-    ledger, ledger_hidden = listed(ledger, LEDGER_ROWS)
+    # the exclusion ledger as the tables stage wrote it
+    reader = csv.DictReader(io.StringIO(ledger_tsv), delimiter="\t", quoting=csv.QUOTE_NONE)
+    ledger, ledger_hidden = listed([dict(row) for row in reader], LEDGER_ROWS)
+    header = list(reader.fieldnames or [])
     ledger_rows = [
         {"cells": [(field, row.get(field) or "—") for field in header], "settings": settings}
         for row, settings in zip(ledger, ledger_settings(ordered, ledger))

@@ -86,10 +86,6 @@ def to_csv(fields: list[str], rows: list[dict]) -> str:
     return buffer.getvalue()
 
 
-def settings_csv(rows: list[dict]) -> str:
-    return to_csv(SETTINGS_CSV_FIELDS, rows)
-
-
 # ---------------------------------------------------------------------------------------------
 # LaTeX
 
@@ -237,10 +233,6 @@ def comparisons_markdown(rows: list[dict], confidence: float) -> str:
                 f"{cell(row['a_description'])} vs {cell(row['b_description'])}: {more_data_sentence(row['more_data'])}",
             ]
     return "\n".join(lines) + "\n"
-
-
-def comparisons_csv(rows: list[dict]) -> str:
-    return to_csv(COMPARISONS_CSV_FIELDS, rows)
 
 
 def comparisons_latex(rows: list[dict], confidence: float) -> str:
