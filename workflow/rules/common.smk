@@ -269,9 +269,10 @@ def compute_settings_map():
     return found
 
 
-def controls_policy():
-    """What a task whose controls fail, or are not verified, does (config controls.on_*)."""
-    return {key: config["controls"][key] for key in ("on_failure", "on_unverified")}
+# what a task whose controls fail, or are not verified, does
+CONTROLS_POLICY = {
+    key: config["controls"][key] for key in ("on_failure", "on_unverified")
+}
 
 
 def stats_jobs(setting):
@@ -296,7 +297,7 @@ def setting_profiles():
             setting: shapes.planned_profile(
                 setting,
                 [job_index(job_id) for job_id in stats_jobs(setting)],
-                controls_policy(),
+                CONTROLS_POLICY,
             )
             for setting in settings_map()
         }

@@ -27,7 +27,7 @@ rule report:
     params:
         jobs=lambda wildcards: stats_jobs(wildcards.setting),
         statistics=config["statistics"],
-        controls=controls_policy(),
+        controls=CONTROLS_POLICY,
         benchmark_version=config["benchmark_version"],
         gate=config["run_summary_gate"],
         task_images=report_environment,

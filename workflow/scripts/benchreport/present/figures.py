@@ -376,10 +376,8 @@ def _frontier(axes, cost: dict) -> None:
 
 def _cost_note(cost: dict) -> str:
     """Which settings are not drawn for want of a cost, and which are drawn at a partial one."""
-    without = cost["without_cost"]
-    note = ""
-    if without:
-        note = "Not drawn, no cost recorded: " + ", ".join(w["description"] for w in without) + "."
+    without = [w["description"] for w in cost["without_cost"]]
+    note = f"Not drawn, no cost recorded: {', '.join(without)}." if without else ""
     partial = [p for p in cost["points"] if p["tasks_unpriced"]]
     if partial:
         note += (

@@ -114,16 +114,6 @@ def controls_overview(summaries: list[dict]) -> list[dict]:
     return rows
 
 
-def ledger_settings(summaries: list[dict], ledger: list[dict]) -> list[list[dict]]:
-    """The settings each row of the exclusion ledger names in its setting column
-    (overview.combined_ledger), each once, with their descriptions and anchors."""
-    shown = {
-        summary["setting"]: {"description": summary["description"], "anchor": setting_anchor(summary["setting"])}
-        for summary in tables.ordered(summaries)
-    }
-    return [[shown[setting] for setting in row["setting"].split(", ") if setting in shown] for row in ledger]
-
-
 def comparison_sections(comparisons: dict, summaries: list[dict]) -> list[dict]:
     by_id = {summary["setting"]: summary for summary in summaries}
     sections = []
@@ -252,9 +242,14 @@ def page_context(
     reader = csv.DictReader(io.StringIO(ledger_tsv), delimiter="\t", quoting=csv.QUOTE_NONE)
     ledger, ledger_hidden = listed([dict(row) for row in reader], LEDGER_ROWS)
     header = list(reader.fieldnames or [])
+    # each row with the settings its setting column names (overview.combined_ledger)
+    shown = {s["setting"]: {"description": s["description"], "anchor": setting_anchor(s["setting"])} for s in ordered}
     ledger_rows = [
-        {"cells": [(field, row.get(field) or "—") for field in header], "settings": settings}
-        for row, settings in zip(ledger, ledger_settings(ordered, ledger))
+        {
+            "cells": [(field, row.get(field) or "—") for field in header],
+            "settings": [shown[setting] for setting in row["setting"].split(", ") if setting in shown],
+        }
+        for row in ledger
     ]
     return {
         "csp": CSP,
@@ -332,7 +327,8 @@ def _figures(figures_svg: dict[str, bytes], figures_data: dict) -> list[dict]:
     ]
 
 
-def _jinja() -> jinja2.Environment:
+def render_page(*inputs) -> str:
+    """report.html from page_context's inputs."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         autoescape=True,
@@ -343,9 +339,4 @@ def _jinja() -> jinja2.Environment:
     )
     env.globals.update(task_link=task_anchor)
     env.filters.update(breakable=breakable)
-    return env
-
-
-def render_page(*inputs) -> str:
-    """report.html from page_context's inputs."""
-    return _jinja().get_template("report.html.j2").render(**page_context(*inputs))
+    return env.get_template("report.html.j2").render(**page_context(*inputs))
