@@ -168,6 +168,13 @@ def conditions(record: dict, card: dict) -> str:
     )
 
 
+def passes(counts: dict) -> str:
+    """'29 of 50 trials passed', 'The only trial passed'."""
+    if counts["trials"] == 1:
+        return f"The only trial {'passed' if counts['passed'] else 'did not pass'}"
+    return f"{counts['passed']:,} of {count(counts['trials'], 'trial')} passed"
+
+
 def number_lines(record: dict) -> list[str]:
     """The pass rate and its headline interval with the method and its coverage; then the interval
     resampled over tasks and the Wilson interval over trials it is contrasted with."""
@@ -182,12 +189,8 @@ def number_lines(record: dict) -> list[str]:
         return [f"No trial counts toward a pass rate: {why}."]
     averaged = f"mean over the {count(c['tasks'], 'task')}" if c["tasks"] > 1 else "its only task's rate"
     coverage = headline.get("coverage")
-    if c["trials"] == 1:
-        passes = f"The only trial {'passed' if c['passed'] else 'did not pass'}"
-    else:
-        passes = f"{c['passed']:,} of {count(c['trials'], 'trial')} passed"
     first = (
-        f"{passes} ({pass_rule(record['pass_rate']['solve_threshold'])}); pass rate "
+        f"{passes(c)} ({pass_rule(record['pass_rate']['solve_threshold'])}); pass rate "
         f"{pct(record['pass_rate']['value'])} ({averaged}). {level(record['confidence'])} interval: "
         f"{interval_text(headline.get('low'), headline.get('high'))} ({method(headline.get('method'))}"
         + (f", {coverage_text(headline)} worst-case coverage at {shape_text(coverage)}" if coverage else "")
