@@ -170,13 +170,13 @@ def lineage_of(output: str) -> str:
     return record_path(output).as_posix()
 
 
-# What check_tree and closure read of every record (build_record writes them all).
+# What check_tree and closure read of every record (write_for_rule writes them all).
 RECORD_KEYS = ("output", "sha256", "rule", "code", "inputs", "recorded_at")
 
 
 def read_record(path: Path) -> dict:
     """A lineage record, or ValueError naming the file when it is not one (damaged, not JSON, or
-    not of the shape build_record writes)."""
+    not of the shape write_for_rule writes)."""
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as error:
@@ -196,7 +196,7 @@ def read_record(path: Path) -> dict:
 
 
 def _file_list(entries) -> bool:
-    """Whether a record's inputs or sources are what build_record writes: a list of {path, sha256}."""
+    """Whether a record's inputs or sources are what write_for_rule writes: a list of {path, sha256}."""
     return isinstance(entries, list) and all(isinstance(e, dict) and "path" in e and "sha256" in e for e in entries)
 
 
