@@ -176,7 +176,9 @@ def warning(item: dict) -> str:
         )
     if kind == "mixed settings in a job folder":
         split = "; ".join(f"{row['setting']}: {count(row['trials'], 'trial')}" for row in item["settings"])
-        differ = [_key_field(name, item["agent_env_names"]) for name in item["differ"]]
+        # the agent env named with its variables that differ
+        env = f"agent env ({', '.join(item['agent_env_names'])})" if item["agent_env_names"] else "agent env"
+        differ = [env if name == "agent_env" else name for name in item["differ"]]
         return (
             f"mixed settings: job folder {item['job']} holds trials of {len(item['settings'])} settings, "
             f"which differ in {', '.join(differ) or 'their setting id'} ({split}); each is reported apart"
@@ -204,13 +206,6 @@ def warning(item: dict) -> str:
             "statistics.solve_threshold sets it, and the mean reward counts them): "
         ) + "; ".join(f"{row['task']} ({', '.join(f'{r:g}' for r in row['rewards'])})" for row in item["tasks"])
     raise ValueError(f"no sentence for warning kind {kind!r}")
-
-
-def _key_field(name: str, env_names: list[str]) -> str:
-    """A field of a setting's key as a warning names it; the agent env with its variables that differ."""
-    if name == "agent_env":
-        return f"agent env ({', '.join(env_names)})" if env_names else "agent env"
-    return name
 
 
 def agent_env(env: dict) -> str:

@@ -72,14 +72,6 @@ def setting_rows(summaries: list[dict]) -> list[dict]:
     return [setting_row(summary) for summary in ordered(summaries)]
 
 
-def cost_per_solved_text(row: dict) -> str:
-    if row["cost_usd"] is None:
-        return "n/a (no cost recorded)"
-    if row["cost_per_solved_usd"] is None:
-        return "n/a (none solved)"
-    return usd(row["cost_per_solved_usd"])
-
-
 def tokens_text(row: dict) -> str:
     """'28,458,551', '14,728,688 (47 of 48 trials)' where some trials recorded none, 'not recorded'."""
     if row["total_tokens"] is None:
@@ -131,7 +123,11 @@ def settings_cells(row: dict) -> list[str]:
         f"{row['tasks']:,}",
         f"{row['trials']:,}",
         tokens_text(row),
-        cost_per_solved_text(row),
+        "n/a (no cost recorded)"
+        if row["cost_usd"] is None
+        else "n/a (none solved)"
+        if row["cost_per_solved_usd"] is None
+        else usd(row["cost_per_solved_usd"]),
         row["controls"],
     ]
 
