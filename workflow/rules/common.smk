@@ -53,6 +53,11 @@ def in_report(path, caption, subcategory, name):
     )
 
 
+def paper_figure(name, fmt, label):
+    """One format of one figure of rule figures, as in_report lists it."""
+    return in_report(f"results/paper/{name}.{fmt}", name, "Figures", label)
+
+
 # The key, what is wrong and what is allowed, rather than Snakemake's message, which quotes the
 # whole schema; then Snakemake's validate, which fills in the defaults.
 CONFIG_SCHEMA = Path(SCRIPTS_DIR, "..", "..", "config", "schema.yaml")

@@ -1,7 +1,3 @@
-def paper_figure(name, fmt, label):
-    return in_report(f"results/paper/{name}.{fmt}", name, "Figures", label)
-
-
 # The figures are drawn from the settings' stats.json (rule report) and need no table.
 # report.html waits for the figures and the tables; on two cores it is ready soonest when every
 # setting's report goes first (the figures and the tables wait for all of them), then the figures
