@@ -1,7 +1,7 @@
 """The completeness checklist: the ten parts a published score needs, each present, partial
 (with what is missing) or missing, read once off the run card's ten parts (runcard.checkable_parts)
 into the record. Pure functions; report.md (report.completeness_markdown) and report.html
-(html_report.completeness_html) print the same rows.
+(html_setting.completeness_html) print the same rows.
 """
 
 from __future__ import annotations
