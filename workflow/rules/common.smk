@@ -107,6 +107,8 @@ def refresh(jobs):
 
 
 def remember(states, batches, into):
+    """Keep the stamps and batches refresh found: the batches in `into` (BATCHES or
+    CONTROL_BATCHES), and each folder's batch in BATCH_OF."""
     STATES.update(states)
     into.update(batches)
     BATCH_OF.update(
