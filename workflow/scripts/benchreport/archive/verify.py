@@ -671,9 +671,8 @@ def in_temporary_folder(bundle: Path, cores: int, out, progress, *limits) -> tup
 
 def remove_tree(root: Path, workers: int = 8, enough: int = 64) -> None:
     """shutil.rmtree, with disjoint subtrees removed side by side: the time goes to the file
-    system's unlinks, which release the GIL and overlap (here, on ext4 with online discard, a file
-    written back to disk took 0.6 ms to unlink one at a time and 0.2 ms with 8 at once; the re-run
-    of 100 x 1,000 leaves ~600,000 files). The subtrees are the folders of the first level below
+    system's unlinks, which release the GIL and overlap, and a large re-run leaves hundreds of
+    thousands of files (benchmarks/RESULTS.md). The subtrees are the folders of the first level below
     `root` that has `enough` of them; links are removed, never followed."""
     if not root.is_dir():
         return

@@ -227,9 +227,9 @@ class ReadAhead:
     `storage_reads` is asked, and the first time it grew it starts from where the pass is. With
     every file cached, asking costs system calls and gains nothing, so it stops again once AHEAD
     paths go by with nothing read from the disk (the bundle's second pass reads what its first
-    has just read: asking for each of 700,000 cached files cost it ~2 s). At 100 job folders x
-    1,000 trials the bundle rule takes 112 s with this, 170 s without, with the job folders out of
-    the cache. It asks in the pass's own thread: a thread of its own contends with the pass for the GIL.
+    has just read). It is for speed alone: a bundle of job folders out of the cache is much
+    faster with it (benchmarks/RESULTS.md). It asks in the pass's own thread: a thread of its own
+    contends with the pass for the GIL.
 
     Nothing is read: a path that cannot be opened is left to the pass, which meets it and says
     so, and only a regular file that is not a link is opened (a FIFO would wait for a writer, a

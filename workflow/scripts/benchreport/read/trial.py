@@ -137,8 +137,8 @@ def check_rows(rows: list[dict]) -> None:
     """Hold ingest to the record: a mismatch is this program's error, not the input's (the
     input's errors are ledger rows by then), so it stops the job and names the field.
 
-    Checked by column: the fields of every row, then the few types each field's values have
-    (6 ms per 1,000 trials here, against 15 ms row by row: 60 isinstance calls a row); only
+    Checked by column, which is cheaper than row by row (60 isinstance calls a row): the fields
+    of every row, then the few types each field's values have; only
     when something is off are the rows looked at one by one, to name the first that is."""
     if all(row.keys() == FIELDS.keys() for row in rows) and all(_column_holds(name, rows) for name in ACCEPTED):
         return
