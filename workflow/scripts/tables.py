@@ -8,6 +8,15 @@ from benchreport.pipeline.outputs import load_json, write_json, write_text
 from benchreport.present import paper, tables, trials_table
 from benchreport.present.overview import combined_ledger, render_index, render_ledger_tsv
 
+# what each output is made from, for its lineage record
+MADE_FROM = {
+    **dict.fromkeys(("comparisons_json", "comparisons_md", "comparisons_csv"), ("numbers",)),
+    **dict.fromkeys(("paper_comparisons_md", "paper_comparisons_csv", "paper_comparisons_tex"), ("numbers",)),
+    **dict.fromkeys(("settings_md", "settings_csv", "settings_tex"), ("summaries",)),
+    **dict.fromkeys(("index", "exclusions"), ("summaries", "ledgers")),
+    "trials": ("numbers", "trials"),
+}
+
 start_job(snakemake)
 params, out = snakemake.params, snakemake.output
 
@@ -36,13 +45,5 @@ settings = [
     (data["setting"], data["key"], load_json(path)) for data, path in zip(numbers, snakemake.input.trials, strict=True)
 ]
 write_text(out.trials, trials_table.render_csv(settings))
-# what each output is made from, for its lineage record
-MADE_FROM = {
-    ("numbers",): ("comparisons_json", "comparisons_md", "comparisons_csv", "paper_comparisons_md")
-    + ("paper_comparisons_csv", "paper_comparisons_tex"),
-    ("summaries", "ledgers"): ("index", "exclusions"),
-    ("summaries",): ("settings_md", "settings_csv", "settings_tex"),
-    ("numbers", "trials"): ("trials",),
-}
-write_for_rule(snakemake, made_from={output: inputs for inputs, outputs in MADE_FROM.items() for output in outputs})
+write_for_rule(snakemake, made_from=MADE_FROM)
 finish_job()

@@ -142,6 +142,8 @@ class LabelPermutation:
             self.rates = (tries_a + tries_b) / (tries_a * tries_b)
             self.observed = float(self.rates @ passed)
             self.uniforms = np.random.default_rng((seed, 1)).random((permutations, len(tries_a)))
+            # a task's last threshold, and those past it, are never reached: its passes stop at its tries
+            self.past_tries = np.arange(int(self.widths.max()) - 1) >= self.widths[:, None] - 1
             self.test = (
                 f"within-task permutation of trial labels, Monte Carlo with {permutations} seeded draws "
                 "from its exact law, p = (1 + hits)/(1 + draws) per side"
@@ -157,10 +159,9 @@ class LabelPermutation:
             pmf = _convolve(self.steps, [law[None, :width] for law, width in zip(laws, self.widths)])[0]
             return float(pmf[self.observed :].sum()), float(pmf[: self.observed + 1].sum())
         # a's passes by inverse distribution function, the same uniforms at every shift: the
-        # thresholds below each uniform, counted a column at a time (a task's last one, and those
-        # past it, never: its passes stop at its tries)
+        # thresholds below each uniform, counted a column at a time
         thresholds = np.cumsum(laws, axis=1)[:, :-1]
-        thresholds[np.arange(thresholds.shape[1]) >= self.widths[:, None] - 1] = np.inf
+        thresholds[self.past_tries] = np.inf
         passes = np.zeros(self.uniforms.shape, dtype=np.int32)
         for column in thresholds.T:
             passes += self.uniforms >= column
