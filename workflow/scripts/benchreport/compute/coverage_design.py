@@ -22,9 +22,8 @@ Every method in `intervals.METHODS` is recomputed here on whole batches of runs 
 (`batch_intervals`). The bootstrap ones use the exact bootstrap distribution, the limit of
 infinitely many resamples: a task mean is one of L+1 values (L the lcm of the tries), so a
 resample's total is a sum of n draws from the run's task outcomes, whose distribution is their
-n-fold convolution (done by FFT). `resamples=B` instead draws B seeded resamples per run, to
-check that computation. Bounds are read off the distribution as its inverse cdf, the limit of
-np.quantile's. From WINDOWED_MIN_TASKS tasks up the distribution is summed over a window around
+n-fold convolution (done by FFT). Bounds are read off the distribution as its inverse cdf, the
+limit of np.quantile's. From WINDOWED_MIN_TASKS tasks up the distribution is summed over a window around
 each run's mean instead (`_windowed_bounds`): the same bounds, in a fraction of the time.
 """
 
@@ -212,15 +211,6 @@ def _full_blocks(counts: np.ndarray, tasks: int, tries: int):
             yield runs, _full_pmf(shifted, tasks, int(span))[inverse.ravel()], tasks * lowest[run_mix[runs]]
 
 
-def _resampled_pmf(counts: np.ndarray, tasks: int, tries: int, resamples: int, rng) -> np.ndarray:
-    """Per run, the share of B seeded resamples with each total 0 … n·K (drawn for all runs at once)."""
-    runs = counts.shape[0]
-    support = tasks * tries + 1
-    totals = rng.multinomial(tasks, counts / tasks, size=(resamples, runs)) @ np.arange(tries + 1)
-    cells = (totals + support * np.arange(runs)).ravel()
-    return np.bincount(cells, minlength=runs * support).reshape(runs, support) / resamples
-
-
 def _levels(share_below, acceleration, confidence) -> dict:
     """Per bootstrap method, the (low, high) levels of the bootstrap distribution it reads."""
     alpha = 1 - confidence
@@ -382,23 +372,19 @@ def _windowed_bounds(counts: np.ndarray, tasks: int, tries: int, totals: np.ndar
     return found, np.flatnonzero(redo)
 
 
-def _bootstrap_bounds(passes, tries, confidence, resamples, rng, bootstrap="auto"):
+def _bootstrap_bounds(passes, tries, confidence, bootstrap):
     """Percentile and BCa bounds of each run, read off its bootstrap distribution."""
     runs, tasks = passes.shape
     counts = _outcome_counts(passes, tries)
     totals = passes.sum(axis=1)
     redo = np.arange(runs)
-    if resamples is None and _windowed(bootstrap, tasks, tries):
+    if _windowed(bootstrap, tasks, tries):
         found, redo = _windowed_bounds(counts, tasks, tries, totals, confidence)
     else:
         found = {name: (np.full(runs, np.nan), np.full(runs, np.nan)) for name in BOOTSTRAP_METHODS}
     if redo.size:
         acceleration = intervals.bootstrap_acceleration(passes[redo] / tries)
-        if resamples is not None:
-            blocks = [(np.arange(runs), _resampled_pmf(counts, tasks, tries, resamples, rng), 0)]
-        else:
-            blocks = _full_blocks(counts[redo], tasks, tries)
-        for block_runs, pmf, offset in blocks:
+        for block_runs, pmf, offset in _full_blocks(counts[redo], tasks, tries):
             bounds = _read_full(pmf, totals[redo][block_runs] - offset, acceleration[block_runs], confidence)
             for name in BOOTSTRAP_METHODS:
                 for column, total in zip(found[name], bounds[name]):
@@ -424,8 +410,6 @@ def batch_intervals(
     tries,
     *,
     confidence: float = 0.95,
-    resamples: int | None = None,
-    rng=None,
     bootstrap: str = "auto",
     methods=None,
     workers: int = 1,
@@ -438,13 +422,11 @@ def batch_intervals(
     task means where they give no interval of positive width (every task with the same mean,
     BCa undefined): so the headline is never "n/a" and never a point. The bootstrap methods are
     left out when the task means have no common lattice of at most BOOTSTRAP_LATTICE_MAX totals
-    (unequal tries with a large lcm; see `bootstrap_available`).
-    `rng` (a numpy Generator) is needed only with `resamples`. `bootstrap` picks how the exact
+    (unequal tries with a large lcm; see `bootstrap_available`). `bootstrap` picks how the exact
     distribution is computed: "full" (full-length FFT), "windowed", or "auto" (windowed from
     WINDOWED_MIN_TASKS tasks and above FULL_SUPPORT_MAX possible totals). Runs go through in
-    blocks, which bounds memory; with `resamples` all runs go at once, so that the resample
-    stream stays the one drawn before (memory then grows with runs x n·K). `workers` threads share
-    the blocks (numpy's FFT releases the GIL); each run's bounds are its own, whatever the blocks.
+    blocks, which bounds memory. `workers` threads share the blocks (numpy's FFT releases the
+    GIL); each run's bounds are its own, whatever the blocks.
     """
     passes = np.asarray(passes)
     runs, tasks = passes.shape
@@ -453,10 +435,10 @@ def batch_intervals(
     wanted = [name for name in intervals.METHODS if methods is None or name in methods]
     if not bootstrap_available(tries):
         wanted = [name for name in wanted if name not in BOOTSTRAP_METHODS]
-    rows = runs if resamples is not None else max(1, min(BLOCK_ELEMENTS // tasks, -(-runs // max(1, workers))))
+    rows = max(1, min(BLOCK_ELEMENTS // tasks, -(-runs // max(1, workers))))
 
     def block(start):
-        return _block_intervals(passes[start : start + rows], tries, confidence, resamples, rng, bootstrap, wanted)
+        return _block_intervals(passes[start : start + rows], tries, confidence, bootstrap, wanted)
 
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
         blocks = list(pool.map(block, range(0, runs, rows)))
@@ -469,7 +451,7 @@ def bootstrap_available(tries) -> bool:
     return bool((tries == tries[0]).all()) or tries.size * lattice(tries) + 1 <= BOOTSTRAP_LATTICE_MAX
 
 
-def _block_intervals(passes, tries, confidence, resamples, rng, bootstrap, wanted) -> dict:
+def _block_intervals(passes, tries, confidence, bootstrap, wanted) -> dict:
     runs, tasks = passes.shape
     rates = passes / tries
     sums = rates.sum(axis=1)
@@ -498,7 +480,7 @@ def _block_intervals(passes, tries, confidence, resamples, rng, bootstrap, wante
     if any(name in wanted for name in BOOTSTRAP_METHODS):
         # task means on one lattice of L = lcm(tries) steps: the bootstrap of the scaled counts
         step = lattice(tries)
-        bounds |= _bootstrap_bounds(passes * (step // tries), step, confidence, resamples, rng, bootstrap)
+        bounds |= _bootstrap_bounds(passes * (step // tries), step, confidence, bootstrap)
     guard = bounds["clopper-pearson over task means"]
     for name in GUARDED:
         if name in wanted:
