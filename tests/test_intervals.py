@@ -39,10 +39,15 @@ def test_clopper_pearson_matches_scipy(successes, n):
     assert low == pytest.approx(reference.low, abs=1e-12) and high == pytest.approx(reference.high, abs=1e-12)
 
 
+def run(trials, passes) -> dict:
+    """Every method's interval of one run, as the workflow computes it."""
+    return coverage_design.run_intervals(trials, passes)
+
+
 def test_clopper_pearson_over_task_means_reads_the_sum_of_task_means():
     """Fractional sums: the beta quantiles at s = Σx̄ (scipy's beta.ppf), around the mean over tasks."""
     rates = [1.0, 2 / 3, 0.0, 1 / 3]
-    found = intervals.clopper_pearson_task_means(rates)
+    found = run([3] * 4, [3, 2, 0, 1])["clopper-pearson over task means"]
     s, n = sum(rates), len(rates)
     assert found["low"] == pytest.approx(scipy_stats.beta.ppf(0.025, s, n - s + 1), abs=1e-12)
     assert found["high"] == pytest.approx(scipy_stats.beta.ppf(0.975, s + 1, n - s), abs=1e-12)
@@ -80,7 +85,7 @@ def test_bootstrap_is_seeded_and_order_free():
     assert first["low"] <= np.mean(rates) <= first["high"]
 
 
-# --- BCa, t, Wilson over task means, BenchFlow's wilson-clustered, the METHODS registry ---
+# --- BCa, t, Wilson over task means, BenchFlow's wilson-clustered, every method of METHODS ---
 
 CONTINUOUS_RATES = np.random.default_rng(7).uniform(size=60).round(2)
 # Agent-like task means (K = 3): mostly all-or-nothing, skewed towards failure.
@@ -89,39 +94,14 @@ AGENT_RATES = np.random.default_rng(11).choice([0, 1 / 3, 2 / 3, 1], p=[0.5, 0.1
 
 @pytest.mark.parametrize("rates", [CONTINUOUS_RATES, AGENT_RATES], ids=["continuous", "agent-like"])
 def test_bca_agrees_with_scipy(rates):
-    ours = intervals.bootstrap_bca_tasks(rates, resamples=50_000, seed=1)
+    tries = 100 if rates is CONTINUOUS_RATES else 3
+    ours = run(np.full(rates.size, tries), np.round(rates * tries))["bootstrap-BCa over tasks"]
     reference = scipy_stats.bootstrap(
         (rates,), np.mean, n_resamples=50_000, method="BCa", rng=np.random.default_rng(2)
     ).confidence_interval
     assert ours["method"] == "bootstrap-BCa over tasks" and ours["over"] == "tasks"
     assert ours["low"] == pytest.approx(reference.low, abs=0.01)
     assert ours["high"] == pytest.approx(reference.high, abs=0.01)
-
-
-def test_bca_and_percentile_share_their_resamples():
-    """Same seed, same resampled means: the two differ only in the levels they read off."""
-    rates = [0.0, 0.0, 1 / 3, 1.0, 1.0, 0.0, 2 / 3]
-    percentile = intervals.bootstrap_tasks(rates, 4000, seed=5, confidence=0.95)
-    bca = intervals.bootstrap_bca_tasks(rates, 4000, seed=5, confidence=0.95)
-    means = intervals._resampled_means(np.sort(rates), 4000, 5)
-    assert (percentile["low"], percentile["high"]) == tuple(np.quantile(means, [0.025, 0.975]))
-    assert means.min() <= bca["low"] <= bca["high"] <= means.max()
-
-
-@pytest.mark.parametrize(
-    "rates,reason",
-    [
-        ([], "at least 2"),
-        ([0.5], "at least 2"),
-        ([1, 1, 1], "same pass rate"),
-        ([0, 0], "same pass rate"),
-        ([1 / 3] * 10, "same pass rate"),
-    ],
-)  # their float mean is not 1/3
-def test_bca_is_undefined_without_spread_or_with_one_task(rates, reason):
-    interval = intervals.bootstrap_bca_tasks(rates, 1000, seed=1)
-    assert interval["low"] is None and interval["high"] is None
-    assert reason in interval["note"]
 
 
 @pytest.mark.parametrize("rates", [CONTINUOUS_RATES, AGENT_RATES, [1, 1, 0], [0.2, 0.4]])
@@ -216,7 +196,7 @@ def test_t_interval_needs_two_tasks():
 
 @pytest.mark.parametrize("rates", [[1, 1, 0], [1.0] * 5, [0, 0, 0, 0], [1, 0] * 10])
 def test_wilson_on_task_means_with_whole_sums_matches_scipy(rates):
-    ours = intervals.wilson_task_means(rates)
+    ours = run([1] * len(rates), rates)["wilson over task means"]
     reference = scipy_stats.binomtest(int(sum(rates)), len(rates)).proportion_ci(0.95, method="wilson")
     assert (ours["method"], ours["over"]) == ("wilson over task means", "tasks")
     assert ours["low"] == pytest.approx(reference.low, abs=1e-12)
@@ -235,10 +215,9 @@ def hand_wilson(successes, n, z):
 def test_wilson_clustered_hand_computed_three_tasks():
     # 3/3, 3/3, 0/3: N = 9, p = 2/3, independent variance p(1-p)/N = 2/81,
     # clustered = (3/2) * ((3-2)² + (3-2)² + (0-2)²) / 81 = 1/9, design effect 4.5, n_eff = 2.
-    ours = intervals.wilson_clustered([3, 3, 3], [3, 3, 0])
-    assert ours["method"] == "wilson-clustered" and ours["over"] == "tasks"
-    assert ours["design_effect"] == pytest.approx(4.5)
-    assert ours["effective_trials"] == pytest.approx(2.0)
+    ours = run([3, 3, 3], [3, 3, 0])["wilson-clustered"]
+    assert ours["over"] == "tasks"
+    assert intervals.clustered_sample_size([3, 3, 3], [3, 3, 0])[1] == pytest.approx(2.0)
     low, high = hand_wilson(4 / 3, 2, scipy_stats.norm.ppf(0.975))
     assert (ours["low"], ours["high"]) == pytest.approx((low, high), abs=1e-12)
     benchflow = hand_wilson(4 / 3, 2, 1.96)  # BenchFlow fixes z = 1.96
@@ -250,28 +229,27 @@ def test_wilson_clustered_hand_computed_unequal_trials():
     # Σ(c - p n)² = (1 - 10/12)² + (4 - 20/12)² + (0 - 30/12)² = (1 + 196 + 225)/36 = 211/18,
     # clustered = (3/2)(211/18)/144 = 211/1728, design effect 211/35, n_eff = 12·35/211 = 420/211,
     # Wilson on p·n_eff = 175/211 successes of 420/211.
-    ours = intervals.wilson_clustered([2, 4, 6], [1, 4, 0])
-    assert ours["design_effect"] == pytest.approx(211 / 35, abs=1e-12)
-    assert ours["effective_trials"] == pytest.approx(420 / 211, abs=1e-12)
+    ours = run([2, 4, 6], [1, 4, 0])["wilson-clustered"]
+    assert intervals.clustered_sample_size([2, 4, 6], [1, 4, 0])[1] == pytest.approx(420 / 211, abs=1e-12)
     assert ours["estimate"] == pytest.approx(5 / 12)
     expected = hand_wilson(175 / 211, 420 / 211, 1.959963984540054)
     assert (ours["low"], ours["high"]) == pytest.approx(expected, abs=1e-12)
 
 
 def test_wilson_clustered_special_cases_follow_benchflow():
-    everything = intervals.wilson_clustered([3, 3, 3], [3, 3, 3])  # no variance: n_eff = number of tasks
-    assert everything["effective_trials"] == 3 and everything["design_effect"] is None
+    everything = run([3, 3, 3], [3, 3, 3])["wilson-clustered"]  # no variance: n_eff = number of tasks
+    assert intervals.clustered_sample_size([3, 3, 3], [3, 3, 3])[1] == 3
     assert (everything["low"], everything["high"]) == pytest.approx(hand_wilson(3, 3, 1.959963984540054))
-    independent = intervals.wilson_clustered([3, 3, 3, 3], [1, 2, 1, 2])  # design effect < 1: n_eff = N
-    assert independent["effective_trials"] == 12
-    one_trial_each = intervals.wilson_clustered([1, 1, 1], [1, 1, 0])
-    assert one_trial_each | {"estimate": None} == intervals.wilson(2, 3) | {"estimate": None}
-    one_task = intervals.wilson_clustered([4], [3])
-    assert one_task["method"] == "wilson" and one_task["low"] == intervals.wilson(3, 4)["low"]
-    assert intervals.wilson_clustered([], [])["low"] is None
+    independent = intervals.clustered_sample_size([3, 3, 3, 3], [1, 2, 1, 2])  # design effect < 1: n_eff = N
+    assert independent[1] == 12
+    # one try each, or one task: Wilson over the trials, as BenchFlow falls back to
+    for trials, passes in (([1, 1, 1], [1, 1, 0]), ([4], [3])):
+        fallback = run(trials, passes)["wilson-clustered"]
+        plain = intervals.wilson(sum(passes), sum(trials))
+        assert (fallback["low"], fallback["high"]) == pytest.approx((plain["low"], plain["high"]), abs=1e-15)
 
 
-def test_methods_registry_covers_nine_methods_with_the_contract_shape():
+def test_every_method_gives_the_contract_shape():
     assert set(intervals.METHODS) == {
         "wilson over trials",
         "t over task means",
@@ -283,17 +261,15 @@ def test_methods_registry_covers_nine_methods_with_the_contract_shape():
         "t at 97% over task means, clopper-pearson within 20 tasks of 0 or n",
         "t at 98% over task means, clopper-pearson within 10 tasks of 0 or n",
     }
-    trials, passes = np.array([3, 3, 3]), np.array([3, 3, 0])
-    for name, method in intervals.METHODS.items():
-        interval = method(trials, passes, seed=20261130, resamples=10_000, confidence=0.95)
+    found = run([3, 3, 3], [3, 3, 0])
+    assert list(found) == list(intervals.METHODS)
+    for name, interval in found.items():
         assert {"method", "low", "high", "over", "estimate"} <= set(interval), name
-        assert interval["over"] in ("tasks", "trials")
+        assert interval["method"] == name and interval["over"] in ("tasks", "trials")
         assert 0 <= interval["low"] <= interval["high"] <= 1
-    over_trials = intervals.METHODS["wilson over trials"](trials, passes, seed=1, resamples=10, confidence=0.95)
+    over_trials = found["wilson over trials"]
     assert (round(over_trials["low"] * 100), round(over_trials["high"] * 100)) == (35, 88)
-    bootstrap = intervals.METHODS["bootstrap-percentile over tasks"](
-        trials, passes, seed=20261130, resamples=10_000, confidence=0.95
-    )
+    bootstrap = found["bootstrap-percentile over tasks"]
     assert (bootstrap["low"], bootstrap["high"]) == (0.0, 1.0)
 
 
@@ -301,9 +277,8 @@ def test_methods_registry_covers_nine_methods_with_the_contract_shape():
     "trials,passes", [([3, 3], [4, 1]), ([3, 0], [1, 0]), ([3, 3], [-1, 0]), ([3, 3], [1]), ([2.5, 3], [1, 1])]
 )
 def test_methods_reject_impossible_counts(trials, passes):
-    for method in intervals.METHODS.values():
-        with pytest.raises(ValueError):
-            method(np.array(trials), np.array(passes), seed=1, resamples=100, confidence=0.95)
+    with pytest.raises(ValueError):
+        run(np.array(trials), np.array(passes))
 
 
 def test_bad_arguments_raise_value_error():
@@ -316,31 +291,28 @@ def test_bad_arguments_raise_value_error():
     with pytest.raises(ValueError):
         intervals.t_task_means([0.5, 1.5])
     with pytest.raises(ValueError):
-        intervals.bootstrap_bca_tasks([0.2, 0.4], resamples=100, seed=1, confidence=0)
+        coverage_design.run_intervals([2, 2], [1, 2], confidence=0)
 
 
 def test_ten_thousand_resamples_of_a_thousand_tasks_take_well_under_a_second():
     rates = np.random.default_rng(0).choice([0, 1 / 3, 2 / 3, 1], size=1000)
-    for method in (intervals.bootstrap_tasks, intervals.bootstrap_bca_tasks):
-        start = time.perf_counter()
-        method(rates, 10_000, seed=1)
-        assert time.perf_counter() - start < 1.0, method.__name__
+    start = time.perf_counter()
+    intervals.bootstrap_tasks(rates, 10_000, seed=1)
+    assert time.perf_counter() - start < 1.0
 
 
 def test_a_composite_reads_t_away_from_the_bounds_and_clopper_pearson_near_them():
     """t at its own level where the sum of task means is at least the margin from 0 and from n,
-    Clopper-Pearson at the confidence level elsewhere, the same in the batch the design measures."""
+    Clopper-Pearson at the confidence level elsewhere, in the batch the design measures."""
     rng = np.random.default_rng(4)
     name = intervals.composite_name(0.97, 20)
     for rates in (rng.choice([0, 1 / 3, 2 / 3, 1], 100, p=[0.1, 0.3, 0.4, 0.2]), np.r_[np.ones(19), np.zeros(81)]):
-        found = intervals.t_or_clopper_pearson(rates, 0.97, 20)
+        found = run([3] * rates.size, np.round(rates * 3))[name]
         if 20 <= rates.sum() <= 80:
-            _, low, high = intervals.t_bounds(rates, 0.97)
-            expected = (low, high)
+            reference = scipy_stats.ttest_1samp(rates, 0).confidence_interval(confidence_level=0.97)
+            expected = (reference.low, reference.high)
         else:
             expected = tuple(float(side) for side in intervals.clopper_pearson_bounds(rates.sum(), rates.size, 0.95))
-        assert (found["low"], found["high"]) == pytest.approx(expected, abs=1e-15), rates.sum()
-        (low,), (high,) = coverage_design.batch_intervals(np.round(rates * 3).astype(int)[None, :], 3)[name]
-        assert (low, high) == pytest.approx((found["low"], found["high"]), abs=1e-12)
-    same = intervals.t_or_clopper_pearson(np.full(100, 0.5), 0.97, 20)  # no spread: no t interval
+        assert (found["low"], found["high"]) == pytest.approx(expected, abs=1e-12), rates.sum()
+    same = run([2] * 100, [1] * 100)[name]  # no spread: no t interval
     assert (same["low"], same["high"]) == pytest.approx(tuple(intervals.clopper_pearson_bounds(50.0, 100, 0.95)))

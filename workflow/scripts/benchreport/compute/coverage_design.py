@@ -475,7 +475,7 @@ def _block_intervals(passes, tries, confidence, bootstrap, wanted) -> dict:
     if "wilson over task means" in wanted:
         bounds["wilson over task means"] = intervals.wilson_bounds(sums, tasks, confidence)
     if "wilson-clustered" in wanted:
-        pooled, effective, _, _ = intervals.clustered_sample_size(np.broadcast_to(tries, passes.shape), passes)
+        pooled, effective = intervals.clustered_sample_size(np.broadcast_to(tries, passes.shape), passes)
         bounds["wilson-clustered"] = intervals.wilson_bounds(pooled * effective, effective, confidence)
     if any(name in wanted for name in BOOTSTRAP_METHODS):
         # task means on one lattice of L = lcm(tries) steps: the bootstrap of the scaled counts

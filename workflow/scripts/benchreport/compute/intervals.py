@@ -1,16 +1,11 @@
-"""Interval methods for a pass rate. Each returns {"method", "low", "high", "over", ...}.
+"""Interval methods for a pass rate: the bounds of each, on whole batches of runs at once
+(`coverage_design.batch_intervals` computes every method of `METHODS` from them), and the
+single-run intervals a setting prints besides, each {"method", "low", "high", "over", ...}.
 
 "over" names the variability the interval accounts for: "tasks" (resampling or modelling the
 task-to-task spread, which carries the try-to-try noise inside each task mean) or "trials"
 (treating every trial as independent, which tries of one task are not).
 low/high are None when the method is undefined for the data, and then a "note" says why.
-The newer functions also return "estimate", the point the interval is built around.
-
-`METHODS` maps a method name to a callable over per-task counts, so that coverage code can loop
-over every method. The names label the methods in reports; the returned "method" says what was
-computed (wilson-clustered, for one, falls back to plain "wilson" as BenchFlow's does).
-The array helpers (`wilson_bounds`, `t_bounds`, `clustered_sample_size`) work on whole batches of
-runs at once, which the coverage simulation needs; the single-run functions call them too.
 """
 
 from __future__ import annotations
@@ -25,8 +20,8 @@ import numpy as np
 # (benchmarks/RESULTS.md). tests/test_intervals.py holds them to scipy's ndtr, ndtri and stdtrit.
 
 STANDARD_NORMAL = NormalDist()
-# Bootstrap means closer than this to the estimate count as equal to it: task means are
-# fractions such as 1/3, and the same multiset summed in another order may differ in the last bit.
+# Sums of task means closer than this count as equal: task means are fractions such as 1/3, and
+# the same multiset summed in another order may differ in the last bit.
 TIE_TOLERANCE = 1e-9
 # Resampled indices are drawn in blocks of about this many, which bounds memory, not the result.
 BLOCK_ELEMENTS = 1 << 20
@@ -218,20 +213,21 @@ def _rates(task_rates) -> np.ndarray:
     return rates
 
 
-_LAST_RESAMPLED: dict = {}
+def bootstrap_tasks(task_rates, resamples: int, seed: int, confidence: float = 0.95) -> dict:
+    """Percentile bootstrap of the mean task pass fraction, resampling whole tasks.
 
-
-def _resampled_means(values: np.ndarray, resamples: int, seed: int) -> np.ndarray:
-    """Means of `resamples` resamples of whole tasks (numpy PCG64 seeded with `seed`).
-
+    Vectorised: (resamples x tasks) index draws from numpy's PCG64 seeded with `seed`, over the
+    task means in sorted order, so the result depends on the tasks' values, not their order.
     Drawn in row blocks to bound memory; the index stream, hence the result, equals one
-    (resamples x tasks) draw. The last result is kept (read-only): a setting's over-tasks
-    interval and two of its interval methods resample the same rates with the same seed.
+    (resamples x tasks) draw. Works on any values (paired.py feeds it per-task differences in
+    [-1, 1]).
     """
-    key = (values.tobytes(), values.dtype.str, resamples, seed)
-    cached = _LAST_RESAMPLED.get(key)
-    if cached is not None:
-        return cached
+    check_confidence(confidence)
+    check_resamples(resamples)
+    values = np.sort(np.asarray(task_rates, dtype=float).ravel())
+    result = {"method": "bootstrap-percentile over tasks", "over": "tasks", "seed": seed, "resamples": resamples}
+    if values.size == 0:
+        return result | {"low": None, "high": None}
     rng = np.random.default_rng(seed)
     rows = max(1, BLOCK_ELEMENTS // values.size)
     means = np.concatenate(
@@ -240,26 +236,6 @@ def _resampled_means(values: np.ndarray, resamples: int, seed: int) -> np.ndarra
             for start in range(0, resamples, rows)
         ]
     )
-    means.flags.writeable = False
-    _LAST_RESAMPLED.clear()
-    _LAST_RESAMPLED[key] = means
-    return means
-
-
-def bootstrap_tasks(task_rates, resamples: int, seed: int, confidence: float = 0.95) -> dict:
-    """Percentile bootstrap of the mean task pass fraction, resampling whole tasks.
-
-    Vectorised: (resamples x tasks) index draws from numpy's PCG64 seeded with `seed`, over the
-    task means in sorted order, so the result depends on the tasks' values, not their order.
-    Works on any values (paired.py feeds it per-task differences in [-1, 1]).
-    """
-    check_confidence(confidence)
-    check_resamples(resamples)
-    values = np.sort(np.asarray(task_rates, dtype=float).ravel())
-    result = {"method": "bootstrap-percentile over tasks", "over": "tasks", "seed": seed, "resamples": resamples}
-    if values.size == 0:
-        return result | {"low": None, "high": None}
-    means = _resampled_means(values, resamples, seed)
     alpha = 1 - confidence
     low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
     return result | {"low": float(low), "high": float(high)}
@@ -297,46 +273,6 @@ def bca_levels(share_below, acceleration, confidence: float):
     return np.where(defined, levels[0], np.nan), np.where(defined, levels[1], np.nan)
 
 
-def bootstrap_bca_tasks(task_rates, resamples: int, seed: int, confidence: float = 0.95) -> dict:
-    """Bias-corrected and accelerated (BCa) bootstrap of the mean task pass fraction.
-
-    Uses the same resamples as `bootstrap_tasks` with the same seed. BCa corrects the percentile
-    interval for the skew of the bootstrap distribution, which matters near 0% and 100%.
-    Undefined (low/high None, with a note) with fewer than 2 tasks (the jackknife leaves one
-    out), when all task means are equal (the acceleration is 0/0 and every resample repeats the
-    estimate), or when every resampled mean falls on one side of the estimate (infinite bias).
-    """
-    check_confidence(confidence)
-    check_resamples(resamples)
-    rates = _rates(task_rates)
-    result = {
-        "method": "bootstrap-BCa over tasks",
-        "over": "tasks",
-        "seed": seed,
-        "resamples": resamples,
-        "estimate": float(rates.mean()) if rates.size else None,
-    }
-    if rates.size < 2:
-        return result | {"low": None, "high": None, "note": "BCa needs at least 2 tasks"}
-    acceleration = bootstrap_acceleration(rates)
-    if np.isnan(acceleration):
-        return result | {"low": None, "high": None, "note": "BCa is undefined when every task has the same pass rate"}
-    means = _resampled_means(rates, resamples, seed)
-    estimate = rates.mean()
-    share_below = (
-        np.count_nonzero(means < estimate - TIE_TOLERANCE) + np.count_nonzero(means <= estimate + TIE_TOLERANCE)
-    ) / (2 * resamples)
-    level_low, level_high = bca_levels(share_below, acceleration, confidence)
-    if np.isnan(level_low):
-        return result | {
-            "low": None,
-            "high": None,
-            "note": "BCa is undefined: every resampled mean lies on one side of the estimate",
-        }
-    low, high = np.quantile(means, [level_low, level_high])
-    return result | {"low": float(low), "high": float(high), "acceleration": float(acceleration)}
-
-
 def t_bounds(values, confidence: float, spread=None):
     """mean, mean - t·sd/√n, mean + t·sd/√n along the last axis (n ≥ 2), not clipped. `spread`:
     (mean, sd) of the values when already computed (`mean_and_sd`)."""
@@ -353,11 +289,6 @@ def mean_and_sd(values):
     return values.mean(axis=-1), values.std(axis=-1, ddof=1)
 
 
-def _task_means_fields(method: str, rates: np.ndarray) -> dict:
-    """The fields an interval over these task means starts from: its method and the mean over tasks."""
-    return {"method": method, "over": "tasks", "estimate": float(rates.mean()) if rates.size else None}
-
-
 def t_task_means(task_rates, confidence: float = 0.95) -> dict:
     """Student t interval over task means, mean ± t_{n-1}·sd/√n (Miller 2024), clipped to [0, 1].
 
@@ -366,34 +297,11 @@ def t_task_means(task_rates, confidence: float = 0.95) -> dict:
     """
     check_confidence(confidence)
     rates = _rates(task_rates)
-    result = _task_means_fields("t over task means", rates)
+    result = {"method": "t over task means", "over": "tasks", "estimate": float(rates.mean()) if rates.size else None}
     if rates.size < 2:
         return result | {"low": None, "high": None, "note": "the t interval needs at least 2 tasks"}
     _, low, high = t_bounds(rates, confidence)
     return result | {"low": max(0.0, float(low)), "high": min(1.0, float(high))}
-
-
-def wilson_task_means(task_rates, confidence: float = 0.95) -> dict:
-    """Wilson on Σx̄_i successes out of n tasks.
-
-    A task mean in [0, 1] varies at most as much as a 0/1 outcome with the same mean, but Wilson
-    is not exact even for 0/1 outcomes: near 0% and 100% it covers less than its level (the
-    coverage design measures by how much at each shape).
-    """
-    rates = _rates(task_rates)
-    return wilson(float(rates.sum()), rates.size, confidence) | _task_means_fields("wilson over task means", rates)
-
-
-def clopper_pearson_task_means(task_rates, confidence: float = 0.95) -> dict:
-    """Clopper-Pearson on Σx̄_i "successes" out of n tasks: exact for one try per task (the sum is
-    then binomial), and in the coverage design it holds at every shape and family simulated,
-    since a task mean in [0, 1] varies at most as much as a 0/1 outcome with the same mean."""
-    rates = _rates(task_rates)
-    result = _task_means_fields("clopper-pearson over task means", rates)
-    if rates.size == 0:
-        return result | {"low": None, "high": None}
-    low, high = clopper_pearson_bounds(float(rates.sum()), rates.size, confidence)
-    return result | {"low": float(low), "high": float(high)}
 
 
 def near_bounds(sums, tasks, margin: float):
@@ -404,25 +312,6 @@ def near_bounds(sums, tasks, margin: float):
     return (sums < margin - TIE_TOLERANCE) | (sums > tasks - margin + TIE_TOLERANCE)
 
 
-def t_or_clopper_pearson(task_rates, level: float, margin: float, confidence: float = 0.95) -> dict:
-    """A composite procedure: the t interval over task means at `level` (above `confidence`) where
-    the sum of task means is at least `margin` from 0 and from n, else Clopper-Pearson on task
-    means at `confidence`; Clopper-Pearson too where t gives no interval of positive width.
-
-    t is close to exact away from 0 and 1 but below its level near them, and there cannot be
-    shown to reach its level by simulation; at a level a little above the target it can, and it
-    is still far narrower than Clopper-Pearson on heterogeneous tasks, whose task means vary less
-    than 0/1 outcomes with the same mean. The coverage design measures the whole procedure."""
-    rates = _rates(task_rates)
-    found = clopper_pearson_task_means(rates, confidence) | {"method": composite_name(level, margin)}
-    if rates.size < 2 or near_bounds(rates.sum(), rates.size, margin):
-        return found
-    _, low, high = t_bounds(rates, level)
-    if not high > low:
-        return found
-    return found | {"low": max(0.0, float(low)), "high": min(1.0, float(high))}
-
-
 def composite_name(level: float, margin: float) -> str:
     return f"t at {level:.0%} over task means, clopper-pearson within {margin:g} tasks of 0 or n"
 
@@ -431,9 +320,9 @@ def clustered_sample_size(trials, passes):
     """BenchFlow's design-effect sample size along the last axis (tasks), as BenchFlow's
     `pass_at_k.py::solve_rate_interval` computes it.
 
-    Returns (pooled pass rate Σc/N, effective number of trials, design effect, whether the
-    clustered formula applies). It applies with at least 2 tasks and some task tried more than
-    once; otherwise the effective number is N itself (plain Wilson over the trials).
+    Returns (pooled pass rate Σc/N, effective number of trials N / max(1, design effect)). The
+    clustered formula applies with at least 2 tasks and some task tried more than once; otherwise
+    the effective number is N itself (plain Wilson over the trials, as BenchFlow falls back to).
     """
     trials, passes = np.asarray(trials, dtype=float), np.asarray(passes, dtype=float)
     tasks = trials.shape[-1]
@@ -445,34 +334,7 @@ def clustered_sample_size(trials, passes):
         design_effect = np.where(independent > 0, clustered / independent, np.nan)
         effective = np.where(independent > 0, total / np.maximum(1.0, design_effect), tasks)
     applies = (trials.max(axis=-1, initial=0) > 1) & (tasks >= 2)
-    return pooled, np.where(applies, effective, total), design_effect, applies
-
-
-def wilson_clustered(trials_per_task, passes_per_task, confidence: float = 0.95) -> dict:
-    """BenchFlow's solve-rate interval: Wilson on an effective sample size N / max(1, design effect).
-
-    Exactly `pass_at_k.py::solve_rate_interval`, except that z comes
-    from `confidence` (1.959964 at 95%) where BenchFlow fixes 1.96. Its estimate is the pooled
-    Σc/N, which weighs tasks by their number of trials. Falls back to Wilson over the trials
-    (method "wilson") with fewer than 2 tasks or at most one trial per task, as BenchFlow does.
-    """
-    trials, passes = task_counts(trials_per_task, passes_per_task)
-    check_confidence(confidence)
-    if trials.size == 0:
-        return {"method": "wilson", "low": None, "high": None, "over": "trials", "estimate": None}
-    pooled, effective, design_effect, applies = (float(value) for value in clustered_sample_size(trials, passes))
-    if not applies:
-        return wilson(int(passes.sum()), int(trials.sum()), confidence) | {"estimate": pooled}
-    low, high = wilson_bounds(pooled * effective, effective, confidence)
-    return {
-        "method": "wilson-clustered",
-        "low": float(low),
-        "high": float(high),
-        "over": "tasks",
-        "estimate": pooled,
-        "effective_trials": effective,
-        "design_effect": None if np.isnan(design_effect) else design_effect,
-    }
+    return pooled, np.where(applies, effective, total)
 
 
 def task_counts(trials_per_task, passes_per_task) -> tuple[np.ndarray, np.ndarray]:
@@ -495,51 +357,16 @@ def task_counts(trials_per_task, passes_per_task) -> tuple[np.ndarray, np.ndarra
     return trials, passes
 
 
-def _wilson_over_trials(trials, passes, *, seed, resamples, confidence):
-    trials, passes = task_counts(trials, passes)
-    estimate = float(passes.sum() / trials.sum()) if trials.size else None
-    return wilson(int(passes.sum()), int(trials.sum()), confidence) | {"estimate": estimate}
-
-
-def _over_task_means(interval):
-    """A METHODS entry from an interval(task means, confidence)."""
-
-    def method(trials, passes, *, seed, resamples, confidence):
-        trials, passes = task_counts(trials, passes)
-        return interval(passes / trials, confidence)
-
-    return method
-
-
-def _bootstrap_percentile(trials, passes, *, seed, resamples, confidence):
-    trials, passes = task_counts(trials, passes)
-    rates = _rates(passes / trials)
-    estimate = float(rates.mean()) if rates.size else None
-    return bootstrap_tasks(rates, resamples, seed, confidence) | {"estimate": estimate}
-
-
-def _bootstrap_bca(trials, passes, *, seed, resamples, confidence):
-    trials, passes = task_counts(trials, passes)
-    return bootstrap_bca_tasks(passes / trials, resamples, seed, confidence)
-
-
-def _composite(level: float, margin: float):
-    return _over_task_means(lambda rates, confidence: t_or_clopper_pearson(rates, level, margin, confidence))
-
-
 # The composite procedures the coverage design weighs: (level of the t part, margin in tasks).
 COMPOSITES = ((0.97, 20), (0.98, 10))
-
-# name -> callable(trials_per_task, passes_per_task, *, seed, resamples, confidence) -> interval dict
-METHODS = {
-    "wilson over trials": _wilson_over_trials,
-    "t over task means": _over_task_means(t_task_means),
-    "bootstrap-percentile over tasks": _bootstrap_percentile,
-    "bootstrap-BCa over tasks": _bootstrap_bca,
-    "wilson over task means": _over_task_means(wilson_task_means),
-    "wilson-clustered": lambda trials, passes, *, seed, resamples, confidence: wilson_clustered(
-        trials, passes, confidence
-    ),
-    "clopper-pearson over task means": _over_task_means(clopper_pearson_task_means),
-    **{composite_name(level, margin): _composite(level, margin) for level, margin in COMPOSITES},
-}
+# Every interval method, by the name that labels it in reports (docs/methods.md says what each is).
+METHODS = (
+    "wilson over trials",
+    "t over task means",
+    "bootstrap-percentile over tasks",
+    "bootstrap-BCa over tasks",
+    "wilson over task means",
+    "wilson-clustered",
+    "clopper-pearson over task means",
+    *(composite_name(level, margin) for level, margin in COMPOSITES),
+)
