@@ -23,8 +23,8 @@ Every method in `intervals.METHODS` is recomputed here on whole batches of runs 
 infinitely many resamples: a task mean is one of L+1 values (L the lcm of the tries), so a
 resample's total is a sum of n draws from the run's task outcomes, whose distribution is their
 n-fold convolution (done by FFT). Bounds are read off the distribution as its inverse cdf, the
-limit of np.quantile's. From WINDOWED_MIN_TASKS tasks up the distribution is summed over a window around
-each run's mean instead (`_windowed_bounds`): the same bounds, in a fraction of the time.
+limit of np.quantile's; on large runs it is summed over a window around each run's mean instead
+(`_windowed_bounds`): the same bounds, for less work.
 """
 
 from __future__ import annotations
@@ -143,10 +143,9 @@ BOOTSTRAP_METHODS = ("bootstrap-percentile over tasks", "bootstrap-BCa over task
 # of float64): blocks bound memory, never the result, since every run's draws come first.
 BLOCK_ELEMENTS = 1 << 22
 # The exact distribution is computed by full-length FFT, once per distinct mix of task outcomes,
-# as it always was, unless a run has at least WINDOWED_MIN_TASKS tasks and more than
-# FULL_SUPPORT_MAX possible totals (n·K + 1); then over a window (see `_windowed_bounds`), which
-# is 2-15x cheaper there and agrees with it to ~1e-13 in the cdf. With fewer tasks the spectrum
-# has too many frequencies that matter for the window to pay.
+# unless a run has at least WINDOWED_MIN_TASKS tasks and more than FULL_SUPPORT_MAX possible
+# totals (n·K + 1); then over a window (`_windowed_bounds`). With fewer tasks the spectrum has
+# too many frequencies that matter for the window to pay.
 WINDOWED_MIN_TASKS = 250
 FULL_SUPPORT_MAX = 1024
 # The window holds all of a run's bootstrap distribution but at most this mass (both tails).
@@ -192,8 +191,8 @@ def _full_blocks(counts: np.ndarray, tasks: int, tries: int):
     outcomes over the only totals it can reach: with lo and hi the lowest and highest outcome the
     run's tasks show, n·lo … n·hi, so pmf[:, t] is the probability of total offset + t (offset =
     n·lo). Near a mean of 0 or 1, where the design decides most methods, a run shows few
-    outcomes, and its FFT is a fraction of the length n·K + 1 would take (200 x 50 at a mean of
-    0.4%: 16x shorter). Each block's work arrays hold about BLOCK_ELEMENTS numbers."""
+    outcomes, and its FFT is a fraction of the length n·K + 1 would take. Each block's work
+    arrays hold about BLOCK_ELEMENTS numbers."""
     mixes, run_mix = np.unique(counts, axis=0, return_inverse=True)
     run_mix = run_mix.ravel()
     present = mixes > 0
@@ -673,8 +672,7 @@ def _deterministic(profile, means, confidence, bootstrap, workers=1) -> dict | N
     The worst case is the infimum over means[0] … means[-1], not a grid's minimum: between two
     neighbouring bounds of the method's intervals the runs whose interval covers μ stay the same,
     so the coverage moves smoothly there and jumps only at a bound, down where μ leaves a run's
-    closed interval; it is evaluated at `means` and just outside every bound. Here near-certain coverage dips are sharpest, since every
-    task is a 0/1 outcome."""
+    closed interval; it is evaluated at `means` and just outside every bound."""
     sizes = [count + 1 for _, count in profile]
     if math.prod(sizes) > ENUMERATION_MAX:
         return None
@@ -995,11 +993,11 @@ def _top_up(name, found, printed, tries, families, means, *, seed, simulations, 
     """Simulates further the cells of `name` (a method that qualifies) that could hold its true
     worst case below its printed one by more than PRECISION: those whose score bound at Z_DECIDE
     is below its printed worst case (the lowest over every family, `printed` if none simulated is
-    lower) less PRECISION, until it is not or `simulations` runs are
-    counted. A cell's stream is drawn again from its start, and the method counts only the runs
-    past those it counted: as if it had never stopped there. So the printed worst case is within
-    PRECISION of every simulated cell's lower bound, and the worst cell's standard error at most
-    PRECISION / Z_DECIDE where it stops short of `simulations`."""
+    lower) less PRECISION, until it is not or `simulations` runs are counted. A cell's stream is
+    drawn again from its start, and the method counts only the runs past those it counted: as if
+    it had never stopped there. So the printed worst case is within PRECISION of every simulated
+    cell's lower bound, and the worst cell's standard error at most PRECISION / Z_DECIDE where it
+    stops short of `simulations`."""
     cells = found[name]
 
     def open_cells():  # the cells to simulate further, given the lowest estimate so far
@@ -1041,16 +1039,11 @@ def coverage_design(
     bootstrap: str = "auto",
     workers: int = 1,
 ) -> dict:
-    """Every `intervals.METHODS` method's coverage at one tries profile ((tries, tasks), …), over
-    the design: the true means of `design_means`, each family of FAMILIES.
-
-    Exact where that is cheap: every distinct run enumerated (at most ENUMERATION_MAX of them,
-    which includes every one-try run up to ENUMERATION_MAX − 1 tasks), else the SUM_METHODS from
-    the exact distribution of the sum of task means, and the rest by sequential Monte Carlo at
-    every MC_STEP-th mean (`_simulated`), seeded from `seed`. Per method: the worst cell, its
-    coverage with its Monte Carlo standard error and a lower bound at Z_DECIDE (the chooser's),
-    and the mean width at the Monte-Carlo means. `workers` threads share the work without
-    changing a number.
+    """Every `intervals.METHODS` method's coverage at one tries profile ((tries, tasks), …) over
+    the design (see the module's docstring), the Monte Carlo seeded from `seed`. Per method: the
+    worst cell, its coverage with its Monte Carlo standard error and a lower bound at Z_DECIDE
+    (the chooser's), and the mean width at the Monte-Carlo means. `workers` threads share the
+    work without changing a number.
     """
     profile = tuple((int(tries), int(count)) for tries, count in profile)
     _check_design_arguments(profile, simulations)
@@ -1182,12 +1175,7 @@ def _exact_row(cover, width, families, means, determined=None) -> dict:
     """The row of a method computed exactly on the grid of `means`; with `determined` (its
     `_deterministic` result), the DETERMINISTIC family's worst case is its infimum over the means."""
     entries = [
-        {
-            "family": family,
-            "parameter": parameter,
-            "worst_coverage": float(np.nanmin(cover[f])),
-            "pass_rate": float(means[np.nanargmin(cover[f])]),
-        }
+        _entry(family, parameter, float(np.nanmin(cover[f])), float(means[np.nanargmin(cover[f])]))
         for f, (family, parameter) in enumerate(families)
     ]
     if determined is not None:
@@ -1202,23 +1190,12 @@ def _simulated_row(cells, families, means, determined=None) -> dict:
     entries, bounds = [], {}
     for f, (family, parameter) in enumerate(families):
         if determined is not None and (family, parameter) == DETERMINISTIC:
-            entries.append(
-                {"family": family, "parameter": parameter, "worst_coverage": determined[0], "pass_rate": determined[1]}
-            )
+            entries.append(_entry(family, parameter, determined[0], determined[1]))
             continue
         mine = [cell for cell in cells if cell[0] == f]
         if mine:
             low = min(mine, key=lambda cell: (estimates[cell], cell))
-            covered, runs, _ = cells[low]
-            entries.append(
-                {
-                    "family": family,
-                    "parameter": parameter,
-                    "worst_coverage": estimates[low],
-                    "pass_rate": float(means[low[1]]),
-                    "simulations": runs,
-                }
-            )
+            entries.append(_entry(family, parameter, estimates[low], float(means[low[1]]), simulations=cells[low][1]))
             bounds[f] = min(float(_score_bounds(c, r, Z_DECIDE)[0]) for c, r, _ in (cells[cell] for cell in mine))
     widths = [width / runs for _, runs, width in cells.values()]
     if determined is not None:
@@ -1229,6 +1206,11 @@ def _simulated_row(cells, families, means, determined=None) -> dict:
         "cells_simulated": len(cells),
         "simulated_runs": int(sum(runs for _, runs, _ in cells.values())),
     }
+
+
+def _entry(family, parameter, coverage, pass_rate, **simulated) -> dict:
+    """A method's worst case in one family (`simulations` where simulated)."""
+    return {"family": family, "parameter": parameter, "worst_coverage": coverage, "pass_rate": pass_rate} | simulated
 
 
 def _row(entries, bounds, widths) -> dict:

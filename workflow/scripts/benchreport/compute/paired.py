@@ -178,20 +178,17 @@ class LabelPermutation:
         """The smallest and largest common log-odds shifts neither one-sided test rejects at
         alpha/2; None where no shift up to LARGEST_LOGIT_SHIFT is rejected on that side."""
 
-        def below(shift):  # falls as b's odds grow
-            return self.tails(shift)[0] - alpha / 2
+        def crossing(side, far):  # tails()[0] falls as b's odds grow, tails()[1] rises
+            def excess(shift):
+                return self.tails(shift)[side] - alpha / 2
 
-        def above(shift):  # rises as b's odds grow
-            return self.tails(shift)[1] - alpha / 2
-
-        def crossing(excess, far):  # `far` accepted: no shift that way is rejected
-            if excess(far) > 0:
+            if excess(far) > 0:  # `far` accepted: no shift that way is rejected
                 return None
             if excess(-far) <= 0:
                 return -far
             return optimize.brentq(excess, -far, far, xtol=SHIFT_TOLERANCE)
 
-        return crossing(above, -LARGEST_LOGIT_SHIFT), crossing(below, LARGEST_LOGIT_SHIFT)
+        return crossing(1, -LARGEST_LOGIT_SHIFT), crossing(0, LARGEST_LOGIT_SHIFT)
 
 
 def fitted_difference(total, tries_a, tries_b, log_odds: float) -> float:
