@@ -334,16 +334,6 @@ def what_more_buys(pooled, tries_a, tries_b, **settings) -> dict:
     }
 
 
-def _counts(counts: dict) -> dict[str, tuple[int, int]]:
-    for task, pair in counts.items():
-        passed, tries = pair
-        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (passed, tries)):
-            raise ValueError(f"task {task}: passes and tries must be whole numbers, got {pair!r}")
-        if tries < 1 or not 0 <= passed <= tries:
-            raise ValueError(f"task {task}: needs at least one try and between 0 and its tries passes, got {pair!r}")
-    return counts
-
-
 def paired_comparison(
     counts_a: dict[str, tuple[int, int]],
     counts_b: dict[str, tuple[int, int]],
@@ -356,22 +346,22 @@ def paired_comparison(
 ) -> dict:
     """Mean per-task difference b − a on shared tasks, its paired intervals and a permutation p-value.
 
-    counts_a, counts_b: task -> (passes, tries) of that setting on the task. Tasks only one setting
-    ran are counted, never used. "intervals" holds, clipped to [−1, 1], "permutation" (the
-    within-task permutation test inverted over a common log-odds shift; the one to read, named in
-    "preferred", with the shifts as "log_odds_low"/"log_odds_high"), "bootstrap" (percentile
-    bootstrap of the differences over tasks, numpy PCG64 seeded with `seed`) and "t" (paired t).
-    The test's Monte Carlo draws, when needed, use a separate stream seeded with (seed, 1);
-    "smallest_p_value" is the least p the test can give at these tasks and tries,
-    "minimum_detectable_difference" the difference found with `power` (its simulation is seeded
-    (seed, 2); None when `power` is None).
+    counts_a, counts_b: task -> (passes, tries) of that setting on the task, whole numbers with
+    0 ≤ passes ≤ tries and tries ≥ 1 (a setting's task rows; the compare command checks its
+    input). Tasks only one setting ran are counted, never used. "intervals" holds, clipped to
+    [−1, 1], "permutation" (the within-task permutation test inverted over a common log-odds
+    shift; the one to read, named in "preferred", with the shifts as "log_odds_low"/
+    "log_odds_high"), "bootstrap" (percentile bootstrap of the differences over tasks, numpy
+    PCG64 seeded with `seed`) and "t" (paired t). The test's Monte Carlo draws, when needed, use
+    a separate stream seeded with (seed, 1); "smallest_p_value" is the least p the test can give
+    at these tasks and tries, "minimum_detectable_difference" the difference found with `power`
+    (its simulation is seeded (seed, 2); None when `power` is None).
     """
     check_confidence(confidence)
     if power is not None:
         check_confidence(power)
     check_resamples(resamples)
     check_resamples(permutations)
-    counts_a, counts_b = _counts(counts_a), _counts(counts_b)
     shared = sorted(set(counts_a) & set(counts_b))
     passed_a, tries_a, passed_b, tries_b = (
         np.array([counts[task][column] for task in shared], dtype=int)
