@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "resources" / "example"
 REAL_ROOTS = ("benchflow-real-jobs", "benchflow-samples")
 REAL_JOB_ROOTS = [f"jobs/{name}" for name in REAL_ROOTS]  # where copy_real_jobs puts them
-# every file under results/paper/ a run writes (rules tables and figures)
+# every file under results/paper/ a run writes (rule run_report)
 PAPER_FILES = [
     f"paper/{name}"
     for name in (

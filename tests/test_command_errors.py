@@ -28,7 +28,7 @@ def results(tmp_path):
     (tmp_path / "results" / "lineage").mkdir()
     (tmp_path / "results" / "lineage" / "index.md.json").write_text("{")
     (tmp_path / "results" / "trials.csv").write_text("trial\n")
-    record = {"output": "results/trials.csv", "sha256": "ab", "rule": "tables", "code": {"sha256": "cd"}}
+    record = {"output": "results/trials.csv", "sha256": "ab", "rule": "run_report", "code": {"sha256": "cd"}}
     (tmp_path / "results" / "lineage" / "trials.csv.json").write_text(
         json.dumps(record | {"inputs": 3, "recorded_at": ""})
     )

@@ -245,9 +245,7 @@ def test_cluster_generic_run_matches_local_run(workflow, real_jobs, tmp_path):
         "ingest": 4,
         "coverage_design": 2,
         "report": 4,
-        "tables": 1,
-        "figures": 1,
-        "html_report": 1,
+        "run_report": 1,
     }
     assert not MUST_STAY_LOCAL & set(ran_remote)
     # ... and the local rules ran in snakemake's own process: printed as local, never submitted

@@ -77,7 +77,7 @@ def test_the_module_and_the_repository_give_the_same_results_from_the_smallest_c
     smallest = {"job_roots": EXAMPLE_JOB_ROOTS, "controls": {"nop_agents": shipped["controls"]["nop_agents"]}}
     deployment = deploy(tmp_path / "analysis", module, smallest)
     monkeypatch.setenv("DOCKER_HOST", NO_DAEMON)
-    done = snakemake(deployment, "tables")
+    done = snakemake(deployment, "run_report")
     assert done.returncode == 0, done.stdout + done.stderr
     settings = {
         folder: sorted(p.name for p in (folder / "results" / "settings").iterdir())

@@ -523,7 +523,7 @@ def write_synth(jobs: Path) -> None:
     rename_task(jobs, "xss", XSS_TASK)
 
 
-TARGETS = ("all", "tables", "html_report")
+TARGETS = ("all", "run_report")
 _BUILT: dict[str, object] = {}
 
 
@@ -641,8 +641,8 @@ def test_paper_files_agree_with_summaries(built):
 
 
 def test_figures_drawn_from_stats_say_what_the_summaries_say(built):
-    """Rule figures reads each setting's stats.json, not its summary.json (so that it starts
-    beside the reports): the numbers behind the figures are the same from either."""
+    """The figures are drawn from each setting's stats.json, not its summary.json: the numbers
+    behind the figures are the same from either."""
     from benchreport.pipeline.outputs import dump_json
 
     data = json.loads(built.read("paper/figures.json"))
@@ -685,7 +685,7 @@ def test_one_job_writes_a_settings_files_and_the_stages_after_it_read_only_the_n
 
 def test_two_runs_give_identical_paper_files(built):
     before = {name: (built.results / name).read_bytes() for name in PAPER_FILES + ["report.html"]}
-    built.run(*TARGETS, "--forcerun", "tables", "figures", roots=["jobs"])  # html_report follows: its inputs are new
+    built.run(*TARGETS, "--forcerun", "run_report", roots=["jobs"])
     after = {name: (built.results / name).read_bytes() for name in PAPER_FILES + ["report.html"]}
     assert before == after
 

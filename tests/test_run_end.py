@@ -34,7 +34,7 @@ def test_the_paths_are_relative_to_the_folder_the_run_started_in(real_run_copy):
     roots = ",".join(f'"{root}"' for root in REAL_JOB_ROOTS)
     done = subprocess.run(
         [sys.executable, "-m", "snakemake", "--cores", "2", "--directory", "wf", "--snakefile", "wf/Snakefile"]
-        + ["--forcerun", "tables", "--config", f"job_roots=[{roots}]"],
+        + ["--forcerun", "run_report", "--config", f"job_roots=[{roots}]"],
         cwd=real_run_copy.path.parent,
         capture_output=True,
         text=True,

@@ -15,7 +15,7 @@ from benchreport.pipeline import lineage
 from benchreport.pipeline.lineage import ingested_batches
 from conftest import REAL_ROOTS, REPO, layered_venv
 
-RUN_LEVEL = {"tables": 1, "figures": 1, "html_report": 1, "all": 1}
+RUN_LEVEL = {"run_report": 1, "all": 1}
 
 
 @pytest.fixture(scope="module")
@@ -69,17 +69,19 @@ def settings(workflow) -> int:
 CASES = {
     # the run card: every setting's job, and every run-level job, which reads its files
     "benchreport/record/runcard.py": lambda n: {"report": n, **RUN_LEVEL},
-    # the rows of the tables over settings: the paper tables, the figures' data, the page
-    "benchreport/present/tables.py": lambda n: RUN_LEVEL,
-    # the drawing of the figures: the figures and the page that embeds them
-    "benchreport/present/figures.py": lambda n: {"figures": 1, "html_report": 1, "all": 1},
-    # the page's own renderer and template
-    "benchreport/present/html_report.py": lambda n: {"html_report": 1, "all": 1},
-    "benchreport/present/templates/report.html.j2": lambda n: {"html_report": 1, "all": 1},
-    # the index and the exclusions: the tables, and the page that lists the ledger
-    "benchreport/present/overview.py": lambda n: {"tables": 1, "html_report": 1, "all": 1},
-    # the paired comparisons: the tables, and the page that shows them
-    "benchreport/compute/comparisons.py": lambda n: {"tables": 1, "html_report": 1, "all": 1},
+    # what only the run-level job runs: the tables over settings, the figures, the page and its
+    # template, the index and the exclusions, the paired comparisons
+    **dict.fromkeys(
+        (
+            "benchreport/present/tables.py",
+            "benchreport/present/figures.py",
+            "benchreport/present/html_report.py",
+            "benchreport/present/templates/report.html.j2",
+            "benchreport/present/overview.py",
+            "benchreport/compute/comparisons.py",
+        ),
+        lambda n: RUN_LEVEL,
+    ),
 }
 
 
@@ -131,10 +133,11 @@ def test_every_stage_hashes_its_script_and_each_module_it_imports():
             module for name in code if name != "benchreport/__init__.py" for module in lineage.imported_modules(name)
         }
         assert set(code) <= reached | {"benchreport/__init__.py"}, stage
-    # the renderers do not reach one another: the page needs neither the paper tables nor the report
-    assert "benchreport/present/paper.py" not in lineage.STAGE_CODE["html_report"]
-    assert "benchreport/record/report.py" not in lineage.STAGE_CODE["html_report"]
-    assert "benchreport/record/runcard.py" not in lineage.STAGE_CODE["figures"]
+    # the run-level job needs none of a setting's record builder, and a setting's job none of the
+    # run-level renderers
+    assert "benchreport/record/report.py" not in lineage.STAGE_CODE["run_report"]
+    assert "benchreport/present/html_report.py" not in lineage.STAGE_CODE["report"]
+    assert "benchreport/present/figures.py" not in lineage.STAGE_CODE["report"]
 
 
 def test_each_stage_has_one_name_across_rule_rule_file_script_and_code_hash():

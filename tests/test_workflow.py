@@ -143,7 +143,7 @@ def test_reruns_only_what_changed(real_run_copy):
         "trials.csv",
         *PAPER_FILES,
         "report.html",
-        # rule tables writes them with the rest: the same bytes, since a control is never compared
+        # rule run_report writes them with the rest: the same bytes, since a control is never compared
         *COMPARISONS,
     }
     assert summaries(workflow)[nop_tc]["counts"]["passed"] == 1

@@ -54,7 +54,7 @@ def in_report(path, caption, subcategory, name):
 
 
 def paper_figure(name, fmt, label):
-    """One format of one figure of rule figures, as in_report lists it."""
+    """One format of one figure of rule run_report, as in_report lists it."""
     return in_report(f"results/paper/{name}.{fmt}", name, "Figures", label)
 
 
@@ -414,7 +414,7 @@ def setting_outputs(wildcards):
 def get_final_outputs(wildcards):
     """The default target's outputs (checkpoint ingested's, each run-level stage's and
     each setting report's) and the control runs' manifests."""
-    stages = (rules.ingested, rules.tables, rules.figures, rules.html_report)
+    stages = (rules.ingested, rules.run_report)
     return (
         [path for stage in stages for path in stage.output]
         + control_runs()
@@ -480,12 +480,13 @@ setting_trials = per_setting("trials")
 setting_pages = per_setting("page")
 
 
-def table_inputs(wildcards):
-    """What rule tables reads of every setting, and every job folder's ledger."""
+def run_report_inputs(wildcards):
+    """What rule run_report reads of every setting, and every job folder's ledger."""
     return {
         "numbers": setting_numbers(wildcards),
         "summaries": setting_summaries(wildcards),
         "trials": setting_trials(wildcards),
+        "pages": setting_pages(wildcards),
         "ledgers": [ingest_file(batch, "ledger") for batch in all_batches()],
     }
 

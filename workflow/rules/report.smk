@@ -1,5 +1,5 @@
-# One job per setting: its numbers, trial rows and everything rendered from them. priority: the
-# figures and the tables read its stats.json (see rule figures, figures.smk).
+# One job per setting: its numbers, trial rows and everything rendered from them. priority: rule
+# run_report waits for every setting's report, which wait only for the coverage designs (4).
 rule report:
     input:
         unpack(report_inputs),
@@ -13,7 +13,7 @@ rule report:
             writeup="results/reports/{setting}/writeup.md",
             run_card="results/reports/{setting}/run-card.json",
             run_summary="results/reports/{setting}/run-summary.json",
-            # what report.html lists of the setting's trials (html_report reads no trial file)
+            # what report.html lists of the setting's trials (run_report reads no trial file for it)
             page="results/settings/{setting}/page.json",
         ),
     log:

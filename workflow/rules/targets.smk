@@ -1,6 +1,6 @@
 # Named targets for the common partial runs (`snakemake --cores 4 <target>`); a rule's own name is
-# a target too: `tables` (comparisons, paper tables, index, exclusions, trials.csv), `figures`,
-# `html_report`, `bundle`. The ingests go first as plain inputs, as in rule all.
+# a target too: `run_report` (comparisons, paper tables and figures, index, exclusions, trials.csv,
+# report.html), `bundle`. The ingests go first as plain inputs, as in rule all.
 
 
 # every setting's report files (results/reports/<setting>/, results/settings/<setting>/),

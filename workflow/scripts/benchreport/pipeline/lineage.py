@@ -46,9 +46,7 @@ STAGES = (
     "report",
     "inspect_image",
     "controls",
-    "tables",
-    "figures",
-    "html_report",
+    "run_report",
     "bundle",
 )
 STAGE_DATA = {
@@ -58,7 +56,7 @@ STAGE_DATA = {
         "benchreport/schemas/run-card.schema.json",
         "benchreport/schemas/benchflow-run-summary.v1.schema.json",
     ],
-    "html_report": ["benchreport/present/templates/report.html.j2"],
+    "run_report": ["benchreport/present/templates/report.html.j2"],
 }
 
 
