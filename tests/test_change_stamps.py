@@ -161,8 +161,8 @@ def test_batches_join_small_folders_of_one_matrix_cell_up_to_the_bound():
         "jobs/plain/run-2": ["jobs/plain/run-2"],
         "jobs/plain/run-3": ["jobs/plain/run-3"],
     }
-    # two more attempt folders in the cell (1,001): its third folder no longer fits beside the first two
-    attempts["jobs/m/cell-a/trial-03/t3"] += 2
+    # the cell one attempt folder past the bound: its third folder no longer fits beside the first two
+    attempts["jobs/m/cell-a/trial-03/t3"] += bound - 3 * (bound // 3) + 1
     assert stamps.ingest_batches(jobs, attempts)["jobs/m/cell-a/trial-03/t3"] == ["jobs/m/cell-a/trial-03/t3"]
     # every folder in exactly one batch, in job id order
     members = [job_id for batch in batches.values() for job_id in batch]

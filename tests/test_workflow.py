@@ -262,6 +262,20 @@ def test_the_coverage_design_is_the_same_on_one_core_and_on_two(tmp_path):
     assert designs[0] == designs[1]
 
 
+def test_a_batch_reads_the_same_on_one_core_and_on_two(tmp_path):
+    """Rule ingest reads a batch's folders side by side on its threads: on two cores the
+    batches of several folders give the same bytes as on one, folder for folder in order."""
+    ingests = []
+    for cores in ("1", "2"):
+        flow = real_workflow(tmp_path / f"cores-{cores}")
+        flow.run("--cores", cores, stamps.INGESTED_RECORD, roots=REAL_JOB_ROOTS)
+        ingest = flow.results / "ingest"
+        ingests.append({path.relative_to(ingest): path.read_bytes() for path in sorted(ingest.rglob("*.json"))})
+    assert ingests[0] == ingests[1]
+    batches = [json.loads(data)["jobs"] for path, data in ingests[0].items() if path.name == "trials.json"]
+    assert max(map(len, batches)) > 1  # some batch holds several folders
+
+
 def test_broken_files_reach_the_ledger_and_the_rest_reports(real_run_copy):
     """Files broken after a first run: the re-run ingests that folder again, as a first run would."""
     workflow, real_jobs = real_run_copy, REAL_JOB_ROOTS

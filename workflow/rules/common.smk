@@ -312,20 +312,29 @@ def setting_profiles():
     return derived("profiles", plan)
 
 
+def run_cores():
+    """The run's --cores; 1 without (a dry run, some executors)."""
+    try:
+        return workflow.cores
+    except WorkflowError:
+        return 1
+
+
 def coverage_threads(wildcards):
     """The cores shared out among the run's coverage designs: one design alone takes them all
     (its families and blocks share the threads), several run side by side on one each, beside
-    the trial_rows jobs, rather than one after the other on all of them."""
-    try:
-        cores = workflow.cores
-    except WorkflowError:  # no --cores (a dry run, some executors)
-        cores = 1
+    the other jobs, rather than one after the other on all of them."""
     try:
         planned = set(setting_profiles().values()) - {None}
     # a design asked for by name before any ingest
     except IncompleteCheckpointException:
-        return cores
-    return max(1, cores // max(1, len(planned)))
+        return run_cores()
+    return max(1, run_cores() // max(1, len(planned)))
+
+
+def ingest_threads(wildcards):
+    """A thread per job folder of the batch, up to --cores: its folders are read side by side."""
+    return min(len(batch_members(wildcards.batch)), run_cores())
 
 
 def task_images():

@@ -12,9 +12,9 @@ rule ingest:
         "logs/ingest/{batch}.log",
     conda:
         "../envs/benchreport.yaml"
-    threads: 1
+    threads: ingest_threads
     resources:
-        mem_mb=1000,
+        mem_mb=lambda wildcards, threads: 1000 * threads,
     params:
         jobs=batch_params,
         max_requests=config["ingest"]["max_requests"],

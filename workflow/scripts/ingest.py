@@ -10,25 +10,27 @@ from benchreport.pipeline.lineage import finish_job, start_job, write_for_rule
 from benchreport.pipeline.outputs import write_json
 from benchreport.pipeline.stamps import location_file
 from benchreport.read.discover import JobFolder
-from benchreport.read.ingest import ingest_job, job_ledger
-from benchreport.read.trial import as_columns
+from benchreport.read.ingest import ingest_batch
 
 start_job(snakemake)
 
-results = {}
-for params, state, duplicates in zip(
-    snakemake.params.jobs, snakemake.input.state, snakemake.input.duplicates, strict=True
-):
-    job = JobFolder(**params, **json.loads(location_file(state).read_text()))
-    result = results[job.job_id] = ingest_job(
-        job,
-        snakemake.params.max_requests,
-        snakemake.params.nop_agents,
-        duplicates=json.loads(Path(duplicates).read_text(encoding="utf-8")),
-    )
+jobs = [
+    JobFolder(**params, **json.loads(location_file(state).read_text()))
+    for params, state in zip(snakemake.params.jobs, snakemake.input.state, strict=True)
+]
+read = ingest_batch(
+    jobs,
+    [json.loads(Path(path).read_text(encoding="utf-8")) for path in snakemake.input.duplicates],
+    snakemake.params.max_requests,
+    snakemake.params.nop_agents,
+    workers=snakemake.threads,
+)
+results = {job.job_id: result for job, result in zip(jobs, read, strict=True)}
+for job_id, result in results.items():
+    counts = result["job_ledger"]["counts"]
     print(
-        f"ingest {job.job_id}: {result['attempt_folders_found']} attempt folders, "
-        f"{len(result['trials'])} trials, {len(result['ledger'])} ledger rows",
+        f"ingest {job_id}: {counts['found']} attempt folders, {counts['in_reports']} in reports, "
+        f"{len(result['ledger'])} ledger rows",
         file=sys.stderr,
     )
 
@@ -39,15 +41,11 @@ def per_job(part):
 
 write_json(
     snakemake.output.trials,
-    per_job(
-        lambda result: {
-            key: as_columns(value) if key == "trials" else value for key, value in result.items() if key != "sources"
-        }
-    ),
+    per_job(lambda result: {key: value for key, value in result.items() if key not in ("sources", "job_ledger")}),
 )
 write_json(snakemake.output.index, per_job(lambda result: {key: result[key] for key in ("job", "settings")}))
 write_json(snakemake.output.tasks, per_job(lambda result: {"job": result["job"]["id"], "tasks": result["tasks"]}))
-write_json(snakemake.output.ledger, per_job(job_ledger))
+write_json(snakemake.output.ledger, per_job(lambda result: result["job_ledger"]))
 # the folders' sources one after the other, and how many each has (lineage.trial_sources)
 write_for_rule(
     snakemake,

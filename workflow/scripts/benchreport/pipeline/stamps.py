@@ -46,8 +46,9 @@ BATCHES = "batches.json"  # under STATE_DIR: job id -> the batch the last parse 
 # A job of rule ingest reads one batch of job folders: the tries of one --matrix cell together up
 # to this many attempt folders; a folder of this many or more, or one outside a matrix, alone.
 # A job's start (a Python, Snakemake's records of its outputs) costs as much as reading hundreds
-# of attempt folders, so small folders share a job; an edited trial re-reads its batch.
-BATCH_ATTEMPTS = 1000
+# of attempt folders, so folders share a job, read side by side on its threads; an edited trial
+# re-reads its batch.
+BATCH_ATTEMPTS = 2000
 
 
 def ingest_output(batch: str) -> str:

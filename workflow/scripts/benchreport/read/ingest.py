@@ -15,6 +15,8 @@ import math
 import os
 import re
 from collections import Counter, defaultdict
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -51,7 +53,7 @@ from .files import (
 )
 from .identity import TRIAL_NAME, folder_task, recorded_rollout, recorded_task, recorded_text
 from .secrets import find, secret_env_values
-from .trial import TOKEN_FIELDS, check_rows
+from .trial import TOKEN_FIELDS, as_columns, check_rows
 
 SAMPLING_KEYS = (*settings.MAX_TOKEN_KEYS, "temperature", "top_p", *settings.EFFORT_KEYS)
 SAMPLING_SET = frozenset(SAMPLING_KEYS)
@@ -982,3 +984,22 @@ def job_ledger(ingest: dict) -> dict:
         },
         "ledger": rows,
     }
+
+
+def _written_ingest(job: JobFolder, duplicates: dict, max_requests: int, nop_agents) -> dict:
+    """ingest_job as rule ingest writes it: with its job_ledger, the trials as columns."""
+    ingest = ingest_job(job, max_requests, nop_agents, duplicates)
+    return ingest | {"trials": as_columns(ingest["trials"]), "job_ledger": job_ledger(ingest)}
+
+
+def ingest_batch(
+    jobs: Sequence[JobFolder], duplicates: Sequence[dict], max_requests: int, nop_agents, workers: int = 1
+) -> list[dict]:
+    """Each job folder's ingest (`duplicates` as ingest_job takes them), in order, as rule ingest
+    writes it: with `job_ledger`, the trials as columns (as_columns). The folders are read side
+    by side on `workers` processes when there are more than one."""
+    args = (jobs, duplicates, [max_requests] * len(jobs), [nop_agents] * len(jobs))
+    if workers > 1 and len(jobs) > 1:
+        with ProcessPoolExecutor(min(workers, len(jobs))) as pool:
+            return list(pool.map(_written_ingest, *args))
+    return list(map(_written_ingest, *args))
