@@ -125,8 +125,8 @@ def parse_json_bytes(data: bytes, label: str):
     return value
 
 
-def read_json_file(path: str | os.PathLike, label: str, expect: type = dict):
-    """Read a JSON file; return (value, sha256). Raise BadFile for any unusable file."""
+def read_json_file(path: str | os.PathLike, label: str):
+    """Read a JSON object's file; return (value, sha256). Raise BadFile for any unusable file."""
     try:
         data = read_whole(path)
     except FileNotFoundError:
@@ -138,8 +138,8 @@ def read_json_file(path: str | os.PathLike, label: str, expect: type = dict):
     except OSError as exc:
         raise BadFile(label, f"the file cannot be read ({exc.strerror})") from None
     value = parse_json_bytes(data, label)
-    if expect is not None and not isinstance(value, expect):
-        raise BadFile(label, f"holds {json_type_name(value)}, not {json_type_name(expect())}")
+    if not isinstance(value, dict):
+        raise BadFile(label, f"holds {json_type_name(value)}, not a JSON object")
     return value, sha256_bytes(data)
 
 
@@ -218,23 +218,15 @@ def locate(job_dir: str, relpath: str, root_real: str) -> tuple[str, os.stat_res
 
 class ReadAhead:
     """While a pass reads many small files in turn, ask the kernel to bring the next ones into the
-    page cache (posix_fadvise WILLNEED starts their reads and returns), so the disk works while the
-    pass computes: out of the cache, each file would cost the pass one disk wait, one after the
-    other. The pass calls advance() after each path it reads; from then on the next AHEAD paths
-    stay asked for, asked in batches of half that.
+    page cache (posix_fadvise WILLNEED), so the disk works while the pass computes. After each
+    path the pass calls advance(); the next AHEAD paths then stay asked for, in batches of half that.
 
-    It starts only once the pass is seen reading from the disk: every PROBE paths read,
-    `storage_reads` is asked, and the first time it grew it starts from where the pass is. With
-    every file cached, asking costs system calls and gains nothing, so it stops again once AHEAD
-    paths go by with nothing read from the disk (the bundle's second pass reads what its first
-    has just read). It is for speed alone: a bundle of job folders out of the cache is much
-    faster with it (benchmarks/RESULTS.md). It asks in the pass's own thread: a thread of its own
-    contends with the pass for the GIL.
-
-    Nothing is read: a path that cannot be opened is left to the pass, which meets it and says
-    so, and only a regular file that is not a link is opened (a FIFO would wait for a writer, a
-    device could act, a link may lead out of the job root). The caller leaves out a path below a
-    linked folder (None).
+    It starts only once the pass is seen reading from the disk (`storage_reads` grew over PROBE
+    paths), and stops again once AHEAD paths go by with nothing read from it: with every file
+    cached, asking costs system calls and gains nothing. It is for speed alone
+    (benchmarks/RESULTS.md), and asks in the pass's own thread: a thread of its own contends with
+    the pass for the GIL. Nothing is read, and only a regular file that is not a link is opened
+    (a FIFO would wait for a writer, a device could act, a link may lead out of the job root).
     """
 
     AHEAD = 256

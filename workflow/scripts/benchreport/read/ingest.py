@@ -118,7 +118,7 @@ class JobReader:
                 real = locate(self.dir_str, relpath, self.root_real)[0]
                 parsed = path.startswith("reviews/") and path.endswith("/result.json")
                 if parsed:
-                    data, sha = read_json_file(real, relpath, dict)
+                    data, sha = read_json_file(real, relpath)
                 else:
                     data, sha = None, sha256_file(real)
             except BadFile as exc:
@@ -172,13 +172,9 @@ _SCALARS = (str, int, float, bool, type(None))
 
 def _canonical(value) -> str:
     """A sampling value as one string; the few values of a run (scalars and flat objects such as
-    {"type": "enabled", "budget_tokens": 4096}) are encoded once, not once per request.
-
-    An object is remembered by its items as they stand and their types (True is not 1): the
-    same object in another key order is one more entry with the same string. Its values are
-    not checked first: one that is a list or an object makes the key unhashable, and such a
-    value is encoded each time, which is cheaper than sorting the items and checking each to be
-    a scalar first."""
+    {"type": "enabled", "budget_tokens": 4096}) are encoded once, not once per request, each
+    remembered by its items as they stand and their types (True is not 1). A value holding a
+    list or an object makes the key unhashable and is encoded each time."""
     if isinstance(value, str):
         return value
     key: tuple
@@ -807,13 +803,11 @@ def _clean_job_part(reader: JobReader, value, relpath: str, where: str):
 
 
 def shown_names(names) -> dict[str, str]:
-    """Each folder or file name as the outputs show it: printable, a secret in it redacted, as
-    redact_text(printable(name)) gives it. The ASCII names (nearly all) are searched at once
-    (_holding_secrets) and only those the search marks one by one, and so are the others (one
-    search per name costs several times one search over all). In ASCII text joined by
-    newlines a search finds a span wherever the search of one name alone does (a newline stops
-    every pattern where the end of a name does, and nothing but a label closes a mark), so a name
-    it does not mark holds nothing to redact."""
+    """Each folder or file name as the outputs show it: redact_text(printable(name)). The ASCII
+    names are searched at once (_holding_secrets), and only those it marks and the others one by
+    one: in ASCII text joined by newlines a search finds a span wherever the search of one name
+    alone does (a newline stops every pattern where a name's end does, and only a label closes a
+    mark), so a name it does not mark holds nothing to redact."""
     printed = {name: printable(name) for name in names}
     marked = _holding_secrets(sorted({text for text in printed.values() if text.isascii()}), ())
     return {
@@ -841,7 +835,12 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=(), duplicates
         if reason:
             reader.note(folder, f"{folder}/result.json", reason, LEFT_OUT)
     readable = [folder for folder in folders if not elsewhere[folder]]
-    attempts = _usable_attempts(reader, readable, read_attempts(reader, readable, max_requests, nop_agents))
+    attempts = []  # those that can be used; a reviewer run is a ledger row
+    for folder, row in zip(readable, read_attempts(reader, readable, max_requests, nop_agents)):
+        if row is not None and row.get("reviewer"):
+            reader.note(folder, f"{folder}/result.json", REVIEWER_RUN, LEFT_OUT)
+        elif row is not None:
+            attempts.append(row)
     clean_attempts(reader, attempts)
     trials = collapse(attempts, job)
     check = crosscheck(summary, attempts)
@@ -884,20 +883,6 @@ def _note_folder_contents(reader: JobReader, job: JobFolder) -> None:
     for entry in listing(job.path):
         if entry.is_symlink() and (TRIAL_NAME.match(entry.name) or entry.is_dir()):
             reader.note(entry.name, entry.name, _linked_attempt(job, entry.path), FOLDER_NOT_READ)
-
-
-def _usable_attempts(reader: JobReader, folders: list[str], rows: list) -> list[dict]:
-    """The attempt rows read from `folders`, without those that cannot be used and the reviewer
-    runs (each a ledger row)."""
-    attempts = []
-    for folder, row in zip(folders, rows):
-        if row is None:
-            continue
-        if row.get("reviewer"):
-            reader.note(folder, f"{folder}/result.json", REVIEWER_RUN, LEFT_OUT)
-            continue
-        attempts.append(row)
-    return attempts
 
 
 def _set_benchflow_buckets(trials: list[dict], attempts: list[dict]) -> None:

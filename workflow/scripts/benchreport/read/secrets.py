@@ -43,6 +43,7 @@ import bisect
 import functools
 import math
 import re
+import string
 import urllib.parse
 from collections import Counter
 
@@ -59,9 +60,10 @@ except ImportError:  # not in the conda env (workflow/envs/make_env.py): Literal
 # rather than by a regex over every line, and widened where a provider issues longer or more forms
 # than the plugin knows. Its plugins without a literal prefix (discord, mailchimp, telegram_token,
 # twilio) are PREFIXLESS below, tried on each key-like run; azure_storage_key, aws (secret keys),
-# ibm_cloud_iam, ibm_cos_hmac, cloudant and softlayer are keyword assignments (KEYWORDS, AWS_SECRET);
+# ibm_cloud_iam, ibm_cos_hmac, cloudant and softlayer are keyword assignments (SECRET_WORDS, AWS_SECRET);
 # private_key is PRIVATE_KEY_HEADER; basic_auth is URL_CREDENTIALS; its high-entropy plugins are
 # `key_like`. Its ip_public plugin is left out: an address is not a credential.
+GITLAB_KINDS = ("pat", "dt", "ft", "rt", "ptt", "cbt", "imt", "soat", "ffct", "agent", "oas")
 _SHAPES_SOURCES = [
     ("anthropic api key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_-]{20,}"),
     ("openai api key", ("sk-",), r"sk-(?:proj-|svcacct-|admin-|or-v1-)?(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{32,}"),
@@ -73,21 +75,8 @@ _SHAPES_SOURCES = [
     ),
     (
         "gitlab token",
-        (
-            "glpat-",
-            "gldt-",
-            "glft-",
-            "glrt-",
-            "glptt-",
-            "glcbt-",
-            "glimt-",
-            "glsoat-",
-            "glffct-",
-            "glagent-",
-            "gloas-",
-            "GR1348941",
-        ),
-        r"(?:gl(?:pat|dt|ft|rt|ptt|cbt|imt|soat|ffct|agent|oas)-|GR1348941)[A-Za-z0-9_-]{20,}",
+        (*(f"gl{kind}-" for kind in GITLAB_KINDS), "GR1348941"),
+        rf"(?:gl(?:{'|'.join(GITLAB_KINDS)})-|GR1348941)[A-Za-z0-9_-]{{20,}}",
     ),
     ("hugging face token", ("hf_",), r"hf_[A-Za-z0-9]{30,}"),
     ("google api key", ("AIza",), r"AIza[0-9A-Za-z_-]{35}"),
@@ -159,32 +148,11 @@ ARMOR_LINE = re.compile(r"[A-Za-z0-9+/=]+")
 ATTEMPT_SUFFIX = re.compile(r"__[0-9a-f]{8}$")  # BenchFlow's attempt folders are <task>__<8 hex>
 # a shape starts here, not inside a word ("__" before it is a file name's; "desk-" is not "sk-")
 WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-# detect-secrets' keyword plugin's denylist (its `_?` written out), then words it lacks
+# detect-secrets' keyword plugin's denylist (each `_?` written out both ways), then words it lacks
+KEY_OWNERS = ("api", "auth", "service", "account", "db", "database", "priv", "private", "client")
 SECRET_WORDS = (
-    "api_key",
-    "apikey",
-    "auth_key",
-    "authkey",
-    "service_key",
-    "servicekey",
-    "account_key",
-    "accountkey",
-    "db_key",
-    "dbkey",
-    "database_key",
-    "databasekey",
-    "priv_key",
-    "privkey",
-    "private_key",
-    "privatekey",
-    "client_key",
-    "clientkey",
-    "db_pass",
-    "dbpass",
-    "database_pass",
-    "databasepass",
-    "key_pass",
-    "keypass",
+    *(f"{owner}{sep}key" for owner in KEY_OWNERS for sep in ("_", "")),
+    *(f"{owner}{sep}pass" for owner in ("db", "database", "key") for sep in ("_", "")),
     "password",
     "passwd",
     "pwd",
@@ -314,8 +282,7 @@ TIE_ORDER = {RULE_ENTROPY: 1, RULE_KNOWN: 2}
 @functools.lru_cache(maxsize=4096)
 def _secret_env_name(name: str) -> bool:
     """Whether an agent_env name says its value is secret. Cached: every attempt of a run names
-    the same few variables, and the pattern backtracks over each separator of a long name
-    (3 us for CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: 1% of an ingest of plain attempts)."""
+    the same few variables, and the pattern backtracks over each separator of a long name."""
     return SECRET_ENV_NAME.match(name) is not None
 
 
@@ -344,8 +311,7 @@ def env_value_key_like(value: str) -> bool:
 
 class Literals:
     """Where literals stand in a text: one pass of an Aho-Corasick automaton (ahocorasick_rs, Rust)
-    finds them all at ~1-3 ns a character, where a str.find loop per literal costs ~0.5 ns a
-    character each: the bundle's first pass searches ~80 literals in ~1 GB.
+    finds them all, where a str.find loop reads the text once per literal.
 
     The automaton reads the text encoded as ASCII with each other character as "?", so that its
     offsets are the text's, after a "\0" that stands for the text's start. Given `before`, it finds
@@ -496,12 +462,6 @@ def _add_value(match: re.Match, groups, rule: str, found: list) -> None:
         found.append((match.start(group), match.end(group), "secret", rule))
 
 
-def _flag_value(text: str, at: int, found: list) -> None:
-    match = FLAG_VALUE.match(text, at)
-    if match:
-        _add_value(match, (1, 2, 3), RULE_FLAG, found)
-
-
 # found in the lower-cased text: the secret-named keys, the schemes, then the words other rules
 # start from; in the text as it is: the env suffixes and "://"
 CONTEXT_WORDS = ("cookie", "machine", "default", "mysql", "mariadb", "sshpass", "curl", "aws")
@@ -565,7 +525,8 @@ def _contexts(text: str) -> list[tuple[int, int, str, str]]:
         while name_start and text[name_start - 1] in NAME_CHARS:
             name_start -= 1
         if text.startswith("--", name_start):
-            _flag_value(text, after, found)
+            if flag := FLAG_VALUE.match(text, after):
+                _add_value(flag, (1, 2, 3), RULE_FLAG, found)
         elif literal in ("password", "passwd"):
             _netrc(text, start, found)
     _env_and_url(text, found)
@@ -679,8 +640,7 @@ KEY_RUN_MAX = 256
 REVIEW_RUN_MIN = 16
 TWO_CLASS_RUN_MIN = 32  # from this long, letters of one case and digits suffice (no separators)
 ENTROPY_SHARE = 0.75
-CLASS_SWITCHES = 0.25
-REVIEW_CLASS_SWITCHES = 0.25
+CLASS_SWITCHES = 0.25  # the review's bar too
 DECODE_MAX = 1 << 20  # a run longer than this is not decoded
 DIGIT = re.compile(r"[0-9]")
 LINE_BREAKS = str.maketrans("", "", "\n\r\t")
@@ -690,19 +650,15 @@ REVIEW_RUN_FLOOR = b"\x01" * REVIEW_RUN_MIN
 PIECES = re.compile(r"[^-_/.+=]+")
 REVIEW_SEPARATORS = re.compile(r"[-_.=/]+")  # a base64 key's "+" stays inside its piece
 CLASS_OF = str.maketrans(
-    {
-        **{chr(c): "l" for c in range(ord("a"), ord("z") + 1)},
-        **{chr(c): "u" for c in range(ord("A"), ord("Z") + 1)},
-        **{chr(c): "d" for c in range(ord("0"), ord("9") + 1)},
-    }
+    string.ascii_lowercase + string.ascii_uppercase + string.digits, "l" * 26 + "u" * 26 + "d" * 10
 )
 
 
 def _runs(text: str, floor: bytes = KEY_RUN_FLOOR) -> list[tuple[int, int]]:
     """(start, end) of each run of at least len(floor) key characters (KEY_RUN_MARKS), leftmost
-    first, each found by bytes.find in the text's translation to the marks (~1 ns a character,
-    where a pattern tries a start at each character of every shorter word). The text is encoded
-    with each other character as one "?", which is not marked, so that the offsets are the text's."""
+    first, each found by bytes.find in the text's translation to the marks (a pattern would try a
+    start at each character of every shorter word). The text is encoded with each other character
+    as one "?", which is not marked, so that the offsets are the text's."""
     marks = text.encode("ascii", "replace").translate(KEY_RUN_MARKS)
     runs, start = [], marks.find(floor)
     while start >= 0:
@@ -714,12 +670,6 @@ def _runs(text: str, floor: bytes = KEY_RUN_FLOOR) -> list[tuple[int, int]]:
         runs.append((start, padded))
         start = marks.find(floor, padded)
     return runs
-
-
-def shannon_entropy(text: str) -> float:
-    """Bits a character (detect-secrets' calculate_shannon_entropy)."""
-    size = len(text)
-    return -sum(count / size * math.log2(count / size) for count in Counter(text).values())
 
 
 def key_like(value: str, strict: bool = True) -> bool:
@@ -744,9 +694,11 @@ def key_like(value: str, strict: bool = True) -> bool:
             continue  # two classes: a long run of letters and digits alone, not a path or a name
         letters = [kind for kind in classes if kind in "lud"]
         switches = sum(a != b for a, b in zip(letters, letters[1:])) / max(1, len(letters) - 1)
-        if switches < (CLASS_SWITCHES if strict else REVIEW_CLASS_SWITCHES):
+        if switches < CLASS_SWITCHES:
             continue
-        if shannon_entropy(piece) >= ENTROPY_SHARE * math.log2(min(size, 64)):
+        # Shannon entropy in bits a character, as detect-secrets' calculate_shannon_entropy
+        entropy = -sum(count / size * math.log2(count / size) for count in Counter(piece).values())
+        if entropy >= ENTROPY_SHARE * math.log2(min(size, 64)):
             return True
     return False
 
@@ -988,50 +940,45 @@ def _replacement(escape: str) -> str:
 
 class Normalised:
     """A text normalised, with the way back: `raw_start` and `raw_end` give the raw offsets of a
-    span of the normalised text. Each replacement made is (its place in the normalised text, its
-    raw start and end, its length there: 0 or 1); plain characters between shift by the
-    difference so far."""
+    span of the normalised text. A plain character after replacement i (made at `_after[i]` less
+    its length there, 0 or 1) is shifted by `_raw_ends[i] - _after[i]`."""
 
     def __init__(self, text: str):
         self.raw = text
+        self._after: list[int] = []  # where the normalised text goes on after each replacement
+        self._raw_ends: list[int] = []
+        self._replaced: list[int] = []  # the places of the replacements one character long
+        self._replaced_raw: list[tuple[int, int]] = []
         if "\\" not in text and "\x1b" not in text and (text.isascii() or not ZERO_WIDTH_CHARS.search(text)):
-            self.text, self.changes = text, None
+            self.text = text
             return
         pieces, last, size = [], 0, 0
-        places, raw_starts, raw_ends, lengths = [], [], [], []
         for match in NORMALISED.finditer(text):
             start, end = match.span()
-            pieces.append(text[last:start])
-            size += start - last
             replaced = _replacement(match.group())
-            places.append(size)
-            raw_starts.append(start)
-            raw_ends.append(end)
-            lengths.append(len(replaced))
-            pieces.append(replaced)
+            pieces += [text[last:start], replaced]
+            size += start - last
+            if replaced:
+                self._replaced.append(size)
+                self._replaced_raw.append((start, end))
             size += len(replaced)
+            self._after.append(size)
+            self._raw_ends.append(end)
             last = end
         pieces.append(text[last:])
         self.text = "".join(pieces)
-        self.changes = (places, raw_starts, raw_ends, lengths)
-        # a plain character after change i is shifted by raw_ends[i] - (places[i] + lengths[i])
-        self._after = [place + length for place, length in zip(places, lengths)]
-        self._replaced = [place for place, length in zip(places, lengths) if length]
-        self._replaced_raw = [(s, e) for s, e, length in zip(raw_starts, raw_ends, lengths) if length]
 
     def raw_start(self, position: int) -> int:
-        if self.changes is None:
-            return position
         at = bisect.bisect_left(self._replaced, position)
         if at < len(self._replaced) and self._replaced[at] == position:
             return self._replaced_raw[at][0]
         before = bisect.bisect_right(self._after, position) - 1
         if before < 0:
             return position
-        return self.changes[2][before] + position - self._after[before]
+        return self._raw_ends[before] + position - self._after[before]
 
     def raw_end(self, position: int) -> int:
-        if self.changes is None or position == 0:
+        if position == 0:
             return position
         last = position - 1
         at = bisect.bisect_left(self._replaced, last)

@@ -75,12 +75,6 @@ def uninspected(environment: list[dict]) -> list[dict]:
     return [row for row in environment if row["status"] != "inspected"]
 
 
-def environment_summary(environment: list[dict]) -> EnvironmentSummary:
-    return EnvironmentSummary(
-        inspected=bool(environment), not_inspected=[row["task"] for row in uninspected(environment)]
-    )
-
-
 def left_out_rows(
     ledger: list[dict], interrupted: list[dict], excluded_by_controls: list[dict], environment: list[dict]
 ) -> list[LeftOutRow]:
@@ -122,10 +116,8 @@ def _left_out(kind, job, folder, file, reason, effect, task=None, trials=None) -
 
 
 def trial_rows(trials: list[dict]) -> list[str]:
-    """The Trials table's rows, each as one string: the table has a row per trial (25,000 at
-    1,000 tasks x 25 tries), and formatting them here takes a third of the time Jinja takes.
-    A task's name and the execution and verifier statuses repeat from row to row: each distinct
-    value is made a cell once (0.45 -> 0.28 CPU s at 100,000 trials)."""
+    """The Trials table's rows, each as one string: the table has a row per trial, formatted here
+    faster than by Jinja; each distinct value of the columns that repeat is made a cell once."""
     cell_of = functools.lru_cache(maxsize=None, typed=True)(cell)  # typed: 1 and True are two cells
     rows = []
     for t in trials:
@@ -141,9 +133,13 @@ def trial_rows(trials: list[dict]) -> list[str]:
     return rows
 
 
-def _settings(numbers: SettingNumbers) -> dict:
-    """The record's settings: the setting's key and what its trials sent and reported."""
-    return numbers["key"] | {
+def build_record(numbers: SettingNumbers, parts: CardParts, rows: TrialRows, environment: list[dict]) -> SettingResult:
+    """summary.json: the setting's result record, from its numbers, the card parts and trial
+    rows (trial_rows.setting_parts) and its image rows (environment_rows); what is computed here
+    is what needs the image rows, the sentences of what is not recorded, and the completeness
+    checklist and limits read off the card's parts."""
+    # the setting's key and what its trials sent and reported
+    settings = numbers["key"] | {
         "agent_env_chosen": numbers["agent_env_chosen"],
         "agent_names_reported": numbers["agent_names"],
         "served_models": numbers["served_models"],
@@ -151,14 +147,6 @@ def _settings(numbers: SettingNumbers) -> dict:
         "routes": numbers["routes"],
         "sampling_sent": numbers["sampling_sent"],
     }
-
-
-def build_record(numbers: SettingNumbers, parts: CardParts, rows: TrialRows, environment: list[dict]) -> SettingResult:
-    """summary.json: the setting's result record, from its numbers, the card parts and trial
-    rows (trial_rows.setting_parts) and its image rows (environment_rows); what is computed here
-    is what needs the image rows, the sentences of what is not recorded, and the completeness
-    checklist and limits read off the card's parts."""
-    settings = _settings(numbers)
     record = SettingResult(
         schema="benchreport.setting-result/1",
         setting=numbers["setting"],
@@ -182,7 +170,9 @@ def build_record(numbers: SettingNumbers, parts: CardParts, rows: TrialRows, env
         try_numbering=numbers["try_numbering"],
         controls=numbers["controls"],
         environment=environment,
-        environment_summary=environment_summary(environment),
+        environment_summary=EnvironmentSummary(
+            inspected=bool(environment), not_inspected=[row["task"] for row in uninspected(environment)]
+        ),
         environment_refresh=REFRESH,
         warnings=numbers["warnings"],
         mixed_settings=numbers["mixed_settings"],
@@ -230,8 +220,7 @@ def setting_record(
 def validate_record(record: SettingResult) -> None:
     """Raise jsonschema.ValidationError unless the record follows its schema. A per-task row's
     trial_ids are checked as one id of each JSON type they hold: the schema asks of them only a
-    type and at least one (a test holds it to that), and jsonschema takes 0.35 s over the
-    100,000 ids of a setting of 1,000 tasks x 100 tries."""
+    type and at least one (a test holds it to that), and checking every id is slow."""
     import jsonschema  # a Snakemake dependency; imported here so only the report stage pays
 
     checked = record | {"per_task": _ids_by_type(record.get("per_task"))}

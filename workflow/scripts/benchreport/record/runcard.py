@@ -158,9 +158,9 @@ def _schema_class(item: tuple) -> tuple:
 
 def _representatives(trials: list[dict]) -> list[dict]:
     """One trial row per distinct combination of what the schema can tell apart: validating these
-    validates every row (jsonschema takes ~0.2 ms a row, 5 s at 25,000 trials), partial-credit
-    rewards included. Fields are taken in the row's own order (the rows are built alike), so a
-    row whose fields come in another order is only one more representative."""
+    validates every row, partial-credit rewards included, at a fraction of the cost. Fields are
+    taken in the row's own order (the rows are built alike), so a row whose fields come in another
+    order is only one more representative."""
     seen: dict[tuple, dict] = {}
     for row in trials:
         seen.setdefault(tuple(map(_schema_class, row.items())), row)

@@ -39,12 +39,6 @@ TRIAL_FIELDS = (
 TRIAL_PARTS = stats.TRIAL_PARTS  # of the timing, the total seconds (a trials table column)
 
 
-def _own(setting: str, ingests: list[dict]) -> tuple[list[dict], list[dict]]:
-    """(the setting's trial rows, the ingests of the job folders it draws on)."""
-    own = [ingest for ingest in ingests if any(trial["setting"] == setting for trial in ingest["trials"])]
-    return [trial for ingest in own for trial in ingest["trials"] if trial["setting"] == setting], own
-
-
 # ------------------------------------------------------------------------------------------
 # what was left out, and why: every attempt folder in exactly one category
 
@@ -256,12 +250,6 @@ def unpriced_trials(trials: list[dict]) -> dict:
 # BenchFlow's run-summary form (benchflow-run-summary.v1.schema.json)
 
 
-def _score_bucket(trial: dict) -> str:
-    """BenchFlow's score bucket (§3.2): a trial with nothing recorded counts as errored (ingest
-    already puts an incomplete rubric review in errored or verifier_errored)."""
-    return "errored" if trial["outcome"] == "unscored" else trial["outcome"]
-
-
 def run_summary(
     trials: list[dict], *, job_dir: str | None, job_name: str, budget=None, gate: dict | None = None
 ) -> dict:
@@ -276,7 +264,9 @@ def run_summary(
     # BenchFlow counts result.json files: an interrupted attempt has none, nor a trial whose
     # rubric review is pending (ingest marks it interrupted; its result stands in solver.json)
     finished = [trial for trial in trials if trial["outcome"] != "interrupted"]
-    buckets = Counter(_score_bucket(trial) for trial in finished)
+    # BenchFlow's score buckets: a trial with nothing recorded counts as errored (ingest already
+    # puts an incomplete rubric review in errored or verifier_errored)
+    buckets = Counter("errored" if trial["outcome"] == "unscored" else trial["outcome"] for trial in finished)
     total = len(finished)
     rewards = [trial["reward"] for trial in finished if trial.get("reward") is not None]
     counts = {kind: buckets.get(kind, 0) for kind in ("passed", "failed", "errored", "verifier_errored")}
@@ -364,7 +354,8 @@ def card_parts(
     tasks the controls leave out of the setting's numbers (stats.SettingTrials.excluded_tasks);
     `rows`: its trials.json rows (setting_trial_rows), which the card lists with the grader's verdicts.
     """
-    mine, own = _own(setting, ingests)
+    own = [ingest for ingest in ingests if any(trial["setting"] == setting for trial in ingest["trials"])]
+    mine = [trial for ingest in own for trial in ingest["trials"] if trial["setting"] == setting]
     finished = [trial for trial in mine if trial["outcome"] != "interrupted"]
     graded_or_finished = [trial for trial in mine if trial["outcome"] != "interrupted" or trial.get("grading")]
     job_dir = own[0]["job"]["id"] if len(own) == 1 else None
