@@ -488,7 +488,7 @@ def test_the_checklist_has_the_ten_parts_in_order_and_renders(real, generated):
     for built in (real, generated):
         for entry in built["settings"].values():
             items = entry["card"]["completeness"]
-            assert [item["part"] for item in items] == [part for part, _ in completeness.PARTS]
+            assert [item["part"] for item in items] == [part for part, *_ in completeness.PARTS]
             text = report.completeness_markdown(items)
             rows = [
                 line for line in text.splitlines() if line.startswith("| ") and not line.startswith(("| Part", "| ---"))

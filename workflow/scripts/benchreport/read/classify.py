@@ -8,6 +8,8 @@ AUDIT_BUCKETS = ("passed", "failed", "errored", "verifier_errored", "unscored")
 DEFAULT_NOP_AGENTS = ("nop", "noop", "empty")
 INTERRUPTED_REASON = "interrupted: config.json but no result.json (the attempt never finished)"
 PENDING_REASON = "rubric review pending: solver.json but no result.json yet (no verdict to count)"
+# The fields of a ledger row, in order.
+LEDGER_FIELDS = ("job", "folder", "file", "reason", "effect")
 # Ingest's ledger effect for an attempt folder it could not use, and the reason for a reviewer run.
 LEFT_OUT = "attempt left out"
 REVIEWER_RUN = "a reviewer run (purpose: reviewer), not a trial"
@@ -16,13 +18,10 @@ REVIEWER_RUN = "a reviewer run (purpose: reviewer), not a trial"
 def interrupted_row(trial: dict, folder: str) -> dict:
     """The ledger row of a trial with no verdict, for one of its attempt folders (a job folder's
     ledger lists each attempt folder; a setting's report and summary, the trial's own folder)."""
-    return {
-        "job": trial["job"],
-        "folder": folder,
-        "file": f"{folder}/result.json",
-        "reason": PENDING_REASON if trial.get("review_pending") else INTERRUPTED_REASON,
-        "effect": "trial left out of the pass rate",
-    }
+    reason = PENDING_REASON if trial.get("review_pending") else INTERRUPTED_REASON
+    return dict(
+        zip(LEDGER_FIELDS, (trial["job"], folder, f"{folder}/result.json", reason, "trial left out of the pass rate"))
+    )
 
 
 class BadReward(ValueError):

@@ -12,9 +12,6 @@ Where the rubric file itself is named is not documented for 0.7.x. It is looked 
 explicit `rubric_path`/`rubric_sha256` keys in the scoring envelope or config.json `review`
 block, the task's recorded source provenance (`source.file_hashes`, a file named rubric*), then
 the reviews/ listing. Anything not found is reported as not recorded, never guessed.
-
-Pure functions over already-parsed JSON: ingest calls `reviewer_config` once per job and
-`trial_grading` once per attempt; a setting's report calls `describe_grader` on its trials.
 """
 
 from __future__ import annotations

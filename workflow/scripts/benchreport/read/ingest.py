@@ -23,7 +23,7 @@ from typing import Any
 
 from ..compute import shapes
 from . import classify, grader, provenance, settings
-from .classify import LEFT_OUT, REVIEWER_RUN, interrupted_row
+from .classify import LEDGER_FIELDS, LEFT_OUT, REVIEWER_RUN, interrupted_row
 from .discover import (
     STRAY_RECORDS,
     TRAJECTORY,
@@ -133,13 +133,7 @@ class JobReader:
 
     def note(self, folder: str, relpath: str, reason: str, effect: str) -> None:
         self.ledger.append(
-            {
-                "job": self.job.name or self.job.job_id,
-                "folder": folder,
-                "file": relpath,
-                "reason": reason,
-                "effect": effect,
-            }
+            dict(zip(LEDGER_FIELDS, (self.job.name or self.job.job_id, folder, relpath, reason, effect)))
         )
 
     def quantity(self, folder: str, relpath: str, field: str, value, whole: bool = False):

@@ -6,9 +6,6 @@ Hugging Face revision) of the tasks from the recorded source provenance (`source
 `source.resolved_revision`), else a value given in the workflow's config, else "not recorded".
 Beside it, the number of distinct task digests: the digest covers every file of a task, so it
 is what tells two runs of "the same" task apart when nothing else is recorded.
-
-Pure functions over already-parsed JSON: ingest calls `trial_provenance` per attempt and
-`job_provenance` per job folder; a setting's report calls `benchmark_version`.
 """
 
 from __future__ import annotations

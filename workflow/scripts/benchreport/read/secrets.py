@@ -1,7 +1,7 @@
 """Find and redact secrets in text that is about to leave the machine (results/, a bundle).
 
 Secrets are found by what they are, not by a list of places:
-- by shape: the rule set of detect-secrets 1.5.0 (Yelp, Apache License 2.0; see RULES for what was
+- by shape: the rule set of detect-secrets 1.5.0 (Yelp, Apache License 2.0; see _SHAPES_SOURCES for what was
   ported and how), with the providers it does not list (Anthropic, Hugging Face, xAI, Groq, ...;
   DigitalOcean after gitleaks' rules, MIT);
 - by what stands before them: a secret-named key in any case and with more name after it

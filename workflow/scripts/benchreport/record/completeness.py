@@ -8,18 +8,6 @@ from __future__ import annotations
 
 from ..present.present import count, level, of_total, pct
 
-PARTS = (
-    ("number", "The number, its interval and how it was computed"),
-    ("tasks_and_tries", "Tasks and tries"),
-    ("benchmark_version", "The benchmark's version"),
-    ("environment", "The environment as built"),
-    ("settings", "The settings that change a score"),
-    ("controls", "The oracle and nop controls"),
-    ("grader", "The grader"),
-    ("left_out", "What was left out, and why"),
-    ("tokens_and_cost", "Tokens and cost"),
-    ("trials", "The trials themselves"),
-)
 STATUSES = ("present", "partial", "missing")
 NOT_COMPUTED = "not computed (stats.json lacks this part)"
 
@@ -200,23 +188,24 @@ def check_trials(card: dict) -> dict:
     )
 
 
-CHECKS = {
-    "number": check_number,
-    "tasks_and_tries": check_tasks,
-    "benchmark_version": check_benchmark,
-    "environment": check_environment,
-    "settings": check_settings,
-    "controls": check_controls,
-    "grader": check_grader,
-    "left_out": check_left_out,
-    "tokens_and_cost": check_tokens_and_cost,
-    "trials": check_trials,
-}
+# (part, title, its check), in the checklist's order
+PARTS = (
+    ("number", "The number, its interval and how it was computed", check_number),
+    ("tasks_and_tries", "Tasks and tries", check_tasks),
+    ("benchmark_version", "The benchmark's version", check_benchmark),
+    ("environment", "The environment as built", check_environment),
+    ("settings", "The settings that change a score", check_settings),
+    ("controls", "The oracle and nop controls", check_controls),
+    ("grader", "The grader", check_grader),
+    ("left_out", "What was left out, and why", check_left_out),
+    ("tokens_and_cost", "Tokens and cost", check_tokens_and_cost),
+    ("trials", "The trials themselves", check_trials),
+)
 
 
 def checklist(card: dict) -> list[dict]:
     """The ten parts in order: {part, title, status, missing, note}."""
-    return [{"part": part, "title": title} | CHECKS[part](card) for part, title in PARTS]
+    return [{"part": part, "title": title} | check(card) for part, title, check in PARTS]
 
 
 def tally(items: list[dict]) -> str:

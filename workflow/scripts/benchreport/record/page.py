@@ -31,11 +31,9 @@ def trial_row(trial: dict) -> dict:
 
 
 def page_trials(per_task: list[dict], trials: list[dict]) -> dict:
-    """What the page shows of one setting's trials, chosen by the report stage, which reads them
-    all, so that the page reads only this: tasks are listed whole, in table order (the counted
-    tasks, then those the controls left out), until one does not fit in PAGE_TRIALS; and the
-    first LISTED_ROWS trials whose BenchFlow summary bucket differs from the outcome. Counts
-    (trials, those left out, per left-out task) are in summary.json."""
+    """What the page shows of one setting's trials: tasks listed whole, in table order (the counted
+    tasks, then those the controls left out), until one does not fit in PAGE_TRIALS, and the
+    differences. Counts (trials, those left out, per left-out task) are in summary.json."""
     by_task: dict[str, list[dict]] = {}
     excluded: dict[str, list[dict]] = {}
     for trial in trials:

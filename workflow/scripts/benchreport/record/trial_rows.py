@@ -12,7 +12,7 @@ from collections import Counter
 
 from ..compute import stats
 from ..read import grader, provenance
-from ..read.classify import LEFT_OUT, REVIEWER_RUN
+from ..read.classify import LEDGER_FIELDS, LEFT_OUT, REVIEWER_RUN
 from ..read.trial import recorded_tokens
 from .record import CardParts, SettingNumbers, TrialRows
 
@@ -97,7 +97,7 @@ def _left_out(setting: str, mine: list[dict], own: list[dict], excluded: set) ->
         "unaccounted": found - accounted,
         "categories": categories,
         "files_not_read": [
-            {key: row.get(key) for key in ("job", "folder", "file", "reason", "effect")}
+            {key: row.get(key) for key in LEDGER_FIELDS}
             for row in sorted(files, key=lambda row: (row.get("job", ""), row.get("file", "")))
         ],
         "budget_stops": stops,
@@ -109,8 +109,7 @@ def _left_out(setting: str, mine: list[dict], own: list[dict], excluded: set) ->
 def _trial_counts(mine: list[dict], excluded: set) -> dict[str, Counter[str]]:
     """The attempt folders of the setting's trials, by category key, each counted by its detail
     (outcome, error category, task, reason)."""
-    kinds = ("scored", "errored", "verifier_errored", "unscored", "failed_controls", "retried", "interrupted")
-    counts: dict[str, Counter[str]] = {key: Counter() for key in kinds}
+    counts: dict[str, Counter[str]] = {key: Counter() for key in CATEGORIES}
     for trial in mine:
         outcome = trial["outcome"]
         if outcome == "interrupted":
