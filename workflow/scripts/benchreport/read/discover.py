@@ -120,10 +120,6 @@ def _mode(path: Path) -> int:
         return 0
 
 
-def is_trial_folder(path: Path) -> bool:
-    return any(_mode(path / marker) in (stat.S_IFREG, stat.S_IFLNK) for marker in TRIAL_MARKERS)
-
-
 def listing(path: Path) -> list[os.DirEntry]:
     """The entries of a folder in name order; OSError when it cannot be listed."""
     with os.scandir(path) as entries:
@@ -145,8 +141,9 @@ def is_attempt(entry: os.DirEntry) -> bool:
         return False
     if TRIAL_NAME.match(entry.name):
         return True
-    return is_trial_folder(Path(entry.path)) and not any(
-        TRIAL_NAME.match(child.name) and child.is_dir(follow_symlinks=False) for child in _children(Path(entry.path))
+    path = Path(entry.path)
+    return any(_mode(path / marker) in (stat.S_IFREG, stat.S_IFLNK) for marker in TRIAL_MARKERS) and not any(
+        TRIAL_NAME.match(child.name) and child.is_dir(follow_symlinks=False) for child in _children(path)
     )
 
 
@@ -270,12 +267,9 @@ def attempt_folders(job_dir: Path) -> list[str]:
 
 
 def request_prefix(path: str | os.PathLike, max_requests: int) -> tuple[list[bytes | None], int, str]:
-    """The first `max_requests` lines of an llm_trajectory.jsonl, the bytes consumed and their hash.
-
-    Reads no further than those lines, and never more than MAX_REQUEST_LINE bytes of one line,
-    so a huge trajectory costs what its first requests cost; the bytes are hashed as they are
-    read, so nothing is read twice.
-    """
+    """The first `max_requests` lines of an llm_trajectory.jsonl, the bytes consumed and their hash,
+    never more than MAX_REQUEST_LINE bytes of one line: a huge trajectory costs what its first
+    requests cost, and the bytes are hashed as they are read, so nothing is read twice."""
     lines: list[bytes | None] = []
     consumed = 0
     digest = hashlib.sha256()

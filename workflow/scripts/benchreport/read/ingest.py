@@ -688,9 +688,8 @@ def collapse(attempts: list[dict], job: JobFolder) -> list[dict]:
         trial["try_folders"] = list(layout)
         trial["attempts"] = len(group)
         trial["attempt_folders"] = sorted(attempt["folder"] for attempt in group)
-        trial["attempt_outcomes"] = [
-            attempt["outcome"] for attempt in sorted(group, key=lambda a: (a.get("started_at") or "", a["folder"]))
-        ]
+        ran = sorted(group, key=lambda a: (a.get("started_at") or "", a["folder"]))  # in the order they ran
+        trial["attempt_outcomes"] = [attempt["outcome"] for attempt in ran]
         trial["tokens_all_attempts"] = {field: _recorded_sum(group, field) for field in best["tokens"]}
         costs = [attempt["cost_usd"] for attempt in group if attempt["cost_usd"] is not None]
         trial["cost_usd_all_attempts"] = round(sum(costs), 10) if costs else None
@@ -705,6 +704,8 @@ def collapse(attempts: list[dict], job: JobFolder) -> list[dict]:
             ids[values] = settings.setting_id(key)
         trial["setting"] = ids[values]
         trial["setting_key"] = key
+        finished = [attempt for attempt in ran if attempt["complete"]]
+        trial["benchflow_bucket"] = finished[-1]["audit"] if finished else None  # BenchFlow counts the last
         trials.append(trial)
     return sorted(trials, key=lambda trial: (trial["setting"], trial["task"], trial["folder"]))
 
@@ -726,16 +727,14 @@ def settings_index(trials: list[dict]) -> dict:
     }
 
 
-def crosscheck(summary, attempts: list[dict]) -> dict:
-    """BenchFlow's summary.json counts the last attempt of each task with its audit buckets;
-    recount them that way so every difference from our outcomes can be named."""
-    last = {}
-    for attempt in sorted(attempts, key=lambda a: (a.get("started_at") or "", a["folder"])):
-        if attempt["complete"]:
-            last[(attempt["task"], attempt["agent"] or "", attempt["model"] or "")] = attempt
-    recount = Counter(attempt["audit"] for attempt in last.values())
+def crosscheck(summary, trials: list[dict]) -> dict:
+    """BenchFlow's summary.json counts the last finished attempt of each task with its audit
+    buckets (a trial's benchflow_bucket); recount them that way so every difference from our
+    outcomes can be named."""
+    buckets = [trial["benchflow_bucket"] for trial in trials if trial["benchflow_bucket"] is not None]
+    recount = Counter(buckets)
     recount_dict = {bucket: recount.get(bucket, 0) for bucket in classify.AUDIT_BUCKETS}
-    recount_dict["total"] = len(last)
+    recount_dict["total"] = len(buckets)
     reported = None
     if isinstance(summary, dict):
         reported = {field: summary.get(field) for field in ("total", "passed", "failed", "errored", "verifier_errored")}
@@ -780,12 +779,6 @@ def _unlisted(job: JobFolder) -> str | None:
     except OSError as exc:
         return f"the folder cannot be read ({exc.strerror})"
     return None
-
-
-def _linked_attempt(job: JobFolder, path: str) -> str:
-    target, root = os.path.realpath(path), os.path.realpath(job.root)
-    where = "inside" if target == root or target.startswith(root + os.sep) else "outside"
-    return f"a link to a folder {where} the job root, in place of an attempt folder; links are not followed"
 
 
 def _clean_job_part(reader: JobReader, value, relpath: str, where: str):
@@ -837,9 +830,8 @@ def ingest_job(job: JobFolder, max_requests: int = 20, nop_agents=(), duplicates
             attempts.append(row)
     clean_attempts(reader, attempts)
     trials = collapse(attempts, job)
-    check = crosscheck(summary, attempts)
+    check = crosscheck(summary, trials)
     check["summary_status"] = summary_status
-    _set_benchflow_buckets(trials, attempts)
     # cleaned before the ledger is shown: cleaning adds ledger rows
     described = _clean_job_part(reader, _job_description(job, summary), "summary.json", "the job's summary.json")
     crosscheck_part = _clean_job_part(reader, check, "summary.json", "the job's summary.json")
@@ -876,16 +868,10 @@ def _note_folder_contents(reader: JobReader, job: JobFolder) -> None:
             )
     for entry in listing(job.path):
         if entry.is_symlink() and (TRIAL_NAME.match(entry.name) or entry.is_dir()):
-            reader.note(entry.name, entry.name, _linked_attempt(job, entry.path), FOLDER_NOT_READ)
-
-
-def _set_benchflow_buckets(trials: list[dict], attempts: list[dict]) -> None:
-    """Each trial's BenchFlow audit bucket: its last finished attempt's, or None."""
-    by_folder = {attempt["folder"]: attempt for attempt in attempts}
-    for trial in trials:
-        finished = [by_folder[folder] for folder in trial["attempt_folders"] if by_folder[folder]["complete"]]
-        last = max(finished, key=lambda a: (a.get("started_at") or "", a["folder"]), default=None)
-        trial["benchflow_bucket"] = last["audit"] if last else None
+            target, root = os.path.realpath(entry.path), reader.root_real
+            where = "inside" if target == root or target.startswith(root + os.sep) else "outside"
+            reason = f"a link to a folder {where} the job root, in place of an attempt folder; links are not followed"
+            reader.note(entry.name, entry.name, reason, FOLDER_NOT_READ)
 
 
 def _task_index(trials: list[dict]) -> dict[str, dict[str, list[str]]]:

@@ -81,7 +81,7 @@ def forest_points(summaries: list[dict]) -> list[dict]:
 def heatmap_cells(summaries: list[dict]) -> dict:
     """Per setting and task: passed/trials and the fraction; tasks left out by the controls are
     given from their trials with the reason, tasks a setting did not run are null."""
-    rows: list[dict] = []
+    rows: list[tuple[dict, dict]] = []  # (the setting as named, its cells by task)
     tasks: set[str] = set()
     for summary in ordered(summaries):
         cells = {}
@@ -100,15 +100,9 @@ def heatmap_cells(summaries: list[dict]) -> dict:
                 "rate": entry["rate"],
             }
         tasks.update(cells)
-        rows.append(_named(summary) | {"cells": cells})
+        rows.append((_named(summary), cells))
     order = sorted(tasks)
-    return {
-        "tasks": order,
-        "rows": [
-            {k: v for k, v in row.items() if k != "cells"} | {"cells": [row["cells"].get(task) for task in order]}
-            for row in rows
-        ],
-    }
+    return {"tasks": order, "rows": [named | {"cells": [cells.get(task) for task in order]} for named, cells in rows]}
 
 
 def figures_data(summaries: list[dict]) -> dict:

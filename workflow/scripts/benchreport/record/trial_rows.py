@@ -347,12 +347,9 @@ def card_parts(
     benchmark_config: str | None = None,
     gate: dict | None = None,
 ) -> CardParts:
-    """The parts of the run card computed from ingest rows: the job folders the
-    setting draws on (with BenchFlow's crosscheck) and their ledger rows, the grader, the
-    benchmark version, the left-out accounting, tokens and cost, the run summary. `excluded`: the
-    tasks the controls leave out of the setting's numbers (stats.SettingTrials.excluded_tasks);
-    `rows`: its trials.json rows (setting_trial_rows), which the card lists with the grader's verdicts.
-    """
+    """The parts of the run card computed from ingest rows. `excluded`: the tasks the controls
+    leave out of the setting's numbers (stats.SettingTrials.excluded_tasks); `rows`: its
+    trials.json rows (setting_trial_rows), which the card lists with the grader's verdicts."""
     own = [ingest for ingest in ingests if any(trial["setting"] == setting for trial in ingest["trials"])]
     mine = [trial for ingest in own for trial in ingest["trials"] if trial["setting"] == setting]
     finished = [trial for trial in mine if trial["outcome"] != "interrupted"]
