@@ -258,12 +258,6 @@ def _usage(reader: JobReader, folder: str, relpath: str, result: dict) -> dict:
     }
 
 
-def _recorded_sum(attempts: list[dict], field: str) -> int | None:
-    """A token count summed over a trial's attempts: None where no attempt recorded it."""
-    counts = [attempt["tokens"][field] for attempt in attempts if attempt["tokens"][field] is not None]
-    return sum(counts) if counts else None
-
-
 def _timing(reader: JobReader, folder: str, result: dict, relpath: str) -> dict:
     try:
         timing = reader.json(f"{folder}/timing.json")
@@ -690,7 +684,11 @@ def collapse(attempts: list[dict], job: JobFolder) -> list[dict]:
         trial["attempt_folders"] = sorted(attempt["folder"] for attempt in group)
         ran = sorted(group, key=lambda a: (a.get("started_at") or "", a["folder"]))  # in the order they ran
         trial["attempt_outcomes"] = [attempt["outcome"] for attempt in ran]
-        trial["tokens_all_attempts"] = {field: _recorded_sum(group, field) for field in best["tokens"]}
+        # each token count summed over the attempts that recorded it, None where none did
+        counted = {
+            field: [a["tokens"][field] for a in group if a["tokens"][field] is not None] for field in best["tokens"]
+        }
+        trial["tokens_all_attempts"] = {field: sum(counts) if counts else None for field, counts in counted.items()}
         costs = [attempt["cost_usd"] for attempt in group if attempt["cost_usd"] is not None]
         trial["cost_usd_all_attempts"] = round(sum(costs), 10) if costs else None
         trial["seconds_all_attempts"] = round(sum(attempt["timing"].get("total") or 0.0 for attempt in group), 3)

@@ -490,7 +490,7 @@ def _contexts(text: str) -> list[tuple[int, int, str, str]]:
     """Secrets found by where they stand: after a secret-named key (in any case, with more name
     after it), after an Authorization header or a scheme, in a Cookie header, as the password of a
     URL, a .netrc or .pgpass line, a command's password flag."""
-    found = []
+    found: list[tuple[int, int, str, str]] = []
     lower = text.lower()
     if len(lower) != len(text):  # a few non-ASCII letters lower-case to two characters
         lower = text.translate(ASCII_LOWER)
@@ -499,12 +499,8 @@ def _contexts(text: str) -> list[tuple[int, int, str, str]]:
             match = (
                 None if start and lower[start - 1] in NAME_CHARS else SCHEMES[literal].match(text, start + len(literal))
             )
-            if (
-                match
-                and not NOT_A_SECRET.match(match.group(1))
-                and (literal == "bearer" or _basic_auth(match.group(1)))
-            ):
-                found.append((match.start(1), match.end(1), "secret", RULE_AUTH_HEADER))
+            if match and (literal == "bearer" or _basic_auth(match.group(1))):
+                _add_value(match, (1,), RULE_AUTH_HEADER, found)
             continue
         if literal in CONTEXT_WORDS:
             _from_context_word(text, lower, literal, start, found)
@@ -587,9 +583,8 @@ def _cookie_values(text: str, at: int, found: list) -> None:
         match = COOKIE_PAIR.match(text, at)
         if not match or match.end() == at:
             return
-        name, value = match.group(1), match.group(2)
-        if name.lower() not in COOKIE_ATTRIBUTES and len(value) >= COOKIE_VALUE_MIN and not NOT_A_SECRET.match(value):
-            found.append((match.start(2), match.end(2), "secret", RULE_COOKIE))
+        if match.group(1).lower() not in COOKIE_ATTRIBUTES and len(match.group(2)) >= COOKIE_VALUE_MIN:
+            _add_value(match, (2,), RULE_COOKIE, found)
         at = match.end()
         if not text.startswith(" ", at) and not text.startswith(";", at - 1):
             return
@@ -706,29 +701,20 @@ def key_like(value: str, strict: bool = True) -> bool:
 def _decoded(run: str) -> list[tuple[str, str]]:
     """(encoding, text) of what a run decodes to as hex or base64 (standard or URL-safe), when that
     is text: the bytes mostly printable."""
-    found = []
     body = run.rstrip("=")
-    if len(body) >= 2 * 8 and len(body) % 2 == 0 and HEX.fullmatch(body.lower()):
-        found.append(("hex", binascii.unhexlify(body)))
-    elif len(body) >= 12:
-        url_safe, standard = "-" in body or "_" in body, "+" in body or "/" in body
-        if not (url_safe and standard):  # one alphabet or the other
-            try:
-                data = base64.b64decode(
-                    body + "=" * (-len(body) % 4), altchars=b"-_" if url_safe else None, validate=True
-                )
-                found.append(("base64", data))
-            except (binascii.Error, ValueError):
-                pass
-    texts = []
-    for encoding, data in found:
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        if text and text.translate(LINE_BREAKS).isprintable():
-            texts.append((encoding, text))
-    return texts
+    url_safe, standard = "-" in body or "_" in body, "+" in body or "/" in body
+    try:
+        if len(body) >= 2 * 8 and len(body) % 2 == 0 and HEX.fullmatch(body.lower()):
+            encoding, data = "hex", binascii.unhexlify(body)
+        elif len(body) >= 12 and not (url_safe and standard):  # one alphabet or the other
+            padded = body + "=" * (-len(body) % 4)
+            encoding, data = "base64", base64.b64decode(padded, altchars=b"-_" if url_safe else None, validate=True)
+        else:
+            return []
+        text = data.decode("utf-8")
+    except ValueError:  # not base64 (binascii.Error), or not UTF-8 (UnicodeDecodeError)
+        return []
+    return [(encoding, text)] if text and text.translate(LINE_BREAKS).isprintable() else []
 
 
 def _encoded_label(encoding: str, inner: list[tuple[int, int, str, str]]) -> str:

@@ -170,14 +170,9 @@ def number_ingest_tries(ingests: list[dict]) -> list[dict]:
     return ingests
 
 
-def _seed(trial: dict) -> int | None:
-    seed = trial.get("seed")
-    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
-
-
 # (rule, the try number a trial's layout gives it or None), in the order they are tried
 _LAYOUT_RULES = (
     ("folder", lambda trial: (trial.get("try_folders") or [None])[-1]),
     ("folder", lambda trial: (trial.get("try_folders") or [None])[0]),
-    ("seed", _seed),
+    ("seed", lambda trial: trial.get("seed") if type(trial.get("seed")) is int else None),  # a bool is no seed
 )
