@@ -57,10 +57,8 @@ def extract_reward(result: dict) -> tuple[float | None, bool | None]:
         # a verdict that is not a boolean ("false" is a true string) is none: the reward decides
         return check_reward(value), passed if isinstance(passed, bool) else None if "passed" in scoring else False
     rewards = result.get("rewards")
-    if rewards is None and "reward" in result:
-        return check_reward(result["reward"]), None
     if rewards is None:
-        return None, None
+        return check_reward(result.get("reward")), None
     if not isinstance(rewards, dict):
         raise BadReward(f"rewards is {json_type_name(rewards)}, not an object")
     return check_reward(rewards.get("reward")), None

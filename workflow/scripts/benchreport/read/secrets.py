@@ -99,13 +99,8 @@ _SHAPES_SOURCES = [
 ]
 # Found wherever they stand, glued to the letters before them too (`idAKIA...`): detect-secrets'
 # AWS key id prefixes (and the other IAM id kinds), which ordinary words do not hold.
-_GLUED_SHAPES_SOURCES = [
-    (
-        "aws access key id",
-        ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "A3T"),
-        r"(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}",
-    ),
-]
+AWS_KEY_ID_PREFIXES = ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "A3T")
+AWS_KEY_ID = re.compile(r"(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}")
 # detect-secrets' rules with no literal prefix, tried where a key-like run starts (a match may
 # begin up to `before` characters ahead of the run: the digits and colon of a Telegram token).
 # With each, a cheap look whether it can match at a run (text, start, end) before its pattern is tried.
@@ -131,7 +126,6 @@ _PREFIXLESS_SOURCES = [
     ("mailchimp api key", 0, r"[0-9a-z]{32}-us[0-9]{1,2}(?![0-9])", lambda text, start, end: "-us" in text[start:end]),
 ]
 SHAPES = [(kind, prefixes, re.compile(pattern, re.S)) for kind, prefixes, pattern in _SHAPES_SOURCES]
-GLUED_SHAPES = [(kind, prefixes, re.compile(pattern)) for kind, prefixes, pattern in _GLUED_SHAPES_SOURCES]
 PREFIXLESS = [
     (kind, before, re.compile(pattern), can_match) for kind, before, pattern, can_match in _PREFIXLESS_SOURCES
 ]
@@ -239,8 +233,8 @@ HIGH_ENTROPY = "high-entropy string"
 ENCODINGS = ("base64", "hex", "url-encoded")
 MAX_LAYERS = 3
 LABELS = sorted(
-    {kind for rules in (SHAPES, GLUED_SHAPES, PREFIXLESS) for kind, *_ in rules}
-    | {"private key", "aws secret access key", HIGH_ENTROPY, "secret"},
+    {kind for rules in (SHAPES, PREFIXLESS) for kind, *_ in rules}
+    | {"aws access key id", "private key", "aws secret access key", HIGH_ENTROPY, "secret"},
     key=lambda kind: (-len(kind), kind),
 )
 # what redaction writes, and only that (a label `label` can give): found in text already redacted
@@ -366,8 +360,7 @@ for _kind, _prefixes, _pattern in SHAPES:
         )
 STEM_PLACES = Literals(BY_STEM, before=NOT_WORD)
 SHAPES_BY_STEM = list(BY_STEM.values())
-GLUED = [(prefix, kind, pattern) for kind, prefixes, pattern in GLUED_SHAPES for prefix in prefixes]
-GLUED_PLACES = Literals(prefix for prefix, _, _ in GLUED)
+AWS_KEY_ID_PLACES = Literals(AWS_KEY_ID_PREFIXES)
 
 
 def _shapes(text: str) -> list[tuple[int, int, str, str]]:
@@ -381,11 +374,9 @@ def _shapes(text: str) -> list[tuple[int, int, str, str]]:
                     end -= 10
                 found.append((start, end, kind, RULE_SHAPE))
                 break
-    for index, start in GLUED_PLACES.places(text):
-        _, kind, pattern = GLUED[index]
-        match = pattern.match(text, start)
-        if match:
-            found.append((start, match.end(), kind, RULE_SHAPE))
+    for _, start in AWS_KEY_ID_PLACES.places(text):
+        if match := AWS_KEY_ID.match(text, start):
+            found.append((start, match.end(), "aws access key id", RULE_SHAPE))
     return found
 
 

@@ -177,6 +177,4 @@ def validate(card: dict) -> None:
         (checked, "run-card.schema.json"),
         (card["run_summary"], "benchflow-run-summary.v1.schema.json"),
     ):
-        if document is None:
-            continue
         jsonschema.Draft202012Validator(json.loads((SCHEMAS / name).read_text(encoding="utf-8"))).validate(document)
