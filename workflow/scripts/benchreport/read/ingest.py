@@ -108,6 +108,14 @@ class JobReader:
         self.sources.append({"path": self.source_path(relpath), "sha256": sha})
         return value
 
+    def noted_json(self, folder: str, relpath: str, effect: str):
+        """A file's JSON object, None when the file is absent or unusable (then with a ledger row)."""
+        try:
+            return self.json(relpath)
+        except BadFile as exc:
+            self.note(folder, exc.path, exc.reason, effect)
+            return None
+
     def review_listing(self, folder: str) -> list[dict]:
         """The files of the attempt's reviews/ and scoring/ folders as grader.trial_grading takes
         them: path, sha256, and the parsed reviewer run (reviews/<id>/result.json)."""
@@ -259,12 +267,8 @@ def _usage(reader: JobReader, folder: str, relpath: str, result: dict) -> dict:
 
 
 def _timing(reader: JobReader, folder: str, result: dict, relpath: str) -> dict:
-    try:
-        timing = reader.json(f"{folder}/timing.json")
-        relpath = f"{folder}/timing.json" if timing is not None else relpath
-    except BadFile as exc:
-        reader.note(folder, exc.path, exc.reason, FILE_IGNORED + " (its timing comes from result.json)")
-        timing = None
+    timing = reader.noted_json(folder, f"{folder}/timing.json", FILE_IGNORED + " (its timing comes from result.json)")
+    relpath = f"{folder}/timing.json" if timing is not None else relpath
     if timing is None:
         timing = result.get("timing") if isinstance(result.get("timing"), dict) else {}
     phases = {
@@ -354,21 +358,15 @@ def read_attempt(reader: JobReader, folder: str, max_requests: int, nop_agents) 
 def _attempt_records(reader: JobReader, folder: str) -> tuple[dict, dict | None, dict | None] | None:
     """The attempt's config.json ({} when absent or unusable), result.json and solver.json (None
     when absent or unusable); None after a ledger row when there is nothing to report."""
-    try:
-        config = reader.json(f"{folder}/config.json") or {}
-    except BadFile as exc:
-        reader.note(folder, exc.path, exc.reason, FILE_IGNORED + " (settings come from result.json)")
-        config = {}
+    config = (
+        reader.noted_json(folder, f"{folder}/config.json", FILE_IGNORED + " (settings come from result.json)") or {}
+    )
     try:
         result = reader.json(f"{folder}/result.json")
     except BadFile as exc:
         reader.note(folder, exc.path, exc.reason, LEFT_OUT)
         return None
-    try:
-        solver = reader.json(f"{folder}/solver.json")
-    except BadFile as exc:
-        reader.note(folder, exc.path, exc.reason, FILE_IGNORED)
-        solver = None
+    solver = reader.noted_json(folder, f"{folder}/solver.json", FILE_IGNORED)
     if result is None and not config and solver is None:
         reader.note(
             folder, f"{folder}/result.json", "no result.json and no usable config.json: nothing to report", LEFT_OUT

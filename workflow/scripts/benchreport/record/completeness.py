@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from ..present.present import count, level, of_total, pct
 
-STATUSES = ("present", "partial", "missing")
 NOT_COMPUTED = "not computed (stats.json lacks this part)"
 
 
@@ -210,7 +209,7 @@ def checklist(card: dict) -> list[dict]:
 
 def tally(items: list[dict]) -> str:
     """'6 of 10 parts present, 3 partial, 1 missing'."""
-    counts = {status: sum(item["status"] == status for item in items) for status in STATUSES}
+    counts = {status: sum(item["status"] == status for item in items) for status in ("present", "partial", "missing")}
     return (
         f"{counts['present']} of {len(items)} parts present, {counts['partial']} partial, {counts['missing']} missing"
     )
