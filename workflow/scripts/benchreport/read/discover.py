@@ -240,19 +240,14 @@ def distinct_ids(jobs: list[JobFolder]) -> list[JobFolder]:
 
 def _job_folder(label: str, root: str, relpath: str) -> JobFolder:
     parts = [] if relpath == "." else relpath.split("/")
-    try_index = alias = None
-    for position, part in enumerate(parts):
-        match = TRY_FOLDER.match(part.lower())
-        if match:
-            try_index = int(match.group(1))
-            alias = parts[position - 1] if position else None
+    tried = [position for position, part in enumerate(parts) if TRY_FOLDER.match(part.lower())]
     named = [safe_part(part) for part in [label, *parts]]
     return JobFolder(
         job_id="/".join(key for key, _, _ in named),
         root=root,
         relpath=relpath,
-        try_index=try_index,
-        alias=safe_part(alias)[1] if alias else None,
+        try_index=try_folders(relpath)[-1] if tried else None,  # the innermost try folder's
+        alias=safe_part(parts[tried[-1] - 1])[1] if tried and tried[-1] else None,  # the folder above it
         name="/".join(shown for _, shown, _ in named),
         label=label,
     )

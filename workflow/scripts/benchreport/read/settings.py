@@ -48,22 +48,14 @@ def setting_key(attempt: dict) -> dict:
     return key
 
 
-def benchflow_env(key: dict) -> dict:
-    """The agent env BenchFlow itself gives a run of this key (BENCHFLOW_ENV, MODEL_ENV)."""
-    env = dict(BENCHFLOW_ENV)
-    if key.get("model") and key.get("agent") != "oracle":
-        env[MODEL_ENV] = key["model"]
-    return env
-
-
 def env_choices(key: dict) -> dict | None:
     """What the run chose of its agent's env: {"set": the variables whose value is not the one
-    BenchFlow gives (benchflow_env), "unset": BenchFlow's that it lacks}; None when no agent env
-    is recorded. Empty for a run given no --agent-env."""
+    BenchFlow gives (BENCHFLOW_ENV, MODEL_ENV), "unset": BenchFlow's that it lacks}; None when
+    no agent env is recorded. Empty for a run given no --agent-env."""
     env = key.get("agent_env")
     if env is None:
         return None
-    given = benchflow_env(key)
+    given = BENCHFLOW_ENV | ({MODEL_ENV: key["model"]} if key.get("model") and key.get("agent") != "oracle" else {})
     return {
         "set": {name: value for name, value in env.items() if given.get(name) != value},
         "unset": sorted(set(given) - set(env)),
