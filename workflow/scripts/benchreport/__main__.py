@@ -35,8 +35,100 @@ def command_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="benchreport")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for add in (add_lineage, add_verify, add_review, add_check, add_interval, add_compare, add_plan):
-        add(commands)
+    lineage = command(commands, "lineage", print_lineage, help="print an output's lineage tree and re-check every hash")
+    lineage.add_argument("file", type=existing(Path.is_file, "a file"), help="a file under results/")
+    lineage.add_argument(
+        "--number",
+        help="a number of the file's setting (a path into its summary.json: pass_rate, "
+        "headline, per_task.<task>, usage.cost_measures.<measure>, controls.<task>, ...): print the "
+        "trials it was computed from and re-hash their job-folder files",
+    )
+
+    verifier = bundle_command(
+        commands,
+        "verify",
+        verify_bundle,
+        help="check a bundle's manifest and re-run its inputs to the same bytes",
+        description="Checks MANIFEST.sha256 and re-runs the bundled job-folder files with this installation's "
+        "benchreport workflow (not the code in the archive) and the bundled config with every command switched "
+        "off, then compares every output. Proves consistency, not origin.",
+    )
+    verifier.add_argument("--cores", type=positive(int), default=2)
+    verifier.add_argument(
+        "--run-bundled-code",
+        action="store_true",
+        help="re-run with the workflow code in the archive: this EXECUTES code from the archive",
+    )
+    verifier.add_argument(
+        "--max-bytes",
+        type=positive(int),
+        default=MAX_BYTES,
+        help="refuse an archive whose contents add up to more (default %(default)s)",
+    )
+    verifier.add_argument(
+        "--max-ratio",
+        type=positive(float),
+        default=MAX_RATIO,
+        help="refuse an archive whose contents exceed this multiple of its size (default %(default)s)",
+    )
+    verifier.add_argument(
+        "--max-draws",
+        type=draw_limit,
+        action="append",
+        default=[],
+        metavar="KEY=N",
+        help="refuse a bundle whose config sets more than N draws for KEY before re-running it; defaults: "
+        + ", ".join(f"{key}={most}" for key, most in MAX_DRAWS.items()),
+    )
+
+    bundle_command(
+        commands,
+        "review",
+        review_bundle,
+        help="list what a bundle would publish that still looks like a secret",
+        description="Reads every file and name of the bundle and prints one line per string the secret scan "
+        "still finds or that looks random (high entropy) and was left unredacted: the file, the rule and a masked "
+        "context. Read it before sharing the bundle; exit status 1 when anything is listed.",
+    )
+
+    agree = command(
+        commands, "check", check_agreement, help="check that every output in a results folder prints the same numbers"
+    )
+    agree.add_argument(
+        "results",
+        nargs="?",
+        default="results",
+        type=existing(Path.is_dir, "a folder"),
+        help="a results/ folder (default: results)",
+    )
+
+    interval = json_lines_command(commands, "interval", print_headlines, "the headline interval of runs", "run")
+    interval.add_argument(
+        "--simulations", type=positive(int), help="default: the workflow's statistics.coverage_simulations"
+    )
+
+    compare = json_lines_command(
+        commands, "compare", print_comparisons, "the paired comparison of two settings' per-task counts", "comparison"
+    )
+    compare.add_argument(
+        "--permutations",
+        type=positive(int),
+        help="Monte Carlo draws where the exact law is too large; default: the workflow's statistics.permutations",
+    )
+
+    planner = json_lines_command(
+        commands, "plan", print_plans, "how many tasks and tries reach a target, from a pilot's counts", "pilot"
+    )
+    planner.add_argument(
+        "--results", type=existing(Path.is_dir, "a folder"), help="plan from each setting of a results/ folder instead"
+    )
+    planner.add_argument("--half-width", type=fraction, help="the interval half-width to reach (0.05: ±5 points)")
+    planner.add_argument("--difference", type=fraction, help="the mean difference between two settings to detect")
+    planner.add_argument("--power", type=fraction, help="the power to detect it with (default 0.8)")
+    planner.add_argument(
+        "--assurance", type=fraction, help="the share of runs that must reach the half-width (default 0.8)"
+    )
+    planner.add_argument("--simulations", type=positive(int), help="simulated runs per shape tried (default 2000)")
     return parser
 
 
@@ -53,122 +145,14 @@ def bundle_command(commands, name: str, run, **described) -> argparse.ArgumentPa
     return parser
 
 
-def add_lineage(commands) -> None:
-    lineage = command(commands, "lineage", print_lineage, help="print an output's lineage tree and re-check every hash")
-    lineage.add_argument("file", type=existing(Path.is_file, "a file"), help="a file under results/")
-    lineage.add_argument(
-        "--number",
-        help="a number of the file's setting (a path into its summary.json: pass_rate, "
-        "headline, per_task.<task>, usage.cost_measures.<measure>, controls.<task>, ...): print the "
-        "trials it was computed from and re-hash their job-folder files",
-    )
-
-
-def add_verify(commands) -> None:
-    parser = bundle_command(
-        commands,
-        "verify",
-        verify_bundle,
-        help="check a bundle's manifest and re-run its inputs to the same bytes",
-        description="Checks MANIFEST.sha256 and re-runs the bundled job-folder files with this installation's "
-        "benchreport workflow (not the code in the archive) and the bundled config with every command switched "
-        "off, then compares every output. Proves consistency, not origin.",
-    )
-    parser.add_argument("--cores", type=positive(int), default=2)
-    parser.add_argument(
-        "--run-bundled-code",
-        action="store_true",
-        help="re-run with the workflow code in the archive: this EXECUTES code from the archive",
-    )
-    parser.add_argument(
-        "--max-bytes",
-        type=positive(int),
-        default=MAX_BYTES,
-        help="refuse an archive whose contents add up to more (default %(default)s)",
-    )
-    parser.add_argument(
-        "--max-ratio",
-        type=positive(float),
-        default=MAX_RATIO,
-        help="refuse an archive whose contents exceed this multiple of its size (default %(default)s)",
-    )
-    parser.add_argument(
-        "--max-draws",
-        type=draw_limit,
-        action="append",
-        default=[],
-        metavar="KEY=N",
-        help="refuse a bundle whose config sets more than N draws for KEY before re-running it; defaults: "
-        + ", ".join(f"{key}={most}" for key, most in MAX_DRAWS.items()),
-    )
-
-
-def add_review(commands) -> None:
-    bundle_command(
-        commands,
-        "review",
-        review_bundle,
-        help="list what a bundle would publish that still looks like a secret",
-        description="Reads every file and name of the bundle and prints one line per string the secret scan "
-        "still finds or that looks random (high entropy) and was left unredacted: the file, the rule and a masked "
-        "context. Read it before sharing the bundle; exit status 1 when anything is listed.",
-    )
-
-
-def add_check(commands) -> None:
-    agree = command(
-        commands, "check", check_agreement, help="check that every output in a results folder prints the same numbers"
-    )
-    agree.add_argument(
-        "results",
-        nargs="?",
-        default="results",
-        type=existing(Path.is_dir, "a folder"),
-        help="a results/ folder (default: results)",
-    )
-
-
-def add_interval(commands) -> None:
-    interval = json_lines_command(commands, "interval", print_headlines, "the headline interval of runs", "run")
-    interval.add_argument(
-        "--simulations", type=positive(int), help="default: the workflow's statistics.coverage_simulations"
-    )
-
-
-def add_compare(commands) -> None:
-    compare = json_lines_command(
-        commands, "compare", print_comparisons, "the paired comparison of two settings' per-task counts", "comparison"
-    )
-    compare.add_argument(
-        "--permutations",
-        type=positive(int),
-        help="Monte Carlo draws where the exact law is too large; default: the workflow's statistics.permutations",
-    )
-
-
-def add_plan(commands) -> None:
-    planner = json_lines_command(
-        commands, "plan", print_plans, "how many tasks and tries reach a target, from a pilot's counts", "pilot"
-    )
-    planner.add_argument(
-        "--results", type=existing(Path.is_dir, "a folder"), help="plan from each setting of a results/ folder instead"
-    )
-    planner.add_argument("--half-width", type=fraction, help="the interval half-width to reach (0.05: ±5 points)")
-    planner.add_argument("--difference", type=fraction, help="the mean difference between two settings to detect")
-    planner.add_argument("--power", type=fraction, help="the power to detect it with (default 0.8)")
-    planner.add_argument(
-        "--assurance", type=fraction, help="the share of runs that must reach the half-width (default 0.8)"
-    )
-    planner.add_argument("--simulations", type=positive(int), help="simulated runs per shape tried (default 2000)")
-
-
 def json_lines_command(commands, name: str, run, what: str, line: str) -> argparse.ArgumentParser:
     """A command that reads JSON lines, one `line` each, with the workflow's level and seed as
     defaults (filled in by `run`, so that --help imports no numpy)."""
     parser = command(commands, name, run, help=f"{what} given as JSON lines")
     parser.add_argument("file", nargs="?", default="-", help=f"JSON lines, one {line} each (default: stdin)")
     parser.add_argument("--confidence", type=fraction, help="a level strictly between 0 and 1; default: the workflow's")
-    parser.add_argument("--seed", type=non_negative(int), help="default: the workflow's statistics.seed")
+    seed = _bounded(int, lambda value: value >= 0, "0 or more")
+    parser.add_argument("--seed", type=seed, help="default: the workflow's statistics.seed")
     return parser
 
 
@@ -196,10 +180,6 @@ def draw_limit(text: str) -> tuple[str, int]:
 def positive(kind):
     """An argument type: a number of `kind` above 0."""
     return _bounded(kind, lambda value: value > 0, "above 0")
-
-
-def non_negative(kind):
-    return _bounded(kind, lambda value: value >= 0, "0 or more")
 
 
 def fraction(text: str) -> float:

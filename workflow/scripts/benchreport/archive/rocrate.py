@@ -78,9 +78,8 @@ MEDIA_TYPES = {
 
 
 def base_name(name: str) -> str:
-    """PurePosixPath(name).name of a bundle's clean relative path, without making the path: the
-    crate names 600,000 files at 100 x 1,000, and two PurePosixPath a file took 2.6 of the 3.0 s
-    their entities took to make."""
+    """PurePosixPath(name).name of a bundle's clean relative path, without making the path (the
+    crate names every bundled file)."""
     return name.rpartition("/")[2]
 
 
@@ -109,8 +108,7 @@ class Lazy:
 
 class Refs(Lazy):
     """A Lazy of references, given by their ids: each written as the {"@id": id} it stands for,
-    without making it (600,000 of them three times over in the crate at 100 job folders x 1,000
-    trials: ~1 s each list as dicts)."""
+    without making it (the crate lists every bundled file three times)."""
 
 
 def refs(ids: list):
@@ -127,26 +125,21 @@ SCALAR = json.JSONEncoder(ensure_ascii=False)
 def write_json(out, value, level: int = 0) -> None:
     """Write what json.dumps(value, indent=2, ensure_ascii=False) gives, piece by piece: a Lazy
     is written as its items are made, like a list. Keys must be strings (all of the crate's are).
-    A dict or list that holds no Lazy (all of the crate's 700,000 entities but the root, the run
-    and the actions with many inputs) is made as one string and written with others: a write per
-    piece took 8 of the bundle's 14 s after its second pass at 100 job folders x 1,000 trials."""
-    if isinstance(value, (dict, list, tuple)):
-        try:
-            out.write(_text(value, level))
-            return
-        except _HoldsLazy:
-            pass  # written piece by piece below, each part that holds no Lazy at once
+    A value that holds no Lazy (every entity but the root, the run and the actions with many
+    inputs) is made as one string and written with others: a write per piece was slow."""
+    try:
+        out.write(_text(value, level))
+        return
+    except _HoldsLazy:
+        pass  # written piece by piece below, each part that holds no Lazy at once
     if isinstance(value, dict):
-        if not value:
-            out.write("{}")
-            return
         inner = "\n" + "  " * (level + 1)
         out.write("{")
         for number, (key, item) in enumerate(value.items()):
             out.write(("," if number else "") + inner + _key(key) + ": ")
             write_json(out, item, level + 1)
         out.write("\n" + "  " * level + "}")
-    elif isinstance(value, (list, tuple, Lazy)):
+    else:  # a list, a tuple or a Lazy
         items = iter(value.items if isinstance(value, Lazy) else value)
         first = next(items, out)  # `out` stands for none: no item can be the file itself
         if first is out:
@@ -157,8 +150,6 @@ def write_json(out, value, level: int = 0) -> None:
             out, itertools.chain([first], items), level + 1, made=_ref_text if isinstance(value, Refs) else _text
         )
         out.write("\n" + "  " * level + "]")
-    else:
-        out.write(SCALAR.encode(value))
 
 
 CHARACTERS_A_WRITE = 1 << 16

@@ -292,11 +292,9 @@ def read_archive(bundle: Path, target: Path, *, keep_code: bool, limits: Limits,
 
 
 def not_read(name: str) -> bool:
-    """Whether a job-folder member is an attempt's verifier folder or one of its files
-    (discover.VERIFIER_FILES), which no stage reads (ingest reads the trial files, the
-    trajectory, reviews/ and scoring/), so the re-run does without them: a third of what verify
-    would make and remove at 100 x 1,000. Its attempt folder is still made (from its own folder
-    member). Under reviews/ or scoring/ every file is read (a review's own verifier)."""
+    """Whether a job-folder member is an attempt's verifier folder or one of its files, which no
+    stage reads, so the re-run does without them (a third of its files); under reviews/ or
+    scoring/ every file is read (a review's own verifier)."""
     parts = name.split("/")
     if parts[0] != "jobs" or any(part in REVIEW_DIRS for part in parts):
         return False
@@ -439,9 +437,7 @@ def code_difference(listed: dict[str, str], workflow: Path) -> str:
 
 class InputsRemover(threading.Thread):
     """Removes `tree` once `marker` exists, while the process that made the marker goes on:
-    removing ~600,000 files (100 x 1,000) mostly waits on the disk (60,000 took 4.7-6.1 s, 1 s of
-    it CPU), and the rest of the re-run waits on the cores (at 100 x 1,000, after its ingests:
-    stats, coverage, reports and figures, ~half of it)."""
+    removing files mostly waits on the disk, the rest of the re-run on the cores."""
 
     def __init__(self, marker: Path, tree: Path, progress):
         super().__init__(daemon=True)
@@ -670,10 +666,9 @@ def in_temporary_folder(bundle: Path, cores: int, out, progress, *limits) -> tup
 
 
 def remove_tree(root: Path, workers: int = 8, enough: int = 64) -> None:
-    """shutil.rmtree, with disjoint subtrees removed side by side: the time goes to the file
-    system's unlinks, which release the GIL and overlap, and a large re-run leaves hundreds of
-    thousands of files (benchmarks/RESULTS.md). The subtrees are the folders of the first level below
-    `root` that has `enough` of them; links are removed, never followed."""
+    """shutil.rmtree, with the folders of the first level below `root` that has `enough` of them
+    removed side by side: the file system's unlinks release the GIL and overlap (a large re-run
+    leaves hundreds of thousands of files). Links are removed, never followed."""
     if not root.is_dir():
         return
     level: list[str] = [str(root)]
@@ -727,7 +722,6 @@ def read_then_rerun(
             f"{code_difference(listed, workflow)}",
             file=out,
         )
-    listed = {name: digest for name, digest in listed.items() if name.startswith("results/")}
     return _rerun_and_compare(work, cores, out, progress, run_bundled_code, config, listed, files)
 
 
@@ -773,7 +767,7 @@ def disk_left_full(work: Path) -> str | None:
 
 def _rerun_and_compare(work: Path, cores: int, out, progress, run_bundled_code: bool, config, listed, files: int):
     """The re-run in `work` with `config`, its outputs compared with the bundle's (`listed`, the
-    manifest's lines of results/): (exit status, verdict)."""
+    manifest's lines): (exit status, verdict)."""
     with FileMaker().file(str(work / "bundle-config.yaml")) as sink:
         sink.write(json.dumps(config, sort_keys=True).encode())
     progress("re-running the workflow on the bundled job-folder files")

@@ -43,35 +43,24 @@ def _key(key) -> str:
     return _encode(key if isinstance(key, str) else next(iter(json.loads(json.dumps({key: None})))))
 
 
-def _kinds(items: list) -> set[type]:
-    """The distinct types of a list's items, asked once per type rather than once per item (the 55
-    columns of an ingest's 1,000 trials hold 55,000 items)."""
-    return set(map(type, items))
-
-
 def _one_line(value) -> bool:
     """Whether _pieces writes a value on one line, as the encoder does: a scalar, a tuple, an empty
-    object, or a list that holds no object or list."""
+    object, or a list that holds no object or list (its items' types asked once per type)."""
     if isinstance(value, dict):
         return not value
     if isinstance(value, list):
-        return not value or not any(issubclass(kind, (dict, list)) for kind in _kinds(value))
+        return not value or not any(issubclass(kind, (dict, list)) for kind in set(map(type, value)))
     return True
 
 
 def _pieces(value, indent: str, head: str = ""):
     """`head` and the text of a value, in pieces: a list of records one record a piece, so that a
     file of 100,000 trials is written without its whole text in memory (write_json). A value
-    written on one line is one piece with its head; one that is not is asked _one_line once."""
+    written on one line is one piece with its head."""
     if _one_line(value):
         yield head + _encode(value)
-    else:
-        yield head
-        yield from _lines(value, indent)
-
-
-def _lines(value, indent: str):
-    """_pieces of a value it does not write on one line."""
+        return
+    yield head
     inner = indent + "  "
     if isinstance(value, dict):
         yield "{\n"
@@ -80,7 +69,7 @@ def _lines(value, indent: str):
         yield "\n" + indent + "}"
     else:
         # one record per line, in pieces of RECORDS_A_PIECE records, not a write per record
-        records = all(issubclass(kind, dict) for kind in _kinds(value))
+        records = all(issubclass(kind, dict) for kind in set(map(type, value)))
         between = ",\n" + inner
         yield "[\n" + inner
         if records:
@@ -146,10 +135,9 @@ def _joined(pieces: Iterable[str], size: int = 1 << 16) -> Iterable[str]:
 
 
 def _plain(text: str) -> bool:
-    """Whether text that _pieces made is printable as it is, so that printable's pattern search
-    can be skipped over the largest files: the encoder escapes every
-    C0 control, and each other character printable rewrites is DEL or not ASCII (isascii reads
-    a flag of the string)."""
+    """Whether text that _pieces made is printable as it is, so that printable's search can be
+    skipped: the encoder escapes every C0 control, and each other character printable rewrites is
+    DEL or not ASCII."""
     return text.isascii() and "\x7f" not in text
 
 
