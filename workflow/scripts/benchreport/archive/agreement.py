@@ -119,11 +119,10 @@ def _check_setting_texts(check: Checker, setting: str, record: dict, page: str |
 
 
 def _check_task_controls(check: Checker, text: str, where: str, setting: str, record: dict) -> None:
-    for row in record["per_task"]:
-        if record.get("controls"):
-            check.contains(
-                text, sentences.task_controls(row["controls"]), where, setting, f"controls verdict of {row['task']}"
-            )
+    for row in record["per_task"] if record.get("controls") else []:
+        check.contains(
+            text, sentences.task_controls(row["controls"]), where, setting, f"controls verdict of {row['task']}"
+        )
 
 
 def _check_usage_text(check: Checker, text: str, where: str, setting: str, record: dict) -> None:
@@ -183,7 +182,14 @@ def _check_tables(check: Checker, records: dict[str, dict]) -> None:
     for setting, record in records.items():
         rate, interval, method_name = _headline_cells(record)
         if index is not None:
-            _check_index_row(check, index, setting, record)
+            line = _markdown_text(
+                next((line for line in index.splitlines() if f"(reports/{setting}/report.md)" in line), "")
+            )
+            check.contains(
+                line, f"| {rate} | {interval} ({method_name}) |", "index.md", setting, "pass rate and headline"
+            )
+            counts = f"| {record['counts']['trials']} | {record['counts']['passed']} |"
+            check.contains(line, counts, "index.md", setting, "trials and passed")
         row = by_setting.get(setting)
         check.expect(row is not None, "paper/settings.csv", setting, "row missing")
         if row is not None:
@@ -200,15 +206,6 @@ def _check_tables(check: Checker, records: dict[str, dict]) -> None:
         check.expect(found == expected, "paper/figures.json", setting, "forest point")
     if index is not None:
         _check_one_level(check, index, "index.md", records)
-
-
-def _check_index_row(check: Checker, index: str, setting: str, record: dict) -> None:
-    rate, interval, method_name = _headline_cells(record)
-    line = next((line for line in index.splitlines() if f"(reports/{setting}/report.md)" in line), "")
-    line = _markdown_text(line)
-    check.contains(line, f"| {rate} | {interval} ({method_name}) |", "index.md", setting, "pass rate and headline")
-    counts = f"| {record['counts']['trials']} | {record['counts']['passed']} |"
-    check.contains(line, counts, "index.md", setting, "trials and passed")
 
 
 def _check_csv_row(check: Checker, row: dict, setting: str, record: dict) -> None:

@@ -9,6 +9,7 @@ were written; outputs never do.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 import gc
@@ -274,9 +275,8 @@ STARTED_AT: str | None = None
 # The collector off (start_job) and no teardown (finish_job) are for speed alone: an edited run's
 # jobs hold many rows (benchmarks/RESULTS.md).
 def start_job(smk):
-    """What a rule script does first: note when its job began, send the job's messages to its
-    rule's log (returned, open), and turn the cyclic garbage collector off, since a job's rows
-    and numbers hold no reference cycles and collecting walks them all again for nothing."""
+    """What a rule script does first: note when its job began, send its messages to its rule's
+    log (returned, open), and turn the cyclic garbage collector off (its rows hold no cycles)."""
     global STARTED_AT
     STARTED_AT = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     log = open(smk.log[0], "w")
@@ -286,9 +286,8 @@ def start_job(smk):
 
 
 def finish_job() -> None:
-    """What a rule script that holds many rows does last, once its outputs and their records are
-    written: flush what it printed and leave without the interpreter's teardown, which would free
-    every object one by one."""
+    """What a rule script that holds many rows does last, its outputs and records written: flush
+    what it printed and leave without the teardown that frees every object one by one."""
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
@@ -300,12 +299,10 @@ def input_entry(path: str, hashes: dict) -> dict:
     if path not in hashes:
         hashes[path] = sha256_file(path)
     entry = {"path": Path(path).as_posix(), "sha256": hashes[path]}
-    try:
+    with contextlib.suppress(ValueError):  # not under results/: no record
         record = record_path(path)
         if record.exists():
             entry["lineage"] = record.as_posix()
-    except ValueError:
-        pass
     return entry
 
 

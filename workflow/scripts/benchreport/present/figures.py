@@ -186,7 +186,14 @@ def draw_heatmap(data: dict) -> Figure:
     n_rows, n_tasks = max(1, len(rows)), max(1, len(tasks))
     labelled = len(tasks) <= HEATMAP_NAMED_TASKS
     labels = [shortened(task, TASK_LABEL) for task in tasks]
-    figure = Figure(figsize=_heatmap_size(labels, n_rows, labelled), layout="constrained")
+    # a column per task, wide enough for its name where named
+    if labelled:
+        width = max(7.0, 3.2 + 0.38 * n_tasks)
+        label_height = 0.065 * max((len(label) for label in labels), default=4)
+    else:
+        width = max(7.0, min(16.0, 3.2 + 0.1 * n_tasks))
+        label_height = 0.3
+    figure = Figure(figsize=(width, 1.9 + 0.36 * n_rows + label_height), layout="constrained")
     axes = figure.add_subplot()
     cmap = matplotlib.colormaps["viridis"].with_extremes(bad="#F2F2F2")
     norm = mcolors.Normalize(vmin=0, vmax=1)
@@ -218,18 +225,6 @@ def draw_heatmap(data: dict) -> Figure:
         "Light grey: the setting did not run the task.",
     )
     return figure
-
-
-def _heatmap_size(labels: list[str], n_rows: int, labelled: bool) -> tuple[float, float]:
-    """(width, height) in inches: a column per task, wide enough for its name where named."""
-    n_tasks = max(1, len(labels))
-    if labelled:
-        width = max(7.0, 3.2 + 0.38 * n_tasks)
-        label_height = 0.065 * max((len(label) for label in labels), default=4)
-    else:
-        width = max(7.0, min(16.0, 3.2 + 0.1 * n_tasks))
-        label_height = 0.3
-    return width, 1.9 + 0.36 * n_rows + label_height
 
 
 def _heatmap_cells(axes, heat: dict, cmap, norm) -> None:

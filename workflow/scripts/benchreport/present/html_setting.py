@@ -170,7 +170,6 @@ def setting_section(summary: dict, page: dict) -> dict:
             "rate_value": row["rate"],
             "interval": interval_text(row["interval"]["low"], row["interval"]["high"]),
             "rewards": " ".join(reward(value) for value in row.get("rewards", [])),
-            "timed_out": row["timed_out"],
             "controls": sentences.task_controls(row.get("controls") if summary.get("controls") else None),
             "trial_rows": page["listed"].get(row["task"]),
         }

@@ -37,14 +37,9 @@ def not_recorded(settings: dict) -> list[str]:
     missing.append(ENV_NOT_RECORDED if settings.get("agent_env") is None else ENV_DROPPED)
     if not settings.get("sandbox"):
         missing.append("the sandbox")
-    if not settings.get("control"):
-        missing += _model_not_recorded(settings)
-    return missing
-
-
-def _model_not_recorded(settings: dict) -> list[str]:
-    """What an agent setting leaves unrecorded of the model and how it was asked to sample."""
-    missing = []
+    if settings.get("control"):
+        return missing
+    # an agent setting: the model, and how it was asked to sample
     if not settings.get("model"):
         missing.append("the model requested")
     if not settings["served_models"]:
@@ -70,24 +65,17 @@ def tries_phrase(n: int) -> str:
     return count(n, "try", "tries")
 
 
-def headline_interval(record: dict) -> str:
-    """'95% interval 31% to 83% over tasks, wilson over task means'."""
-    headline = record["headline"]
-    return (
-        f"{level(record['confidence'])} interval {interval_text(headline.get('low'), headline.get('high'))} "
-        f"over tasks, {method(headline.get('method'))}"
-    )
-
-
 def first_line(record: dict) -> str:
     """The report's first line: trials, tasks, the setting, passes by its rule, the rate and its
-    headline interval, mean reward and its interval, errors and timeouts."""
-    c = record["counts"]
+    headline interval ('95% interval 31% to 83% over tasks, wilson over task means'), mean reward
+    and its interval, errors and timeouts."""
+    c, headline = record["counts"], record["headline"]
     return (
         f"{count(c['trials'], 'trial')} of {count(c['tasks'], 'task')}, {record['description']}: "
         f"{c['passed']} passed ({pass_rule(record['pass_rate']['solve_threshold'])}: "
-        f"{pct(record['pass_rate']['value'])}, {headline_interval(record)}), {mean_reward(record)}, "
-        f"{c['with_error']} with an error, {c['timed_out']} timed out."
+        f"{pct(record['pass_rate']['value'])}, {level(record['confidence'])} interval "
+        f"{interval_text(headline.get('low'), headline.get('high'))} over tasks, {method(headline.get('method'))}), "
+        f"{mean_reward(record)}, {c['with_error']} with an error, {c['timed_out']} timed out."
     )
 
 
@@ -300,11 +288,8 @@ TRY_RULES = {
 }
 
 
-def try_numbering(record: dict) -> str:
+def try_numbering(rules: dict[str, int]) -> str:
     """'Tries are numbered by ...' (settings.number_tries decided the rule)."""
-    rules = record.get("try_numbering") or {}
-    if not rules:
-        return ""
     return (
         "Tries are numbered by "
         + "; ".join(
@@ -319,7 +304,7 @@ def outcomes(record: dict) -> str:
     c = record["counts"]
     text = f"Per-task intervals are Wilson over that task's trials, at {level(record['confidence'])}."
     if record.get("try_numbering"):
-        text += " " + try_numbering(record)
+        text += " " + try_numbering(record["try_numbering"])
     if c["errored"] or c["verifier_errored"] or c["unscored"]:
         text += (
             f" Outcomes other than pass or fail: {c['errored']} errored, {c['verifier_errored']} with a verifier "
@@ -482,9 +467,8 @@ def denominators(record: dict) -> str:
 
 def left_out(record: dict) -> str:
     """One sentence over the record's left-out rows: what, how many, and the effect."""
-    rows = record["left_out"]
     by_kind: dict[str, list[dict]] = {}
-    for row in rows:
+    for row in record["left_out"]:
         by_kind.setdefault(row["kind"], []).append(row)
     parts = []
     if by_kind.get("task"):
