@@ -1,9 +1,4 @@
-"""Command line: `lineage <file>` prints an output's lineage and re-checks it; `verify <bundle>`
-checks a bundle and re-runs its inputs to the same bytes (with the installed code by default);
-`check <results>` checks that every output prints the same numbers; `interval [file]` prints the
-headline interval of each run, `compare [file]` the paired comparison of each pair of settings and
-`plan [file]` the tasks × tries a target needs from a pilot (JSON lines in, JSON lines out); `review <bundle>` lists what the bundle would publish that still
-looks like a secret.
+"""Command line: `benchreport <command>`, each command's help its own (`benchreport --help`).
 
 Bad usage, and a file that is missing, unreadable or not what the command reads, end in
 argparse's one-line usage error naming the file (exit 2), never in a traceback."""

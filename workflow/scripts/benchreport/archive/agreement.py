@@ -1,12 +1,8 @@
 """Do the published outputs agree with each other? (`benchreport check <results>`)
 
-Reads every output that prints a setting's numbers (index.md, report.md, writeup.md, report.html,
-summary.json, run-card.json, run-summary.json, paper/settings.{md,csv,tex}, figures.json,
-comparisons.json, exclusions.tsv) and compares each printed quantity with the setting's result
-record: the headline interval and its method, the pass rate, trial and pass counts, each cost
-measure, the tokens (a total, or that none was recorded, never a 0 standing for it), the controls
-verdicts and the tasks left out. Each finding names the file, the setting and what differs. The check reads text as a reader would: Markdown escapes and HTML markup are
-removed before a printed value is looked for.
+Reads every output that prints a setting's numbers and compares each printed quantity with the
+setting's result record; each finding names the file, the setting and what differs. Text is read
+as a reader would: Markdown escapes and HTML markup are removed before a value is looked for.
 """
 
 from __future__ import annotations

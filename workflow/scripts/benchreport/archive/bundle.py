@@ -325,11 +325,12 @@ def _agent_env_values(data: bytes) -> list[str]:
 class Scan:
     """What the first pass found: the secret values (sorted), the names it changes (planned name
     -> name in the bundle; every other name stays), the files with a hit of their own, the
-    folders as the bundle holds them and the trajectory extracts made (read back in pass 2)."""
+    folders as the bundle holds them, the trajectory extracts made (read back in pass 2) and the
+    hit rows of the names."""
 
-    def __init__(self, values, renamed: dict[str, str], dirty: set[str], directories: set, raw: Spool):
+    def __init__(self, values, renamed: dict[str, str], dirty: set[str], directories: set, raw: Spool, name_hits):
         self.values, self.renamed, self.dirty, self.directories, self.raw = values, renamed, dirty, directories, raw
-        self.name_hits: list[dict] = []
+        self.name_hits: list[dict] = name_hits
 
     def name_of(self, path: str) -> str:
         """A path as the bundle holds it: its planned name renamed, any other path redacted."""
@@ -345,7 +346,7 @@ class Scan:
         return sorted({**planned, **folders}.items(), key=lambda item: item[0])
 
 
-def redact_names(names, known: list[str], clean=frozenset()) -> tuple[dict[str, str], list[dict]]:
+def redact_names(names, known: list[str], clean: set[str]) -> tuple[dict[str, str], list[dict]]:
     """name -> its redacted name, for each name with a secret in it (a file or folder name), and
     one hit row per hit. `clean` are names the first pass found no secret in: each needs only the
     search for the known values. Two names that become one keep apart by a numbered suffix, and
@@ -377,9 +378,7 @@ def scan(plan: dict[str, tuple], directories: set[str], folder: Path, progress=N
     values = sorted(values)
     everything = [*plan, *directories]
     renamed, hits = redact_names(everything, values, clean=set(everything) - dirty_names)
-    found = Scan(values, renamed, dirty, {renamed.get(d, d) for d in directories}, raw)
-    found.name_hits = hits
-    return found
+    return Scan(values, renamed, dirty, {renamed.get(d, d) for d in directories}, raw, hits)
 
 
 def find_secrets(plan: dict[str, tuple], folders: list[str], raw: Spool, progress=None) -> tuple:

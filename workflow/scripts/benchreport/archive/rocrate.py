@@ -1,19 +1,12 @@
-"""The bundle as a Provenance Run Crate (ro-crate-metadata.json, and the crate's README.md).
-
-What a reader of the crate finds, from the lineage records: one CreateAction per rule job (its
-inputs, its outputs, when it ran, who ran it where that is recorded), a ControlAction linking
-each to its workflow step, the engine's OrganizeAction over them, and one CreateAction for the
-whole run (the job-folder files in, every output out). Every action is mentioned by the root. Each file
-carries its size, its sha256 and its media type. The profiles it declares (Process, Workflow and
-Provenance Run Crate 0.5, Workflow RO-Crate 1.0) pass roc-validator at REQUIRED and RECOMMENDED
-(tests/test_rocrate.py) once bundle.code_iri says where the workflow's code is published: the
-engine is named by Snakemake's web address, each rule's code by <code_iri>#rule-<rule>, and the
-main workflow is the web-based data entity <code_iri>/Snakefile, with the size and sha256 of the
-bundled copy (workflow-code/Snakefile, a File of its own), and bundle.agent says who ran it.
-Without code_iri, the main workflow is the bundled file and the rules' code has local
-identifiers, which process-run-crate-0.5_5.1 (an absolute http IRI for every SoftwareSourceCode)
-flags as RECOMMENDED; without an agent the crate names no one, and the RECOMMENDED checks for
-an author, a publisher and each action's agent say so.
+"""The bundle as a Provenance Run Crate (ro-crate-metadata.json, and the crate's README.md),
+made from the lineage records: an action per rule job, linked to its workflow step, the engine's
+run over them and the whole run, every file with its size, sha256 and media type. The profiles it
+declares (Process, Workflow and Provenance Run Crate 0.5, Workflow RO-Crate 1.0) pass
+roc-validator at REQUIRED and RECOMMENDED (tests/test_rocrate.py) once bundle.code_iri says where
+the workflow's code is published and bundle.agent who ran it. Without code_iri the rules' code has
+local identifiers, which process-run-crate-0.5_5.1 flags as RECOMMENDED; without an agent the
+crate names no one, and the RECOMMENDED checks for an author, a publisher and each action's agent
+say so.
 
 Written by hand rather than with the `rocrate` library: the crate is a few hundred lines of
 plain JSON-LD from data we hold, and must be byte-identical for the same inputs.

@@ -1,20 +1,11 @@
 """`benchreport verify <bundle>`: check a bundle, then re-run its inputs to the same bytes.
 
-The archive is read once, as a stream: each member's name and type are checked against the
-rules below and its declared size against the limits before a byte of it is read; every file is
-hashed as it streams by; only what the re-run reads (the job-folder files but the attempts'
-verifier files, the inspection records, the config) is written to disk. Then MANIFEST.sha256 is
-checked both ways, and the re-run's outputs are compared with the manifest's hashes of the
-bundled outputs, so results/ is never unpacked.
-
-By default nothing from the archive is executed: the re-run uses the verifier's own installed
-benchreport workflow, and a config built from the bundled one with every key that would run a
-command switched off (controls.run, Docker: inspection records are replayed from the bundle).
-`--run-bundled-code` runs the archive's workflow-code/ instead.
-
-What verify proves is consistency: the outputs follow from the bundled inputs and config under
-the code that re-ran them. It cannot prove origin: inputs, outputs and manifest forged together
-verify too.
+The archive is read once, as a stream, each member checked before a byte of it is read; only
+what the re-run reads is written to disk, and its outputs are compared with the manifest's
+hashes, so results/ is never unpacked. By default nothing from the archive is executed: the
+re-run uses the verifier's own installed benchreport workflow, and a config built from the
+bundled one with every key that would run a command switched off (`--run-bundled-code` runs the
+archive's workflow-code/ instead). What this proves, and what it cannot: PROOF.
 """
 
 from __future__ import annotations
