@@ -7,10 +7,8 @@ every file and file name with one label) and once to redact, hash and write them
 archive. Memory holds the names, each member's size and sha256, and the lineage records (kept
 aside for the RO-Crate), never the archive: at 100 job folders x 1,000 trials, 700,000 members.
 
-The tar is deterministic (sorted entries, then the five files made from them, in this order:
-README.md, REDACTIONS.json, BUNDLE.json, ro-crate-metadata.json and MANIFEST.sha256, which covers
-every file but itself; mtime 0, root owner, fixed modes, gzip without a name or time), so the same
-results give the same archive bytes.
+The same results give the same archive bytes (Archive): sorted entries, then the five files made
+from them, README.md, REDACTIONS.json, BUNDLE.json, ro-crate-metadata.json and MANIFEST.sha256.
 """
 
 from __future__ import annotations
@@ -495,10 +493,8 @@ class Archive:
     """The .tar.gz being written member by member, whose bytes depend only on the names and
     contents given (mtime 0, root owner, fixed modes, gzip without a name or time). It keeps each
     file's size and sha256 (`files`, in the order written: for the manifest and the RO-Crate) and
-    a copy of the files `keep` names (read back with `read`).
-
-    The members are written here rather than by tarfile.TarFile, which keeps a TarInfo of every
-    member it wrote (~300 MB at 700,000 members)."""
+    a copy of the files `keep` names (read back with `read`). Written here rather than by
+    tarfile.TarFile, which keeps a TarInfo of every member it wrote (~300 MB at 700,000)."""
 
     def __init__(self, target: Path, prefix: str, folder: Path, keep=lambda name: False):
         self.prefix, self.keep = prefix, keep

@@ -155,10 +155,9 @@ def write_items(out, items, level: int, made=None) -> None:
     made = made or _text
     inner = "\n" + "  " * level
     texts: list[str] = []
-    size, first = 0, True
-    for item in items:
-        separator = inner if first else "," + inner
-        first = False
+    size = 0
+    for number, item in enumerate(items):
+        separator = "," + inner if number else inner
         try:
             text = separator + made(item, level)
         except _HoldsLazy:

@@ -204,8 +204,7 @@ def stage_code(stage: str) -> dict:
     hashes = {
         f"workflow/scripts/{name}": sha256_file(SCRIPTS_DIR / name) for name in sorted({*COMMON, *STAGE_CODE[stage]})
     }
-    combined = hashlib.sha256(json.dumps(hashes, sort_keys=True).encode()).hexdigest()
-    return {"sha256": combined, "files": hashes}
+    return {"sha256": hashlib.sha256(json.dumps(hashes, sort_keys=True).encode()).hexdigest(), "files": hashes}
 
 
 # The environment variable in which the Snakemake process hands every job of its run the code

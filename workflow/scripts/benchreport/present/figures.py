@@ -260,8 +260,7 @@ def _pass_counts(axes, rows: list[dict], cmap, norm) -> None:
         for c, entry in enumerate(row["cells"]):
             if entry is None:
                 continue
-            colour = cmap(norm(entry["rate"]))
-            light = mcolors.rgb_to_hsv(colour[:3])[2] < 0.6 or entry["rate"] < 0.55
+            light = mcolors.rgb_to_hsv(cmap(norm(entry["rate"]))[:3])[2] < 0.6 or entry["rate"] < 0.55
             axes.text(
                 c,
                 r,
@@ -311,7 +310,20 @@ def draw_cost(data: dict) -> Figure:
     axes.set_title("Cost against pass rate", fontsize=10, loc="left")
     if points:
         axes.legend(loc="upper left", bbox_to_anchor=(0.0, -0.12), fontsize=7, frameon=False, ncol=1)
-    _note(figure, _cost_note(cost))
+    # which settings are not drawn for want of a cost, and which are drawn at a partial one
+    without = [w["description"] for w in cost["without_cost"]]
+    note = f"Not drawn, no cost recorded: {', '.join(without)}." if without else ""
+    partial = [p for p in cost["points"] if p["tasks_unpriced"]]
+    if partial:
+        note += (
+            " Cost covers only the priced tasks of: "
+            + ", ".join(
+                f"{p['description']} ({p['tasks_priced']} of {p['tasks_priced'] + len(p['tasks_unpriced'])})"
+                for p in partial
+            )
+            + "."
+        )
+    _note(figure, note.strip())
     return figure
 
 
@@ -367,23 +379,6 @@ def _frontier(axes, cost: dict) -> None:
         markeredgewidth=1,
         zorder=3,
     )
-
-
-def _cost_note(cost: dict) -> str:
-    """Which settings are not drawn for want of a cost, and which are drawn at a partial one."""
-    without = [w["description"] for w in cost["without_cost"]]
-    note = f"Not drawn, no cost recorded: {', '.join(without)}." if without else ""
-    partial = [p for p in cost["points"] if p["tasks_unpriced"]]
-    if partial:
-        note += (
-            " Cost covers only the priced tasks of: "
-            + ", ".join(
-                f"{p['description']} ({p['tasks_priced']} of {p['tasks_priced'] + len(p['tasks_unpriced'])})"
-                for p in partial
-            )
-            + "."
-        )
-    return note.strip()
 
 
 def render_all(data: dict) -> dict[str, dict[str, bytes]]:

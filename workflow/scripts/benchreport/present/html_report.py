@@ -1,19 +1,12 @@
 """results/report.html: one self-contained page over every setting (pure: data in, text out).
 
-Every number links to the trials it came from: a headline number to its setting's section (what
-its report.md says), whose per-task rows open onto their trials; each trial is listed once.
-
-The page stays a few megabytes however many tries there are: a setting lists the trials of its
-first tasks, whole and in table order, up to PAGE_TRIALS trials (the rest are in its trials.json
-and report.md; every task keeps its row, with the reward of each trial, as the target of the
-links), and the tables over tasks or files that repeat what the per-task tables or the ledger hold
-(comparisons, controls, what was left out, outcome differences) list at most LISTED_ROWS rows, the
-exclusion ledger LEDGER_ROWS, each saying what it leaves out and where that is. Above
-tables.HEATMAP_NAMED_TASKS tasks the heatmap's numbers are the per-task tables, not a table of
-their own.
-
-Jinja2 autoescapes every value; the page carries a Content Security Policy that allows no script
-at all, and it loads nothing from anywhere.
+Every number links to the trials it came from: a headline number to its setting's section, whose
+per-task rows open onto their trials; each trial is listed once. The page stays a few megabytes
+however many tries there are: a setting lists the trials of its first tasks up to PAGE_TRIALS
+(every task keeps its row, the target of the links), the tables that repeat what the per-task
+tables or the ledger hold list at most LISTED_ROWS rows, the ledger LEDGER_ROWS, each saying what
+it leaves out and where that is. Jinja2 autoescapes every value; the page's Content Security
+Policy allows no script, and it loads nothing from anywhere.
 """
 
 from __future__ import annotations
@@ -237,7 +230,19 @@ def page_context(
     """pages: setting -> its page_trials."""
     ordered = tables.ordered(summaries)
     confidence = ordered[0]["confidence"] if ordered else None  # one config, so one level
-    headline = _headline_rows(ordered)
+    headline = [  # the settings table's rows, each with its cells and the anchors it links to
+        row
+        | {
+            "cells": tables.settings_cells(row),
+            "anchor": setting_anchor(row["setting"]),
+            "per_task_anchor": per_task_anchor(row["setting"]),
+            "trials_anchor": trials_anchor(row["setting"]),
+            "controls_anchor": anchor("controls", row["setting"])
+            if not row["control"]
+            else setting_anchor(row["setting"]),
+        }
+        for row in tables.setting_rows(ordered)
+    ]
     # the exclusion ledger as the tables stage wrote it
     reader = csv.DictReader(io.StringIO(ledger_tsv), delimiter="\t", quoting=csv.QUOTE_NONE)
     ledger, ledger_hidden = listed([dict(row) for row in reader], LEDGER_ROWS)
@@ -274,41 +279,19 @@ def page_context(
         "ledger_header": header,
         "ledger": ledger_rows,
         "ledger_hidden": ledger_hidden,
-        "controls_left_out": _controls_left_out(ordered, pages),
+        "controls_left_out": [  # every task a setting's controls left out
+            {
+                "description": summary["description"],
+                "task": entry["task"],
+                "trials": entry["n_trials"],
+                "reason": entry["reason"],
+                "policy": (summary.get("controls") or {}).get("policy"),
+                "link": entry["anchor"],
+            }
+            for summary in ordered
+            for entry in excluded_by_controls(summary, pages[summary["setting"]])
+        ],
     }
-
-
-def _headline_rows(ordered: list[dict]) -> list[dict]:
-    """The settings table's rows, each with its cells and the anchors it links to."""
-    return [
-        row
-        | {
-            "cells": tables.settings_cells(row),
-            "anchor": setting_anchor(row["setting"]),
-            "per_task_anchor": per_task_anchor(row["setting"]),
-            "trials_anchor": trials_anchor(row["setting"]),
-            "controls_anchor": anchor("controls", row["setting"])
-            if not row["control"]
-            else setting_anchor(row["setting"]),
-        }
-        for row in tables.setting_rows(ordered)
-    ]
-
-
-def _controls_left_out(ordered: list[dict], pages: dict[str, dict]) -> list[dict]:
-    """Every task a setting's controls left out, with its trials, reason, policy and link."""
-    return [
-        {
-            "description": summary["description"],
-            "task": entry["task"],
-            "trials": entry["n_trials"],
-            "reason": entry["reason"],
-            "policy": (summary.get("controls") or {}).get("policy"),
-            "link": entry["anchor"],
-        }
-        for summary in ordered
-        for entry in excluded_by_controls(summary, pages[summary["setting"]])
-    ]
 
 
 def _figures(figures_svg: dict[str, bytes], figures_data: dict) -> list[dict]:

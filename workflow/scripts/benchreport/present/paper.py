@@ -58,9 +58,9 @@ SETTINGS_CSV_FIELDS = [
 
 
 def markdown_table(headers: list[str], rows: list[list[str]], align: str) -> list[str]:
-    """A Markdown table; `align` holds one of 'l'/'r' per column."""
+    """A Markdown table, a row of MISSING when there is none; `align` holds one of 'l'/'r' per column."""
     lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---:" if a == "r" else "---" for a in align) + " |"]
-    lines += ["| " + " | ".join(cell(value) for value in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(cell(value) for value in row) + " |" for row in rows or [[MISSING] * len(align)]]
     return lines
 
 
@@ -70,8 +70,7 @@ SETTINGS_ALIGN = "lrllrrrrl"
 def settings_markdown(rows: list[dict], confidence: float) -> str:
     """rows: tables.setting_rows, agent settings first."""
     lines = ["# Settings compared", "", settings_note(rows), ""]
-    body = [settings_cells(row) for row in rows] or [[MISSING] * len(SETTINGS_ALIGN)]
-    lines += markdown_table(settings_headers(confidence), body, SETTINGS_ALIGN)
+    lines += markdown_table(settings_headers(confidence), [settings_cells(row) for row in rows], SETTINGS_ALIGN)
     return "\n".join(lines) + "\n"
 
 
@@ -222,8 +221,9 @@ COMPARISONS_ALIGN = "llrrrrlllrrrl"
 
 def comparisons_markdown(rows: list[dict], confidence: float) -> str:
     lines = ["# Paired comparisons", "", COMPARISONS_NOTE, ""]
-    body = [comparisons_cells(row) for row in rows] or [[MISSING] * len(COMPARISONS_ALIGN)]
-    lines += markdown_table(comparisons_headers(confidence), body, COMPARISONS_ALIGN)
+    lines += markdown_table(
+        comparisons_headers(confidence), [comparisons_cells(row) for row in rows], COMPARISONS_ALIGN
+    )
     if not rows:
         lines += ["", "No pair of agent settings to compare."]
     for row in rows:

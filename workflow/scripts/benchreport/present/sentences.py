@@ -224,8 +224,7 @@ def control_cell(kind: str, cell: dict | None) -> str:
     """'oracle 3/3', 'nop 0/3 (3 errored)', 'no nop'."""
     if not cell:
         return f"no {kind}"
-    text = f"{kind} {cell['passed']}/{cell['trials']}"
-    return text + (f" ({cell['errored']} errored)" if cell["errored"] else "")
+    return f"{kind} {cell['passed']}/{cell['trials']}" + (f" ({cell['errored']} errored)" if cell["errored"] else "")
 
 
 def task_controls(entry: dict | None) -> str:
@@ -349,8 +348,7 @@ def cost_measure(measure: dict, lower_bound: bool = False) -> str:
     value = measure["value_usd"]
     if value is None:
         return f"{measure['label']}: n/a"
-    bound = "at least " if lower_bound else ""
-    text = f"{measure['label']} {bound}{usd(value)}"
+    text = f"{measure['label']} {'at least ' if lower_bound else ''}{usd(value)}"
     interval = measure.get("interval")
     if interval:
         text += (
