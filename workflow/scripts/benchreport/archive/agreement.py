@@ -53,17 +53,6 @@ class Checker:
         return path.read_text(encoding="utf-8") if path.is_file() else None
 
 
-def _records(results: Path) -> dict[str, dict]:
-    """Each setting's result record; ValueError naming the summary.json that cannot be read."""
-    records = {}
-    for path in sorted((results / "reports").glob("*/summary.json")):
-        try:
-            records[path.parent.name] = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as error:  # not JSON, or not UTF-8
-            raise ValueError(f"{path}: not a readable result record ({error})") from None
-    return records
-
-
 def _headline_cells(record: dict) -> tuple[str, str, str]:
     headline = record["headline"]
     return (
@@ -90,7 +79,16 @@ def _check_setting_texts(check: Checker, setting: str, record: dict, page: str |
         check.contains(text, rate, where, setting, "pass rate")
         for row in record["excluded_by_controls"]:
             check.contains(text, row["task"], where, setting, "a task the controls left out")
-        _check_usage_text(check, text, where, setting, record)
+        # the token total as sentences.token_total states it, never "0 tokens" where none was recorded
+        tokens = record["usage"]["tokens_all_attempts"]
+        check.contains(text, sentences.token_total(tokens), where, setting, "tokens")
+        if tokens["total"] is None:
+            check.expect(
+                not re.search(r"\b0 tokens|Tokens: 0\b", text), where, setting, "tokens not recorded printed as 0"
+            )
+        spent = record["usage"]["cost_measures"]["spent"]["value_usd"]
+        if spent is not None:
+            check.contains(text, usd(spent), where, setting, "cost of every attempt")
         per_solved = record["usage"]["cost_measures"]["per_solved_task"]
         if per_solved["value_usd"] is not None:
             at_least = "" if record["usage"]["cost_complete"] else "at least "
@@ -119,18 +117,6 @@ def _check_task_controls(check: Checker, text: str, where: str, setting: str, re
         check.contains(
             text, sentences.task_controls(row["controls"]), where, setting, f"controls verdict of {row['task']}"
         )
-
-
-def _check_usage_text(check: Checker, text: str, where: str, setting: str, record: dict) -> None:
-    """The token total as sentences.token_total states it, no "0 tokens" where none was recorded,
-    and the cost of every attempt."""
-    tokens = record["usage"]["tokens_all_attempts"]
-    check.contains(text, sentences.token_total(tokens), where, setting, "tokens")
-    if tokens["total"] is None:
-        check.expect(not re.search(r"\b0 tokens|Tokens: 0\b", text), where, setting, "tokens not recorded printed as 0")
-    spent = record["usage"]["cost_measures"]["spent"]["value_usd"]
-    if spent is not None:
-        check.contains(text, usd(spent), where, setting, "cost of every attempt")
 
 
 def _check_cards(check: Checker, setting: str, record: dict) -> None:
@@ -270,7 +256,12 @@ def _check_comparisons(check: Checker, records: dict[str, dict]) -> None:
 def check(results: str | Path) -> tuple[int, list[str]]:
     """(how many comparisons were made, the disagreements found) over a results folder."""
     checker = Checker(Path(results))
-    records = _records(checker.results)
+    records: dict[str, dict] = {}
+    for path in sorted((checker.results / "reports").glob("*/summary.json")):
+        try:
+            records[path.parent.name] = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as error:  # not JSON, or not UTF-8: the one error that ends the check
+            raise ValueError(f"{path}: not a readable result record ({error})") from None
     checker.expect(bool(records), "reports/", "-", "no summary.json found")
     page_text = checker.read("report.html")
     page = _html_text(page_text) if page_text is not None else None

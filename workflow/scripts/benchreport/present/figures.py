@@ -197,40 +197,7 @@ def draw_heatmap(data: dict) -> Figure:
     axes = figure.add_subplot()
     cmap = matplotlib.colormaps["viridis"].with_extremes(bad="#F2F2F2")
     norm = mcolors.Normalize(vmin=0, vmax=1)
-    _heatmap_cells(axes, heat, cmap, norm)
-    if labelled:
-        _pass_counts(axes, rows, cmap, norm)
-        axes.set_xticks(range(len(tasks)))
-        axes.set_xticklabels(labels, rotation=60, ha="right", rotation_mode="anchor", fontsize=7)
-    else:
-        _numbered_tasks(axes, len(tasks))
-    axes.set_xlim(-0.5, n_tasks - 0.5)
-    axes.set_ylim(n_rows - 0.5, -0.5)
-    axes.set_yticks(range(len(rows)))
-    axes.set_yticklabels(
-        [wrap(row["description"], 44) + (" *" if row["control"] else "") for row in rows], fontsize=7.5
-    )
-    for side in ("top", "right", "left", "bottom"):
-        axes.spines[side].set_visible(False)
-    axes.tick_params(which="both", length=0)
-    controls_start = next((i for i, row in enumerate(rows) if row["control"]), None)
-    if controls_start:
-        axes.axhline(controls_start - 0.5, color="black", linewidth=1.2)
-    mappable = cm.ScalarMappable(norm=norm, cmap=cmap)
-    figure.colorbar(mappable, ax=axes, label="Fraction of trials passed", fraction=0.03, pad=0.01)
-    axes.set_title("Per-task pass fraction" + (" (passed/trials)" if labelled else ""), fontsize=10, loc="left")
-    _note(
-        figure,
-        "* control. Hatched: left out of the setting's pass rate because the task's controls failed. "
-        "Light grey: the setting did not run the task.",
-    )
-    return figure
-
-
-def _heatmap_cells(axes, heat: dict, cmap, norm) -> None:
-    """The cells as one image, separated by white lines, the left-out ones hatched."""
-    tasks, rows = heat["tasks"], heat["rows"]
-    n_rows, n_tasks = max(1, len(rows)), max(1, len(tasks))
+    # the cells as one image, separated by white lines, the left-out ones hatched
     rates, left_out = heatmap_grid(heat)
     if rows and tasks:
         # row 0 on top; interpolation "none": SVG keeps one pixel per cell, drawn pixelated
@@ -252,6 +219,42 @@ def _heatmap_cells(axes, heat: dict, cmap, norm) -> None:
         axes.add_collection(
             PatchCollection(hatched, facecolor="none", edgecolor="white", hatch="////", linewidth=1 if separated else 0)
         )
+    if labelled:
+        _pass_counts(axes, rows, cmap, norm)
+        axes.set_xticks(range(len(tasks)))
+        axes.set_xticklabels(labels, rotation=60, ha="right", rotation_mode="anchor", fontsize=7)
+    else:  # task numbers from 1 along the x axis: the first task, then round numbers
+        numbers = [max(1, int(v)) for v in ticker.MaxNLocator(nbins=10, integer=True).tick_values(1, len(tasks))]
+        numbers = sorted({n for n in numbers if 1 <= n <= len(tasks)} | {1})
+        axes.set_xticks([n - 1 for n in numbers])
+        axes.set_xticklabels([f"{n:,}" for n in numbers], fontsize=7)
+        axes.set_xlabel(
+            f"Task 1 to {len(tasks):,}, in name order (too many to name here; the names are in figures.json, "
+            "heatmap.tasks)",
+            fontsize=7.5,
+        )
+    axes.set_xlim(-0.5, n_tasks - 0.5)
+    axes.set_ylim(n_rows - 0.5, -0.5)
+    axes.set_yticks(range(len(rows)))
+    axes.set_yticklabels(
+        [wrap(row["description"], 44) + (" *" if row["control"] else "") for row in rows], fontsize=7.5
+    )
+    for side in ("top", "right", "left", "bottom"):
+        axes.spines[side].set_visible(False)
+    axes.tick_params(which="both", length=0)
+    controls_start = next((i for i, row in enumerate(rows) if row["control"]), None)
+    if controls_start:
+        axes.axhline(controls_start - 0.5, color="black", linewidth=1.2)
+    figure.colorbar(
+        cm.ScalarMappable(norm=norm, cmap=cmap), ax=axes, label="Fraction of trials passed", fraction=0.03, pad=0.01
+    )
+    axes.set_title("Per-task pass fraction" + (" (passed/trials)" if labelled else ""), fontsize=10, loc="left")
+    _note(
+        figure,
+        "* control. Hatched: left out of the setting's pass rate because the task's controls failed. "
+        "Light grey: the setting did not run the task.",
+    )
+    return figure
 
 
 def _pass_counts(axes, rows: list[dict], cmap, norm) -> None:
@@ -270,18 +273,6 @@ def _pass_counts(axes, rows: list[dict], cmap, norm) -> None:
                 fontsize=6.5,
                 color="white" if light else "black",
             )
-
-
-def _numbered_tasks(axes, count: int) -> None:
-    """Task numbers from 1 along the x axis: the first task, then round numbers."""
-    numbers = [max(1, int(v)) for v in ticker.MaxNLocator(nbins=10, integer=True).tick_values(1, count)]
-    numbers = sorted({n for n in numbers if 1 <= n <= count} | {1})
-    axes.set_xticks([n - 1 for n in numbers])
-    axes.set_xticklabels([f"{n:,}" for n in numbers], fontsize=7)
-    axes.set_xlabel(
-        f"Task 1 to {count:,}, in name order (too many to name here; the names are in figures.json, heatmap.tasks)",
-        fontsize=7.5,
-    )
 
 
 def draw_cost(data: dict) -> Figure:

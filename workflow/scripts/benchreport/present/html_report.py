@@ -230,6 +230,7 @@ def page_context(
     """pages: setting -> its page_trials."""
     ordered = tables.ordered(summaries)
     confidence = ordered[0]["confidence"] if ordered else None  # one config, so one level
+    captions = figure_captions(figures_data)
     headline = [  # the settings table's rows, each with its cells and the anchors it links to
         row
         | {
@@ -264,7 +265,18 @@ def page_context(
         "headers": tables.settings_headers(confidence),
         "headline": headline,
         "n_agents": sum(1 for row in headline if not row["control"]),
-        "figures": _figures(figures_svg, figures_data),
+        "figures": [
+            {"key": key, "title": title, "caption": captions[key], "uri": svg_data_uri(figures_svg[key]), "alt": alt}
+            for key, title, alt in (
+                ("forest", "Pass rate per setting", "Forest plot: pass rate and headline interval per setting"),
+                ("heatmap", "Per-task pass fraction", "Heatmap: fraction of trials passed, setting by task"),
+                (
+                    "cost",
+                    "Cost against pass rate",
+                    "Scatter plot: cost of one run against pass rate, with the Pareto frontier",
+                ),
+            )
+        ],
         "heatmap": heatmap_table(figures_data),
         "heatmap_tasks": len(figures_data["heatmap"]["tasks"]),
         "cost_rows": cost_table(figures_data),
@@ -292,22 +304,6 @@ def page_context(
             for entry in excluded_by_controls(summary, pages[summary["setting"]])
         ],
     }
-
-
-def _figures(figures_svg: dict[str, bytes], figures_data: dict) -> list[dict]:
-    captions = figure_captions(figures_data)
-    return [
-        {"key": key, "title": title, "caption": captions[key], "uri": svg_data_uri(figures_svg[key]), "alt": alt}
-        for key, title, alt in (
-            ("forest", "Pass rate per setting", "Forest plot: pass rate and headline interval per setting"),
-            ("heatmap", "Per-task pass fraction", "Heatmap: fraction of trials passed, setting by task"),
-            (
-                "cost",
-                "Cost against pass rate",
-                "Scatter plot: cost of one run against pass rate, with the Pareto frontier",
-            ),
-        )
-    ]
 
 
 def render_page(*inputs) -> str:
