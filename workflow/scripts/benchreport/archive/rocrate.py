@@ -299,7 +299,15 @@ class Crate:
 
     def __post_init__(self):
         self.names = sorted(self.files)
-        self.actions = job_actions_of(self.records)
+        self.actions = []
+        for index, (rule, wildcards, outputs) in enumerate(rule_jobs(self.records)):
+            ran = [self.records[output] for output in outputs]
+            label = ", ".join(f"{key}={value}" for key, value in sorted(wildcards.items()))
+            started = [record["started_at"] for record in ran if record.get("started_at")]
+            end = max(record["recorded_at"] for record in ran)
+            self.actions.append(
+                JobAction(index, rule, outputs, f"rule {rule}" + (f" ({label})" if label else ""), end, started)
+            )
         self.rules = sorted({action.rule for action in self.actions})
 
     @property
@@ -334,17 +342,6 @@ class JobAction:
     name: str
     end: str
     started: list[str]
-
-
-def job_actions_of(records: Mapping[str, dict]) -> list[JobAction]:
-    actions = []
-    for index, (rule, wildcards, outputs) in enumerate(rule_jobs(records)):
-        ran = [records[output] for output in outputs]
-        label = ", ".join(f"{key}={value}" for key, value in sorted(wildcards.items()))
-        started = [record["started_at"] for record in ran if record.get("started_at")]
-        end = max(record["recorded_at"] for record in ran)
-        actions.append(JobAction(index, rule, outputs, f"rule {rule}" + (f" ({label})" if label else ""), end, started))
-    return actions
 
 
 def build(

@@ -86,16 +86,6 @@ def check_name(name: str, what: str = "path") -> None:
         raise Refused(f"{what} with '..' or an empty part refused: {name!r}")
 
 
-def check_member(member: tarfile.TarInfo) -> None:
-    check_name(member.name, "member")
-    if member.issym() or member.islnk():
-        raise Refused(f"link refused: {member.name} -> {member.linkname}")
-    if member.issparse():
-        raise Refused(f"sparse member refused: {member.name}")
-    if not (member.isreg() or member.isdir()):
-        raise Refused(f"special file refused: {member.name}")
-
-
 class Limits:
     """Declared sizes, summed as the headers arrive, against the limits (checked before reading)."""
 
@@ -244,7 +234,13 @@ def read_archive(bundle: Path, target: Path, *, keep_code: bool, limits: Limits,
             # a stream is read once: tarfile's list of every member read so far (for random
             # access, which a stream never has) is let go, ~300 MB at 700,000 members
             tar.members.clear()  # type: ignore[attr-defined]  # typeshed omits TarFile's list of members
-            check_member(member)
+            check_name(member.name, "member")
+            if member.issym() or member.islnk():
+                raise Refused(f"link refused: {member.name} -> {member.linkname}")
+            if member.issparse():
+                raise Refused(f"sparse member refused: {member.name}")
+            if not (member.isreg() or member.isdir()):
+                raise Refused(f"special file refused: {member.name}")
             limits.take(member)
             first, _, name = member.name.rstrip("/").partition("/")
             if top is None:

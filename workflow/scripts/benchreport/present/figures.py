@@ -220,7 +220,21 @@ def draw_heatmap(data: dict) -> Figure:
             PatchCollection(hatched, facecolor="none", edgecolor="white", hatch="////", linewidth=1 if separated else 0)
         )
     if labelled:
-        _pass_counts(axes, rows, cmap, norm)
+        # passed/trials in each cell, white on a dark cell
+        for r, row in enumerate(rows):
+            for c, entry in enumerate(row["cells"]):
+                if entry is None:
+                    continue
+                light = mcolors.rgb_to_hsv(cmap(norm(entry["rate"]))[:3])[2] < 0.6 or entry["rate"] < 0.55
+                axes.text(
+                    c,
+                    r,
+                    f"{entry['passed']}/{entry['trials']}",
+                    ha="center",
+                    va="center",
+                    fontsize=6.5,
+                    color="white" if light else "black",
+                )
         axes.set_xticks(range(len(tasks)))
         axes.set_xticklabels(labels, rotation=60, ha="right", rotation_mode="anchor", fontsize=7)
     else:  # task numbers from 1 along the x axis: the first task, then round numbers
@@ -257,35 +271,59 @@ def draw_heatmap(data: dict) -> Figure:
     return figure
 
 
-def _pass_counts(axes, rows: list[dict], cmap, norm) -> None:
-    """passed/trials in each cell, white on a dark cell."""
-    for r, row in enumerate(rows):
-        for c, entry in enumerate(row["cells"]):
-            if entry is None:
-                continue
-            light = mcolors.rgb_to_hsv(cmap(norm(entry["rate"]))[:3])[2] < 0.6 or entry["rate"] < 0.55
-            axes.text(
-                c,
-                r,
-                f"{entry['passed']}/{entry['trials']}",
-                ha="center",
-                va="center",
-                fontsize=6.5,
-                color="white" if light else "black",
-            )
-
-
 def draw_cost(data: dict) -> Figure:
     cost = data["cost"]
     points = cost["points"]
     palette = colours(data["forest"])
     figure = Figure(figsize=(8.0, 5.0), layout="constrained")
     axes = figure.add_subplot()
-    for point in points:
-        _cost_point(axes, point, palette.get(point["setting"], AGENT_COLOURS[0]))
+    for point in points:  # at its cost and pass rate, with both intervals as error bars
+        colour = palette.get(point["setting"], AGENT_COLOURS[0])
+        yerr = None
+        if point["rate_low"] is not None and point["rate_high"] is not None:
+            yerr = [[(point["rate"] - point["rate_low"]) * 100], [(point["rate_high"] - point["rate"]) * 100]]
+        axes.errorbar(
+            [point["cost"]],
+            [point["rate"] * 100],
+            xerr=[[point["cost"] - point["cost_low"]], [point["cost_high"] - point["cost"]]],
+            yerr=yerr,
+            fmt="o",
+            color=colour,
+            ecolor=colour,
+            elinewidth=1.3,
+            capsize=3,
+            markersize=6,
+            label=wrap(point["description"], 90) + (" (on the frontier)" if point["pareto"] else ""),
+        )
     _percent_scale(axes, "y")
-    if points:
-        _frontier(axes, cost)
+    if points:  # the best pass rate reachable at each cost: a staircase through the frontier's settings
+        high = max(p["cost_high"] for p in points)
+        right = high * 1.08 if high > 0 else 1.0
+        axes.set_xlim(0, right)
+        frontier = [p for setting in cost["frontier"] for p in points if p["setting"] == setting]
+        xs = [p["cost"] for p in frontier] + [right]
+        ys = [p["rate"] * 100 for p in frontier] + [frontier[-1]["rate"] * 100]
+        axes.step(
+            xs,
+            ys,
+            where="post",
+            color="#333333",
+            linewidth=1,
+            linestyle=(0, (4, 2)),
+            zorder=0,
+            label="Pareto frontier: no other setting is both cheaper and better",
+        )
+        axes.plot(
+            xs[:-1],
+            ys[:-1],
+            linestyle="none",
+            marker="o",
+            markersize=11,
+            markerfacecolor="none",
+            markeredgecolor="#333333",
+            markeredgewidth=1,
+            zorder=3,
+        )
     else:
         axes.set_xlim(0, 1)
         axes.text(0.5, 50, "no setting recorded a cost", ha="center", va="center")
@@ -316,60 +354,6 @@ def draw_cost(data: dict) -> Figure:
         )
     _note(figure, note.strip())
     return figure
-
-
-def _cost_point(axes, point: dict, colour: str) -> None:
-    """A setting at its cost and pass rate, with both intervals as error bars."""
-    yerr = None
-    if point["rate_low"] is not None and point["rate_high"] is not None:
-        yerr = [[(point["rate"] - point["rate_low"]) * 100], [(point["rate_high"] - point["rate"]) * 100]]
-    xerr = [[point["cost"] - point["cost_low"]], [point["cost_high"] - point["cost"]]]
-    axes.errorbar(
-        [point["cost"]],
-        [point["rate"] * 100],
-        xerr=xerr,
-        yerr=yerr,
-        fmt="o",
-        color=colour,
-        ecolor=colour,
-        elinewidth=1.3,
-        capsize=3,
-        markersize=6,
-        label=wrap(point["description"], 90) + (" (on the frontier)" if point["pareto"] else ""),
-    )
-
-
-def _frontier(axes, cost: dict) -> None:
-    """The best pass rate reachable at each cost: a staircase through the frontier's settings,
-    circled, to the right edge of the axes."""
-    points = cost["points"]
-    high = max(p["cost_high"] for p in points)
-    right = high * 1.08 if high > 0 else 1.0
-    axes.set_xlim(0, right)
-    frontier = [p for setting in cost["frontier"] for p in points if p["setting"] == setting]
-    xs = [p["cost"] for p in frontier] + [right]
-    ys = [p["rate"] * 100 for p in frontier] + [frontier[-1]["rate"] * 100]
-    axes.step(
-        xs,
-        ys,
-        where="post",
-        color="#333333",
-        linewidth=1,
-        linestyle=(0, (4, 2)),
-        zorder=0,
-        label="Pareto frontier: no other setting is both cheaper and better",
-    )
-    axes.plot(
-        xs[:-1],
-        ys[:-1],
-        linestyle="none",
-        marker="o",
-        markersize=11,
-        markerfacecolor="none",
-        markeredgecolor="#333333",
-        markeredgewidth=1,
-        zorder=3,
-    )
 
 
 def render_all(data: dict) -> dict[str, dict[str, bytes]]:

@@ -164,21 +164,6 @@ def heatmap_table(figures_data: dict) -> dict | None:
     return {"tasks": heat["tasks"], "rows": rows}
 
 
-def cost_table(figures_data: dict) -> list[dict]:
-    return [
-        {
-            "description": point["description"],
-            "anchor": trials_anchor(point["setting"]),
-            "cost": usd(point["cost"]),
-            "interval": interval_text(point["cost_low"], point["cost_high"], usd),
-            "tasks": f"{point['tasks_priced']} of {point['tasks_priced'] + len(point['tasks_unpriced'])}",
-            "rate": pct(point["rate"]),
-            "pareto": "yes" if point["pareto"] else "no",
-        }
-        for point in figures_data["cost"]["points"]
-    ]
-
-
 def figure_captions(figures_data: dict) -> dict[str, str]:
     cost = figures_data["cost"]
     methods = sorted({method(p["method"]) for p in figures_data["forest"]})
@@ -279,7 +264,18 @@ def page_context(
         ],
         "heatmap": heatmap_table(figures_data),
         "heatmap_tasks": len(figures_data["heatmap"]["tasks"]),
-        "cost_rows": cost_table(figures_data),
+        "cost_rows": [
+            {
+                "description": point["description"],
+                "anchor": trials_anchor(point["setting"]),
+                "cost": usd(point["cost"]),
+                "interval": interval_text(point["cost_low"], point["cost_high"], usd),
+                "tasks": f"{point['tasks_priced']} of {point['tasks_priced'] + len(point['tasks_unpriced'])}",
+                "rate": pct(point["rate"]),
+                "pareto": "yes" if point["pareto"] else "no",
+            }
+            for point in figures_data["cost"]["points"]
+        ],
         "cost_method": figures_data["cost"]["method"],
         "comparison_headers": tables.comparisons_headers(confidence),
         "comparisons": comparison_sections(comparisons, ordered),
