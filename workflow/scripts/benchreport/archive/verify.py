@@ -676,13 +676,29 @@ def remove_tree(root: Path, workers: int = 8, enough: int = 64) -> None:
 
 
 def read_then_rerun(
-    path: Path, work: Path, cores: int, out, progress, run_bundled_code: bool, *limits
+    path: Path, work: Path, cores: int, out, progress, run_bundled_code: bool, max_bytes, max_ratio, max_draws
 ) -> tuple[int, str]:
-    """verify's work in `work`: (exit code, verdict). `limits`: (max_bytes, max_ratio, max_draws)."""
+    """verify's work in `work`: the archive read and checked against its manifest, the config it
+    would re-run with made, then the re-run (_rerun_and_compare): (exit code, verdict)."""
     started = time.monotonic()
     try:
         workflow = None if run_bundled_code else installed_workflow()
-        problems, listed, files, config, refused = _read_bundle(path, work, run_bundled_code, limits, progress)
+        size = path.stat().st_size
+        progress(f"reading {path} ({size:,} bytes)")
+        _, hashes, small = read_archive(
+            path, work, keep_code=run_bundled_code, limits=Limits(size, max_bytes, max_ratio), progress=progress
+        )
+        if "MANIFEST.sha256" not in small:
+            raise Refused("no MANIFEST.sha256 in the archive: not a benchreport bundle, or an incomplete one")
+        # checked as it is read; only the outputs' and the code's lines are kept
+        problems, listed, files = check_listing(
+            manifest_lines(small.pop("MANIFEST.sha256")), hashes, lambda name: name.startswith(("results/", CODE))
+        )
+        if "config.yaml" not in small:
+            raise Refused("no config.yaml in the archive")
+        labels = sorted(p.name for p in (work / "jobs").iterdir()) if (work / "jobs").is_dir() else []
+        config, refused = rerun_config(small["config.yaml"], labels)
+        check_draws(config, max_draws)
     except Refused as exc:
         return 2, f"REFUSED: {shown(str(exc))}"
     except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
@@ -710,30 +726,6 @@ def read_then_rerun(
             file=out,
         )
     return _rerun_and_compare(work, cores, out, progress, run_bundled_code, config, listed, files)
-
-
-def _read_bundle(path: Path, work: Path, run_bundled_code: bool, limits, progress):
-    """The archive read and checked against its manifest, the config it would re-run with made:
-    (the manifest's problems, its outputs' and code's lines, how many files, the config, what was
-    switched off in it). `limits`: (max_bytes, max_ratio, max_draws)."""
-    max_bytes, max_ratio, max_draws = limits
-    size = path.stat().st_size
-    progress(f"reading {path} ({size:,} bytes)")
-    _, hashes, small = read_archive(
-        path, work, keep_code=run_bundled_code, limits=Limits(size, max_bytes, max_ratio), progress=progress
-    )
-    if "MANIFEST.sha256" not in small:
-        raise Refused("no MANIFEST.sha256 in the archive: not a benchreport bundle, or an incomplete one")
-    # checked as it is read; only the outputs' and the code's lines are kept
-    problems, listed, files = check_listing(
-        manifest_lines(small.pop("MANIFEST.sha256")), hashes, lambda name: name.startswith(("results/", CODE))
-    )
-    if "config.yaml" not in small:
-        raise Refused("no config.yaml in the archive")
-    labels = sorted(p.name for p in (work / "jobs").iterdir()) if (work / "jobs").is_dir() else []
-    config, refused = rerun_config(small["config.yaml"], labels)
-    check_draws(config, max_draws)
-    return problems, listed, files, config, refused
 
 
 # Below this many free bytes a failed re-run's folder counts as full: a job that meets a full disk

@@ -403,8 +403,7 @@ def check_tree(
         ok = ok and bool(same)
     if record.get("sources_as"):
         lines.append(f"{indent}  job-folder files: those recorded for {record['sources_as']}")
-        shared_ok, _ = check_tree(record["sources_as"], base, depth + 1, lines, seen)
-        ok = ok and shared_ok
+        ok = check_tree(record["sources_as"], base, depth + 1, lines, seen)[0] and ok
     for source in record.get("sources", []):
         same = _unchanged(base, source)
         status = "MISSING" if same is None else "ok     " if same else "CHANGED"

@@ -177,14 +177,12 @@ def _long_integer(data: bytes) -> bool:
 
 
 def loads_written(data: bytes):
-    """The value of JSON the workflow wrote, as json.loads gives it from the UTF-8 text.
-
-    orjson decodes it faster than json (benchmarks/RESULTS.md), and rule report decodes every
-    ingest of a setting. Where the two could differ, json decodes: text that may hold an integer
-    of 19 digits or more (orjson makes one beyond 64 bits a float, where json keeps it exact; one
-    of 18 digits or fewer fits either way), and whatever orjson refuses (NaN, Infinity and
-    numbers beyond a double, a lone surrogate's escape, nesting past 1,024 levels), which json
-    reads or refuses as it would have. tests/test_json_output.py holds the two to the same values."""
+    """The value of JSON the workflow wrote, as json.loads gives it from the UTF-8 text, decoded
+    by orjson, which is faster (rule report decodes every ingest of a setting), where the two
+    cannot differ: else by json, for text that may hold an integer of 19 digits or more (orjson
+    makes one beyond 64 bits a float) and whatever orjson refuses (NaN, Infinity, a lone
+    surrogate's escape, nesting past 1,024 levels). tests/test_json_output.py holds the two to the
+    same values."""
     import orjson  # here, not with the module: `benchreport --help` imports this module and no dependency
 
     if not _long_integer(data):

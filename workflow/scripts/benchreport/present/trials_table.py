@@ -1,10 +1,8 @@
 """results/trials.csv: every trial of every setting in one table, for a spreadsheet or pandas.
 
-One row per trial (a trial belongs to one setting): the setting's id and what defines it
-(agent, model, effort, dataset, BenchFlow version, sandbox, control), then the trial's own
-fields from the setting's trials.json, in that file's order; lists are joined with ";". Text
-cells that a spreadsheet would run as a formula (starting with = + - @, a tab or a carriage
-return) get a leading apostrophe; text cells are quoted, numbers are written as numbers.
+One row per trial (a trial belongs to one setting): the setting's id and what defines it, then
+the trial's own fields from the setting's trials.json, in that file's order; lists are joined
+with ";". Text cells are quoted and kept from running as a formula, numbers written as numbers.
 """
 
 from __future__ import annotations
