@@ -24,7 +24,7 @@ def progress(line):
     print(f"{time.monotonic() - STARTED:6.1f} s  {line}", file=sys.stderr, flush=True)
 
 
-files = bundle.every_output(list(snakemake.input), closure(list(snakemake.input)))
+files = bundle.every_output(closure(list(snakemake.input)))
 # only each ingest's job, from its batch's index.json (the same job as in trials.json, without the trial rows)
 ingests = [
     {"job": index["job"]}

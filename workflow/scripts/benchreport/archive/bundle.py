@@ -158,8 +158,8 @@ def rerun_config(config: dict, labels: list[str]) -> dict:
     return rerun
 
 
-def every_output(outputs: list[str], closure: list[str], lineage_dir: Path = Path("results/lineage")) -> list[str]:
-    """The closure of the outputs asked for, with every other output of the same rule jobs (the
+def every_output(closure: list[str], lineage_dir: Path = Path("results/lineage")) -> list[str]:
+    """The closure of the outputs asked for (`closure`), with every other output of the same rule jobs (the
     files a rule writes beside the one a later rule reads: settings.tex, the PNG figures, an
     ingest's index.json) and their records. A record of a rule job that is not in this run (a
     setting since removed, older code) is not taken, nor a file whose bytes its record does not match."""
