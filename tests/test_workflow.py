@@ -240,9 +240,8 @@ def test_a_lone_design_takes_both_cores(tmp_path):
     import benchflow_synth
 
     workflow = copy_workflow(tmp_path / "wf")
-    # two folders too large to share a batch
-    attempts = stamps.BATCH_ATTEMPTS // 2 + 20
-    benchflow_synth.build_scale(workflow.path / "jobs", jobs=2, trials=attempts, seed=5, request_kb=0, requests=1)
+    # two settings of one tries profile
+    benchflow_synth.build_scale(workflow.path / "jobs", jobs=2, trials=520, seed=5, request_kb=0, requests=1)
     (workflow.path / "fast.yaml").write_text("environment:\n  inspect: false\n")
     workflow.run("--configfile", "fast.yaml", roots=["jobs"])
     (design_log,) = (workflow.path / "logs" / "coverage_design").glob("*.log")
