@@ -2,7 +2,6 @@ import atexit
 import os
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import yaml
 from snakemake.exceptions import IncompleteCheckpointException, WorkflowError
@@ -372,19 +371,26 @@ def kept_record(path):
         return None
 
 
+def planned_reads(setting):
+    """The files of planning.PLANNED_FILE_FOLDERS a setting's report reads: the coverage design
+    at its shape, and the inspection records of its tasks' images."""
+    profile = setting_profiles()[setting]
+    reads = {}
+    if profile is not None:
+        reads["coverage"] = shapes.coverage_file(profile)
+    if config["environment"]["inspect"]:
+        tasks = settings_map()[setting]["tasks"]
+        reads["images"] = planning.report_images(task_images(), tasks)
+    return reads
+
+
 def report_inputs(wildcards):
     """The ingested trials of stats_jobs (their batches': the stage keeps only those of the job
-    folders of stats_jobs), the coverage design at the setting's shape, and the inspection
-    records of its tasks' images."""
-    profile = setting_profiles()[wildcards.setting]
+    folders of stats_jobs), and the setting's planned_reads."""
     batches = (batch_of(job_id) for job_id in stats_jobs(wildcards.setting))
-    inputs = {"trials": list(dict.fromkeys(map(ingest_output, batches)))}
-    if profile is not None:
-        inputs["coverage"] = shapes.coverage_file(profile)
-    if config["environment"]["inspect"]:
-        tasks = settings_map()[wildcards.setting]["tasks"]
-        inputs["images"] = planning.report_images(task_images(), tasks)
-    return inputs
+    return {"trials": list(dict.fromkeys(map(ingest_output, batches)))} | planned_reads(
+        wildcards.setting
+    )
 
 
 def report_environment(wildcards):
@@ -462,13 +468,11 @@ def remove_stale_outputs():
 
 
 def planned_files():
-    """The files of planning.PLANNED_FILE_FOLDERS this run's settings read (report_inputs),
-    under results/: a coverage design, an inspection record of an image."""
-    read = [report_inputs(SimpleNamespace(setting=name)) for name in settings_map()]
+    """The planned_reads of this run's settings, under results/."""
     return {
         path.removeprefix("results/")
-        for inputs in read
-        for path in [inputs.get("coverage"), *inputs.get("images", [])]
+        for reads in map(planned_reads, settings_map())
+        for path in [reads.get("coverage"), *reads.get("images", [])]
         if path
     }
 

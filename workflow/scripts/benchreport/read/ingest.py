@@ -10,6 +10,7 @@ redacted and every second place of one attempt becomes a ledger row naming the f
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import math
 import os
@@ -959,8 +960,8 @@ def ingest_batch(
     """Each job folder's ingest (`duplicates` as ingest_job takes them), in order, as rule ingest
     writes it: with `job_ledger`, the trials as columns (as_columns). The folders are read side
     by side on `workers` processes when there are more than one."""
-    args = (jobs, duplicates, [max_requests] * len(jobs), [nop_agents] * len(jobs))
+    read = functools.partial(_written_ingest, max_requests=max_requests, nop_agents=nop_agents)
     if workers > 1 and len(jobs) > 1:
         with ProcessPoolExecutor(min(workers, len(jobs))) as pool:
-            return list(pool.map(_written_ingest, *args))
-    return list(map(_written_ingest, *args))
+            return list(pool.map(read, jobs, duplicates))
+    return list(map(read, jobs, duplicates))
